@@ -1,0 +1,29 @@
+/**
+ * When to stop starting work. Lambda kills an invocation at its timeout and then retries the whole
+ * batch (esm-semantics.md §1.3 "During invocation"; §1.4: a timeout is a function error), so it is
+ * better to stop starting records while there is still time to finish the ones in flight and report
+ * the rest as failed: the next invocation begins exactly there.
+ */
+export interface Deadline {
+  /** True once nothing new should start. */
+  readonly reached: () => boolean;
+}
+
+export const NO_DEADLINE: Deadline = { reached: () => false };
+
+/** Anything with Lambda's `getRemainingTimeInMillis`, including the local runtime's context. */
+export interface RemainingTime {
+  getRemainingTimeInMillis(): number;
+}
+
+/**
+ * Nothing new starts once less than `marginMs` of the invocation remains. Choose the margin as the
+ * slowest expected record latency plus the time to write the response, so that what is in flight
+ * when the deadline is reached can still finish.
+ */
+export function deadlineFromContext(context: RemainingTime, marginMs: number): Deadline {
+  if (!Number.isFinite(marginMs) || marginMs < 0) {
+    throw new RangeError(`deadline margin must be a finite number of milliseconds >= 0, got ${marginMs}`);
+  }
+  return { reached: () => context.getRemainingTimeInMillis() < marginMs };
+}

@@ -1,0 +1,25 @@
+export { type Deadline, deadlineFromContext, NO_DEADLINE, type RemainingTime } from "./deadline.js";
+export {
+  FailureScope,
+  type ItemContext,
+  type ItemHandler,
+  type RunOptions,
+  runKeyOrdered,
+  type SetAside,
+} from "./key-ordered-runner.js";
+export { type BatchOptions, processKinesisBatch, processSqsBatch, processSqsFifoBatch } from "./modes.js";
+export {
+  type BatchOutcome,
+  type ItemOutcome,
+  ItemStatus,
+  NotStartedReason,
+  needsRedelivery,
+} from "./outcome.js";
+export {
+  type BatchItemFailure,
+  InvalidBatchResponseError,
+  type ItemIdentifier,
+  kinesisBatchResponse,
+  type PartialBatchResponse,
+  sqsBatchResponse,
+} from "./response.js";

@@ -1,0 +1,13 @@
+export { lambdaContext } from "./context.js";
+export {
+  type KinesisRecordInit,
+  kinesisRecord,
+  kinesisRecordWithRawData,
+  type SqsRecordInit,
+  sequenceNumber,
+  sqsRecord,
+  TEST_ACCOUNT,
+  TEST_REGION,
+  TEST_STREAM_ARN,
+} from "./records.js";
+export { countRequests, type RequestCounter } from "./request-counter.js";
