@@ -1,3 +1,4 @@
+/// <reference path="./dynalite.d.ts" />
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";

@@ -33,7 +33,7 @@ export function kinesisRecord(init: KinesisRecordInit): KinesisStreamRecord {
       partitionKey: init.partitionKey,
       sequenceNumber: seq,
       data: toBase64(init.data),
-      approximateArrivalTimestamp: init.arrivalEpochSeconds ?? 1_764_460_800.123,
+      approximateArrivalTimestamp: init.arrivalEpochSeconds ?? 1_795_996_800.123,
     },
     eventSource: "aws:kinesis",
     eventVersion: "1.0",
@@ -66,9 +66,9 @@ export interface SqsRecordInit {
 export function sqsRecord(init: SqsRecordInit): SQSRecord {
   const attributes: SQSRecord["attributes"] = {
     ApproximateReceiveCount: String(init.receiveCount ?? 1),
-    SentTimestamp: "1764460800000",
+    SentTimestamp: "1795996800000",
     SenderId: "AIDAIENQZJOLO23YVJ4VO",
-    ApproximateFirstReceiveTimestamp: "1764460800005",
+    ApproximateFirstReceiveTimestamp: "1795996800005",
   };
   if (init.groupId !== undefined) {
     attributes.MessageGroupId = init.groupId;

@@ -1,0 +1,26 @@
+import type { z } from "zod";
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/**
+ * Parses a function's environment once, at cold start, and lists every problem at once. A function
+ * that starts with a bad setting fails its first invocation loudly instead of misbehaving per record.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(
+    parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(env)"}: ${issue.message}`),
+  );
+}

@@ -1,0 +1,10 @@
+export { AlreadyInProgressError, ClaimLostError } from "./errors.js";
+export { type IdempotencyRecord, isCompleted, isLive, RecordStatus } from "./record.js";
+export { type RunOnceResult, runOnce } from "./run-once.js";
+export {
+  type Claim,
+  type ClaimResult,
+  IdempotencyStore,
+  type IdempotencyStoreOptions,
+} from "./store.js";
+export { DEDUPE_TTL_ATTRIBUTE, dedupeTableDefinition } from "./table.js";

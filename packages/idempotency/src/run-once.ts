@@ -1,0 +1,31 @@
+import type { IdempotencyStore } from "./store.js";
+
+export type RunOnceResult = "applied" | "duplicate";
+
+/**
+ * Runs `effect` at most once per key across deliveries: claim, run, complete; release and rethrow on
+ * failure. `completed` (from a batch prefetch) skips the claim request for keys known to be done.
+ */
+export async function runOnce(
+  store: IdempotencyStore,
+  key: string,
+  leaseMs: number,
+  effect: () => Promise<void>,
+  completed?: ReadonlySet<string>,
+): Promise<RunOnceResult> {
+  if (completed?.has(key)) return "duplicate";
+  const claimed = await store.claim(key, leaseMs);
+  if (claimed.status === "completed") return "duplicate";
+  try {
+    await effect();
+  } catch (error) {
+    try {
+      await store.release(claimed.claim);
+    } catch {
+      // The effect's error is the one to report; the lease still ends with the invocation.
+    }
+    throw error;
+  }
+  await store.complete(claimed.claim);
+  return "applied";
+}

@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { type BatchGetOptions, batchGetAll } from "@mcp-pipeline/aws";
+import { AlreadyInProgressError, ClaimLostError } from "./errors.js";
+import { type IdempotencyRecord, isCompleted, isLive, RecordStatus } from "./record.js";
+
+export interface IdempotencyStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Namespaces keys so several functions can share one table, e.g. `processor`. */
+  readonly scope: string;
+  /** How long a completed key is remembered; longer than any redelivery or replay window. */
+  readonly retentionSeconds: number;
+  readonly now?: () => number;
+  /** How `completedAmong` retries UnprocessedKeys. */
+  readonly batchGet?: BatchGetOptions;
+}
+
+/** A claim held by this invocation; pass it to `complete` or `release`. */
+export interface Claim {
+  readonly key: string;
+  readonly token: string;
+  readonly leaseExpiresAt: number;
+}
+
+export type ClaimResult =
+  | { readonly status: "claimed"; readonly claim: Claim }
+  | { readonly status: "completed" };
+
+/**
+ * Two-phase idempotency on DynamoDB (DESIGN.md "Idempotency"):
+ * claim (conditional put with a lease that ends with the invocation), complete (conditional on still
+ * holding the claim), release on error. The key is the producer's id, so producer retries that
+ * carry the same id are caught too, not only Lambda redeliveries.
+ */
+export class IdempotencyStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #scope: string;
+  readonly #retentionSeconds: number;
+  readonly #now: () => number;
+  readonly #batchGet: BatchGetOptions;
+
+  constructor(options: IdempotencyStoreOptions) {
+    if (!Number.isInteger(options.retentionSeconds) || options.retentionSeconds < 60) {
+      throw new RangeError(`retentionSeconds must be an integer >= 60, got ${options.retentionSeconds}`);
+    }
+    if (options.scope.length === 0 || options.scope.includes("#")) {
+      throw new RangeError(
+        `scope must be non-empty and contain no '#', got ${JSON.stringify(options.scope)}`,
+      );
+    }
+    this.#client = options.client;
+    this.#table = options.tableName;
+    this.#scope = options.scope;
+    this.#retentionSeconds = options.retentionSeconds;
+    this.#now = options.now ?? Date.now;
+    this.#batchGet = options.batchGet ?? {};
+  }
+
+  #id(key: string): string {
+    return `${this.#scope}#${key}`;
+  }
+
+  /**
+   * Reads the rows of many keys with BatchGetItem (100 a request, consistent reads, UnprocessedKeys
+   * retried with backoff) and returns the keys that are completed and unexpired: a redelivered batch
+   * skips them without a request per record.
+   */
+  async completedAmong(keys: readonly string[]): Promise<Set<string>> {
+    const now = this.#now();
+    const ids = [...new Set(keys)].map((k) => ({ id: this.#id(k) }));
+    const items = await batchGetAll<IdempotencyRecord>(this.#client, this.#table, ids, this.#batchGet);
+    return new Set(
+      items.filter((item) => isCompleted(item, now)).map((item) => item.id.slice(this.#scope.length + 1)),
+    );
+  }
+
+  /**
+   * Claims `key` until `leaseMs` from now (use the invocation's remaining time, so the lease ends with
+   * the invocation). Resolves `completed` when the key was already done; throws AlreadyInProgressError
+   * while another invocation holds a live claim.
+   */
+  async claim(key: string, leaseMs: number): Promise<ClaimResult> {
+    const now = this.#now();
+    const claim: Claim = { key, token: randomUUID(), leaseExpiresAt: now + Math.max(1, Math.floor(leaseMs)) };
+    const record: IdempotencyRecord = {
+      id: this.#id(key),
+      status: RecordStatus.InProgress,
+      leaseExpiresAt: claim.leaseExpiresAt,
+      claimToken: claim.token,
+      // An abandoned claim is removed by TTL eventually; code never trusts it past the lease anyway.
+      expiresAt: Math.ceil(claim.leaseExpiresAt / 1000) + this.#retentionSeconds,
+    };
+    try {
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#table,
+          Item: record,
+          ConditionExpression:
+            "attribute_not_exists(id) OR expiresAt <= :nowSeconds OR (#status = :inProgress AND leaseExpiresAt <= :now)",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":now": now,
+            ":nowSeconds": Math.floor(now / 1000),
+            ":inProgress": RecordStatus.InProgress,
+          },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      return { status: "claimed", claim };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // DynamoDB returns the blocking item; emulators that do not are asked once more.
+      const existing = (error.Item as IdempotencyRecord | undefined) ?? (await this.#get(key));
+      if (existing === undefined || !isLive(existing, now)) {
+        // Deleted or expired between the put and the read: the next delivery claims it.
+        throw new AlreadyInProgressError(key, now);
+      }
+      if (existing.status === RecordStatus.Completed) return { status: "completed" };
+      throw new AlreadyInProgressError(key, existing.leaseExpiresAt);
+    }
+  }
+
+  async #get(key: string): Promise<IdempotencyRecord | undefined> {
+    const response = await this.#client.send(
+      new GetCommand({ TableName: this.#table, Key: { id: this.#id(key) }, ConsistentRead: true }),
+    );
+    return response.Item as IdempotencyRecord | undefined;
+  }
+
+  /** Marks the claimed key completed; throws ClaimLostError if the claim is no longer ours. */
+  async complete(claim: Claim): Promise<void> {
+    const now = this.#now();
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#table,
+          Key: { id: this.#id(claim.key) },
+          UpdateExpression: "SET #status = :completed, completedAt = :completedAt, expiresAt = :expiresAt",
+          ConditionExpression: "claimToken = :token AND #status = :inProgress",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: {
+            ":completed": RecordStatus.Completed,
+            ":inProgress": RecordStatus.InProgress,
+            ":completedAt": new Date(now).toISOString(),
+            ":expiresAt": Math.floor(now / 1000) + this.#retentionSeconds,
+            ":token": claim.token,
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException)
+        throw new ClaimLostError(claim.key, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Gives the claim up after a failure so the retry need not wait for the lease. A claim that is no
+   * longer ours is left alone; any other error is thrown, and the lease still ends with the invocation.
+   */
+  async release(claim: Claim): Promise<void> {
+    try {
+      await this.#client.send(
+        new DeleteCommand({
+          TableName: this.#table,
+          Key: { id: this.#id(claim.key) },
+          ConditionExpression: "claimToken = :token AND #status = :inProgress",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":token": claim.token, ":inProgress": RecordStatus.InProgress },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}

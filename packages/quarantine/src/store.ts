@@ -1,0 +1,52 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { type QuarantineRecord, quarantineKeyFor, quarantineRecordSchema } from "./format.js";
+
+export class QuarantineFormatError extends Error {
+  readonly key: string;
+
+  constructor(key: string, message: string, options?: ErrorOptions) {
+    super(`quarantine object ${key} is not a v1 quarantine record: ${message}`, options);
+    this.name = "QuarantineFormatError";
+    this.key = key;
+  }
+}
+
+/**
+ * Stores a quarantine record and resolves only once S3 has it: the caller acknowledges the record
+ * to its event source right after, so this write is what stands between the record and its loss.
+ */
+export async function writeQuarantineRecord(
+  s3: S3Client,
+  bucket: string,
+  record: QuarantineRecord,
+): Promise<{ key: string }> {
+  const parsed = quarantineRecordSchema.parse(record);
+  const key = quarantineKeyFor(parsed.source);
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: JSON.stringify(parsed),
+      ContentType: "application/json",
+    }),
+  );
+  return { key };
+}
+
+export async function readQuarantineRecord(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+): Promise<QuarantineRecord> {
+  const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const text = (await response.Body?.transformToString("utf-8")) ?? "";
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new QuarantineFormatError(key, "not JSON", { cause });
+  }
+  const parsed = quarantineRecordSchema.safeParse(json);
+  if (!parsed.success) throw new QuarantineFormatError(key, parsed.error.message, { cause: parsed.error });
+  return parsed.data;
+}

@@ -1,0 +1,90 @@
+import {
+  CreateBucketCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { s3Client } from "@mcp-pipeline/aws";
+import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
+import { type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  kinesisSourceOf,
+  QuarantineFormatError,
+  type QuarantineRecord,
+  quarantineKeyFor,
+  readQuarantineRecord,
+  writeQuarantineRecord,
+} from "../src/index.js";
+
+let emulator: RunningEmulator;
+let s3: S3Client;
+const bucket = "quarantine-test";
+
+beforeAll(async () => {
+  emulator = await startSqsS3();
+  s3 = s3Client({
+    endpoint: emulator.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "t", secretAccessKey: "t" },
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+});
+afterAll(async () => {
+  s3.destroy();
+  await emulator.stop();
+});
+
+const record = (sequence: number): QuarantineRecord => {
+  const raw = kinesisRecordWithRawData(
+    { partitionKey: "session-9", sequence, arrivalEpochSeconds: 1_796_032_800.5 },
+    "eyJub3QiOiJ2YWxpZA==",
+  );
+  return {
+    formatVersion: 1,
+    source: kinesisSourceOf(raw),
+    data: raw.kinesis.data,
+    reason: { code: "schema-violation", message: "specVersion: required" },
+    quarantinedAt: "2026-11-30T10:00:01.000Z",
+    quarantinedBy: "processor",
+  };
+};
+
+describe("quarantine store on S3 (fauxqs)", () => {
+  it("writes one object per record under a key dated by arrival and reads it back unchanged", async () => {
+    const written = await writeQuarantineRecord(s3, bucket, record(7));
+    expect(written.key).toBe(
+      "kinesis/tool-call-events/2026/11/30/shardId-000000000000/49590338271490256608559692538361571095921575989130000007.json",
+    );
+    expect(await readQuarantineRecord(s3, bucket, written.key)).toEqual(record(7));
+  });
+
+  it("stores one copy when the same record is quarantined twice", async () => {
+    await writeQuarantineRecord(s3, bucket, record(8));
+    await writeQuarantineRecord(s3, bucket, { ...record(8), quarantinedAt: "2026-11-30T11:00:00.000Z" });
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: quarantineKeyFor(record(8).source) }),
+    );
+    expect(listed.KeyCount).toBe(1);
+  });
+
+  it("refuses to write a record that does not match the format, before touching S3", async () => {
+    const bad = { ...record(9), source: { ...record(9).source, sequenceNumber: "" } };
+    await expect(writeQuarantineRecord(s3, bucket, bad)).rejects.toThrow(/sequenceNumber/);
+  });
+
+  it.each([
+    ["not JSON", "{"],
+    ["another format", JSON.stringify({ formatVersion: 2 })],
+  ])("reports an object that is %s with its key", async (_name, body) => {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "kinesis/odd.json", Body: body }));
+    const read = readQuarantineRecord(s3, bucket, "kinesis/odd.json");
+    await expect(read).rejects.toBeInstanceOf(QuarantineFormatError);
+    await expect(read).rejects.toMatchObject({ key: "kinesis/odd.json" });
+  });
+
+  it("derives the shard from eventID", () => {
+    const r = kinesisRecord({ partitionKey: "p", data: {}, sequence: 1, shardId: "shardId-000000000003" });
+    expect(kinesisSourceOf(r).shardId).toBe("shardId-000000000003");
+  });
+});
