@@ -1,6 +1,6 @@
 export { AlreadyInProgressError, ClaimLostError } from "./errors.js";
 export { type IdempotencyRecord, isCompleted, isLive, RecordStatus } from "./record.js";
-export { type RunOnceResult, runOnce } from "./run-once.js";
+export { type ClaimStore, type RunOnceResult, runOnce } from "./run-once.js";
 export {
   type Claim,
   type ClaimResult,

@@ -2,12 +2,15 @@ import type { IdempotencyStore } from "./store.js";
 
 export type RunOnceResult = "applied" | "duplicate";
 
+/** The part of the store `runOnce` uses. */
+export type ClaimStore = Pick<IdempotencyStore, "claim" | "complete" | "release">;
+
 /**
  * Runs `effect` at most once per key across deliveries: claim, run, complete; release and rethrow on
  * failure. `completed` (from a batch prefetch) skips the claim request for keys known to be done.
  */
 export async function runOnce(
-  store: IdempotencyStore,
+  store: ClaimStore,
   key: string,
   leaseMs: number,
   effect: () => Promise<void>,

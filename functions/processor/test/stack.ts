@@ -1,0 +1,137 @@
+import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { dynamoDbDocumentClient, s3Client } from "@mcp-pipeline/aws";
+import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
+import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
+import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
+import { type RunningEmulator, startDynamoDb, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import type { KinesisStreamRecord } from "aws-lambda";
+import type { ProcessorDeps } from "../src/index.js";
+
+const credentials = { accessKeyId: "test", secretAccessKey: "test" };
+const region = "us-east-1";
+
+/** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
+export class Stack {
+  private constructor(
+    private readonly dynamo: RunningEmulator,
+    private readonly sqsS3: RunningEmulator,
+    readonly toolCallsClient: DynamoDBDocumentClient,
+    readonly dedupeClient: DynamoDBDocumentClient,
+    readonly s3: S3Client,
+    readonly toolCallWrites: RequestCounter,
+    readonly dedupeRequests: RequestCounter,
+  ) {}
+
+  static async start(): Promise<Stack> {
+    const [dynamo, sqsS3] = await Promise.all([startDynamoDb(), startSqsS3()]);
+    const toolCallsClient = dynamoDbDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
+    const dedupeClient = dynamoDbDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
+    const s3 = s3Client({ endpoint: sqsS3.endpoint, region, credentials });
+    return new Stack(
+      dynamo,
+      sqsS3,
+      toolCallsClient,
+      dedupeClient,
+      s3,
+      countRequests(toolCallsClient),
+      countRequests(dedupeClient),
+    );
+  }
+
+  get endpoints() {
+    return { dynamo: this.dynamo.endpoint, s3: this.sqsS3.endpoint };
+  }
+
+  tableIndex = 0;
+  tables = { toolCalls: "", dedupe: "", bucket: "" };
+
+  /** Fresh tables and bucket for one test. */
+  async reset(): Promise<void> {
+    const n = ++this.tableIndex;
+    this.tables = { toolCalls: `tool-calls-${n}`, dedupe: `dedupe-${n}`, bucket: `quarantine-${n}` };
+    await this.toolCallsClient.send(new CreateTableCommand(toolCallsTableDefinition(this.tables.toolCalls)));
+    await this.dedupeClient.send(new CreateTableCommand(dedupeTableDefinition(this.tables.dedupe)));
+    await this.s3.send(new CreateBucketCommand({ Bucket: this.tables.bucket }));
+    this.toolCallWrites.reset();
+    this.dedupeRequests.reset();
+  }
+
+  deps(overrides: Partial<ProcessorDeps> = {}): ProcessorDeps {
+    const bucket = this.tables.bucket;
+    return {
+      toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),
+      idempotency: new IdempotencyStore({
+        client: this.dedupeClient,
+        tableName: this.tables.dedupe,
+        scope: "processor",
+        retentionSeconds: 86_400,
+      }),
+      quarantine: async (record, reason) => {
+        await writeQuarantineRecord(this.s3, bucket, {
+          formatVersion: 1,
+          source: kinesisSourceOf(record),
+          data: record.kinesis.data,
+          reason,
+          quarantinedAt: new Date().toISOString(),
+          quarantinedBy: "processor",
+        });
+      },
+      concurrency: 8,
+      deadlineMarginMs: 1_000,
+      ...overrides,
+    };
+  }
+
+  async calls(): Promise<Map<string, ToolCallState>> {
+    const items: ToolCallState[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.toolCallsClient.send(
+        new ScanCommand({ TableName: this.tables.toolCalls, ConsistentRead: true, ExclusiveStartKey: start }),
+      );
+      items.push(...((page.Items ?? []) as ToolCallState[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return new Map(items.map((i) => [i.callId, i]));
+  }
+
+  async quarantined() {
+    const listed = await this.s3.send(new ListObjectsV2Command({ Bucket: this.tables.bucket }));
+    return Promise.all(
+      (listed.Contents ?? []).map((o) => readQuarantineRecord(this.s3, this.tables.bucket, o.Key ?? "")),
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.toolCallsClient.destroy();
+    this.dedupeClient.destroy();
+    this.s3.destroy();
+    await Promise.all([this.dynamo.stop(), this.sqsS3.stop()]);
+  }
+}
+
+/** `n` started events over `sessions` sessions, one call per event, as Kinesis records in order. */
+export function startedRecords(
+  n: number,
+  sessions: number,
+): { events: ToolCallLifecycleEvent[]; records: KinesisStreamRecord[] } {
+  const events: ToolCallLifecycleEvent[] = Array.from({ length: n }, (_, i) => ({
+    specVersion: "1.0",
+    eventId: `evt-${i}`,
+    type: "tool_call.started",
+    sessionId: `session-${i % sessions}`,
+    callId: `call-${i}`,
+    tool: "echo",
+    occurredAt: new Date(Date.UTC(2026, 10, 30, 10, 0, 0, i)).toISOString(),
+    attempt: 1,
+  }));
+  const records = events.map((e, i) => {
+    const { data, partitionKey } = encodeLifecycleEventRecord(e);
+    return kinesisRecord({ partitionKey, data, sequence: i });
+  });
+  return { events, records };
+}

@@ -1,0 +1,15 @@
+export {
+  type Applied,
+  type ApplyChange,
+  applyEvent,
+  CallStatus,
+  RECENT_EVENT_IDS,
+  type ToolCallState,
+} from "./state.js";
+export {
+  type CallCache,
+  ToolCallStore,
+  type ToolCallStoreOptions,
+  toolCallsTableDefinition,
+  WriteContentionError,
+} from "./store.js";

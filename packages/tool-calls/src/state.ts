@@ -1,0 +1,188 @@
+import type { ResultLocation, ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+
+export const CallStatus = {
+  Requested: "requested",
+  Started: "started",
+  /** An attempt failed and the queue will retry it. */
+  Retrying: "retrying",
+  Completed: "completed",
+  Failed: "failed",
+} as const;
+export type CallStatus = (typeof CallStatus)[keyof typeof CallStatus];
+
+/** How many recent event ids a call remembers to recognise duplicates without a write. */
+export const RECENT_EVENT_IDS = 32;
+
+/** One item of the tool-calls table. */
+export interface ToolCallState {
+  readonly callId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly status: CallStatus;
+  /** The event that decided `status`, to compare later events against. */
+  readonly statusEvent: { readonly eventId: string; readonly occurredAt: string };
+  readonly requestedAt?: string;
+  readonly startedAt?: string;
+  readonly finishedAt?: string;
+  readonly attempts: number;
+  readonly argumentsDigest?: string;
+  readonly durationMs?: number;
+  readonly result?: {
+    readonly sizeBytes: number;
+    readonly summary: string;
+    readonly location: ResultLocation;
+  };
+  readonly error?: { readonly code: string; readonly message: string; readonly retryable: boolean };
+  readonly lastEventAt: string;
+  readonly recentEventIds: readonly string[];
+  /** Optimistic-concurrency version of the item. */
+  readonly version: number;
+}
+
+export type ApplyChange = "created" | "updated" | "duplicate" | "unchanged";
+
+export interface Applied {
+  readonly state: ToolCallState;
+  readonly change: ApplyChange;
+}
+
+function statusOf(event: ToolCallLifecycleEvent): CallStatus {
+  switch (event.type) {
+    case "tool_call.requested":
+      return CallStatus.Requested;
+    case "tool_call.started":
+      return CallStatus.Started;
+    case "tool_call.completed":
+      return CallStatus.Completed;
+    case "tool_call.failed":
+      return event.error.retryable ? CallStatus.Retrying : CallStatus.Failed;
+  }
+}
+
+const RANK: Record<CallStatus, number> = { requested: 1, started: 2, retrying: 2, completed: 3, failed: 3 };
+const isTerminal = (s: CallStatus): boolean => RANK[s] === 3;
+
+/**
+ * Whether an event with status `b` at `bAt` decides the call's status over `a` at `aAt`.
+ * Terminal beats non-terminal; among terminals the first to happen wins (a late retry never
+ * overwrites a finished call); among the rest the higher phase, then the later event, wins.
+ * Ties fall to the event id, so the order is total.
+ */
+function decides(
+  b: CallStatus,
+  bEvent: ToolCallState["statusEvent"],
+  a: CallStatus,
+  aEvent: ToolCallState["statusEvent"],
+): boolean {
+  if (RANK[b] !== RANK[a]) return RANK[b] > RANK[a];
+  if (bEvent.occurredAt !== aEvent.occurredAt) {
+    return isTerminal(b) ? bEvent.occurredAt < aEvent.occurredAt : bEvent.occurredAt > aEvent.occurredAt;
+  }
+  if (isTerminal(b) && a !== b) return b === CallStatus.Completed;
+  return bEvent.eventId > aEvent.eventId;
+}
+
+const minOf = (a: string | undefined, b: string): string => (a === undefined || b < a ? b : a);
+
+/** The digest of the earliest request; equal instants fall to the smaller digest, keeping the fold commutative. */
+function earliestDigest(state: ToolCallState, occurredAt: string, digest: string): string {
+  if (state.requestedAt === undefined || state.argumentsDigest === undefined) return digest;
+  if (occurredAt !== state.requestedAt)
+    return occurredAt < state.requestedAt ? digest : state.argumentsDigest;
+  return digest < state.argumentsDigest ? digest : state.argumentsDigest;
+}
+
+/**
+ * Folds one event into a call's state. The fold is a join: idempotent, commutative and associative,
+ * so the state is a function of the set of events seen, whatever their order or repetition. That is
+ * what makes the effect safe to repeat after a crash between the write and the idempotency
+ * completion, and what keeps a late, duplicate or out-of-order event from moving a call backwards.
+ */
+export function applyEvent(current: ToolCallState | undefined, event: ToolCallLifecycleEvent): Applied {
+  if (current?.recentEventIds.includes(event.eventId)) return { state: current, change: "duplicate" };
+
+  const status = statusOf(event);
+  const statusEvent = { eventId: event.eventId, occurredAt: event.occurredAt };
+  const base: ToolCallState = current ?? {
+    callId: event.callId,
+    sessionId: event.sessionId,
+    tool: event.tool,
+    status,
+    statusEvent,
+    attempts: 0,
+    lastEventAt: event.occurredAt,
+    recentEventIds: [],
+    version: 0,
+  };
+  const takesStatus =
+    current === undefined || decides(status, statusEvent, current.status, current.statusEvent);
+
+  let next: ToolCallState = {
+    ...base,
+    lastEventAt: base.lastEventAt > event.occurredAt ? base.lastEventAt : event.occurredAt,
+  };
+  if (takesStatus) {
+    // Outcome fields belong to the event that decides the status: drop those of the one it replaces.
+    const { finishedAt: _f, durationMs: _d, result: _r, error: _e, ...rest } = next;
+    next = { ...rest, status, statusEvent };
+  }
+  switch (event.type) {
+    case "tool_call.requested":
+      next = {
+        ...next,
+        requestedAt: minOf(next.requestedAt, event.occurredAt),
+        argumentsDigest: earliestDigest(next, event.occurredAt, event.argumentsDigest),
+      };
+      break;
+    case "tool_call.started":
+      next = {
+        ...next,
+        startedAt: minOf(next.startedAt, event.occurredAt),
+        attempts: Math.max(next.attempts, event.attempt),
+      };
+      break;
+    case "tool_call.completed":
+      if (takesStatus) {
+        next = { ...next, finishedAt: event.occurredAt, durationMs: event.durationMs, result: event.result };
+      }
+      break;
+    case "tool_call.failed":
+      if (takesStatus) {
+        next = {
+          ...next,
+          durationMs: event.durationMs,
+          error: event.error,
+          ...(event.error.retryable ? {} : { finishedAt: event.occurredAt }),
+        };
+      }
+      break;
+  }
+
+  if (current !== undefined && sameContent(current, next)) return { state: current, change: "unchanged" };
+  return {
+    state: {
+      ...next,
+      recentEventIds: [...base.recentEventIds, event.eventId].slice(-RECENT_EVENT_IDS),
+      version: base.version + 1,
+    },
+    change: current === undefined ? "created" : "updated",
+  };
+}
+
+function sameContent(a: ToolCallState, b: ToolCallState): boolean {
+  const strip = ({ recentEventIds: _i, version: _v, ...rest }: ToolCallState) => rest;
+  return JSON.stringify(sortKeys(strip(a))) === JSON.stringify(sortKeys(strip(b)));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,113 @@
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type BatchGetOptions, batchGetAll } from "@mcp-pipeline/aws";
+import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
+import { type Applied, applyEvent, type ToolCallState } from "./state.js";
+
+export function toolCallsTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: "PAY_PER_REQUEST",
+    AttributeDefinitions: [{ AttributeName: "callId", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "callId", KeyType: "HASH" }],
+  };
+}
+
+/** Another writer kept winning the optimistic race; the record is retried later. */
+export class WriteContentionError extends TransientError {
+  readonly callId: string;
+
+  constructor(callId: string, attempts: number) {
+    super("write-contention", `tool call ${callId} changed under ${attempts} consecutive writes`);
+    this.name = "WriteContentionError";
+    this.callId = callId;
+  }
+}
+
+export interface ToolCallStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Optimistic write attempts before giving up with WriteContentionError. */
+  readonly maxWriteAttempts?: number;
+  readonly batchGet?: BatchGetOptions;
+}
+
+/**
+ * Known state of the calls a batch touches: filled by one prefetch, then updated by every write,
+ * so a call's second event in a batch needs no read. `null` means "known not to exist".
+ * Create one per invocation: state kept across invocations goes stale.
+ */
+export type CallCache = Map<string, ToolCallState | null>;
+
+export class ToolCallStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #table: string;
+  readonly #maxWriteAttempts: number;
+  readonly #batchGet: BatchGetOptions;
+
+  constructor(options: ToolCallStoreOptions) {
+    this.#client = options.client;
+    this.#table = options.tableName;
+    this.#maxWriteAttempts = options.maxWriteAttempts ?? 5;
+    this.#batchGet = options.batchGet ?? {};
+  }
+
+  /** Reads every call of a batch in BatchGetItem requests of 100. */
+  async prefetch(callIds: readonly string[]): Promise<CallCache> {
+    const unique = [...new Set(callIds)];
+    const items = await batchGetAll<ToolCallState>(
+      this.#client,
+      this.#table,
+      unique.map((callId) => ({ callId })),
+      this.#batchGet,
+    );
+    const cache: CallCache = new Map(unique.map((id) => [id, null]));
+    for (const item of items) cache.set(item.callId, item);
+    return cache;
+  }
+
+  async get(callId: string): Promise<ToolCallState | undefined> {
+    const response = await this.#client.send(
+      new GetCommand({ TableName: this.#table, Key: { callId }, ConsistentRead: true }),
+    );
+    return response.Item as ToolCallState | undefined;
+  }
+
+  /**
+   * Folds the event into the stored call with an optimistic write (conditional on the version read).
+   * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
+   * the same whichever writer wins.
+   */
+  async apply(event: ToolCallLifecycleEvent, cache: CallCache = new Map()): Promise<Applied> {
+    for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
+      const known = cache.get(event.callId);
+      const current = known === undefined ? await this.get(event.callId) : (known ?? undefined);
+      const applied = applyEvent(current, event);
+      if (applied.change === "duplicate" || applied.change === "unchanged") {
+        cache.set(event.callId, current ?? null);
+        return applied;
+      }
+      try {
+        await this.#client.send(
+          new PutCommand({
+            TableName: this.#table,
+            Item: applied.state,
+            ...(current === undefined
+              ? { ConditionExpression: "attribute_not_exists(callId)" }
+              : {
+                  ConditionExpression: "version = :version",
+                  ExpressionAttributeValues: { ":version": current.version },
+                }),
+          }),
+        );
+        cache.set(event.callId, applied.state);
+        return applied;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        cache.delete(event.callId);
+      }
+    }
+    throw new WriteContentionError(event.callId, this.#maxWriteAttempts);
+  }
+}

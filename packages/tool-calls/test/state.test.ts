@@ -1,0 +1,147 @@
+import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { applyEvent, type ToolCallState } from "../src/index.js";
+
+const at = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
+const env = { specVersion: "1.0", sessionId: "s-1", callId: "c-1", tool: "search.web" } as const;
+const requested = (id: string, s: number): ToolCallLifecycleEvent => ({
+  ...env,
+  eventId: id,
+  occurredAt: at(s),
+  type: "tool_call.requested",
+  argumentsDigest: "a".repeat(64),
+});
+const started = (id: string, s: number, attempt = 1): ToolCallLifecycleEvent => ({
+  ...env,
+  eventId: id,
+  occurredAt: at(s),
+  type: "tool_call.started",
+  attempt,
+});
+const completed = (id: string, s: number): ToolCallLifecycleEvent => ({
+  ...env,
+  eventId: id,
+  occurredAt: at(s),
+  type: "tool_call.completed",
+  durationMs: 1200,
+  result: { sizeBytes: 10, summary: "ok", location: { kind: "inline" } },
+});
+const failed = (id: string, s: number, retryable: boolean): ToolCallLifecycleEvent => ({
+  ...env,
+  eventId: id,
+  occurredAt: at(s),
+  type: "tool_call.failed",
+  durationMs: 900,
+  error: { code: "timeout", message: "tool timed out", retryable },
+});
+
+const fold = (events: ToolCallLifecycleEvent[]): ToolCallState | undefined =>
+  events.reduce<ToolCallState | undefined>((state, e) => applyEvent(state, e).state, undefined);
+const content = (s: ToolCallState | undefined) => {
+  if (!s) return s;
+  const { version: _v, recentEventIds: _r, ...rest } = s;
+  return rest;
+};
+
+describe("a call's state is the join of its events", () => {
+  it("materialises the lifecycle with timestamps, tool, duration and result", () => {
+    const state = fold([requested("e1", 0), started("e2", 1), completed("e3", 3)]);
+    expect(state).toMatchObject({
+      callId: "c-1",
+      sessionId: "s-1",
+      tool: "search.web",
+      status: "completed",
+      requestedAt: at(0),
+      startedAt: at(1),
+      finishedAt: at(3),
+      durationMs: 1200,
+      attempts: 1,
+      result: { summary: "ok" },
+      version: 3,
+    });
+  });
+
+  it.each([
+    [
+      "a late start after completion",
+      [requested("e1", 0), completed("e3", 3), started("e2", 1)],
+      "completed",
+    ],
+    [
+      "a retry failure after completion",
+      [started("e2", 1), completed("e3", 3), failed("e4", 5, true)],
+      "completed",
+    ],
+    ["a completion after a permanent failure", [failed("e4", 2, false), completed("e3", 3)], "failed"],
+    [
+      "a stale retry failure after the next attempt started",
+      [started("s2", 4, 2), failed("f1", 2, true)],
+      "started",
+    ],
+    [
+      "a retry then the next attempt",
+      [started("s1", 1), failed("f1", 2, true), started("s2", 4, 2)],
+      "started",
+    ],
+    ["a requested event after start", [started("e2", 1), requested("e1", 0)], "started"],
+  ])("never moves backwards: %s", (_name, events, status) => {
+    expect(fold(events)?.status).toBe(status);
+  });
+
+  it("keeps the error of a permanent failure and the attempt count of retries", () => {
+    const state = fold([
+      started("s1", 1),
+      failed("f1", 2, true),
+      started("s2", 3, 2),
+      failed("f2", 4, false),
+    ]);
+    expect(state).toMatchObject({
+      status: "failed",
+      attempts: 2,
+      error: { retryable: false },
+      finishedAt: at(4),
+    });
+  });
+
+  it("recognises a duplicate event by id and changes nothing", () => {
+    const first = applyEvent(undefined, started("e2", 1));
+    const again = applyEvent(first.state, started("e2", 1));
+    expect(again.change).toBe("duplicate");
+    expect(again.state).toBe(first.state);
+  });
+
+  it("reports an event that adds nothing as unchanged, so no write is needed", () => {
+    const state = fold([requested("e1", 0), completed("e3", 3)]);
+    expect(applyEvent(state, requested("e1-retry", 2)).change).toBe("unchanged");
+  });
+
+  it("gives the same state for any order and repetition of the same events", () => {
+    const events = [
+      requested("r1", 0),
+      started("s1", 1, 1),
+      failed("f1", 2, true),
+      started("s2", 3, 2),
+      completed("c1", 5),
+      failed("f2", 5, false),
+      requested("r2", 0),
+    ];
+    const reference = content(fold(events));
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: events.length - 1 }), { minLength: 1, maxLength: 20 }),
+        (picks) => {
+          // Every event at least once, then the random picks as repetitions in random order.
+          const sequence = fc.sample(
+            fc.shuffledSubarray([...events, ...picks.map((i) => events[i] as ToolCallLifecycleEvent)], {
+              minLength: events.length + picks.length,
+            }),
+            { numRuns: 1, seed: picks.length },
+          )[0] as ToolCallLifecycleEvent[];
+          expect(content(fold(sequence))).toEqual(reference);
+        },
+      ),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+});
