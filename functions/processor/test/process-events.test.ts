@@ -162,7 +162,9 @@ describe("processor on DynamoDB and S3 emulators", () => {
     const calls = await stack.calls();
     // Every started record finished, and it is in the table: nothing was cut off half-way.
     expect(calls.size).toBe(summary.applied);
-    outcome.outcomes.forEach((o, i) => expect(calls.has(`call-${i}`)).toBe(o.status === "succeeded"));
+    outcome.outcomes.forEach((o, i) => {
+      expect(calls.has(`call-${i}`)).toBe(o.status === "succeeded");
+    });
     for (let i = 0; i < firstUnstarted; i++) expect(outcome.outcomes[i]?.status).toBe("succeeded");
   });
 

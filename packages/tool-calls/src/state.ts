@@ -119,7 +119,7 @@ export function applyEvent(current: ToolCallState | undefined, event: ToolCallLi
 
   let next: ToolCallState = {
     ...base,
-    lastEventAt: base.lastEventAt > event.occurredAt ? base.lastEventAt : event.occurredAt,
+    lastEventAt: [base.lastEventAt, event.occurredAt].sort()[1] as string,
   };
   if (takesStatus) {
     // Outcome fields belong to the event that decides the status: drop those of the one it replaces.

@@ -1,0 +1,59 @@
+/**
+ * Bundles the function in the current directory (functions/<name>) into functions/<name>/dist:
+ *   <name>.zip        index.mjs only: what Lambda runs (handler "index.handler", runtime nodejs22.x)
+ *   index.mjs.map     external source map, kept beside the zip, not in it (smaller zip, faster cold start)
+ *   meta.json         esbuild metafile, for bundle-size analysis
+ * Run through `npm run build` (turbo), which also collects every function into dist/manifest.json.
+ */
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { deterministicZip } from "./lib/deterministic-zip.ts";
+
+/** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
+export async function bundleFunction(
+  functionDir: string,
+  outDir: string,
+): Promise<{ name: string; codeBytes: number }> {
+  const name = basename(functionDir);
+  const cwd = functionDir;
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+
+  const result = await build({
+    absWorkingDir: cwd,
+    entryPoints: ["src/handler.ts"],
+    outfile: join(outDir, "index.mjs"),
+    bundle: true,
+    platform: "node",
+    target: "node22",
+    format: "esm",
+    minify: true,
+    // Names survive minification: errors are matched by `name`, and stack traces stay readable.
+    keepNames: true,
+    sourcemap: "external",
+    sourcesContent: true,
+    metafile: true,
+    legalComments: "none",
+    // The AWS SDK is bundled (not taken from the runtime) so the deployed code is the tested code.
+    mainFields: ["module", "main"],
+    // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
+    banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+    logLevel: "warning",
+  });
+
+  await writeFile(join(outDir, "meta.json"), `${JSON.stringify(result.metafile)}\n`);
+  const code = await readFile(join(outDir, "index.mjs"));
+  await writeFile(
+    join(outDir, `${name}.zip`),
+    await deterministicZip([{ name: "index.mjs", content: code }]),
+  );
+  await rm(join(outDir, "index.mjs"));
+  return { name, codeBytes: code.byteLength };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { name, codeBytes } = await bundleFunction(process.cwd(), join(process.cwd(), "dist"));
+  console.log(`${name}: ${codeBytes} bytes of code`);
+}

@@ -1,0 +1,100 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { inflateRawSync } from "node:zlib";
+import { lambdaContext } from "@mcp-pipeline/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
+import { bundleFunction } from "../bundle-function.ts";
+import { base64Sha256 } from "../lib/deterministic-zip.ts";
+
+const processorDir = join(import.meta.dirname, "../../functions/processor");
+let work: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "bundle-test-"));
+});
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** Reads the entries of a zip we wrote: stored or deflated, no data descriptors needed. */
+function unzip(
+  zip: Buffer,
+): Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }> {
+  const entries = new Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }>();
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let offset = zip.readUInt32LE(eocd + 16);
+  for (let i = 0; i < zip.readUInt16LE(eocd + 10); i++) {
+    const method = zip.readUInt16LE(offset + 10);
+    const dosTime = zip.readUInt16LE(offset + 12);
+    const dosDate = zip.readUInt16LE(offset + 14);
+    const compressed = zip.readUInt32LE(offset + 20);
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const mode = zip.readUInt32LE(offset + 38) >>> 16;
+    const local = zip.readUInt32LE(offset + 42);
+    const name = zip.toString("utf8", offset + 46, offset + 46 + nameLength);
+    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(dataStart, dataStart + compressed);
+    entries.set(name, {
+      content: method === 8 ? inflateRawSync(data) : Buffer.from(data),
+      mode,
+      dosTime,
+      dosDate,
+    });
+    offset += 46 + nameLength + extraLength + zip.readUInt16LE(offset + 32);
+  }
+  return entries;
+}
+
+describe("function artifacts", () => {
+  it("are byte-identical when built twice from the same sources", async () => {
+    await bundleFunction(processorDir, join(work, "a"));
+    await bundleFunction(processorDir, join(work, "b"));
+    const [a, b] = await Promise.all([
+      readFile(join(work, "a/processor.zip")),
+      readFile(join(work, "b/processor.zip")),
+    ]);
+    expect(a.equals(b)).toBe(true);
+    expect(await base64Sha256(join(work, "a/processor.zip"))).toBe(
+      await base64Sha256(join(work, "b/processor.zip")),
+    );
+    const entries = unzip(a);
+    expect([...entries.keys()]).toEqual(["index.mjs"]);
+    // 1980-01-01 00:00 in DOS fields, regular file rw-r--r--.
+    expect(entries.get("index.mjs")).toMatchObject({
+      mode: 0o100644,
+      dosTime: 0,
+      dosDate: (0 << 9) | (1 << 5) | 1,
+    });
+  });
+
+  it("run on the test runtime's Node 22 and process a batch against the emulators", async () => {
+    expect(process.versions.node.split(".")[0]).toBe("22");
+    await bundleFunction(processorDir, join(work, "run"));
+    const code = unzip(await readFile(join(work, "run/processor.zip"))).get("index.mjs")?.content;
+    await writeFile(join(work, "run/index.mjs"), code ?? "");
+    const stack = await Stack.start();
+    try {
+      await stack.reset();
+      vi.stubEnv("AWS_REGION", "us-east-1");
+      vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
+      vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
+      vi.stubEnv("AWS_ENDPOINT_URL_DYNAMODB", stack.endpoints.dynamo);
+      vi.stubEnv("AWS_ENDPOINT_URL_S3", stack.endpoints.s3);
+      vi.stubEnv("TOOL_CALLS_TABLE", stack.tables.toolCalls);
+      vi.stubEnv("DEDUPE_TABLE", stack.tables.dedupe);
+      vi.stubEnv("QUARANTINE_BUCKET", stack.tables.bucket);
+      const bundle = (await import(pathToFileURL(join(work, "run/index.mjs")).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const { records } = startedRecords(12, 3);
+      const response = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect((await stack.calls()).size).toBe(12);
+    } finally {
+      vi.unstubAllEnvs();
+      await stack.stop();
+    }
+  });
+});
