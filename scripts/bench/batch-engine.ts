@@ -32,7 +32,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function run(s: Scenario): Promise<{ ms: number; bound: number }> {
   const records = s.keys.map((k, i) => kinesisRecord({ partitionKey: k, data: {}, sequence: i }));
