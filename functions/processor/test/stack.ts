@@ -6,13 +6,15 @@ import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pi
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
-import { type RunningEmulator, startDynamoDb, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import {
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDb,
+  startSqsS3,
+} from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import type { ProcessorDeps } from "../src/index.js";
-
-const credentials = { accessKeyId: "test", secretAccessKey: "test" };
-const region = "us-east-1";
 
 /** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
 export class Stack {
@@ -28,9 +30,9 @@ export class Stack {
 
   static async start(): Promise<Stack> {
     const [dynamo, sqsS3] = await Promise.all([startDynamoDb(), startSqsS3()]);
-    const toolCallsClient = dynamoDbDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
-    const dedupeClient = dynamoDbDocumentClient({ endpoint: dynamo.endpoint, region, credentials });
-    const s3 = s3Client({ endpoint: sqsS3.endpoint, region, credentials });
+    const toolCallsClient = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
+    const dedupeClient = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
+    const s3 = s3Client(emulatorClientOptions(sqsS3));
     return new Stack(
       dynamo,
       sqsS3,

@@ -2,7 +2,7 @@ import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AlreadyInProgressError,
@@ -31,11 +31,7 @@ const store = (overrides: Partial<ConstructorParameters<typeof IdempotencyStore>
 
 beforeAll(async () => {
   dynamo = await startDynamoDb();
-  client = dynamoDbDocumentClient({
-    endpoint: dynamo.endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-  });
+  client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
 });
 afterAll(async () => {

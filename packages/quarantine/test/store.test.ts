@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { s3Client } from "@mcp-pipeline/aws";
 import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
-import { type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   kinesisSourceOf,
@@ -23,11 +23,7 @@ const bucket = "quarantine-test";
 
 beforeAll(async () => {
   emulator = await startSqsS3();
-  s3 = s3Client({
-    endpoint: emulator.endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "t", secretAccessKey: "t" },
-  });
+  s3 = s3Client(emulatorClientOptions(emulator));
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
 });
 afterAll(async () => {

@@ -31,3 +31,12 @@ export async function startSqsS3(): Promise<RunningEmulator> {
   const server = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
   return { endpoint: server.address, stop: () => server.stop() };
 }
+
+/** Client options that reach an emulator: its endpoint, a region, and dummy credentials it accepts. */
+export function emulatorClientOptions(emulator: RunningEmulator) {
+  return {
+    endpoint: emulator.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  } as const;
+}

@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolCallStore, toolCallsTableDefinition, WriteContentionError } from "../src/index.js";
 
@@ -25,11 +25,7 @@ const started = (callId: string, eventId: string, attempt = 1): ToolCallLifecycl
 
 beforeAll(async () => {
   dynamo = await startDynamoDb();
-  client = dynamoDbDocumentClient({
-    endpoint: dynamo.endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "t", secretAccessKey: "t" },
-  });
+  client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
   await client.send(new CreateTableCommand(toolCallsTableDefinition(table)));
 });
