@@ -16,7 +16,7 @@ import {
 } from "@mcp-pipeline/contracts";
 import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
-import type { CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 
 /** Everything the core needs, injected: the handler wires real clients, tests wire emulators. */
@@ -104,7 +104,7 @@ export async function processToolCallEvents(
       const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
       if (!result.ok) throw result.error;
       const event = result.value;
-      let change: string | undefined;
+      let change: ApplyChange | undefined;
       const ran = await runOnce(
         deps.idempotency,
         event.eventId,
