@@ -17,12 +17,11 @@ export async function bundleFunction(
   outDir: string,
 ): Promise<{ name: string; codeBytes: number }> {
   const name = basename(functionDir);
-  const cwd = functionDir;
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
 
   const result = await build({
-    absWorkingDir: cwd,
+    absWorkingDir: functionDir,
     entryPoints: ["src/handler.ts"],
     outfile: join(outDir, "index.mjs"),
     bundle: true,

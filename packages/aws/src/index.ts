@@ -6,3 +6,4 @@ export {
 } from "./batch-get.js";
 export { type ClientOptions, dynamoDbDocumentClient, s3Client } from "./clients.js";
 export { ConfigError, loadConfig } from "./config.js";
+export { onDemandTable } from "./tables.js";

@@ -136,6 +136,16 @@ export class IdempotencyStore {
     return response.Item as IdempotencyRecord | undefined;
   }
 
+  /** The key of a claimed row and the condition that the claim is still this invocation's. */
+  #stillHeld(claim: Claim) {
+    return {
+      Key: { id: this.#id(claim.key) },
+      ConditionExpression: "claimToken = :token AND #status = :inProgress",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":token": claim.token, ":inProgress": RecordStatus.InProgress },
+    };
+  }
+
   /** Marks the claimed key completed; throws ClaimLostError if the claim is no longer ours. */
   async complete(claim: Claim): Promise<void> {
     const now = this.#now();
@@ -143,16 +153,13 @@ export class IdempotencyStore {
       await this.#client.send(
         new UpdateCommand({
           TableName: this.#table,
-          Key: { id: this.#id(claim.key) },
+          ...this.#stillHeld(claim),
           UpdateExpression: "SET #status = :completed, completedAt = :completedAt, expiresAt = :expiresAt",
-          ConditionExpression: "claimToken = :token AND #status = :inProgress",
-          ExpressionAttributeNames: { "#status": "status" },
           ExpressionAttributeValues: {
+            ...this.#stillHeld(claim).ExpressionAttributeValues,
             ":completed": RecordStatus.Completed,
-            ":inProgress": RecordStatus.InProgress,
             ":completedAt": new Date(now).toISOString(),
             ":expiresAt": Math.floor(now / 1000) + this.#retentionSeconds,
-            ":token": claim.token,
           },
         }),
       );
@@ -172,10 +179,7 @@ export class IdempotencyStore {
       await this.#client.send(
         new DeleteCommand({
           TableName: this.#table,
-          Key: { id: this.#id(claim.key) },
-          ConditionExpression: "claimToken = :token AND #status = :inProgress",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":token": claim.token, ":inProgress": RecordStatus.InProgress },
+          ...this.#stillHeld(claim),
         }),
       );
     } catch (error) {

@@ -82,7 +82,9 @@ function decides(
   return bEvent.eventId > aEvent.eventId;
 }
 
+// ISO-8601 UTC instants of one precision compare correctly as strings.
 const minOf = (a: string | undefined, b: string): string => (a === undefined || b < a ? b : a);
+const maxOf = (a: string, b: string): string => (b > a ? b : a);
 
 /** The digest of the earliest request; equal instants fall to the smaller digest, keeping the fold commutative. */
 function earliestDigest(state: ToolCallState, occurredAt: string, digest: string): string {
@@ -119,7 +121,7 @@ export function applyEvent(current: ToolCallState | undefined, event: ToolCallLi
 
   let next: ToolCallState = {
     ...base,
-    lastEventAt: [base.lastEventAt, event.occurredAt].sort()[1] as string,
+    lastEventAt: maxOf(base.lastEventAt, event.occurredAt),
   };
   if (takesStatus) {
     // Outcome fields belong to the event that decides the status: drop those of the one it replaces.

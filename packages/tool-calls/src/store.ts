@@ -1,17 +1,13 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { type BatchGetOptions, batchGetAll } from "@mcp-pipeline/aws";
+import { type BatchGetOptions, batchGetAll, onDemandTable } from "@mcp-pipeline/aws";
 import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
 import { type Applied, applyEvent, type ToolCallState } from "./state.js";
 
+/** The tool-calls table: partition key `callId`. */
 export function toolCallsTableDefinition(tableName: string): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    BillingMode: "PAY_PER_REQUEST",
-    AttributeDefinitions: [{ AttributeName: "callId", AttributeType: "S" }],
-    KeySchema: [{ AttributeName: "callId", KeyType: "HASH" }],
-  };
+  return onDemandTable(tableName, "callId");
 }
 
 /** Another writer kept winning the optimistic race; the record is retried later. */
