@@ -1,5 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { S3Client } from "@aws-sdk/client-s3";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 
@@ -48,4 +50,16 @@ export function dynamoDbDocumentClient(options: ClientOptions = {}): DynamoDBDoc
 export function s3Client(options: ClientOptions = {}, env: NodeJS.ProcessEnv = process.env): S3Client {
   const overridden = options.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   return new S3Client({ ...common(options), forcePathStyle: overridden !== undefined });
+}
+
+/**
+ * The Kinesis client defaults to an HTTP/2 handler (for SubscribeToShard); the data-plane calls used
+ * here are plain HTTP/1.1 requests, which every emulator and proxy speaks.
+ */
+export function kinesisClient(options: ClientOptions = {}): KinesisClient {
+  return new KinesisClient(common(options));
+}
+
+export function sqsClient(options: ClientOptions = {}): SQSClient {
+  return new SQSClient(common(options));
 }

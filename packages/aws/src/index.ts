@@ -4,6 +4,28 @@ export {
   type BatchGetOptions,
   batchGetAll,
 } from "./batch-get.js";
-export { type ClientOptions, dynamoDbDocumentClient, s3Client } from "./clients.js";
+export {
+  type ClientOptions,
+  dynamoDbDocumentClient,
+  kinesisClient,
+  s3Client,
+  sqsClient,
+} from "./clients.js";
 export { ConfigError, loadConfig } from "./config.js";
+export {
+  OrderingMode,
+  type ProducerRecord,
+  PUT_RECORDS_LIMITS,
+  PutRecordsIncompleteError,
+  type PutRecordsLimits,
+  type PutRecordsOptions,
+  type PutRecordsResult,
+  planRequests,
+  putAllRecords,
+  putRecords,
+  type RejectedRecord,
+  recordSizeBytes,
+  type StreamTarget,
+  type WrittenRecord,
+} from "./producer.js";
 export { onDemandTable } from "./tables.js";

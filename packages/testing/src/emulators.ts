@@ -1,29 +1,26 @@
 /// <reference path="./dynalite.d.ts" />
-import type { AddressInfo } from "node:net";
+/// <reference path="./kinesalite.d.ts" />
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
+import kinesalite from "kinesalite";
+import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 
-export interface RunningEmulator {
-  /** http://127.0.0.1:<port> */
-  readonly endpoint: string;
-  stop(): Promise<void>;
-}
+export { type FaultProxy, type PutRecordsEntryView, startKinesisFaultProxy } from "./kinesis-fault-proxy.js";
+export type { RunningEmulator } from "./loopback.js";
 
 /** DynamoDB (dynalite, in memory) on a free loopback port. */
-export async function startDynamoDb(): Promise<RunningEmulator> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error?: Error) => (error ? reject(error) : resolve()));
-      }),
-  };
+export function startDynamoDb(): Promise<RunningEmulator> {
+  return listenOnLoopback(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
+}
+
+/**
+ * Kinesis (kinesalite, in memory) on a free loopback port. Streams become ACTIVE at once and shard
+ * operations complete at once, so tests need not wait for status changes.
+ */
+export function startKinesis(): Promise<RunningEmulator> {
+  return listenOnLoopback(
+    kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 }),
+  );
 }
 
 /** SQS, SNS and S3 (fauxqs, in memory) on a free loopback port. */

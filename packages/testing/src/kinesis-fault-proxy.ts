@@ -1,0 +1,104 @@
+import { createServer, type IncomingMessage } from "node:http";
+import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
+
+export interface PutRecordsEntryView {
+  readonly partitionKey: string;
+  /** The record's data, decoded from the request's base64. */
+  readonly data: Buffer;
+  /** Position in its request. */
+  readonly position: number;
+  /** 1 for the first PutRecords request the proxy sees, then 2, 3... */
+  readonly request: number;
+}
+
+export interface FaultProxy extends RunningEmulator {
+  /** PutRecords requests seen, and entries rejected by the proxy. */
+  readonly stats: { putRecordsRequests: number; rejectedEntries: number };
+}
+
+const THROTTLED = {
+  ErrorCode: "ProvisionedThroughputExceededException",
+  ErrorMessage: "Rate exceeded for shard (injected by the test fault proxy)",
+} as const;
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+/**
+ * A loopback proxy in front of a Kinesis endpoint that rejects chosen PutRecords entries the way a
+ * throttled shard does: the rejected entries never reach the stream and come back with
+ * ProvisionedThroughputExceededException in their slot; the rest are forwarded in one request and
+ * their real results are merged back in order. Every other call passes through untouched.
+ */
+export function startKinesisFaultProxy(
+  upstream: string,
+  reject: (entry: PutRecordsEntryView) => boolean,
+): Promise<FaultProxy> {
+  const stats = { putRecordsRequests: 0, rejectedEntries: 0 };
+  const server = createServer(async (request, response) => {
+    try {
+      const body = await readBody(request);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+      }
+      const forward = (payload: Buffer) =>
+        fetch(`${upstream}${request.url ?? "/"}`, {
+          method: request.method ?? "POST",
+          headers,
+          body: new Uint8Array(payload),
+        });
+
+      if (headers["x-amz-target"] !== "Kinesis_20131202.PutRecords") {
+        const upstreamResponse = await forward(body);
+        response.writeHead(upstreamResponse.status, Object.fromEntries(upstreamResponse.headers));
+        response.end(Buffer.from(await upstreamResponse.arrayBuffer()));
+        return;
+      }
+      if (!headers["content-type"]?.includes("json")) {
+        throw new Error(`the fault proxy reads JSON PutRecords only, got ${headers["content-type"]}`);
+      }
+      stats.putRecordsRequests += 1;
+      const parsed = JSON.parse(body.toString("utf8")) as {
+        Records: { Data: string; PartitionKey: string }[];
+        [other: string]: unknown;
+      };
+      const rejected = parsed.Records.map((entry, position) =>
+        reject({
+          partitionKey: entry.PartitionKey,
+          data: Buffer.from(entry.Data, "base64"),
+          position,
+          request: stats.putRecordsRequests,
+        }),
+      );
+      const kept = parsed.Records.filter((_, i) => !rejected[i]);
+      let results: Record<string, unknown>[] = [];
+      if (kept.length > 0) {
+        const upstreamResponse = await forward(Buffer.from(JSON.stringify({ ...parsed, Records: kept })));
+        const text = await upstreamResponse.text();
+        if (!upstreamResponse.ok) {
+          response.writeHead(upstreamResponse.status, Object.fromEntries(upstreamResponse.headers));
+          response.end(text);
+          return;
+        }
+        results = (JSON.parse(text) as { Records: Record<string, unknown>[] }).Records;
+      }
+      let next = 0;
+      const merged = rejected.map((isRejected) => (isRejected ? THROTTLED : results[next++]));
+      const failedCount = merged.filter((r) => r !== undefined && "ErrorCode" in r).length;
+      stats.rejectedEntries += rejected.filter(Boolean).length;
+      response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+      response.end(JSON.stringify({ FailedRecordCount: failedCount, Records: merged }));
+    } catch (error) {
+      response.writeHead(500, { "content-type": "application/x-amz-json-1.1" });
+      response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
+    }
+  });
+  return listenOnLoopback(server).then((running) => ({ ...running, stats }));
+}
