@@ -33,6 +33,12 @@ export interface ToolCallState {
     readonly location: ResultLocation;
   };
   readonly error?: { readonly code: string; readonly message: string; readonly retryable: boolean };
+  /**
+   * The result itself as JSON text, when `result.location` is inline. Only the worker that ran the
+   * call has it, so it arrives with the worker's own write of the completed event; the processor's
+   * later copy of that event from the stream is a duplicate and leaves it in place.
+   */
+  readonly output?: string;
   readonly lastEventAt: string;
   readonly recentEventIds: readonly string[];
   /** Optimistic-concurrency version of the item. */
@@ -100,7 +106,11 @@ function earliestDigest(state: ToolCallState, occurredAt: string, digest: string
  * what makes the effect safe to repeat after a crash between the write and the idempotency
  * completion, and what keeps a late, duplicate or out-of-order event from moving a call backwards.
  */
-export function applyEvent(current: ToolCallState | undefined, event: ToolCallLifecycleEvent): Applied {
+export function applyEvent(
+  current: ToolCallState | undefined,
+  event: ToolCallLifecycleEvent,
+  output?: string,
+): Applied {
   if (current?.recentEventIds.includes(event.eventId)) return { state: current, change: "duplicate" };
 
   const status = statusOf(event);
@@ -125,7 +135,7 @@ export function applyEvent(current: ToolCallState | undefined, event: ToolCallLi
   };
   if (takesStatus) {
     // Outcome fields belong to the event that decides the status: drop those of the one it replaces.
-    const { finishedAt: _f, durationMs: _d, result: _r, error: _e, ...rest } = next;
+    const { finishedAt: _f, durationMs: _d, result: _r, error: _e, output: _o, ...rest } = next;
     next = { ...rest, status, statusEvent };
   }
   switch (event.type) {
@@ -145,7 +155,13 @@ export function applyEvent(current: ToolCallState | undefined, event: ToolCallLi
       break;
     case "tool_call.completed":
       if (takesStatus) {
-        next = { ...next, finishedAt: event.occurredAt, durationMs: event.durationMs, result: event.result };
+        next = {
+          ...next,
+          finishedAt: event.occurredAt,
+          durationMs: event.durationMs,
+          result: event.result,
+          ...(output !== undefined && event.result.location.kind === "inline" ? { output } : {}),
+        };
       }
       break;
     case "tool_call.failed":

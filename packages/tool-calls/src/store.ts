@@ -71,15 +71,19 @@ export class ToolCallStore {
   }
 
   /**
-   * Folds the event into the stored call with an optimistic write (conditional on the version read).
+   * Folds the event into the stored call (with the inline result text, for a worker's completed event) with an optimistic write (conditional on the version read).
    * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
    * the same whichever writer wins.
    */
-  async apply(event: ToolCallLifecycleEvent, cache: CallCache = new Map()): Promise<Applied> {
+  async apply(
+    event: ToolCallLifecycleEvent,
+    cache: CallCache = new Map(),
+    output?: string,
+  ): Promise<Applied> {
     for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
       const known = cache.get(event.callId);
       const current = known === undefined ? await this.get(event.callId) : (known ?? undefined);
-      const applied = applyEvent(current, event);
+      const applied = applyEvent(current, event, output);
       if (applied.change === "duplicate" || applied.change === "unchanged") {
         cache.set(event.callId, current ?? null);
         return applied;

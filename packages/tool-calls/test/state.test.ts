@@ -145,3 +145,35 @@ describe("a call's state is the join of its events", () => {
     );
   });
 });
+
+describe("the inline result text (output) travels with the worker's completed event", () => {
+  it("is stored with the completed event and survives later events and the processor's copy", () => {
+    const withOutput = applyEvent(
+      fold([requested("e1", 0), started("e2", 1)]),
+      completed("e3", 3),
+      '{"n":1}',
+    );
+    expect(withOutput.state.output).toBe('{"n":1}');
+    // The processor applies the same event from the stream without the text: nothing changes.
+    expect(applyEvent(withOutput.state, completed("e3", 3)).change).toBe("duplicate");
+    // Even once the event id has left the recent list, the same event does not take the status again.
+    const forgotten = { ...withOutput.state, recentEventIds: [] };
+    expect(applyEvent(forgotten, completed("e3", 3)).state.output).toBe('{"n":1}');
+    // A late retry's start or failure does not displace a finished call's result.
+    const late = [started("e4", 9, 2), failed("e5", 10, true)].reduce(
+      (s, e) => applyEvent(s, e).state,
+      withOutput.state,
+    );
+    expect(late).toMatchObject({ status: "completed", output: '{"n":1}' });
+  });
+
+  it("is dropped when an earlier terminal event wins, and ignored for results stored in S3", () => {
+    const winner = fold([failed("e1", 2, false)]);
+    expect(applyEvent(winner, completed("e2", 3), '{"n":1}').state).not.toHaveProperty("output");
+    const inS3: ToolCallLifecycleEvent = {
+      ...completed("e3", 3),
+      result: { sizeBytes: 500_000, summary: "big", location: { kind: "s3", bucket: "results", key: "k" } },
+    } as ToolCallLifecycleEvent;
+    expect(applyEvent(undefined, inS3, "{}").state).not.toHaveProperty("output");
+  });
+});
