@@ -1,0 +1,24 @@
+export {
+  type ArgumentProblem,
+  DeadlinePassedError,
+  InvalidArgumentsError,
+  InvalidResultError,
+  ToolDefinitionError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from "./errors.js";
+export {
+  type InvokeOptions,
+  type RegisteredTool,
+  type ToolCall,
+  ToolRegistry,
+  type ToolRun,
+} from "./registry.js";
+export { Semaphore } from "./semaphore.js";
+export {
+  defineTool,
+  type JsonSchema,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolLogger,
+} from "./tool.js";

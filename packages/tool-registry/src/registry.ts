@@ -1,0 +1,203 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import {
+  type ArgumentProblem,
+  DeadlinePassedError,
+  InvalidArgumentsError,
+  InvalidResultError,
+  ToolDefinitionError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from "./errors.js";
+import { Semaphore } from "./semaphore.js";
+import type { ToolContext, ToolDefinition, ToolLogger } from "./tool.js";
+
+/** Any tool, whatever its argument type: the registry validates before it calls `run`. */
+export type RegisteredTool = ToolDefinition<never, unknown>;
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** Lambda's longest timeout: a tool timeout beyond it can never be reached. */
+const MAX_TIMEOUT_MS = 900_000;
+
+export interface ToolCall {
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly callId: string;
+  readonly sessionId: string;
+  readonly attempt: number;
+  /** ISO instant after which the result is useless (the job's deadline). */
+  readonly deadline?: string;
+}
+
+export interface InvokeOptions {
+  readonly logger: ToolLogger;
+  /** The most time the run may take, whatever the tool's own timeout (the invocation's remaining time). */
+  readonly budgetMs?: number;
+  readonly now?: () => number;
+}
+
+export interface ToolRun {
+  readonly value: unknown;
+  /** The result as JSON text, as it is stored. */
+  readonly json: string;
+  readonly durationMs: number;
+}
+
+interface Entry {
+  readonly tool: RegisteredTool;
+  readonly validate: ValidateFunction;
+  readonly semaphore: Semaphore;
+}
+
+function problemsOf(errors: readonly ErrorObject[] | null | undefined): ArgumentProblem[] {
+  return (errors ?? []).map((e) => ({
+    path: e.instancePath,
+    message:
+      e.keyword === "additionalProperties"
+        ? `has unexpected property "${String((e.params as { additionalProperty?: unknown }).additionalProperty)}"`
+        : (e.message ?? e.keyword),
+  }));
+}
+
+function toJson(tool: string, value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value ?? null);
+  } catch (error) {
+    throw new InvalidResultError(tool, error instanceof Error ? error.message : String(error), {
+      cause: error,
+    });
+  }
+  if (json === undefined) throw new InvalidResultError(tool, `a ${typeof value} has no JSON form`);
+  return json;
+}
+
+/**
+ * The tools a worker can run. Every tool's inputSchema is compiled once, at start-up, so a broken
+ * schema stops the function from starting instead of failing jobs one by one; arguments are checked
+ * against it (JSON Schema draft 2020-12, formats included, with Ajv) before the tool runs.
+ */
+export class ToolRegistry {
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(tools: readonly RegisteredTool[]) {
+    // Strict mode refuses unknown keywords and ambiguous schemas: a typo in a schema is an error, not a
+    // silently looser check.
+    const ajv = new Ajv2020({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
+    addFormats(ajv);
+    for (const tool of tools) {
+      if (!TOOL_NAME.test(tool.name)) {
+        throw new ToolDefinitionError(tool.name, "the name must be 1-128 of [A-Za-z0-9_.-]");
+      }
+      if (this.#entries.has(tool.name)) throw new ToolDefinitionError(tool.name, "declared twice");
+      if (!Number.isInteger(tool.timeoutMs) || tool.timeoutMs < 1 || tool.timeoutMs > MAX_TIMEOUT_MS) {
+        throw new ToolDefinitionError(tool.name, `timeoutMs must be an integer in 1..${MAX_TIMEOUT_MS}`);
+      }
+      if (!Number.isInteger(tool.concurrency) || tool.concurrency < 1) {
+        throw new ToolDefinitionError(tool.name, "concurrency must be an integer of at least 1");
+      }
+      if (tool.inputSchema.type !== "object") {
+        throw new ToolDefinitionError(tool.name, 'an MCP inputSchema must have type "object"');
+      }
+      let validate: ValidateFunction;
+      try {
+        validate = ajv.compile(tool.inputSchema);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new ToolDefinitionError(tool.name, `inputSchema does not compile: ${reason}`, { cause: error });
+      }
+      this.#entries.set(tool.name, { tool, validate, semaphore: new Semaphore(tool.concurrency) });
+    }
+  }
+
+  get names(): readonly string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** The tools as an MCP `tools/list` result would describe them. */
+  describe(): { name: string; description: string; inputSchema: RegisteredTool["inputSchema"] }[] {
+    return [...this.#entries.values()].map(({ tool }) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    }));
+  }
+
+  /** Runs in flight and waiting, per tool, for metrics and tests. */
+  load(name: string): { active: number; waiting: number } | undefined {
+    const entry = this.#entries.get(name);
+    return entry && { active: entry.semaphore.active, waiting: entry.semaphore.waiting };
+  }
+
+  /**
+   * Checks the call, waits for a slot under the tool's concurrency cap, and runs it with an abort
+   * signal that fires at the tool's timeout or at the end of `budgetMs`, whichever comes first.
+   * Throws UnknownToolError, InvalidArgumentsError or DeadlinePassedError (permanent) before running;
+   * ToolTimeoutError (transient) on timeout; whatever the tool throws otherwise.
+   */
+  async invoke(call: ToolCall, options: InvokeOptions): Promise<ToolRun> {
+    const now = options.now ?? Date.now;
+    const entry = this.#entries.get(call.tool);
+    if (!entry) throw new UnknownToolError(call.tool, this.names);
+    if (!entry.validate(call.arguments)) {
+      throw new InvalidArgumentsError(call.tool, problemsOf(entry.validate.errors));
+    }
+    const release = await entry.semaphore.acquire();
+    try {
+      // Checked after the wait for a slot, which can be long under a low cap.
+      if (call.deadline !== undefined && Date.parse(call.deadline) <= now()) {
+        throw new DeadlinePassedError(call.deadline, now());
+      }
+      const timeoutMs = Math.max(
+        0,
+        Math.min(entry.tool.timeoutMs, options.budgetMs ?? Number.POSITIVE_INFINITY),
+      );
+      const startedAt = now();
+      const value = await runWithTimeout(entry.tool, call, options.logger, timeoutMs);
+      return { value, json: toJson(call.tool, value), durationMs: now() - startedAt };
+    } finally {
+      release();
+    }
+  }
+}
+
+/**
+ * Resolves with the tool's result or rejects with ToolTimeoutError when time runs out, even if the
+ * tool ignores its signal (its promise is then left to settle on its own, its result discarded).
+ */
+async function runWithTimeout(
+  tool: RegisteredTool,
+  call: ToolCall,
+  logger: ToolLogger,
+  timeoutMs: number,
+): Promise<unknown> {
+  const controller = new AbortController();
+  const timedOut = new ToolTimeoutError(tool.name, timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timedOut);
+      reject(timedOut);
+    }, timeoutMs);
+  });
+  const context: ToolContext = {
+    signal: controller.signal,
+    callId: call.callId,
+    sessionId: call.sessionId,
+    attempt: call.attempt,
+    logger,
+  };
+  const run = Promise.resolve().then(() => tool.run(call.arguments as never, context));
+  // A run that loses the race may still reject later; that must not become an unhandled rejection.
+  run.catch(() => {});
+  try {
+    return await Promise.race([run, timeout]);
+  } catch (error) {
+    // A tool that rethrows its abort reason, or an AbortError caused by our signal, is the timeout.
+    if (controller.signal.aborted) throw timedOut;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,213 @@
+import { failureKindOf, PermanentError } from "@mcp-pipeline/contracts";
+import { describe, expect, it } from "vitest";
+import {
+  DeadlinePassedError,
+  defineTool,
+  InvalidArgumentsError,
+  InvalidResultError,
+  type RegisteredTool,
+  ToolDefinitionError,
+  ToolRegistry,
+  ToolTimeoutError,
+  UnknownToolError,
+} from "../src/index.js";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const call = (tool: string, args: Record<string, unknown> = {}, extra: object = {}) => ({
+  tool,
+  arguments: args,
+  callId: "call-1",
+  sessionId: "session-1",
+  attempt: 1,
+  ...extra,
+});
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const greet = defineTool<{ name: string; times?: number }, string>({
+  name: "greet",
+  description: "Greets someone",
+  inputSchema: {
+    type: "object",
+    properties: {
+      name: { type: "string", minLength: 1 },
+      times: { type: "integer", minimum: 1, maximum: 3 },
+      email: { type: "string", format: "email" },
+    },
+    required: ["name"],
+    additionalProperties: false,
+  },
+  timeoutMs: 1_000,
+  concurrency: 4,
+  run: async ({ name, times = 1 }) => `hello ${name}`.repeat(times),
+});
+
+const tool = (overrides: Partial<RegisteredTool>): RegisteredTool => ({
+  ...(greet as RegisteredTool),
+  ...overrides,
+});
+
+describe("ToolRegistry.invoke", () => {
+  it("runs a tool with valid arguments and returns the value with its JSON text", async () => {
+    const registry = new ToolRegistry([greet as RegisteredTool]);
+    const run = await registry.invoke(call("greet", { name: "Ada", times: 2 }), { logger: silent });
+    expect(run.value).toBe("hello Adahello Ada");
+    expect(run.json).toBe('"hello Adahello Ada"');
+  });
+
+  it("refuses an unknown tool with a permanent UnknownToolError naming the tools it has", async () => {
+    const registry = new ToolRegistry([greet as RegisteredTool]);
+    const error = await registry.invoke(call("graet"), { logger: silent }).catch((e) => e);
+    expect(error).toBeInstanceOf(UnknownToolError);
+    expect(failureKindOf(error)).toBe("permanent");
+    expect(error.message).toContain("greet");
+  });
+
+  it.each([
+    [{}, [{ path: "", message: "must have required property 'name'" }]],
+    [{ name: 7 }, [{ path: "/name", message: "must be string" }]],
+    [{ name: "Ada", times: 9 }, [{ path: "/times", message: "must be <= 3" }]],
+    [{ name: "Ada", email: "not-an-email" }, [{ path: "/email", message: 'must match format "email"' }]],
+    [{ name: "Ada", extra: true }, [{ path: "", message: 'has unexpected property "extra"' }]],
+  ])("refuses arguments %j before the tool runs, with the problems by path", async (args, problems) => {
+    let ran = false;
+    const registry = new ToolRegistry([
+      tool({
+        run: async () => {
+          ran = true;
+        },
+      }),
+    ]);
+    const error = await registry.invoke(call("greet", args), { logger: silent }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentsError);
+    expect(failureKindOf(error)).toBe("permanent");
+    expect(error.problems).toEqual(problems);
+    expect(ran).toBe(false);
+  });
+
+  it("fails a call whose deadline has passed without running it (permanent)", async () => {
+    let ran = false;
+    const registry = new ToolRegistry([
+      tool({
+        run: async () => {
+          ran = true;
+        },
+      }),
+    ]);
+    const past = new Date(Date.now() - 1_000).toISOString();
+    const error = await registry
+      .invoke(call("greet", { name: "Ada" }, { deadline: past }), { logger: silent })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(DeadlinePassedError);
+    expect(failureKindOf(error)).toBe("permanent");
+    expect(ran).toBe(false);
+  });
+
+  it("times out a tool that ignores its signal, as a transient ToolTimeoutError", async () => {
+    const registry = new ToolRegistry([tool({ timeoutMs: 30, run: () => sleep(5_000) })]);
+    const error = await registry.invoke(call("greet", { name: "Ada" }), { logger: silent }).catch((e) => e);
+    expect(error).toBeInstanceOf(ToolTimeoutError);
+    expect(failureKindOf(error)).toBe("transient");
+  });
+
+  it("aborts the tool's signal at the timeout, and the invocation's budget can shorten the timeout", async () => {
+    let reason: unknown;
+    const registry = new ToolRegistry([
+      tool({
+        timeoutMs: 10_000,
+        run: (_args, { signal }) =>
+          new Promise((_, reject) => {
+            signal.addEventListener("abort", () => {
+              reason = signal.reason;
+              reject(signal.reason);
+            });
+          }),
+      }),
+    ]);
+    const error = await registry
+      .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20 })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ToolTimeoutError);
+    expect(error.timeoutMs).toBe(20);
+    expect(reason).toBe(error);
+  });
+
+  it("keeps at most `concurrency` runs of a tool in flight", async () => {
+    let active = 0;
+    let peak = 0;
+    const registry = new ToolRegistry([
+      tool({
+        concurrency: 2,
+        run: async () => {
+          active += 1;
+          peak = Math.max(peak, active);
+          await sleep(10);
+          active -= 1;
+          return "done";
+        },
+      }),
+    ]);
+    const runs = Array.from({ length: 7 }, () =>
+      registry.invoke(call("greet", { name: "Ada" }), { logger: silent }),
+    );
+    await Promise.all(runs);
+    expect(peak).toBe(2);
+    expect(registry.load("greet")).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it("passes a tool's own errors through with their kind", async () => {
+    const registry = new ToolRegistry([
+      tool({
+        name: "perm",
+        run: async () => Promise.reject(new PermanentError("quota-exhausted", "no quota")),
+      }),
+      tool({ name: "boom", run: async () => Promise.reject(new Error("socket hang up")) }),
+    ]);
+    const perm = await registry.invoke(call("perm", { name: "x" }), { logger: silent }).catch((e) => e);
+    const boom = await registry.invoke(call("boom", { name: "x" }), { logger: silent }).catch((e) => e);
+    expect([perm.code, failureKindOf(perm)]).toEqual(["quota-exhausted", "permanent"]);
+    expect([boom.message, failureKindOf(boom)]).toEqual(["socket hang up", "transient"]);
+  });
+
+  it("refuses a result that has no JSON form (permanent: the tool has a bug)", async () => {
+    const registry = new ToolRegistry([tool({ run: async () => ({ n: 10n }) })]);
+    const error = await registry.invoke(call("greet", { name: "Ada" }), { logger: silent }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidResultError);
+    expect(failureKindOf(error)).toBe("permanent");
+  });
+
+  it("stores undefined as null", async () => {
+    const registry = new ToolRegistry([tool({ run: async () => undefined })]);
+    expect((await registry.invoke(call("greet", { name: "Ada" }), { logger: silent })).json).toBe("null");
+  });
+});
+
+describe("ToolRegistry construction fails fast on a bad definition", () => {
+  it.each([
+    ["a bad name", tool({ name: "has space" }), "the name must be"],
+    ["a zero timeout", tool({ timeoutMs: 0 }), "timeoutMs"],
+    ["a timeout beyond Lambda's 15 minutes", tool({ timeoutMs: 900_001 }), "timeoutMs"],
+    ["a zero concurrency", tool({ concurrency: 0 }), "concurrency"],
+    ["a non-object schema", tool({ inputSchema: { type: "string" } as never }), 'type "object"'],
+    [
+      "an unknown keyword (typo)",
+      tool({ inputSchema: { type: "object", propertys: {} } }),
+      "does not compile",
+    ],
+    ["an invalid schema", tool({ inputSchema: { type: "object", required: "name" } }), "does not compile"],
+  ])("%s", (_label, definition, message) => {
+    expect(() => new ToolRegistry([definition])).toThrow(ToolDefinitionError);
+    expect(() => new ToolRegistry([definition])).toThrow(message);
+  });
+
+  it("a name declared twice", () => {
+    expect(() => new ToolRegistry([greet as RegisteredTool, greet as RegisteredTool])).toThrow(
+      "declared twice",
+    );
+  });
+
+  it("describes its tools as MCP tools/list does", () => {
+    expect(new ToolRegistry([greet as RegisteredTool]).describe()).toEqual([
+      { name: "greet", description: "Greets someone", inputSchema: greet.inputSchema },
+    ]);
+  });
+});
