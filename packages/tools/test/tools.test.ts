@@ -1,0 +1,173 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { loadConfig } from "@mcp-pipeline/aws";
+import { failureCodeOf, failureKindOf } from "@mcp-pipeline/contracts";
+import { ToolRegistry, ToolTimeoutError } from "@mcp-pipeline/tool-registry";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTools, toolsConfigSchema } from "../src/index.js";
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const call = (tool: string, args: Record<string, unknown>) => ({
+  tool,
+  arguments: args,
+  callId: "call-1",
+  sessionId: "session-1",
+  attempt: 1,
+});
+
+describe("text.stats (pure)", () => {
+  const registry = new ToolRegistry(createTools({ HTTP_TOOL_TIMEOUT_MS: 1_000 }));
+
+  it("counts characters (code points), words and lines and hashes the text", async () => {
+    const run = await registry.invoke(call("text.stats", { text: "héllo wörld\nsecond  line 🙂" }), {
+      logger: silent,
+    });
+    expect(run.value).toEqual({
+      characters: 26,
+      words: 5,
+      lines: 2,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
+
+  it("is not offered http.request when no base URL is configured", () => {
+    expect(registry.names).toEqual(["text.stats", "load.latency"]);
+  });
+});
+
+describe("load.latency", () => {
+  const registry = new ToolRegistry(createTools({ HTTP_TOOL_TIMEOUT_MS: 1_000 }));
+
+  it("waits, then returns a payload of the asked size", async () => {
+    const run = await registry.invoke(call("load.latency", { latencyMs: 5, resultBytes: 1000 }), {
+      logger: silent,
+    });
+    expect((run.value as { payload: string }).payload).toHaveLength(1000);
+  });
+
+  it.each([
+    ["transient", "injected-transient"],
+    ["permanent", "injected-permanent"],
+  ])("fails %s when asked", async (fail, code) => {
+    const error = await registry
+      .invoke(call("load.latency", { latencyMs: 0, fail }), { logger: silent })
+      .catch((e) => e);
+    expect([failureKindOf(error), failureCodeOf(error)]).toEqual([fail, code]);
+  });
+
+  it("stops waiting when its time runs out", async () => {
+    const error = await registry
+      .invoke(call("load.latency", { latencyMs: 10_000 }), { logger: silent, budgetMs: 20 })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ToolTimeoutError);
+  });
+});
+
+describe("http.request against a loopback server", () => {
+  let server: Server;
+  let baseUrl: string;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      seen.push(`${request.method} ${request.url}`);
+      const status = Number(new URL(request.url ?? "/", "http://x").searchParams.get("status") ?? 200);
+      if (request.url?.endsWith("/slow")) {
+        setTimeout(() => response.end("late"), 2_000);
+        return;
+      }
+      if (request.url?.endsWith("/garbled")) {
+        response.writeHead(200, { "content-type": "application/json" }).end("{not json");
+        return;
+      }
+      let body = "";
+      request.on("data", (c) => {
+        body += c;
+      });
+      request.on("end", () => {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(JSON.stringify({ path: request.url, received: body ? JSON.parse(body) : null }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const registry = () =>
+    new ToolRegistry(createTools({ HTTP_TOOL_BASE_URL: baseUrl, HTTP_TOOL_TIMEOUT_MS: 200 }));
+
+  it("returns the status and parsed JSON body, and sends a POST body", async () => {
+    const run = await registry().invoke(
+      call("http.request", { path: "/items", method: "POST", body: { a: 1 } }),
+      {
+        logger: silent,
+      },
+    );
+    expect(run.value).toMatchObject({ status: 200, body: { path: "/api/items", received: { a: 1 } } });
+  });
+
+  it("stays on the configured host whatever the path says", async () => {
+    await registry().invoke(call("http.request", { path: "//evil.example/steal" }), { logger: silent });
+    expect(seen.at(-1)).toBe("GET /api/evil.example/steal");
+  });
+
+  it.each([
+    [503, "transient", "downstream-5xx"],
+    [429, "transient", "downstream-throttled"],
+    [404, "permanent", "downstream-4xx"],
+  ])("maps status %i to a %s error", async (status, kind, code) => {
+    const error = await registry()
+      .invoke(call("http.request", { path: `/x?status=${status}` }), { logger: silent })
+      .catch((e) => e);
+    expect([failureKindOf(error), failureCodeOf(error)]).toEqual([kind, code]);
+  });
+
+  it("times out a slow downstream (transient)", async () => {
+    const error = await registry()
+      .invoke(call("http.request", { path: "/slow" }), { logger: silent })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ToolTimeoutError);
+  });
+
+  it("treats invalid JSON from the downstream as permanent", async () => {
+    const error = await registry()
+      .invoke(call("http.request", { path: "/garbled" }), { logger: silent })
+      .catch((e) => e);
+    expect([failureKindOf(error), failureCodeOf(error)]).toEqual(["permanent", "downstream-bad-json"]);
+  });
+
+  it("treats an unreachable downstream as transient", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const tools = new ToolRegistry(
+      createTools({ HTTP_TOOL_BASE_URL: `http://127.0.0.1:${port}`, HTTP_TOOL_TIMEOUT_MS: 1_000 }),
+    );
+    const error = await tools.invoke(call("http.request", { path: "/" }), { logger: silent }).catch((e) => e);
+    expect([failureKindOf(error), failureCodeOf(error)]).toEqual(["transient", "downstream-unreachable"]);
+  });
+
+  it("refuses a path that does not start with / before any request", async () => {
+    const before = seen.length;
+    const error = await registry()
+      .invoke(call("http.request", { path: "http://elsewhere/" }), { logger: silent })
+      .catch((e) => e);
+    expect(failureCodeOf(error)).toBe("invalid-arguments");
+    expect(seen).toHaveLength(before);
+  });
+});
+
+describe("tools configuration", () => {
+  it.each([
+    [{ HTTP_TOOL_BASE_URL: "not a url" }, "HTTP_TOOL_BASE_URL"],
+    [{ HTTP_TOOL_BASE_URL: "ftp://files.example" }, "HTTP_TOOL_BASE_URL"],
+    [{ HTTP_TOOL_TIMEOUT_MS: "0" }, "HTTP_TOOL_TIMEOUT_MS"],
+  ])("refuses %j with a message naming the variable", (env, name) => {
+    expect(() => loadConfig(toolsConfigSchema, env)).toThrow(name);
+  });
+});
