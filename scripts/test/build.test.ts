@@ -6,6 +6,7 @@ import { inflateRawSync } from "node:zlib";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
+import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
 import { bundleFunction } from "../bundle-function.ts";
 import { base64Sha256 } from "../lib/deterministic-zip.ts";
 
@@ -97,4 +98,52 @@ describe("function artifacts", () => {
       await stack.stop();
     }
   });
+
+  it.each(["tool-worker", "fifo-worker"])(
+    "%s: the bundle runs a job and dead-letters a poison message",
+    async (name) => {
+      const dir = join(import.meta.dirname, "../../functions", name);
+      await bundleFunction(dir, join(work, name));
+      const code = unzip(await readFile(join(work, name, `${name}.zip`))).get("index.mjs")?.content;
+      await writeFile(join(work, name, "index.mjs"), code ?? "");
+      const stack = await WorkerStack.start();
+      try {
+        await stack.reset();
+        const queue = name === "fifo-worker" ? stack.fifo : stack.standard;
+        const [dynamo = "", sqsS3 = "", kinesis = ""] = stack.endpoints;
+        const env: Record<string, string> = {
+          AWS_REGION: "us-east-1",
+          AWS_ACCESS_KEY_ID: "test",
+          AWS_SECRET_ACCESS_KEY: "test",
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo,
+          AWS_ENDPOINT_URL_S3: sqsS3,
+          AWS_ENDPOINT_URL_SQS: sqsS3,
+          AWS_ENDPOINT_URL_KINESIS: kinesis,
+          TOOL_CALLS_TABLE: stack.names.toolCalls,
+          DEDUPE_TABLE: stack.names.dedupe,
+          RESULTS_BUCKET: stack.names.bucket,
+          EVENTS_STREAM_NAME: stack.names.stream,
+          DEAD_LETTER_QUEUE_URL: queue.dlqUrl,
+          POWERTOOLS_LOG_LEVEL: "CRITICAL",
+        };
+        for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+        const bundle = (await import(pathToFileURL(join(work, name, "index.mjs")).href)) as {
+          handler: (event: unknown, context: unknown) => Promise<unknown>;
+        };
+        const stats = job("text.stats", { text: "bundled and run" });
+        await stack.send(queue, [
+          { ...body(stats), group: "g1" },
+          { body: "{]", group: "g2" },
+        ]);
+        const records = await stack.receive(queue);
+        const response = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+        expect(response).toEqual({ batchItemFailures: [] });
+        expect((await stack.call(stats.callId))?.status).toBe("completed");
+        expect((await stack.drain(queue.dlqUrl)).map((m) => m.body)).toEqual(["{]"]);
+      } finally {
+        vi.unstubAllEnvs();
+        await stack.stop();
+      }
+    },
+  );
 });

@@ -1,12 +1,12 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { dynamoDbDocumentClient, loadConfig, s3Client } from "@mcp-pipeline/aws";
+import { failureDetails } from "@mcp-pipeline/batch";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { Context, KinesisStreamEvent } from "aws-lambda";
 import { processorConfigSchema } from "./config.js";
-import { failureDetails } from "./log-failures.js";
 import { type BatchSummary, type ProcessorDeps, processToolCallEvents } from "./process-events.js";
 
 const logger = new Logger({ serviceName: "processor" });
@@ -78,7 +78,11 @@ export async function handler(event: KinesisStreamEvent, context: Context) {
     context,
     dependencies(context.functionName),
   );
-  for (const failure of failureDetails(outcome)) logger.error("record not processed", failure);
+  const identify = (r: (typeof event.Records)[number]) => ({
+    sequenceNumber: r.kinesis.sequenceNumber,
+    partitionKey: r.kinesis.partitionKey,
+  });
+  for (const failure of failureDetails(outcome, identify)) logger.error("record not processed", failure);
   logger.info("batch processed", { ...summary, batchItemFailures: response.batchItemFailures });
   publish(summary);
   return response;

@@ -60,6 +60,10 @@ export function kinesisClient(options: ClientOptions = {}): KinesisClient {
   return new KinesisClient(common(options));
 }
 
+/**
+ * Requests go to the configured or regional endpoint, not to the host in each QueueUrl: emulators
+ * hand out queue URLs whose hosts (sqs.us-east-1.127.0.0.1) are not valid URLs.
+ */
 export function sqsClient(options: ClientOptions = {}): SQSClient {
-  return new SQSClient(common(options));
+  return new SQSClient({ ...common(options), useQueueUrlAsEndpoint: false });
 }

@@ -28,4 +28,5 @@ export {
   type StreamTarget,
   type WrittenRecord,
 } from "./producer.js";
+export { ESM_SYSTEM_ATTRIBUTES, regionOfArn, toSqsEventRecord } from "./sqs-event.js";
 export { onDemandTable } from "./tables.js";

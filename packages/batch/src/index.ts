@@ -10,6 +10,7 @@ export {
 export { type BatchOptions, processKinesisBatch, processSqsBatch, processSqsFifoBatch } from "./modes.js";
 export {
   type BatchOutcome,
+  failureDetails,
   type ItemOutcome,
   ItemStatus,
   NotStartedReason,

@@ -1,3 +1,5 @@
+import { failureCodeOf, messageOf } from "@mcp-pipeline/contracts";
+
 /** What happened to one record of a batch. Data, not control flow: the response is derived from it. */
 export const ItemStatus = {
   /** Handled. */
@@ -50,4 +52,19 @@ export function countOutcomes(outcomes: readonly ItemOutcome[]): Record<ItemStat
 /** Whether the event source must deliver the record again. */
 export function needsRedelivery(outcome: ItemOutcome): boolean {
   return outcome.status === ItemStatus.Failed || outcome.status === ItemStatus.NotStarted;
+}
+
+/**
+ * One log entry per record that failed, identified by `identify` (sequence number, messageId...).
+ * Not-started records are summarised by the counts, not listed.
+ */
+export function failureDetails<T>(
+  outcome: BatchOutcome<T>,
+  identify: (item: T) => Record<string, unknown>,
+): Record<string, unknown>[] {
+  return outcome.outcomes.flatMap((o, i) => {
+    const item = outcome.items[i];
+    if (o.status !== ItemStatus.Failed || item === undefined) return [];
+    return [{ ...identify(item), cause: o.cause, code: failureCodeOf(o.error), message: messageOf(o.error) }];
+  });
 }

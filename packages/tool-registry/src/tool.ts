@@ -1,9 +1,9 @@
 /** Where log lines of a tool go; Powertools' Logger satisfies it. */
 export interface ToolLogger {
-  debug(message: string, ...extra: object[]): void;
-  info(message: string, ...extra: object[]): void;
-  warn(message: string, ...extra: object[]): void;
-  error(message: string, ...extra: object[]): void;
+  debug(message: string, ...extra: Record<string, unknown>[]): void;
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 /** What a tool implementation gets besides its arguments. */

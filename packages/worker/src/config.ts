@@ -1,0 +1,40 @@
+import { toolsConfigSchema } from "@mcp-pipeline/tools";
+import { z } from "zod";
+
+/** DynamoDB's item limit is 400 KB; the rest of the call's item needs room beside an inline result. */
+export const MAX_INLINE_RESULT_BYTES = 350_000;
+
+/** A worker's environment, set by terraform/modules/function and by the local runtime. */
+export const workerConfigSchema = z
+  .object({
+    TOOL_CALLS_TABLE: z.string().min(3).max(255),
+    DEDUPE_TABLE: z.string().min(3).max(255),
+    /** Where results too large for the table go, as `results/<callId>.json`. */
+    RESULTS_BUCKET: z.string().min(3).max(63),
+    /** The lifecycle stream the worker publishes started/completed/failed events to. */
+    EVENTS_STREAM_NAME: z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name"),
+    /** The source queue's DLQ: poison messages go there at once, with their reason. */
+    DEAD_LETTER_QUEUE_URL: z
+      .string()
+      // Checked by shape, not as a WHATWG URL: emulators answer with hosts like sqs.us-east-1.127.0.0.1.
+      .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL"),
+    /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
+    /** Stop starting jobs when less than this much of the invocation remains. */
+    DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(5_000),
+    IDEMPOTENCY_RETENTION_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(14 * 24 * 3600),
+    /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
+    RESULT_INLINE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_INLINE_RESULT_BYTES)
+      .default(256 * 1024),
+  })
+  .extend(toolsConfigSchema.shape);
+
+export type WorkerConfig = z.infer<typeof workerConfigSchema>;

@@ -1,0 +1,73 @@
+import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSRecord } from "aws-lambda";
+
+export interface DeadLetterReason {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Message attributes the worker adds to a poison message; names are what operators filter on. */
+export const DeadLetterAttribute = {
+  ReasonCode: "pipeline.reason.code",
+  ReasonMessage: "pipeline.reason.message",
+  SourceMessageId: "pipeline.source.messageId",
+  SourceQueueArn: "pipeline.source.queueArn",
+  FailedAt: "pipeline.failedAt",
+} as const;
+
+/** SQS allows 10 message attributes; ours take five, the message's own keep the rest, in order. */
+const MAX_ATTRIBUTES = 10;
+
+function originalAttributes(record: SQSRecord): Record<string, MessageAttributeValue> {
+  const out: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(record.messageAttributes ?? {})) {
+    if (value.dataType.startsWith("Binary") && value.binaryValue !== undefined) {
+      out[name] = { DataType: value.dataType, BinaryValue: Buffer.from(value.binaryValue, "base64") };
+    } else if (value.stringValue !== undefined) {
+      out[name] = { DataType: value.dataType, StringValue: value.stringValue };
+    }
+  }
+  return out;
+}
+
+/**
+ * Sends a message that can never succeed to the source queue's DLQ with the reason in its message
+ * attributes, body unchanged. For a FIFO DLQ the message keeps its group, and its messageId becomes
+ * the deduplication id, so sending again after a crash within five minutes does not duplicate it.
+ */
+export async function sendToDeadLetterQueue(
+  sqs: SQSClient,
+  queueUrl: string,
+  record: SQSRecord,
+  reason: DeadLetterReason,
+  now: () => number = Date.now,
+): Promise<void> {
+  const ours: Record<string, MessageAttributeValue> = {
+    [DeadLetterAttribute.ReasonCode]: { DataType: "String", StringValue: reason.code },
+    // SQS attribute values are limited only by the message size; keep the reason readable, not huge.
+    [DeadLetterAttribute.ReasonMessage]: {
+      DataType: "String",
+      StringValue: reason.message.slice(0, 1024) || "-",
+    },
+    [DeadLetterAttribute.SourceMessageId]: { DataType: "String", StringValue: record.messageId },
+    [DeadLetterAttribute.SourceQueueArn]: { DataType: "String", StringValue: record.eventSourceARN },
+    [DeadLetterAttribute.FailedAt]: { DataType: "String", StringValue: new Date(now()).toISOString() },
+  };
+  const kept = Object.entries(originalAttributes(record))
+    .filter(([name]) => !(name in ours))
+    .slice(0, MAX_ATTRIBUTES - Object.keys(ours).length);
+  const fifo = queueUrl.endsWith(".fifo");
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: record.body,
+      MessageAttributes: { ...Object.fromEntries(kept), ...ours },
+      ...(fifo
+        ? {
+            MessageGroupId: record.attributes.MessageGroupId ?? record.messageId,
+            MessageDeduplicationId: record.messageId,
+          }
+        : {}),
+    }),
+  );
+}

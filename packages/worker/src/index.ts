@@ -1,0 +1,25 @@
+export { MAX_INLINE_RESULT_BYTES, type WorkerConfig, workerConfigSchema } from "./config.js";
+export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
+export {
+  createWorkerHandler,
+  InvalidEventError,
+  type WorkerHandler,
+  type WorkerHandlerOptions,
+} from "./handler.js";
+export {
+  completedEvent,
+  eventIdFor,
+  failedEvent,
+  type PublishEvents,
+  startedEvent,
+  summarise,
+  terminalEventOf,
+} from "./lifecycle.js";
+export {
+  processToolCallJobs,
+  QueueMode,
+  type WorkerDeps,
+  type WorkerResult,
+  type WorkerSummary,
+} from "./process-jobs.js";
+export { type PlacedResult, placeResult, resultKeyFor } from "./result-store.js";

@@ -1,0 +1,221 @@
+import {
+  type BatchOutcome,
+  deadlineFromContext,
+  type PartialBatchResponse,
+  processSqsBatch,
+  processSqsFifoBatch,
+  type RemainingTime,
+  sqsBatchResponse,
+} from "@mcp-pipeline/batch";
+import {
+  type DecodeResult,
+  decodeToolCallJob,
+  FailureKind,
+  failureCodeOf,
+  failureKindOf,
+  messageOf,
+  type ToolCallJob,
+} from "@mcp-pipeline/contracts";
+import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
+import type { CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import type { SQSRecord } from "aws-lambda";
+import type { DeadLetterReason } from "./dead-letter.js";
+import {
+  completedEvent,
+  failedEvent,
+  type PublishEvents,
+  startedEvent,
+  terminalEventOf,
+} from "./lifecycle.js";
+import type { PlacedResult } from "./result-store.js";
+
+/** Standard queue: messages independently. FIFO: groups concurrently, each in order (§3). */
+export const QueueMode = { Standard: "standard", Fifo: "fifo" } as const;
+export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
+
+/** Everything the core needs, injected: the handler wires real clients, tests wire emulators. */
+export interface WorkerDeps {
+  readonly mode: QueueMode;
+  readonly registry: Pick<ToolRegistry, "invoke">;
+  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
+  readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
+  /** Keeps a result inline or writes it to S3; resolves once it is durable. */
+  readonly placeResult: (callId: string, json: string) => Promise<PlacedResult>;
+  /** Writes lifecycle events to the stream; throws if any could not be written. */
+  readonly publish: PublishEvents;
+  /** Sends a poison message to the source queue's DLQ; resolves once SQS has it. */
+  readonly deadLetter: (record: SQSRecord, reason: DeadLetterReason) => Promise<void>;
+  readonly logger: ToolLogger;
+  readonly concurrency: number;
+  readonly deadlineMarginMs: number;
+  readonly now?: () => number;
+}
+
+/** What became of each job; the counts add up to the batch size. */
+export interface WorkerSummary {
+  readonly messages: number;
+  /** The tool ran and its result is stored. */
+  readonly succeeded: number;
+  /** Failed for good (unknown tool, invalid arguments, deadline passed, the tool's permanent error): stored as failed. */
+  readonly failedPermanently: number;
+  /** Could not be read as a job: sent to the DLQ with the reason. */
+  readonly deadLettered: number;
+  /** Already completed earlier: not run again. */
+  readonly duplicates: number;
+  /** Reported for SQS to retry: transient failures and jobs not started before the deadline. */
+  readonly retried: number;
+  readonly notStarted: number;
+  readonly durationMs: number;
+  readonly deadlineReached: boolean;
+}
+
+export interface WorkerResult {
+  readonly response: PartialBatchResponse;
+  readonly summary: WorkerSummary;
+  readonly outcome: BatchOutcome<SQSRecord>;
+}
+
+function attemptOf(record: SQSRecord): number {
+  const count = Number(record.attributes.ApproximateReceiveCount);
+  return Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+async function prefetch(
+  deps: WorkerDeps,
+  jobs: readonly ToolCallJob[],
+): Promise<{ completed: ReadonlySet<string>; cache: CallCache }> {
+  const callIds = jobs.map((j) => j.callId);
+  try {
+    const [completed, cache] = await Promise.all([
+      deps.idempotency.completedAmong(callIds),
+      deps.toolCalls.prefetch(callIds),
+    ]);
+    return { completed, cache };
+  } catch (error) {
+    // The pre-read only saves requests; without it every job reads for itself.
+    deps.logger.warn("batch pre-read failed; reading per job", { error: messageOf(error) });
+    return { completed: new Set(), cache: new Map() };
+  }
+}
+
+/**
+ * The workers' core. For each job: skip it if its call already completed; claim it (two concurrent
+ * deliveries cannot both run the tool); publish `started`; run the tool within its timeout and the
+ * invocation's remaining time; store the result (the table, or S3 when large) and then publish
+ * `completed`. Permanent failures are stored as a failed result and acknowledged, poison messages
+ * go to the DLQ, transient failures are reported by messageId for SQS to retry (§2.3).
+ */
+export async function processToolCallJobs(
+  records: readonly SQSRecord[],
+  context: RemainingTime,
+  deps: WorkerDeps,
+): Promise<WorkerResult> {
+  const now = deps.now ?? Date.now;
+  const startedAt = now();
+  const decoded: DecodeResult<ToolCallJob>[] = records.map((r) => decodeToolCallJob(r.body));
+  const { completed, cache } = await prefetch(
+    deps,
+    decoded.flatMap((d) => (d.ok ? [d.value] : [])),
+  );
+
+  let succeeded = 0;
+  let failedPermanently = 0;
+  let duplicates = 0;
+
+  const runJob = async (job: ToolCallJob, attempt: number): Promise<"succeeded" | "failed" | "recovered"> => {
+    // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
+    const known = cache.get(job.callId);
+    const stored = known ? terminalEventOf(known) : undefined;
+    if (stored) {
+      await deps.publish([stored]);
+      return "recovered";
+    }
+    const begun = now();
+    await deps.publish([startedEvent(job, attempt, begun)]);
+    let run: Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
+    try {
+      run = await deps.registry.invoke(
+        {
+          tool: job.tool,
+          arguments: job.arguments,
+          callId: job.callId,
+          sessionId: job.sessionId,
+          attempt,
+          ...(job.deadline !== undefined ? { deadline: job.deadline } : {}),
+        },
+        { logger: deps.logger, budgetMs: context.getRemainingTimeInMillis() - deps.deadlineMarginMs, now },
+      );
+    } catch (error) {
+      const permanent = failureKindOf(error) === FailureKind.Permanent;
+      const event = failedEvent(job, error, !permanent, attempt, now() - begun, now());
+      if (!permanent) {
+        // Best effort: the call shows "retrying" to readers; the retry itself does not depend on it.
+        await deps
+          .publish([event])
+          .catch((publishError: unknown) =>
+            deps.logger.warn("could not publish a retryable failure", { error: messageOf(publishError) }),
+          );
+        throw error;
+      }
+      const applied = await deps.toolCalls.apply(event, cache);
+      await deps.publish([terminalEventOf(applied.state) ?? event]);
+      deps.logger.warn("tool call failed permanently", {
+        callId: job.callId,
+        tool: job.tool,
+        code: failureCodeOf(error),
+        error: messageOf(error),
+      });
+      return "failed";
+    }
+    const placed = await deps.placeResult(job.callId, run.json);
+    const event = completedEvent(job, { ...placed, json: run.json, durationMs: run.durationMs }, now());
+    const applied = await deps.toolCalls.apply(event, cache, placed.output);
+    // Publish what the table decided: if an earlier outcome won, that one, not ours.
+    await deps.publish([terminalEventOf(applied.state) ?? event]);
+    return "succeeded";
+  };
+
+  const process = deps.mode === QueueMode.Fifo ? processSqsFifoBatch : processSqsBatch;
+  const outcome = await process(records, {
+    concurrency: deps.concurrency,
+    deadline: deadlineFromContext(context, deps.deadlineMarginMs),
+    handle: async (record, { index }) => {
+      const result = decoded[index] as DecodeResult<ToolCallJob>;
+      if (!result.ok) throw result.error;
+      const job = result.value;
+      let ran: "succeeded" | "failed" | "recovered" = "recovered";
+      const once = await runOnce(
+        deps.idempotency,
+        job.callId,
+        context.getRemainingTimeInMillis(),
+        async () => {
+          ran = await runJob(job, attemptOf(record));
+        },
+        completed,
+      );
+      if (once === "duplicate" || ran === "recovered") duplicates += 1;
+      else if (ran === "succeeded") succeeded += 1;
+      else failedPermanently += 1;
+    },
+    // Permanent errors that escape `handle`: in practice, bodies that cannot be read as a job.
+    setAside: (record, error) =>
+      deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }),
+  });
+
+  return {
+    response: sqsBatchResponse(outcome),
+    outcome,
+    summary: {
+      messages: records.length,
+      succeeded,
+      failedPermanently,
+      deadLettered: outcome.counts["set-aside"],
+      duplicates,
+      retried: outcome.counts.failed + outcome.counts["not-started"],
+      notStarted: outcome.counts["not-started"],
+      durationMs: now() - startedAt,
+      deadlineReached: outcome.deadlineReached,
+    },
+  };
+}

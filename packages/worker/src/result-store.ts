@@ -1,0 +1,41 @@
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { ResultLocation } from "@mcp-pipeline/contracts";
+
+export interface PlacedResult {
+  readonly location: ResultLocation;
+  /** The JSON text to keep in the table item; absent when the result went to S3. */
+  readonly output?: string;
+  readonly sizeBytes: number;
+}
+
+/** One object per call, under a key derived from the call id: a retry overwrites, never duplicates. */
+export function resultKeyFor(callId: string): string {
+  return `results/${encodeURIComponent(callId)}.json`;
+}
+
+/**
+ * Keeps a result inline when it fits `inlineMaxBytes`, otherwise writes it to S3 and returns the
+ * pointer. The S3 write completes before the call is marked completed, so a completed call's pointer
+ * always resolves.
+ */
+export async function placeResult(
+  s3: S3Client,
+  bucket: string,
+  callId: string,
+  json: string,
+  inlineMaxBytes: number,
+): Promise<PlacedResult> {
+  const sizeBytes = Buffer.byteLength(json, "utf8");
+  if (sizeBytes <= inlineMaxBytes) return { location: { kind: "inline" }, output: json, sizeBytes };
+  const key = resultKeyFor(callId);
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: json,
+      ContentType: "application/json",
+      ServerSideEncryption: "AES256",
+    }),
+  );
+  return { location: { kind: "s3", bucket, key }, sizeBytes };
+}

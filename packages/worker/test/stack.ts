@@ -1,0 +1,331 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import {
+  CreateStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type KinesisClient,
+  ListShardsCommand,
+} from "@aws-sdk/client-kinesis";
+import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import {
+  dynamoDbDocumentClient,
+  ESM_SYSTEM_ATTRIBUTES,
+  kinesisClient,
+  putAllRecords,
+  s3Client,
+  sqsClient,
+  toSqsEventRecord,
+} from "@mcp-pipeline/aws";
+import type { PartialBatchResponse } from "@mcp-pipeline/batch";
+import {
+  CURRENT_SPEC_VERSION,
+  decodeLifecycleEventBytes,
+  encodeLifecycleEventRecord,
+  encodeToolCallJob,
+  type ToolCallJob,
+  type ToolCallLifecycleEvent,
+} from "@mcp-pipeline/contracts";
+import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
+import {
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDb,
+  startKinesis,
+  startSqsS3,
+} from "@mcp-pipeline/testing/emulators";
+import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import { ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { createTools } from "@mcp-pipeline/tools";
+import type { SQSRecord } from "aws-lambda";
+import { placeResult, type QueueMode, sendToDeadLetterQueue, type WorkerDeps } from "../src/index.js";
+
+export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * A downstream for the `http.request` tool on loopback. Paths choose the behaviour:
+ * `/ok/<tag>` answers 200, `/status/<code>/<tag>` answers that status, `/slow/<tag>` answers after 5 s.
+ * Every request is recorded, in arrival order.
+ */
+class Downstream {
+  readonly requests: string[] = [];
+  constructor(readonly server: Server) {}
+
+  static async start(): Promise<Downstream> {
+    const downstream: Downstream = new Downstream(
+      createServer((request, response) => {
+        const path = request.url ?? "/";
+        downstream.requests.push(path);
+        const status = /^\/status\/(\d{3})\//.exec(path)?.[1];
+        if (path.startsWith("/slow/")) {
+          const timer = setTimeout(() => response.end("{}"), 5_000);
+          response.on("close", () => clearTimeout(timer));
+          return;
+        }
+        response.writeHead(status ? Number(status) : 200, { "content-type": "application/json" });
+        response.end(JSON.stringify({ path }));
+      }),
+    );
+    await new Promise<void>((resolve) => downstream.server.listen(0, "127.0.0.1", resolve));
+    return downstream;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+export interface Queue {
+  readonly url: string;
+  readonly arn: string;
+  readonly dlqUrl: string;
+}
+
+/** dynalite, fauxqs (SQS and S3) and kinesalite on loopback, with the workers' resources. */
+export class WorkerStack {
+  private constructor(
+    private readonly emulators: RunningEmulator[],
+    readonly downstream: Downstream,
+    readonly dynamo: DynamoDBDocumentClient,
+    readonly s3: S3Client,
+    readonly sqs: SQSClient,
+    readonly kinesis: KinesisClient,
+  ) {}
+
+  static async start(): Promise<WorkerStack> {
+    const [dynamo, sqsS3, kinesis, downstream] = await Promise.all([
+      startDynamoDb(),
+      startSqsS3(),
+      startKinesis(),
+      Downstream.start(),
+    ]);
+    return new WorkerStack(
+      [dynamo, sqsS3, kinesis],
+      downstream,
+      dynamoDbDocumentClient(emulatorClientOptions(dynamo)),
+      s3Client(emulatorClientOptions(sqsS3)),
+      sqsClient(emulatorClientOptions(sqsS3)),
+      kinesisClient(emulatorClientOptions(kinesis)),
+    );
+  }
+
+  /** DynamoDB, SQS and S3, Kinesis endpoints. */
+  get endpoints(): string[] {
+    return this.emulators.map((e) => e.endpoint);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.emulators.map((e) => e.stop()), this.downstream.stop()]);
+  }
+
+  private n = 0;
+  names = { toolCalls: "", dedupe: "", bucket: "", stream: "" };
+  standard: Queue = { url: "", arn: "", dlqUrl: "" };
+  fifo: Queue = { url: "", arn: "", dlqUrl: "" };
+
+  /** Fresh tables, bucket, stream and queues (each with a DLQ after `maxReceiveCount` receives). */
+  async reset(maxReceiveCount = 3): Promise<void> {
+    const n = ++this.n;
+    this.names = {
+      toolCalls: `tool-calls-${n}`,
+      dedupe: `dedupe-${n}`,
+      bucket: `results-${n}`,
+      stream: `events-${n}`,
+    };
+    await this.dynamo.send(new CreateTableCommand(toolCallsTableDefinition(this.names.toolCalls)));
+    await this.dynamo.send(new CreateTableCommand(dedupeTableDefinition(this.names.dedupe)));
+    await this.s3.send(new CreateBucketCommand({ Bucket: this.names.bucket }));
+    await this.kinesis.send(new CreateStreamCommand({ StreamName: this.names.stream, ShardCount: 1 }));
+    this.standard = await this.createQueue(`jobs-${n}`, false, maxReceiveCount);
+    this.fifo = await this.createQueue(`jobs-${n}.fifo`, true, maxReceiveCount);
+  }
+
+  private async arnOf(url: string): Promise<string> {
+    const { Attributes } = await this.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
+    );
+    return Attributes?.QueueArn ?? "";
+  }
+
+  private async createQueue(name: string, fifo: boolean, maxReceiveCount: number): Promise<Queue> {
+    const fifoAttributes = fifo ? { FifoQueue: "true", ContentBasedDeduplication: "false" } : {};
+    const dlqName = fifo ? name.replace(/\.fifo$/, "-dlq.fifo") : `${name}-dlq`;
+    const dlq = await this.sqs.send(
+      new CreateQueueCommand({ QueueName: dlqName, Attributes: fifoAttributes }),
+    );
+    const dlqUrl = dlq.QueueUrl ?? "";
+    const source = await this.sqs.send(
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: {
+          ...fifoAttributes,
+          VisibilityTimeout: "30",
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await this.arnOf(dlqUrl), maxReceiveCount }),
+        },
+      }),
+    );
+    const url = source.QueueUrl ?? "";
+    return { url, arn: await this.arnOf(url), dlqUrl };
+  }
+
+  deps(mode: QueueMode, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
+    const queue = mode === "fifo" ? this.fifo : this.standard;
+    return {
+      mode,
+      registry: new ToolRegistry(
+        createTools({ HTTP_TOOL_BASE_URL: this.downstream.url, HTTP_TOOL_TIMEOUT_MS: 300 }),
+      ),
+      toolCalls: new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }),
+      idempotency: new IdempotencyStore({
+        client: this.dynamo,
+        tableName: this.names.dedupe,
+        scope: `${mode}-worker`,
+        retentionSeconds: 86_400,
+      }),
+      placeResult: (callId, json) => placeResult(this.s3, this.names.bucket, callId, json, 4_096),
+      publish: async (events) => {
+        await putAllRecords(
+          this.kinesis,
+          { streamName: this.names.stream },
+          events.map(encodeLifecycleEventRecord),
+        );
+      },
+      deadLetter: (record, reason) => sendToDeadLetterQueue(this.sqs, queue.dlqUrl, record, reason),
+      logger: silentLogger,
+      concurrency: 10,
+      deadlineMarginMs: 1_000,
+      ...overrides,
+    };
+  }
+
+  /** Sends message bodies; for FIFO, each with its group (and a unique deduplication id). */
+  async send(queue: Queue, messages: readonly { body: string; group?: string }[]): Promise<void> {
+    for (const [i, message] of messages.entries()) {
+      await this.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: message.body,
+          ...(message.group !== undefined
+            ? { MessageGroupId: message.group, MessageDeduplicationId: `${Date.now()}-${i}-${Math.random()}` }
+            : {}),
+        }),
+      );
+    }
+  }
+
+  /** One ReceiveMessage as the ESM does it, converted to the records Lambda delivers (§2.4). */
+  async receive(queue: Queue, max = 10): Promise<SQSRecord[]> {
+    const { Messages = [] } = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queue.url,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ESM_SYSTEM_ATTRIBUTES,
+        MessageAttributeNames: ["All"],
+      }),
+    );
+    return Messages.map((m) => toSqsEventRecord(m, queue.arn));
+  }
+
+  /**
+   * What the ESM does with a function's response (§2.3): delete the messages not reported, and leave
+   * the reported ones to come back; here they come back at once instead of after the visibility timeout.
+   */
+  async settle(queue: Queue, records: readonly SQSRecord[], response: PartialBatchResponse): Promise<void> {
+    const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier as string));
+    for (const record of records) {
+      const handle = { QueueUrl: queue.url, ReceiptHandle: record.receiptHandle };
+      if (failed.has(record.messageId)) {
+        await this.sqs.send(new ChangeMessageVisibilityCommand({ ...handle, VisibilityTimeout: 0 }));
+      } else {
+        await this.sqs.send(new DeleteMessageCommand(handle));
+      }
+    }
+  }
+
+  /** Everything in a DLQ, with message attributes. */
+  async drain(queueUrl: string): Promise<{ body: string; attributes: Record<string, string> }[]> {
+    const out: { body: string; attributes: Record<string, string> }[] = [];
+    for (;;) {
+      const { Messages = [] } = await this.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          MessageAttributeNames: ["All"],
+          VisibilityTimeout: 60,
+        }),
+      );
+      if (Messages.length === 0) return out;
+      for (const m of Messages) {
+        const attributes = Object.fromEntries(
+          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
+        );
+        out.push({ body: m.Body ?? "", attributes });
+      }
+    }
+  }
+
+  call(callId: string): Promise<ToolCallState | undefined> {
+    return new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }).get(callId);
+  }
+
+  /** Every lifecycle event on the stream, in stream order. */
+  async events(): Promise<ToolCallLifecycleEvent[]> {
+    const { Shards = [] } = await this.kinesis.send(new ListShardsCommand({ StreamName: this.names.stream }));
+    const out: ToolCallLifecycleEvent[] = [];
+    for (const shard of Shards) {
+      const { ShardIterator } = await this.kinesis.send(
+        new GetShardIteratorCommand({
+          StreamName: this.names.stream,
+          ShardId: shard.ShardId,
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      const page = await this.kinesis.send(new GetRecordsCommand({ ShardIterator, Limit: 10_000 }));
+      for (const record of page.Records ?? []) {
+        const decoded = decodeLifecycleEventBytes(record.Data ?? new Uint8Array());
+        if (!decoded.ok) throw decoded.error;
+        out.push(decoded.value);
+      }
+    }
+    return out;
+  }
+}
+
+let callSeq = 0;
+
+/** A job body; `callId` unique unless given. */
+export function job(
+  tool: string,
+  args: Record<string, unknown>,
+  extra: Partial<ToolCallJob> = {},
+): ToolCallJob {
+  callSeq += 1;
+  return {
+    specVersion: CURRENT_SPEC_VERSION,
+    callId: `call-${callSeq}`,
+    sessionId: "session-1",
+    tool,
+    arguments: args,
+    enqueuedAt: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+export const body = (j: ToolCallJob) => ({ body: encodeToolCallJob(j) });
