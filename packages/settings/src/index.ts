@@ -1,0 +1,11 @@
+export { loadSettings, parseSettings, SettingsError, settingsFile } from "./load.js";
+export {
+  type EnvironmentSettings,
+  environmentSettingsSchema,
+  type FunctionSettings,
+  type KinesisEsmSettings,
+  kinesisEsmSchema,
+  type QueueSettings,
+  type SqsEsmSettings,
+  sqsEsmSchema,
+} from "./schema.js";

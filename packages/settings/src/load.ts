@@ -1,0 +1,62 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type EnvironmentSettings, environmentSettingsSchema } from "./schema.js";
+
+/** The settings file of an environment could not be read or breaks the schema; `problems` lists each. */
+export class SettingsError extends Error {
+  readonly file: string;
+  readonly problems: readonly string[];
+
+  constructor(file: string, problems: readonly string[], options?: ErrorOptions) {
+    super(`${file}:\n  ${problems.join("\n  ")}`, options);
+    this.name = "SettingsError";
+    this.file = file;
+    this.problems = problems;
+  }
+}
+
+export function settingsFile(repositoryRoot: string, environment: string): string {
+  return join(repositoryRoot, "terraform", "environments", environment, "terraform.tfvars.json");
+}
+
+/** Checks parsed JSON against the schema; every problem is reported with its path. */
+export function parseSettings(file: string, json: unknown): EnvironmentSettings {
+  const parsed = environmentSettingsSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  throw new SettingsError(
+    file,
+    parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`),
+  );
+}
+
+/** Reads `terraform/environments/<environment>/terraform.tfvars.json` under `repositoryRoot`. */
+export async function loadSettings(
+  repositoryRoot: string,
+  environment: string,
+): Promise<EnvironmentSettings> {
+  if (!/^[a-z][a-z0-9-]{1,15}$/.test(environment)) {
+    throw new SettingsError(environment, [
+      `"${environment}" is not an environment name (lowercase, 2-16 chars)`,
+    ]);
+  }
+  const file = settingsFile(repositoryRoot, environment);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new SettingsError(file, [`cannot read: ${(error as Error).message}`], { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new SettingsError(file, [`not JSON: ${(error as Error).message}`], { cause: error });
+  }
+  const settings = parseSettings(file, json);
+  if (settings.environment !== environment) {
+    throw new SettingsError(file, [
+      `environment is "${settings.environment}" in the file of "${environment}"`,
+    ]);
+  }
+  return settings;
+}

@@ -1,0 +1,129 @@
+import { z } from "zod";
+
+/**
+ * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.
+ * Terraform reads the file natively; the local runtime, the tests and the config linter read it through
+ * this schema. Ranges are AWS's (esm-semantics.md §1-3, §7); Terraform's `validation` blocks repeat them.
+ */
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** -1 (infinite) or 60..604,800: values 0..59 are in the API's range but refused (§1.3). */
+const recordAge = z
+  .number()
+  .int()
+  .refine((v) => v === -1 || (v >= 60 && v <= 604_800), "must be -1 or 60..604800 (§1.3)");
+
+export const functionSettingsSchema = z.object({
+  /** Lambda timeout, 1..900 s. */
+  timeout_seconds: int(1, 900),
+  memory_mb: int(128, 10_240),
+  /** null: unreserved. */
+  reserved_concurrency: int(0, 10_000).nullable(),
+  log_retention_days: z.union([
+    z.literal(1),
+    z.literal(3),
+    z.literal(5),
+    z.literal(7),
+    z.literal(14),
+    z.literal(30),
+    z.literal(60),
+    z.literal(90),
+    z.literal(120),
+    z.literal(150),
+    z.literal(180),
+    z.literal(365),
+    z.literal(400),
+    z.literal(545),
+    z.literal(731),
+    z.literal(1096),
+    z.literal(1827),
+    z.literal(2192),
+    z.literal(2557),
+    z.literal(2922),
+    z.literal(3288),
+    z.literal(3653),
+  ]),
+  /** Extra environment variables (tuning such as PROCESSOR_CONCURRENCY). */
+  environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string()).default({}),
+});
+
+export const kinesisEsmSchema = z
+  .object({
+    batch_size: int(1, 10_000),
+    maximum_batching_window_in_seconds: int(0, 300),
+    parallelization_factor: int(1, 10),
+    starting_position: z.enum(["TRIM_HORIZON", "LATEST"]),
+    /** -1 = infinite (a poison record then blocks its shard until retention ends: §1.3). */
+    maximum_retry_attempts: int(-1, 10_000),
+    maximum_record_age_in_seconds: recordAge,
+    bisect_batch_on_function_error: z.boolean(),
+    report_batch_item_failures: z.boolean(),
+    /** Read through an enhanced fan-out consumer instead of shared throughput. */
+    enhanced_fan_out: z.boolean(),
+  })
+  .strict();
+
+export const sqsEsmSchema = z
+  .object({
+    batch_size: int(1, 10_000),
+    maximum_batching_window_in_seconds: int(0, 300),
+    /** ScalingConfig.MaximumConcurrency, 2..1000 (§2.2); null = not set. */
+    maximum_concurrency: int(2, 1_000).nullable(),
+    report_batch_item_failures: z.boolean(),
+  })
+  .strict()
+  .refine((e) => e.batch_size <= 10 || e.maximum_batching_window_in_seconds >= 1, {
+    message: "a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)",
+    path: ["maximum_batching_window_in_seconds"],
+  });
+
+export const queueSettingsSchema = z
+  .object({
+    visibility_timeout_seconds: int(0, 43_200),
+    message_retention_seconds: int(60, 1_209_600),
+    /** Receives before SQS moves a message to the DLQ (recommended >= 5, §2.3). */
+    max_receive_count: int(1, 1_000),
+    dlq_message_retention_seconds: int(60, 1_209_600),
+  })
+  .strict();
+
+export const streamSettingsSchema = z
+  .object({
+    mode: z.enum(["ON_DEMAND", "PROVISIONED"]),
+    /** Used in PROVISIONED mode. */
+    shard_count: int(1, 500),
+    retention_period_hours: int(24, 8_760),
+  })
+  .strict();
+
+export const alarmSettingsSchema = z
+  .object({
+    /** Processor iterator age that pages someone, in ms. */
+    iterator_age_ms: int(1_000, 604_800_000),
+    /** Age of the oldest message in a DLQ before the alarm fires, in s. */
+    dlq_oldest_message_age_seconds: int(60, 1_209_600),
+    /** Fraction of the timeout that a p99 Duration may reach before the alarm fires. */
+    duration_timeout_ratio: z.number().gt(0).lte(1),
+  })
+  .strict();
+
+export const environmentSettingsSchema = z
+  .object({
+    environment: z.string().regex(/^[a-z][a-z0-9-]{1,15}$/),
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
+    name_prefix: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/),
+    stream: streamSettingsSchema,
+    processor: functionSettingsSchema.extend({ esm: kinesisEsmSchema }).strict(),
+    tool_worker: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
+    fifo_worker: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
+    dlq_redrive: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
+    alarms: alarmSettingsSchema,
+  })
+  .strict();
+
+export type EnvironmentSettings = z.infer<typeof environmentSettingsSchema>;
+export type FunctionSettings = z.infer<typeof functionSettingsSchema>;
+export type KinesisEsmSettings = z.infer<typeof kinesisEsmSchema>;
+export type SqsEsmSettings = z.infer<typeof sqsEsmSchema>;
+export type QueueSettings = z.infer<typeof queueSettingsSchema>;
