@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from "node:http";
-import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
+import { listenOnLoopback, type RunningEmulator } from "@mcp-pipeline/local-esm/emulators";
 
 export interface PutRecordsEntryView {
   readonly partitionKey: string;

@@ -1,0 +1,126 @@
+/// <reference path="./dynalite.d.ts" />
+/// <reference path="./kinesalite.d.ts" />
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import dynalite from "dynalite";
+import { startFauxqs } from "fauxqs";
+import kinesalite from "kinesalite";
+
+export interface RunningEmulator {
+  /** http://127.0.0.1:<port> */
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Serves an http.Server on a free loopback port until stopped. */
+export async function listenOnLoopback(server: Server): Promise<RunningEmulator> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error?: Error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** DynamoDB (dynalite, in memory) on a free loopback port. */
+export function startDynamoDb(): Promise<RunningEmulator> {
+  return listenOnLoopback(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
+}
+
+/**
+ * Kinesis (kinesalite, in memory) on a free loopback port. Streams become ACTIVE at once and shard
+ * operations complete at once, so tests need not wait for status changes.
+ */
+export function startKinesis(): Promise<RunningEmulator> {
+  return listenOnLoopback(
+    kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 }),
+  );
+}
+
+/** SQS, SNS and S3 (fauxqs, in memory) on a free loopback port. */
+export async function startSqsS3(): Promise<RunningEmulator> {
+  const server = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
+  return { endpoint: server.address, stop: () => server.stop() };
+}
+
+/** Client options that reach an emulator: its endpoint, a region, and dummy credentials it accepts. */
+export function emulatorClientOptions(emulator: RunningEmulator) {
+  return {
+    endpoint: emulator.endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  } as const;
+}
+
+/** The three emulators of a local stack, each health-checked before use. */
+export interface EmbeddedEmulators {
+  readonly dynamodb: RunningEmulator;
+  readonly kinesis: RunningEmulator;
+  /** SQS and S3 share one fauxqs server. */
+  readonly sqsS3: RunningEmulator;
+  stop(): Promise<void>;
+}
+
+const HEALTH_TARGETS = {
+  dynamodb: {
+    target: "DynamoDB_20120810.ListTables",
+    contentType: "application/x-amz-json-1.0",
+    service: "dynamodb",
+  },
+  kinesis: {
+    target: "Kinesis_20131202.ListStreams",
+    contentType: "application/x-amz-json-1.1",
+    service: "kinesis",
+  },
+  sqs: { target: "AmazonSQS.ListQueues", contentType: "application/x-amz-json-1.0", service: "sqs" },
+} as const;
+
+/** One real API call (a List operation) must answer 200 before an emulator counts as up. */
+export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_TARGETS): Promise<void> {
+  const { target, contentType, service } = HEALTH_TARGETS[kind];
+  const response = await fetch(endpoint, {
+    method: "POST",
+    headers: {
+      "content-type": contentType,
+      "x-amz-target": target,
+      authorization: `AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
+      "x-amz-date": "20260101T000000Z",
+    },
+    body: "{}",
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`${kind} emulator at ${endpoint} answered ${response.status}`);
+}
+
+/** Starts dynalite, kinesalite and fauxqs on free loopback ports, in memory: nothing is written to disk. */
+export async function startEmulators(): Promise<EmbeddedEmulators> {
+  const started: RunningEmulator[] = [];
+  const stopAll = () => Promise.all(started.map((e) => e.stop())).then(() => undefined);
+  try {
+    const track = (emulator: RunningEmulator) => {
+      started.push(emulator);
+      return emulator;
+    };
+    const [dynamodb, kinesis, sqsS3] = await Promise.all([
+      startDynamoDb().then(track),
+      startKinesis().then(track),
+      startSqsS3().then(track),
+    ]);
+    await Promise.all([
+      healthCheck(dynamodb.endpoint, "dynamodb"),
+      healthCheck(kinesis.endpoint, "kinesis"),
+      healthCheck(sqsS3.endpoint, "sqs"),
+    ]);
+    return { dynamodb, kinesis, sqsS3, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

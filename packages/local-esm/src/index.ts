@@ -1,0 +1,32 @@
+export { type BatchResponseReading, readBatchResponse } from "./batch-response.js";
+export type { Invokable } from "./invokable.js";
+export {
+  eventRecordBytes,
+  kinesisEventRecord,
+  MAX_PAYLOAD_BYTES,
+  type ShardRecord,
+  type StreamIdentity,
+} from "./kinesis/event.js";
+export { FailureCondition, failureRecord, type KinesisFailureRecord } from "./kinesis/failure-record.js";
+export {
+  compareSequence,
+  type KinesisEsmEvent,
+  type KinesisEsmOptions,
+  type KinesisEsmSettings,
+  type KinesisEsmStats,
+  KinesisEventSource,
+} from "./kinesis/poller.js";
+export {
+  type FunctionDefinition,
+  type InvokeResult,
+  LocalFunction,
+  type LogSink,
+} from "./lambda/local-function.js";
+export {
+  type SqsEsmEvent,
+  type SqsEsmOptions,
+  type SqsEsmSettings,
+  type SqsEsmStats,
+  SqsEventSource,
+  VisibilityTimeoutError,
+} from "./sqs/poller.js";

@@ -1,0 +1,421 @@
+import { randomUUID } from "node:crypto";
+import {
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type KinesisClient,
+  ListShardsCommand,
+  type Shard,
+  type ShardIteratorType,
+} from "@aws-sdk/client-kinesis";
+import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { readBatchResponse } from "../batch-response.js";
+import type { Invokable } from "../invokable.js";
+import {
+  eventRecordBytes,
+  kinesisEventRecord,
+  MAX_PAYLOAD_BYTES,
+  type ShardRecord,
+  type StreamIdentity,
+  shardRecordOf,
+} from "./event.js";
+import { FailureCondition, failureRecord, type KinesisFailureRecord } from "./failure-record.js";
+
+export interface KinesisEsmSettings {
+  readonly batchSize: number;
+  readonly batchingWindowMs: number;
+  readonly parallelizationFactor: number;
+  readonly startingPosition: "TRIM_HORIZON" | "LATEST";
+  /** -1: infinite. */
+  readonly maximumRetryAttempts: number;
+  /** -1: infinite. */
+  readonly maximumRecordAgeMs: number;
+  readonly bisectBatchOnFunctionError: boolean;
+  readonly reportBatchItemFailures: boolean;
+}
+
+export interface KinesisEsmOptions {
+  readonly kinesis: KinesisClient;
+  readonly streamName: string;
+  readonly stream: StreamIdentity;
+  readonly function: Invokable;
+  readonly settings: KinesisEsmSettings;
+  /** The on-failure destination (an SQS standard queue), and the client to reach it. */
+  readonly onFailure?: { readonly sqs: SQSClient; readonly queueUrl: string };
+  /** Idle poll interval per shard; Lambda polls once a second (§1.1). */
+  readonly pollIntervalMs?: number;
+  /** How often shards are listed, to find children after resharding. */
+  readonly shardRefreshMs?: number;
+  /** Wait before retrying a failed batch; AWS's timing is undocumented (§9.3). */
+  readonly retryDelayMs?: (attempt: number) => number;
+  readonly now?: () => number;
+  readonly onEvent?: (event: KinesisEsmEvent) => void;
+}
+
+export type KinesisEsmEvent =
+  | { readonly type: "invoked"; readonly shardId: string; readonly records: number; readonly outcome: string }
+  | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
+  | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
+  | { readonly type: "shard-finished"; readonly shardId: string };
+
+export interface KinesisEsmStats {
+  polledRecords: number;
+  invocations: number;
+  invokedRecords: number;
+  functionErrors: number;
+  partialFailures: number;
+  invalidResponses: number;
+  retriedBatches: number;
+  bisections: number;
+  /** Records sent to the on-failure destination (DroppedEventCount when there is none). */
+  discardedRecords: number;
+  onFailureDelivered: number;
+  destinationDeliveryFailures: number;
+  maxIteratorAgeMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Sequence numbers are decimal strings of up to 128 digits: compare by length, then text. */
+export function compareSequence(a: string, b: string): number {
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
+function laneOf(partitionKey: string, lanes: number): number {
+  let hash = 0;
+  for (let i = 0; i < partitionKey.length; i++)
+    hash = (Math.imul(hash, 31) + partitionKey.charCodeAt(i)) >>> 0;
+  return hash % lanes;
+}
+
+/**
+ * Lambda's Kinesis event source mapping, run locally (esm-semantics.md §1, §9.1): one poller per
+ * shard, batches by size, window and the 6 MB payload limit, in-order processing per shard (per
+ * partition key with a parallelization factor), whole-batch retry, MaximumRetryAttempts,
+ * MaximumRecordAgeInSeconds, BisectBatchOnFunctionError, ReportBatchItemFailures, the on-failure
+ * destination record, checkpoints, and parent shards finished before their children.
+ */
+export class KinesisEventSource {
+  readonly stats: KinesisEsmStats = {
+    polledRecords: 0,
+    invocations: 0,
+    invokedRecords: 0,
+    functionErrors: 0,
+    partialFailures: 0,
+    invalidResponses: 0,
+    retriedBatches: 0,
+    bisections: 0,
+    discardedRecords: 0,
+    onFailureDelivered: 0,
+    destinationDeliveryFailures: 0,
+    maxIteratorAgeMs: 0,
+  };
+  /** The last sequence number of each shard below which every record is done (in memory). */
+  readonly checkpoints = new Map<string, string>();
+  readonly #options: KinesisEsmOptions;
+  readonly #now: () => number;
+  readonly #started = new Set<string>();
+  readonly #finished = new Set<string>();
+  readonly #loops: Promise<void>[] = [];
+  #running = false;
+  #discovery: Promise<void> | undefined;
+
+  constructor(options: KinesisEsmOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#discovery = this.#discover();
+  }
+
+  /** Stops polling; invocations in flight finish first. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#discovery;
+    await Promise.all(this.#loops);
+  }
+
+  get finishedShards(): ReadonlySet<string> {
+    return this.#finished;
+  }
+
+  async #discover(): Promise<void> {
+    const { kinesis, streamName } = this.#options;
+    while (this.#running) {
+      try {
+        const shards: Shard[] = [];
+        let token: string | undefined;
+        do {
+          const page = await kinesis.send(
+            new ListShardsCommand(token ? { NextToken: token } : { StreamName: streamName }),
+          );
+          shards.push(...(page.Shards ?? []));
+          token = page.NextToken;
+        } while (token);
+        const known = new Set(shards.map((s) => s.ShardId ?? ""));
+        for (const shard of shards) {
+          const id = shard.ShardId ?? "";
+          if (this.#started.has(id)) continue;
+          // A child waits until its parents (that still exist) are read to their end (§9.1, resharding).
+          const parents = [shard.ParentShardId, shard.AdjacentParentShardId].filter(
+            (p): p is string => p !== undefined && known.has(p),
+          );
+          if (!parents.every((p) => this.#finished.has(p))) continue;
+          this.#started.add(id);
+          const position: ShardIteratorType =
+            parents.length > 0 ? "TRIM_HORIZON" : this.#options.settings.startingPosition;
+          this.#loops.push(this.#runShard(id, position));
+        }
+      } catch {
+        // Listing shards failed (throttling, a restart): the next round tries again.
+      }
+      await sleep(this.#options.shardRefreshMs ?? 1_000);
+    }
+  }
+
+  async #iterator(shardId: string, position: ShardIteratorType): Promise<string | undefined> {
+    const checkpoint = this.checkpoints.get(shardId);
+    const { ShardIterator } = await this.#options.kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: this.#options.streamName,
+        ShardId: shardId,
+        ...(checkpoint
+          ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: checkpoint }
+          : { ShardIteratorType: position }),
+      }),
+    );
+    return ShardIterator;
+  }
+
+  async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
+    const { settings } = this.#options;
+    const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
+    let iterator = await this.#retrying(() => this.#iterator(shardId, position));
+    const buffer: ShardRecord[] = [];
+    let firstBufferedAt = 0;
+    let closed = false;
+    while (this.#running || buffer.length > 0) {
+      if (!closed && this.#running && buffer.length < settings.batchSize) {
+        let page: GetRecordsCommandOutput;
+        try {
+          page = await this.#options.kinesis.send(
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }),
+          );
+        } catch (error) {
+          if ((error as { name?: string }).name === "ExpiredIteratorException") {
+            iterator = await this.#retrying(() => this.#iterator(shardId, position));
+          } else {
+            await sleep(pollIntervalMs);
+          }
+          continue;
+        }
+        const records = (page.Records ?? []).map(shardRecordOf);
+        // Records already in the buffer or checkpointed are not read twice after an iterator renewal.
+        if (records.length > 0 && buffer.length === 0) firstBufferedAt = this.#now();
+        buffer.push(...records);
+        this.stats.polledRecords += records.length;
+        this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
+        if (page.NextShardIterator) iterator = page.NextShardIterator;
+        else closed = true;
+        if (buffer.length === 0) {
+          if (closed) break;
+          await sleep(pollIntervalMs);
+          continue;
+        }
+        const windowLeft = firstBufferedAt + settings.batchingWindowMs - this.#now();
+        if (!closed && buffer.length < settings.batchSize && windowLeft > 0) {
+          await sleep(Math.min(windowLeft, pollIntervalMs));
+          continue;
+        }
+      }
+      if (buffer.length === 0) break;
+      await this.#dispatch(shardId, buffer);
+      if (buffer.length > 0) firstBufferedAt = this.#now();
+    }
+    if (closed && buffer.length === 0) {
+      this.#finished.add(shardId);
+      this.#options.onEvent?.({ type: "shard-finished", shardId });
+    }
+  }
+
+  /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
+  async #dispatch(shardId: string, buffer: ShardRecord[]): Promise<void> {
+    const { settings } = this.#options;
+    const lanes = Math.max(1, settings.parallelizationFactor);
+    const batches: ShardRecord[][] = Array.from({ length: lanes }, () => []);
+    const bytes = new Array<number>(lanes).fill(2 + Buffer.byteLength('{"Records":[]}'));
+    const taken = new Set<ShardRecord>();
+    const blocked = new Set<number>();
+    for (const record of buffer) {
+      const lane = laneOf(record.partitionKey, lanes);
+      if (blocked.has(lane)) continue;
+      const batch = batches[lane] as ShardRecord[];
+      const size = eventRecordBytes(kinesisEventRecord(record, shardId, this.#options.stream));
+      if (
+        batch.length >= settings.batchSize ||
+        (batch.length > 0 && (bytes[lane] as number) + size > MAX_PAYLOAD_BYTES)
+      ) {
+        // This lane is full: its later records wait, so a key never overtakes itself.
+        blocked.add(lane);
+        continue;
+      }
+      batch.push(record);
+      bytes[lane] = (bytes[lane] as number) + size;
+      taken.add(record);
+    }
+    const remaining = buffer.filter((r) => !taken.has(r));
+    buffer.length = 0;
+    buffer.push(...remaining);
+    await Promise.all(
+      batches.filter((b) => b.length > 0).map((batch) => this.#processBatch(shardId, batch, 0)),
+    );
+    this.#advanceCheckpoint(shardId, [...taken], remaining);
+  }
+
+  #advanceCheckpoint(shardId: string, done: ShardRecord[], waiting: ShardRecord[]): void {
+    // Everything taken this round is done (processed or discarded); the checkpoint is the highest done
+    // sequence number below the first record still waiting.
+    const firstWaiting = waiting.reduce<string | undefined>(
+      (min, r) => (min === undefined || compareSequence(r.sequenceNumber, min) < 0 ? r.sequenceNumber : min),
+      undefined,
+    );
+    for (const record of done) {
+      const current = this.checkpoints.get(shardId);
+      if (firstWaiting !== undefined && compareSequence(record.sequenceNumber, firstWaiting) > 0) continue;
+      if (current === undefined || compareSequence(record.sequenceNumber, current) > 0) {
+        this.checkpoints.set(shardId, record.sequenceNumber);
+      }
+    }
+  }
+
+  #exhausted(attempts: number): boolean {
+    const max = this.#options.settings.maximumRetryAttempts;
+    return max !== -1 && attempts > max;
+  }
+
+  /** Runs a batch to completion: success, or its records handed to the on-failure destination. */
+  async #processBatch(
+    shardId: string,
+    initial: readonly ShardRecord[],
+    inheritedAttempts: number,
+  ): Promise<void> {
+    const { settings } = this.#options;
+    let batch = [...initial];
+    let attempts = inheritedAttempts;
+    for (;;) {
+      if (settings.maximumRecordAgeMs !== -1) {
+        // Per record, not per batch (§1.3, AWS-recorded).
+        const cutoff = this.#now() - settings.maximumRecordAgeMs;
+        const expired = batch.filter((r) => r.arrivalMs < cutoff);
+        if (expired.length > 0) {
+          await this.#discard(shardId, expired, FailureCondition.RecordAgeExceeded, Math.max(1, attempts));
+          batch = batch.filter((r) => r.arrivalMs >= cutoff);
+        }
+      }
+      if (batch.length === 0) return;
+
+      const event = { Records: batch.map((r) => kinesisEventRecord(r, shardId, this.#options.stream)) };
+      const oldest = Math.min(...batch.map((r) => r.arrivalMs));
+      this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, this.#now() - oldest);
+      this.stats.invocations += 1;
+      this.stats.invokedRecords += batch.length;
+      const result = await this.#options.function.invoke(event);
+
+      let retryFrom = 0;
+      let functionError: "Unhandled" | null = null;
+      if (result.kind === "function-error") {
+        this.stats.functionErrors += 1;
+        this.#options.onEvent?.({
+          type: "invoked",
+          shardId,
+          records: batch.length,
+          outcome: "function-error",
+        });
+        if (settings.bisectBatchOnFunctionError && batch.length > 1) {
+          // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
+          this.stats.bisections += 1;
+          this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
+          const half = Math.ceil(batch.length / 2);
+          await this.#processBatch(shardId, batch.slice(0, half), attempts);
+          await this.#processBatch(shardId, batch.slice(half), attempts);
+          return;
+        }
+        functionError = "Unhandled";
+      } else if (!settings.reportBatchItemFailures) {
+        this.#options.onEvent?.({ type: "invoked", shardId, records: batch.length, outcome: "success" });
+        return;
+      } else {
+        const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
+        this.#options.onEvent?.({ type: "invoked", shardId, records: batch.length, outcome: reading.kind });
+        if (reading.kind === "success") return;
+        if (reading.kind === "partial") {
+          // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
+          this.stats.partialFailures += 1;
+          const lowest = reading.failed.reduce((a, b) => (compareSequence(a, b) <= 0 ? a : b));
+          retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
+        } else {
+          this.stats.invalidResponses += 1;
+        }
+      }
+      batch = batch.slice(retryFrom);
+      attempts += 1;
+      if (this.#exhausted(attempts)) {
+        await this.#discard(shardId, batch, FailureCondition.RetryAttemptsExhausted, attempts, functionError);
+        return;
+      }
+      this.stats.retriedBatches += 1;
+      await sleep(this.#options.retryDelayMs?.(attempts) ?? Math.min(5_000, 100 * 2 ** (attempts - 1)));
+    }
+  }
+
+  async #discard(
+    shardId: string,
+    records: readonly ShardRecord[],
+    condition: FailureCondition,
+    invokeCount: number,
+    functionError: "Unhandled" | null = null,
+  ): Promise<void> {
+    this.stats.discardedRecords += records.length;
+    const record = failureRecord({
+      records,
+      shardId,
+      streamArn: this.#options.stream.streamArn,
+      functionArn: this.#options.function.arn,
+      requestId: randomUUID(),
+      condition,
+      invokeCount,
+      functionError,
+      now: this.#now(),
+    });
+    this.#options.onEvent?.({ type: "discarded", record });
+    const destination = this.#options.onFailure;
+    if (!destination) return;
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      try {
+        await destination.sqs.send(
+          new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
+        );
+        this.stats.onFailureDelivered += records.length;
+        return;
+      } catch {
+        await sleep(100 * 2 ** attempt);
+      }
+    }
+    this.stats.destinationDeliveryFailures += 1;
+  }
+
+  async #retrying<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (attempt >= 10 || !this.#running) throw error;
+        await sleep(Math.min(2_000, 50 * 2 ** attempt));
+      }
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/aws";
+import type { SQSRecord } from "aws-lambda";
+import { readBatchResponse } from "../batch-response.js";
+import type { Invokable } from "../invokable.js";
+import { MAX_PAYLOAD_BYTES } from "../kinesis/event.js";
+
+export interface SqsEsmSettings {
+  readonly batchSize: number;
+  /** Standard queues only (§2.1). */
+  readonly batchingWindowMs: number;
+  /** ScalingConfig.MaximumConcurrency; null: the ESM's own scaling, modelled as its starting 5 (§2.2). */
+  readonly maximumConcurrency: number | null;
+  readonly reportBatchItemFailures: boolean;
+}
+
+export interface SqsEsmOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly function: Invokable & { readonly timeoutMs?: number };
+  readonly settings: SqsEsmSettings;
+  /** Long-poll wait per ReceiveMessage, in s (Lambda uses long polling, §2.1). */
+  readonly waitTimeSeconds?: number;
+  readonly onEvent?: (event: SqsEsmEvent) => void;
+}
+
+export type SqsEsmEvent = {
+  readonly type: "invoked";
+  readonly queueUrl: string;
+  readonly messages: number;
+  readonly deleted: number;
+  readonly outcome: "success" | "partial" | "invalid" | "function-error";
+};
+
+export interface SqsEsmStats {
+  polledMessages: number;
+  invocations: number;
+  functionErrors: number;
+  invalidResponses: number;
+  /** Messages reported in batchItemFailures (FailedInvokeEventCount). */
+  reportedMessages: number;
+  deletedMessages: number;
+}
+
+/** The function's timeout exceeds the queue's visibility timeout: Lambda refuses the mapping (§2.1). */
+export class VisibilityTimeoutError extends Error {
+  constructor(functionTimeoutMs: number, visibilitySeconds: number) {
+    super(
+      `the function's timeout (${functionTimeoutMs / 1000} s) exceeds the queue's visibility timeout ` +
+        `(${visibilitySeconds} s); Lambda refuses this event source mapping (esm-semantics.md §2.1)`,
+    );
+    this.name = "VisibilityTimeoutError";
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Lambda's SQS event source mapping, run locally (esm-semantics.md §2, §3, §9.2): long polling,
+ * batch size and window, up to MaximumConcurrency batches in flight, deletion of what succeeded,
+ * partial batch responses by messageId (an invalid response deletes nothing). Visibility timeouts,
+ * receive counts, redrive to the DLQ and FIFO group locking are the queue's own behaviour.
+ */
+export class SqsEventSource {
+  readonly stats: SqsEsmStats = {
+    polledMessages: 0,
+    invocations: 0,
+    functionErrors: 0,
+    invalidResponses: 0,
+    reportedMessages: 0,
+    deletedMessages: 0,
+  };
+  readonly #options: SqsEsmOptions;
+  readonly #abort = new AbortController();
+  readonly #loops: Promise<void>[] = [];
+  #running = false;
+  #queueArn = "";
+  #fifo = false;
+
+  constructor(options: SqsEsmOptions) {
+    this.#options = options;
+  }
+
+  /** Validates the mapping as Lambda does at creation, then starts the pollers. */
+  async start(): Promise<void> {
+    const { Attributes = {} } = await this.#options.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: this.#options.queueUrl,
+        AttributeNames: ["QueueArn", "VisibilityTimeout", "FifoQueue"],
+      }),
+    );
+    this.#queueArn = Attributes.QueueArn ?? "";
+    this.#fifo = Attributes.FifoQueue === "true";
+    const visibility = Number(Attributes.VisibilityTimeout ?? 30);
+    const timeoutMs = this.#options.function.timeoutMs;
+    if (timeoutMs !== undefined && timeoutMs > visibility * 1000) {
+      throw new VisibilityTimeoutError(timeoutMs, visibility);
+    }
+    this.#running = true;
+    const pollers = this.#options.settings.maximumConcurrency ?? 5;
+    for (let i = 0; i < pollers; i++) this.#loops.push(this.#poll());
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#abort.abort();
+    await Promise.all(this.#loops);
+  }
+
+  async #receive(max: number, waitSeconds: number): Promise<Message[]> {
+    try {
+      const { Messages = [] } = await this.#options.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: this.#options.queueUrl,
+          MaxNumberOfMessages: Math.min(10, max),
+          WaitTimeSeconds: waitSeconds,
+          MessageSystemAttributeNames: ESM_SYSTEM_ATTRIBUTES,
+          MessageAttributeNames: ["All"],
+        }),
+        { abortSignal: this.#abort.signal },
+      );
+      return Messages;
+    } catch {
+      if (this.#running) await sleep(200);
+      return [];
+    }
+  }
+
+  async #poll(): Promise<void> {
+    const { settings } = this.#options;
+    const longPoll = this.#options.waitTimeSeconds ?? 20;
+    while (this.#running) {
+      const batch: SQSRecord[] = [];
+      let bytes = 0;
+      // The window applies to standard queues only (§2.1, §3).
+      const window = this.#fifo ? 0 : settings.batchingWindowMs;
+      let windowEnds = Number.POSITIVE_INFINITY;
+      while (this.#running && batch.length < settings.batchSize) {
+        const waiting =
+          batch.length === 0
+            ? longPoll
+            : Math.max(0, Math.min(longPoll, Math.floor((windowEnds - Date.now()) / 1000)));
+        const messages = await this.#receive(settings.batchSize - batch.length, waiting);
+        for (const message of messages) {
+          const record = toSqsEventRecord(message, this.#queueArn);
+          bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
+          batch.push(record);
+        }
+        this.stats.polledMessages += messages.length;
+        if (batch.length > 0 && windowEnds === Number.POSITIVE_INFINITY) windowEnds = Date.now() + window;
+        if (batch.length === 0) continue;
+        if (window === 0 || Date.now() >= windowEnds || bytes >= MAX_PAYLOAD_BYTES * 0.9) break;
+        if (messages.length === 0) await sleep(Math.min(100, Math.max(0, windowEnds - Date.now())));
+      }
+      if (batch.length > 0) await this.#invoke(batch);
+    }
+  }
+
+  async #invoke(batch: SQSRecord[]): Promise<void> {
+    const { settings } = this.#options;
+    this.stats.invocations += 1;
+    const result = await this.#options.function.invoke({ Records: batch });
+    let keep = new Set<string>();
+    let outcome: SqsEsmEvent["outcome"] = "success";
+    if (result.kind === "function-error") {
+      // The whole batch becomes visible again after the visibility timeout (§2.3).
+      this.stats.functionErrors += 1;
+      keep = new Set(batch.map((r) => r.messageId));
+      outcome = "function-error";
+    } else if (settings.reportBatchItemFailures) {
+      const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.messageId)));
+      if (reading.kind === "invalid") {
+        this.stats.invalidResponses += 1;
+        keep = new Set(batch.map((r) => r.messageId));
+        outcome = "invalid";
+      } else if (reading.kind === "partial") {
+        keep = new Set(reading.failed);
+        this.stats.reportedMessages += keep.size;
+        outcome = "partial";
+      }
+    }
+    const done = batch.filter((r) => !keep.has(r.messageId));
+    for (let i = 0; i < done.length; i += 10) {
+      const chunk = done.slice(i, i + 10);
+      try {
+        await this.#options.sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: this.#options.queueUrl,
+            Entries: chunk.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
+          }),
+        );
+        this.stats.deletedMessages += chunk.length;
+      } catch {
+        // Undeleted messages come back after the visibility timeout: a duplicate, never a loss.
+      }
+    }
+    this.#options.onEvent?.({
+      type: "invoked",
+      queueUrl: this.#options.queueUrl,
+      messages: batch.length,
+      deleted: done.length,
+      outcome,
+    });
+  }
+}

@@ -1,0 +1,361 @@
+import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type KinesisEsmSettings,
+  KinesisEventSource,
+  type KinesisFailureRecord,
+  MAX_PAYLOAD_BYTES,
+} from "../src/index.js";
+import { Emulators, eventually, type Payload, RecordingFunction } from "./harness.js";
+
+let emulators: Emulators;
+const running: { stop(): Promise<void> }[] = [];
+beforeAll(async () => {
+  emulators = await Emulators.start();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+afterAll(() => emulators?.stop());
+
+const defaults: KinesisEsmSettings = {
+  batchSize: 10,
+  batchingWindowMs: 0,
+  parallelizationFactor: 1,
+  startingPosition: "TRIM_HORIZON",
+  maximumRetryAttempts: 2,
+  maximumRecordAgeMs: -1,
+  bisectBatchOnFunctionError: false,
+  reportBatchItemFailures: true,
+};
+
+async function setup(
+  options: {
+    settings?: Partial<KinesisEsmSettings>;
+    shards?: number;
+    items?: (Payload & { key?: string })[];
+    timeoutMs?: number;
+    environment?: Record<string, string>;
+    start?: boolean;
+  } = {},
+) {
+  const stream = await emulators.stream(options.shards ?? 1);
+  const failures = await emulators.queue();
+  const fn = new RecordingFunction({
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.environment ? { environment: options.environment } : {}),
+  });
+  const sequences = options.items ? await emulators.put(stream.name, options.items) : [];
+  const esm = new KinesisEventSource({
+    kinesis: emulators.kinesis,
+    streamName: stream.name,
+    stream: {
+      streamArn: stream.arn,
+      region: "us-east-1",
+      roleArn: "arn:aws:iam::000000000000:role/scripted",
+    },
+    function: fn,
+    settings: { ...defaults, ...options.settings },
+    onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
+    pollIntervalMs: 50,
+    shardRefreshMs: 100,
+    retryDelayMs: () => 10,
+  });
+  running.push(esm, fn);
+  if (options.start !== false) esm.start();
+  return { stream, failures, fn, esm, sequences };
+}
+
+const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, ...extra }));
+
+describe("§1.1 polling, batching and starting position", () => {
+  it("§1.1 BatchSize: 25 records in order, in batches of at most 10", async () => {
+    const { fn } = await setup({ items: ids("r", 25) });
+    await eventually(() => expect(fn.seen).toHaveLength(25));
+    expect(fn.invocations.map((i) => i.ids.length)).toEqual([10, 10, 5]);
+    expect(fn.seen).toEqual(ids("r", 25).map((r) => r.id));
+  });
+
+  it("§1.1 MaximumBatchingWindowInSeconds: records arriving within the window make one batch", async () => {
+    const { stream, fn } = await setup({ settings: { batchingWindowMs: 1_500 } });
+    await emulators.put(stream.name, ids("w", 3));
+    await new Promise((r) => setTimeout(r, 200));
+    await emulators.put(stream.name, ids("x", 2));
+    await eventually(() => expect(fn.seen).toHaveLength(5));
+    expect(fn.invocations.map((i) => i.ids.length)).toEqual([5]);
+  });
+
+  it("§1.1 6 MB payload limit: a batch is cut before the serialised event would exceed 6 MB", async () => {
+    const big = "y".repeat(700_000);
+    const items = Array.from({ length: 10 }, (_, i) => ({ id: `big${i}`, pad: big }) as Payload);
+    const { fn } = await setup({ items, timeoutMs: 30_000 });
+    await eventually(() => expect(fn.seen).toHaveLength(10), 20_000);
+    expect(fn.invocations.length).toBeGreaterThan(1);
+    // 700 kB of data is ~933 kB in base64: six records fit in 6 MB, seven do not.
+    expect(fn.invocations.map((i) => i.ids.length)).toEqual([6, 4]);
+    expect(6 * 933_400).toBeLessThan(MAX_PAYLOAD_BYTES);
+  });
+
+  it("§1.1 StartingPosition LATEST: records put before the mapping starts are not read", async () => {
+    const { stream, fn, esm } = await setup({
+      items: ids("old", 3),
+      settings: { startingPosition: "LATEST" },
+      start: false,
+    });
+    esm.start();
+    await new Promise((r) => setTimeout(r, 400));
+    await emulators.put(stream.name, ids("new", 2));
+    await eventually(() => expect(fn.seen).toEqual(["new0", "new1"]));
+  });
+
+  it("§1.1 checkpointing: the shard's checkpoint is the last record processed", async () => {
+    const { fn, esm, sequences } = await setup({ items: ids("c", 4) });
+    await eventually(() => expect(fn.seen).toHaveLength(4));
+    await eventually(() => expect([...esm.checkpoints.values()]).toEqual([sequences.at(-1)]));
+  });
+});
+
+describe("§1.2 ParallelizationFactor", () => {
+  it("§1.2 batches of one shard run concurrently and every partition key stays in order", async () => {
+    const items = Array.from({ length: 40 }, (_, i) => ({
+      id: `k${i % 8}-${i}`,
+      key: `key-${i % 8}`,
+      sleepMs: 50,
+    }));
+    const { fn } = await setup({ items, settings: { parallelizationFactor: 4, batchSize: 5 } });
+    await eventually(() => expect(fn.seen).toHaveLength(40), 20_000);
+    expect(fn.fn.stats.maxConcurrency).toBeGreaterThan(1);
+    for (let k = 0; k < 8; k++) {
+      const order = fn.seen.filter((id) => id.startsWith(`k${k}-`)).map((id) => Number(id.split("-")[1]));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+});
+
+describe("§1.3 errors, retries, record age and bisecting", () => {
+  it("§1.3 whole-batch retry, and MaximumRetryAttempts N gives N+1 invocations before the records are discarded", async () => {
+    const { fn, failures } = await setup({
+      items: [{ id: "a" }, { id: "poison", fail: "throw" }, { id: "b" }],
+      settings: { maximumRetryAttempts: 2, reportBatchItemFailures: false },
+    });
+    await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "poison", "b"],
+      ["a", "poison", "b"],
+      ["a", "poison", "b"],
+    ]);
+  });
+
+  it("§1.6 the on-failure record has AWS's exact shape (RetryAttemptsExhausted, functionError Unhandled)", async () => {
+    const { failures, sequences, stream, fn } = await setup({
+      items: [{ id: "p1", fail: "throw" }, { id: "p2" }],
+      settings: { maximumRetryAttempts: 1 },
+    });
+    let records: unknown[] = [];
+    await eventually(async () => {
+      records = [...records, ...(await emulators.drain(failures.url))];
+      expect(records).toHaveLength(1);
+    });
+    const record = records[0] as KinesisFailureRecord;
+    expect(Object.keys(record)).toEqual([
+      "requestContext",
+      "responseContext",
+      "version",
+      "timestamp",
+      "KinesisBatchInfo",
+    ]);
+    expect(record).toEqual({
+      requestContext: {
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        functionArn: fn.arn,
+        condition: "RetryAttemptsExhausted",
+        approximateInvokeCount: 2,
+      },
+      responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
+      version: "1.0",
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      KinesisBatchInfo: {
+        shardId: "shardId-000000000000",
+        startSequenceNumber: sequences[0],
+        endSequenceNumber: sequences[1],
+        approximateArrivalOfFirstRecord: expect.stringMatching(/Z$/),
+        approximateArrivalOfLastRecord: expect.stringMatching(/Z$/),
+        batchSize: 2,
+        streamArn: stream.arn,
+      },
+    });
+  });
+
+  it("§1.3 MaximumRecordAgeInSeconds discards per record (RecordAgeExceeded, no responseContext) and invokes the fresh ones", async () => {
+    const { stream, fn, failures, esm } = await setup({
+      items: [{ id: "old" }],
+      settings: { maximumRecordAgeMs: 500 },
+      start: false,
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    await emulators.put(stream.name, ids("fresh", 5));
+    esm.start();
+    await eventually(() => expect(fn.seen).toHaveLength(5));
+    expect(fn.seen).toEqual(ids("fresh", 5).map((r) => r.id));
+    const [record] = (await emulators.drain(failures.url)) as KinesisFailureRecord[];
+    expect(record?.requestContext).toMatchObject({
+      condition: "RecordAgeExceeded",
+      approximateInvokeCount: 1,
+    });
+    expect(record).not.toHaveProperty("responseContext");
+    expect(record?.KinesisBatchInfo.batchSize).toBe(1);
+  });
+
+  it("§1.3 BisectBatchOnFunctionError: halves are retried, the poison record alone exhausts its retries, the rest succeed", async () => {
+    const items = [...ids("g", 3), { id: "poison", fail: "throw" as const }, ...ids("h", 4)];
+    const { fn, failures, esm } = await setup({
+      items,
+      settings: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+    });
+    let records: KinesisFailureRecord[] = [];
+    await eventually(async () => {
+      records = [...records, ...((await emulators.drain(failures.url)) as KinesisFailureRecord[])];
+      expect(records).toHaveLength(1);
+    });
+    const succeeded = fn.invocations.filter((i) => i.result.kind === "ok").flatMap((i) => i.ids);
+    expect(succeeded.sort()).toEqual([...ids("g", 3), ...ids("h", 4)].map((r) => r.id).sort());
+    // 8 -> 4 -> 2 -> 1: the splits use no retries, so the poison record alone gets 1 + 1 invocations.
+    expect(fn.invocations.filter((i) => i.ids.length === 1 && i.ids[0] === "poison")).toHaveLength(2);
+    expect(records[0]?.requestContext.approximateInvokeCount).toBe(2);
+    expect(records[0]?.KinesisBatchInfo.batchSize).toBe(1);
+    expect(esm.stats.bisections).toBe(3);
+  });
+});
+
+describe("§1.4 ReportBatchItemFailures", () => {
+  it("§1.4 checkpoint at the lowest failed sequence number: later records are retried, earlier ones are not", async () => {
+    const items = [
+      { id: "a" },
+      { id: "b" },
+      { id: "c", fail: "report" as const },
+      { id: "d" },
+      { id: "e", fail: "report" as const },
+    ];
+    const { fn, failures } = await setup({ items, settings: { maximumRetryAttempts: 1 } });
+    let records: KinesisFailureRecord[] = [];
+    await eventually(async () => {
+      records = [...records, ...((await emulators.drain(failures.url)) as KinesisFailureRecord[])];
+      expect(records).toHaveLength(1);
+    });
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d", "e"],
+      ["c", "d", "e"],
+    ]);
+    // Partial failures count as retries; functionError is null when records were reported (§1.4, AWS-recorded).
+    expect(records[0]?.requestContext.approximateInvokeCount).toBe(2);
+    expect(records[0]?.responseContext?.functionError).toBeNull();
+    expect(records[0]?.KinesisBatchInfo.batchSize).toBe(3);
+  });
+
+  it.each([
+    '""',
+    "null",
+    "{}",
+    "[]",
+    '{"batchItemFailures":[]}',
+    '{"batchItemFailures":null}',
+    '{"batchItemFailure":[{"itemIdentifier":"1"}]}',
+  ])("§1.4 complete success: the response %s gives one invocation and no retry", async (response) => {
+    const { fn, esm } = await setup({ items: ids("s", 2), environment: { RESPONSE_OVERRIDE: response } });
+    await eventually(() => expect(fn.seen).toHaveLength(2));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fn.invocations).toHaveLength(1);
+    expect(esm.stats.retriedBatches).toBe(0);
+  });
+
+  it.each([
+    '{"batchItemFailures":[{"itemIdentifier":""}]}',
+    '{"batchItemFailures":[{"itemIdentifier":null}]}',
+    '{"batchItemFailures":[{"foo":123}]}',
+    '{"batchItemFailures":[{"itemIdentifier":"123"}]}',
+    '{"batchItemFailures":[{"itemIdentifier":123}]}',
+  ])("§1.4 complete failure: the response %s retries the whole batch", async (response) => {
+    const { fn, failures } = await setup({
+      items: ids("f", 2),
+      environment: { RESPONSE_OVERRIDE: response },
+      settings: { maximumRetryAttempts: 2 },
+    });
+    await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["f0", "f1"],
+      ["f0", "f1"],
+      ["f0", "f1"],
+    ]);
+  });
+
+  it("§1.4 without ReportBatchItemFailures the response is ignored", async () => {
+    const { fn, esm } = await setup({
+      items: [{ id: "a", fail: "report" }],
+      settings: { reportBatchItemFailures: false },
+    });
+    await eventually(() => expect(fn.seen).toEqual(["a"]));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(esm.stats.retriedBatches).toBe(0);
+  });
+});
+
+describe("resharding (§9.1 item 1; §1.5 'Resharding')", () => {
+  it("parent shards are read to their end before their children", async () => {
+    const { stream, fn, esm } = await setup({ items: ids("parent", 6), start: false });
+    const { Shards = [] } = await emulators.kinesis.send(new ListShardsCommand({ StreamName: stream.name }));
+    const parent = Shards[0];
+    await emulators.kinesis.send(
+      new SplitShardCommand({
+        StreamName: stream.name,
+        ShardToSplit: parent?.ShardId,
+        NewStartingHashKey: "170141183460469231731687303715884105728",
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await emulators.put(
+      stream.name,
+      ids("child", 6).map((r, i) => ({ ...r, key: `k${i}` })),
+    );
+    esm.start();
+    await eventually(() => expect(fn.seen).toHaveLength(12), 15_000);
+    const lastParent = Math.max(...ids("parent", 6).map((r) => fn.seen.indexOf(r.id)));
+    const firstChild = Math.min(...ids("child", 6).map((r) => fn.seen.indexOf(r.id)));
+    expect(lastParent).toBeLessThan(firstChild);
+    expect(esm.finishedShards.has(parent?.ShardId ?? "")).toBe(true);
+  });
+});
+
+describe("Lambda-like invocation", () => {
+  it("the timeout is enforced: an overrunning invocation is a function error and its result is ignored", async () => {
+    const { fn, failures } = await setup({
+      items: [{ id: "slow", sleepMs: 2_000 }],
+      timeoutMs: 300,
+      settings: { maximumRetryAttempts: 0 },
+    });
+    await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
+    expect(fn.invocations[0]?.result).toMatchObject({
+      kind: "function-error",
+      errorType: "Sandbox.Timedout",
+      timedOut: true,
+      errorMessage: "Task timed out after 0.30 seconds",
+    });
+    expect(fn.fn.stats.timeouts).toBe(1);
+  });
+
+  it("the handler gets a context with getRemainingTimeInMillis and its own environment; memory is reported", async () => {
+    const { fn } = await setup({
+      items: [{ id: "ctx" }],
+      timeoutMs: 5_000,
+      environment: { SCRIPT_MARK: "set" },
+    });
+    await eventually(() => expect(fn.invocations).toHaveLength(1));
+    const result = fn.invocations[0]?.result;
+    if (result?.kind !== "ok") throw new Error("expected success");
+    const response = JSON.parse(result.payload);
+    expect(response.remainingMs).toBeGreaterThan(4_000);
+    expect(response.remainingMs).toBeLessThanOrEqual(5_000);
+    expect(response).toMatchObject({ functionName: "scripted", envSeen: "set" });
+    expect(result.maxMemoryUsedMb).toBeGreaterThan(0);
+  });
+});
