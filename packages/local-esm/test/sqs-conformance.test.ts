@@ -1,0 +1,207 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  readBatchResponse,
+  type SqsEsmSettings,
+  SqsEventSource,
+  VisibilityTimeoutError,
+} from "../src/index.js";
+import { Emulators, eventually, type Payload, RecordingFunction } from "./harness.js";
+
+let emulators: Emulators;
+const running: { stop(): Promise<void> }[] = [];
+beforeAll(async () => {
+  emulators = await Emulators.start();
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+afterAll(() => emulators?.stop());
+
+const defaults: SqsEsmSettings = {
+  batchSize: 10,
+  batchingWindowMs: 0,
+  maximumConcurrency: 2,
+  reportBatchItemFailures: true,
+};
+
+async function setup(
+  options: {
+    settings?: Partial<SqsEsmSettings>;
+    queue?: { fifo?: boolean; visibilitySeconds?: number; maxReceiveCount?: number };
+    items?: (Payload & { group?: string })[];
+    timeoutMs?: number;
+    environment?: Record<string, string>;
+  } = {},
+) {
+  const queue = await emulators.queue({ visibilitySeconds: 1, ...options.queue });
+  if (options.items) await emulators.send(queue.url, options.items);
+  const fn = new RecordingFunction({
+    timeoutMs: options.timeoutMs ?? 1_000,
+    ...(options.environment ? { environment: options.environment } : {}),
+  });
+  const esm = new SqsEventSource({
+    sqs: emulators.sqs,
+    queueUrl: queue.url,
+    function: fn,
+    settings: { ...defaults, ...options.settings },
+    waitTimeSeconds: 1,
+  });
+  running.push(esm, fn);
+  return { queue, fn, esm };
+}
+
+const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, ...extra }));
+
+describe("§2.1 polling, batching, visibility", () => {
+  it("§2.1 BatchSize over 10 with a batching window: one invocation gathers several receives", async () => {
+    const { fn, esm } = await setup({
+      items: ids("m", 25),
+      settings: { batchSize: 25, batchingWindowMs: 1_000, maximumConcurrency: 2 },
+      // Visibility must cover the window plus the timeout, or messages come back while the batch fills.
+      queue: { visibilitySeconds: 10 },
+    });
+    await esm.start();
+    await eventually(() => expect(fn.seen).toHaveLength(25));
+    expect(Math.max(...fn.invocations.map((i) => i.ids.length))).toBeGreaterThan(10);
+  });
+
+  it("§2.1 a function timeout above the queue's visibility timeout is refused at creation", async () => {
+    const { esm } = await setup({ queue: { visibilitySeconds: 1 }, timeoutMs: 5_000 });
+    await expect(esm.start()).rejects.toBeInstanceOf(VisibilityTimeoutError);
+  });
+
+  it("§2.1 long polling: a message sent after the mapping starts is delivered", async () => {
+    const { queue, fn, esm } = await setup();
+    await esm.start();
+    await new Promise((r) => setTimeout(r, 300));
+    await emulators.send(queue.url, [{ id: "late" }]);
+    await eventually(() => expect(fn.seen).toEqual(["late"]));
+  });
+});
+
+describe("§2.2 ScalingConfig.MaximumConcurrency", () => {
+  it("§2.2 never more batches in flight than MaximumConcurrency", async () => {
+    const { fn, esm } = await setup({
+      items: ids("c", 30, { sleepMs: 100 }),
+      settings: { batchSize: 2, maximumConcurrency: 3 },
+      queue: { visibilitySeconds: 30 },
+    });
+    await esm.start();
+    await eventually(() => expect(fn.seen).toHaveLength(30), 15_000);
+    expect(fn.fn.stats.maxConcurrency).toBeLessThanOrEqual(3);
+    expect(fn.fn.stats.maxConcurrency).toBeGreaterThan(1);
+  });
+});
+
+describe("§2.3 error handling", () => {
+  it("§2.3 partial batch response: reported messages come back (receive count 2), the others are deleted", async () => {
+    const { fn, esm } = await setup({
+      items: [{ id: "ok1" }, { id: "bad", fail: "report" }, { id: "ok2" }],
+      settings: { maximumConcurrency: 2 },
+      queue: { maxReceiveCount: 2 },
+    });
+    await esm.start();
+    await eventually(() => expect(fn.seen.filter((id) => id === "bad")).toHaveLength(2), 8_000);
+    expect(fn.seen.filter((id) => id.startsWith("ok")).sort()).toEqual(["ok1", "ok2"]);
+    expect(esm.stats.reportedMessages).toBeGreaterThanOrEqual(1);
+  });
+
+  it("§2.3 a function error returns the whole batch; after maxReceiveCount receives the queue moves it to the DLQ", async () => {
+    const { queue, fn, esm } = await setup({
+      items: [{ id: "good" }, { id: "poison", fail: "throw" }],
+      settings: { maximumConcurrency: 2, batchSize: 10 },
+      queue: { maxReceiveCount: 2 },
+    });
+    await esm.start();
+    await eventually(async () => {
+      const dead = (await emulators.drain(queue.dlqUrl ?? "")) as Payload[];
+      expect(dead.map((d) => d.id)).toContain("poison");
+    }, 10_000);
+    expect(fn.seen.filter((id) => id === "poison")).toHaveLength(2);
+    expect(esm.stats.functionErrors).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    '{"batchItemFailures":[{"itemIdentifier":"not-a-message-id"}]}',
+    '{"batchItemFailures":[{"foo":"notvalid"}]}',
+    '{"batchItemFailures":[{"itemIdentifier":""}]}',
+  ])("§2.3 the invalid response %s deletes nothing: the batch comes back", async (response) => {
+    const { fn, esm } = await setup({
+      items: [{ id: "x" }],
+      environment: { RESPONSE_OVERRIDE: response },
+      queue: { maxReceiveCount: 5 },
+    });
+    await esm.start();
+    await eventually(
+      () => expect(fn.seen.filter((id) => id === "x").length).toBeGreaterThanOrEqual(2),
+      8_000,
+    );
+    expect(esm.stats.invalidResponses).toBeGreaterThanOrEqual(1);
+    expect(esm.stats.deletedMessages).toBe(0);
+  });
+
+  it.each(["{}", "null", '{"batchItemFailures":[]}'])(
+    "§2.3 the response %s is complete success: all deleted",
+    async (response) => {
+      const { fn, esm } = await setup({ items: ids("s", 3), environment: { RESPONSE_OVERRIDE: response } });
+      await esm.start();
+      await eventually(() => expect(esm.stats.deletedMessages).toBe(3));
+      await new Promise((r) => setTimeout(r, 1_300));
+      expect(fn.seen).toHaveLength(3);
+    },
+  );
+});
+
+describe("§3 FIFO", () => {
+  it("§3 order within each message group is kept, groups run concurrently", async () => {
+    const items = Array.from({ length: 18 }, (_, i) => ({
+      id: `g${i % 3}-${i}`,
+      group: `g${i % 3}`,
+      sleepMs: 20,
+    }));
+    const { fn, esm } = await setup({
+      items,
+      queue: { fifo: true, visibilitySeconds: 30 },
+      settings: { maximumConcurrency: 3 },
+    });
+    await esm.start();
+    await eventually(() => expect(fn.seen).toHaveLength(18), 10_000);
+    for (let g = 0; g < 3; g++) {
+      const order = fn.seen.filter((id) => id.startsWith(`g${g}-`)).map((id) => Number(id.split("-")[1]));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
+  it("§3 the batching window does not apply to FIFO queues", async () => {
+    const { fn, esm } = await setup({
+      items: [{ id: "f1", group: "a" }],
+      queue: { fifo: true, visibilitySeconds: 30 },
+      settings: { batchingWindowMs: 60_000 },
+    });
+    await esm.start();
+    await eventually(() => expect(fn.seen).toEqual(["f1"]), 3_000);
+  });
+});
+
+describe("§2.3 / §1.4 reading a partial batch response", () => {
+  const batch = new Set(["a", "b"]);
+  it.each([
+    ['""', "success"],
+    ["null", "success"],
+    ["{}", "success"],
+    ["[]", "success"],
+    ['{"batchItemFailures":null}', "success"],
+    ['{"batchItemFailures":[]}', "success"],
+    ['{"batchItemFailures":[{"itemIdentifier":"b"}]}', "partial"],
+    ['{"batchItemFailures":[{"itemIdentifier":""}]}', "invalid"],
+    ['{"batchItemFailures":[{"itemIdentifier":null}]}', "invalid"],
+    ['{"batchItemFailures":[{"foo":1}]}', "invalid"],
+    ['{"batchItemFailures":[{"itemIdentifier":"z"}]}', "invalid"],
+    ['{"batchItemFailures":[{"itemIdentifier":1}]}', "invalid"],
+    ['{"batchItemFailures":"b"}', "invalid"],
+    ["not json", "invalid"],
+  ])("%s is %s", (payload, kind) => {
+    expect(readBatchResponse(payload, batch).kind).toBe(kind);
+  });
+});
