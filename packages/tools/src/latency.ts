@@ -7,6 +7,8 @@ export interface LatencyArgs {
   readonly resultBytes?: number;
   /** Makes the call fail after its latency: how load and chaos scenarios inject failures. */
   readonly fail?: "transient" | "permanent";
+  /** Fails transiently while the delivery attempt is at most this: a failure that a retry cures. */
+  readonly failUntilAttempt?: number;
 }
 
 /** A latency tool for load tests: waits (abortably), then returns or fails as asked. */
@@ -19,13 +21,14 @@ export const latency = defineTool<LatencyArgs, { waitedMs: number; payload: stri
       latencyMs: { type: "integer", minimum: 0, maximum: 60_000 },
       resultBytes: { type: "integer", minimum: 0, maximum: 2_000_000 },
       fail: { enum: ["transient", "permanent"] },
+      failUntilAttempt: { type: "integer", minimum: 0, maximum: 100 },
     },
     required: ["latencyMs"],
     additionalProperties: false,
   },
   timeoutMs: 30_000,
   concurrency: 32,
-  run: async ({ latencyMs, resultBytes = 0, fail }, { signal }) => {
+  run: async ({ latencyMs, resultBytes = 0, fail, failUntilAttempt = 0 }, { signal, attempt }) => {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, latencyMs);
       signal.addEventListener("abort", () => {
@@ -33,6 +36,9 @@ export const latency = defineTool<LatencyArgs, { waitedMs: number; payload: stri
         reject(signal.reason);
       });
     });
+    if (attempt <= failUntilAttempt) {
+      throw new TransientError("injected-transient", `failure injected until attempt ${failUntilAttempt}`);
+    }
     if (fail === "transient") throw new TransientError("injected-transient", "failure injected by the job");
     if (fail === "permanent") throw new PermanentError("injected-permanent", "failure injected by the job");
     return { waitedMs: latencyMs, payload: "x".repeat(resultBytes) };

@@ -55,6 +55,20 @@ describe("load.latency", () => {
     expect([failureKindOf(error), failureCodeOf(error)]).toEqual([fail, code]);
   });
 
+  it("fails transiently until the given attempt, then succeeds", async () => {
+    const args = { latencyMs: 0, failUntilAttempt: 2 };
+    const attempt = (n: number) =>
+      registry.invoke({ ...call("load.latency", args), attempt: n }, { logger: silent }).then(
+        () => "ok",
+        (e) => failureCodeOf(e),
+      );
+    expect([await attempt(1), await attempt(2), await attempt(3)]).toEqual([
+      "injected-transient",
+      "injected-transient",
+      "ok",
+    ]);
+  });
+
   it("stops waiting when its time runs out", async () => {
     const error = await registry
       .invoke(call("load.latency", { latencyMs: 10_000 }), { logger: silent, budgetMs: 20 })

@@ -45,8 +45,16 @@ class Sandbox {
   readonly #pending = new Map<number, Pending>();
   #next = 0;
   dead = false;
+  /** Resolves when the code has loaded (Lambda's init phase); rejects with the init error. */
+  readonly ready: Promise<void>;
+  #settleReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
   constructor(definition: FunctionDefinition, env: Record<string, string>, log: LogSink) {
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#settleReady = { resolve, reject };
+    });
+    // Observed so that a sandbox that never gets invoked cannot cause an unhandled rejection.
+    this.ready.catch(() => {});
     this.worker = new Worker(new URL("./sandbox-worker.mjs", import.meta.url), {
       env,
       stdout: true,
@@ -62,31 +70,44 @@ class Sandbox {
     for (const stream of [this.worker.stdout, this.worker.stderr]) {
       createInterface({ input: stream }).on("line", (line) => log(definition.name, line));
     }
-    this.worker.on("message", (message: { id: number; ok: boolean } & Record<string, unknown>) => {
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      pending.resolve(
-        message.ok
-          ? {
-              kind: "ok",
-              payload: message.payload as string,
-              durationMs: message.durationMs as number,
-              maxMemoryUsedMb: Math.ceil(message.heapUsedMb as number),
-              requestId: message.requestId as string,
-            }
-          : {
-              kind: "function-error",
-              errorType: message.errorType as string,
-              errorMessage: message.errorMessage as string,
-              timedOut: false,
-              durationMs: message.durationMs as number,
-              requestId: message.requestId as string,
-            },
-      );
-    });
+    this.worker.on(
+      "message",
+      (message: { id: number; ok: boolean; ready?: boolean } & Record<string, unknown>) => {
+        if (message.ready !== undefined) {
+          if (message.ready) this.#settleReady?.resolve();
+          else {
+            const error = new Error(String(message.errorMessage));
+            error.name = String(message.errorType);
+            this.#settleReady?.reject(error);
+          }
+          return;
+        }
+        const pending = this.#pending.get(message.id);
+        if (!pending) return;
+        this.#pending.delete(message.id);
+        pending.resolve(
+          message.ok
+            ? {
+                kind: "ok",
+                payload: message.payload as string,
+                durationMs: message.durationMs as number,
+                maxMemoryUsedMb: Math.ceil(message.heapUsedMb as number),
+                requestId: message.requestId as string,
+              }
+            : {
+                kind: "function-error",
+                errorType: message.errorType as string,
+                errorMessage: message.errorMessage as string,
+                timedOut: false,
+                durationMs: message.durationMs as number,
+                requestId: message.requestId as string,
+              },
+        );
+      },
+    );
     const fail = (reason: string) => {
       this.dead = true;
+      this.#settleReady?.reject(new Error(reason));
       for (const [id, pending] of this.#pending) {
         this.#pending.delete(id);
         pending.resolve({
@@ -163,6 +184,21 @@ export class LocalFunction {
       this.stats.coldStarts += 1;
     }
     this.stats.invocations += 1;
+    try {
+      await sandbox.ready;
+    } catch (error) {
+      // The code could not load: every invocation fails with the init error, as Lambda reports it.
+      this.stats.errors += 1;
+      sandbox.dead = true;
+      return {
+        kind: "function-error",
+        errorType: "Runtime.ImportModuleError",
+        errorMessage: (error as Error).message,
+        timedOut: false,
+        durationMs: 0,
+        requestId: "",
+      };
+    }
     this.#active += 1;
     this.stats.maxConcurrency = Math.max(this.stats.maxConcurrency, this.#active);
     const started = Date.now();

@@ -7,6 +7,16 @@ import { parentPort, workerData } from "node:worker_threads";
 
 const { codeFile, handlerExport, functionName, memoryMb, functionArn } = workerData;
 const loaded = import(pathToFileURL(codeFile).href);
+// The init phase (loading the code) is not part of an invocation's timeout, as in Lambda.
+loaded.then(
+  () => parentPort.postMessage({ ready: true }),
+  (error) =>
+    parentPort.postMessage({
+      ready: false,
+      errorType: error?.name || "Error",
+      errorMessage: String(error?.message ?? error),
+    }),
+);
 
 parentPort.on("message", async ({ id, event, deadline }) => {
   const started = Date.now();

@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { LocalFunction } from "../src/index.js";
+import { SCRIPTED_HANDLER } from "./harness.js";
+
+const functions: LocalFunction[] = [];
+afterEach(async () => {
+  await Promise.all(functions.splice(0).map((f) => f.stop()));
+});
+
+function make(codeFile: string, options: { timeoutMs?: number; handlerExport?: string } = {}) {
+  const fn = new LocalFunction(
+    {
+      name: "f",
+      codeFile,
+      timeoutMs: options.timeoutMs ?? 2_000,
+      memoryMb: 128,
+      environment: {},
+      ...(options.handlerExport ? { handlerExport: options.handlerExport } : {}),
+    },
+    {},
+    () => {},
+  );
+  functions.push(fn);
+  return fn;
+}
+const event = (payload: object) => ({ Records: [{ messageId: "m1", body: JSON.stringify(payload) }] });
+
+describe("Lambda-like invocation (local sandboxes)", () => {
+  it("code that cannot load fails every invocation with Runtime.ImportModuleError", async () => {
+    const fn = make(join(import.meta.dirname, "fixtures", "missing.mjs"));
+    expect(await fn.invoke(event({ id: "a" }))).toMatchObject({
+      kind: "function-error",
+      errorType: "Runtime.ImportModuleError",
+    });
+  });
+
+  it("a module without the handler export fails with Runtime.HandlerNotFound", async () => {
+    const fn = make(SCRIPTED_HANDLER, { handlerExport: "nope" });
+    expect(await fn.invoke(event({ id: "a" }))).toMatchObject({
+      kind: "function-error",
+      errorType: "Runtime.HandlerNotFound",
+    });
+  });
+
+  it("a thrown error is a function error with its type and message", async () => {
+    const fn = make(SCRIPTED_HANDLER);
+    expect(await fn.invoke(event({ id: "x", fail: "throw" }))).toMatchObject({
+      kind: "function-error",
+      errorType: "Error",
+      errorMessage: "poison x",
+      timedOut: false,
+    });
+  });
+
+  it("a sandbox that timed out is destroyed; the next invocation starts a new one (cold start)", async () => {
+    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 200 });
+    expect(await fn.invoke(event({ id: "slow", sleepMs: 1_000 }))).toMatchObject({ timedOut: true });
+    expect(await fn.invoke(event({ id: "fast" }))).toMatchObject({ kind: "ok" });
+    expect(fn.stats).toMatchObject({ coldStarts: 2, timeouts: 1 });
+  });
+
+  it("reuses a warm sandbox for sequential invocations and runs concurrent ones in separate sandboxes", async () => {
+    const fn = make(SCRIPTED_HANDLER);
+    await fn.invoke(event({ id: "1" }));
+    await fn.invoke(event({ id: "2" }));
+    expect(fn.stats.coldStarts).toBe(1);
+    await Promise.all([
+      fn.invoke(event({ id: "3", sleepMs: 100 })),
+      fn.invoke(event({ id: "4", sleepMs: 100 })),
+    ]);
+    expect(fn.stats.coldStarts).toBe(2);
+    expect(fn.stats.maxConcurrency).toBe(2);
+  });
+});
