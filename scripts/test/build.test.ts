@@ -2,13 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { inflateRawSync } from "node:zlib";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
 import { bundleFunction } from "../bundle-function.ts";
 import { base64Sha256 } from "../lib/deterministic-zip.ts";
+import { unzip } from "../lib/unzip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
 let work: string;
@@ -17,36 +17,6 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "bundle-test-"));
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
-
-/** Reads the entries of a zip we wrote: stored or deflated, no data descriptors needed. */
-function unzip(
-  zip: Buffer,
-): Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }> {
-  const entries = new Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }>();
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  let offset = zip.readUInt32LE(eocd + 16);
-  for (let i = 0; i < zip.readUInt16LE(eocd + 10); i++) {
-    const method = zip.readUInt16LE(offset + 10);
-    const dosTime = zip.readUInt16LE(offset + 12);
-    const dosDate = zip.readUInt16LE(offset + 14);
-    const compressed = zip.readUInt32LE(offset + 20);
-    const nameLength = zip.readUInt16LE(offset + 28);
-    const extraLength = zip.readUInt16LE(offset + 30);
-    const mode = zip.readUInt32LE(offset + 38) >>> 16;
-    const local = zip.readUInt32LE(offset + 42);
-    const name = zip.toString("utf8", offset + 46, offset + 46 + nameLength);
-    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    const data = zip.subarray(dataStart, dataStart + compressed);
-    entries.set(name, {
-      content: method === 8 ? inflateRawSync(data) : Buffer.from(data),
-      mode,
-      dosTime,
-      dosDate,
-    });
-    offset += 46 + nameLength + extraLength + zip.readUInt16LE(offset + 32);
-  }
-  return entries;
-}
 
 describe("function artifacts", () => {
   it("are byte-identical when built twice from the same sources", async () => {

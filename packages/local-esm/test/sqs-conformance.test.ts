@@ -94,6 +94,21 @@ describe("§2.2 ScalingConfig.MaximumConcurrency", () => {
   });
 });
 
+describe("§2.2 scaling", () => {
+  it("§2.2 starts with 5 concurrent batches and adds more while messages keep coming, up to MaximumConcurrency", async () => {
+    const { fn, esm } = await setup({
+      items: ids("s", 60, { sleepMs: 150 }),
+      settings: { batchSize: 1, maximumConcurrency: 8 },
+      queue: { visibilitySeconds: 30 },
+    });
+    await esm.start();
+    expect(esm.pollers).toBe(5);
+    await eventually(() => expect(fn.seen).toHaveLength(60), 15_000);
+    expect(esm.pollers).toBe(8);
+    expect(fn.fn.stats.maxConcurrency).toBeLessThanOrEqual(8);
+  });
+});
+
 describe("§2.3 error handling", () => {
   it("§2.3 partial batch response: reported messages come back (receive count 2), the others are deleted", async () => {
     const { fn, esm } = await setup({

@@ -80,6 +80,9 @@ export class SqsEventSource {
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #running = false;
+  /** Set when a receive returned a full batch since the last scaling step. */
+  #busy = false;
+  #scaler: NodeJS.Timeout | undefined;
   #queueArn = "";
   #fifo = false;
 
@@ -103,12 +106,24 @@ export class SqsEventSource {
       throw new VisibilityTimeoutError(timeoutMs, visibility);
     }
     this.#running = true;
-    const pollers = this.#options.settings.maximumConcurrency ?? 5;
-    for (let i = 0; i < pollers; i++) this.#loops.push(this.#poll());
+    // Lambda starts with 5 concurrent batches and adds up to 300 a minute while messages keep coming,
+    // up to MaximumConcurrency (§2.2). Without it, the ceiling is AWS's (about 1,000), not modelled.
+    const ceiling = this.#options.settings.maximumConcurrency ?? 1_000;
+    for (let i = 0; i < Math.min(5, ceiling); i++) this.#loops.push(this.#poll());
+    this.#scaler = setInterval(() => {
+      if (this.#running && this.#busy && this.#loops.length < ceiling) this.#loops.push(this.#poll());
+      this.#busy = false;
+    }, 200);
+  }
+
+  /** Batches in flight at once right now (pollers started so far). */
+  get pollers(): number {
+    return this.#loops.length;
   }
 
   async stop(): Promise<void> {
     this.#running = false;
+    clearInterval(this.#scaler);
     this.#abort.abort();
     await Promise.all(this.#loops);
   }
@@ -153,6 +168,7 @@ export class SqsEventSource {
           batch.push(record);
         }
         this.stats.polledMessages += messages.length;
+        if (messages.length > 0) this.#busy = true;
         if (batch.length > 0 && windowEnds === Number.POSITIVE_INFINITY) windowEnds = Date.now() + window;
         if (batch.length === 0) continue;
         if (window === 0 || Date.now() >= windowEnds || bytes >= MAX_PAYLOAD_BYTES * 0.9) break;

@@ -1,0 +1,31 @@
+import { inflateRawSync } from "node:zlib";
+
+/** Reads the entries of a zip we wrote: stored or deflated, no data descriptors needed. */
+export function unzip(
+  zip: Buffer,
+): Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }> {
+  const entries = new Map<string, { content: Buffer; mode: number; dosTime: number; dosDate: number }>();
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let offset = zip.readUInt32LE(eocd + 16);
+  for (let i = 0; i < zip.readUInt16LE(eocd + 10); i++) {
+    const method = zip.readUInt16LE(offset + 10);
+    const dosTime = zip.readUInt16LE(offset + 12);
+    const dosDate = zip.readUInt16LE(offset + 14);
+    const compressed = zip.readUInt32LE(offset + 20);
+    const nameLength = zip.readUInt16LE(offset + 28);
+    const extraLength = zip.readUInt16LE(offset + 30);
+    const mode = zip.readUInt32LE(offset + 38) >>> 16;
+    const local = zip.readUInt32LE(offset + 42);
+    const name = zip.toString("utf8", offset + 46, offset + 46 + nameLength);
+    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(dataStart, dataStart + compressed);
+    entries.set(name, {
+      content: method === 8 ? inflateRawSync(data) : Buffer.from(data),
+      mode,
+      dosTime,
+      dosDate,
+    });
+    offset += 46 + nameLength + extraLength + zip.readUInt16LE(offset + 32);
+  }
+  return entries;
+}

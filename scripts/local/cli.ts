@@ -1,0 +1,132 @@
+import { parseArgs } from "node:util";
+import type { ScenarioOptions } from "./scenario.ts";
+
+export const USAGE = `npm start -- [options]
+
+Runs the whole pipeline on this machine: starts DynamoDB, Kinesis, SQS and S3 emulators on 127.0.0.1
+(or uses AWS_ENDPOINT_URL_* when all four services are set), creates the environment's stream, queues,
+DLQs, tables and buckets, runs every function bundle from dist/ under the local event source mappings,
+drives a scenario and prints a summary. Nothing is written outside a temporary directory, which is
+removed on exit and on Ctrl-C.
+
+Scenario
+  --events N           lifecycle events put into the stream              (default 2000)
+  --jobs N             jobs sent to the tool queue (standard)            (default 300)
+  --fifo-jobs N        jobs sent to the FIFO queue, grouped by session   (default 100)
+  --sessions N         sessions (partition keys and message groups)      (default 20)
+  --poison-rate R      fraction of records and messages that are unreadable   (default 0.01)
+  --transient-rate R   fraction of jobs whose first attempt fails transiently (default 0.05)
+  --duplicate-rate R   fraction of stream records put twice              (default 0.02)
+  --seed N             the same seed gives the same scenario             (default 42)
+
+Run
+  --env NAME           settings from terraform/environments/NAME/terraform.tfvars.json (default dev)
+  --time-scale N       divide every duration setting by N: function and visibility timeouts,
+                       batching windows, record age, *_MS variables     (default 10)
+  --timeout S          give up waiting for the scenario after S seconds  (default 100)
+  --json               print the summary as one JSON object on stdout (progress stays on stderr)
+  --serve              start the stack and keep it up until Ctrl-C; print its endpoints as
+                       AWS_ENDPOINT_URL_*=... lines and the resource names, for any AWS client
+  --verbose            show the functions' warning and error logs
+  -h, --help           show this help
+
+Exit status: 0 when lost = 0, 1 when anything was lost, 2 on a bad option or setting.`;
+
+export interface CliOptions {
+  readonly scenario: ScenarioOptions;
+  readonly env: string;
+  readonly timeScale: number;
+  readonly timeoutMs: number;
+  readonly json: boolean;
+  readonly serve: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+/** A bad command line: the message says which option and why. */
+export class CliError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+function integer(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new CliError(`--${name} must be a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) throw new CliError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function rate(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) {
+    throw new CliError(`--${name} must be a number from 0 to 1, got "${value}"`);
+  }
+  return n;
+}
+
+export function parseCli(argv: readonly string[]): CliOptions {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  const v = parsed.values;
+  const env = v.env ?? "dev";
+  if (!/^[a-z][a-z0-9-]{1,15}$/.test(env))
+    throw new CliError(`--env must name an environment (e.g. dev), got "${env}"`);
+  return {
+    scenario: {
+      events: integer("events", v.events, 2_000, 0, 1_000_000),
+      jobs: integer("jobs", v.jobs, 300, 0, 100_000),
+      fifoJobs: integer("fifo-jobs", v["fifo-jobs"], 100, 0, 100_000),
+      sessions: integer("sessions", v.sessions, 20, 1, 100_000),
+      poisonRate: rate("poison-rate", v["poison-rate"], 0.01),
+      transientRate: rate("transient-rate", v["transient-rate"], 0.05),
+      duplicateRate: rate("duplicate-rate", v["duplicate-rate"], 0.02),
+      seed: integer("seed", v.seed, 42, 0, 2 ** 32 - 1),
+    },
+    env,
+    timeScale: integer("time-scale", v["time-scale"], 10, 1, 1_000),
+    timeoutMs: integer("timeout", v.timeout, 100, 1, 86_400) * 1000,
+    json: v.json ?? false,
+    serve: v.serve ?? false,
+    verbose: v.verbose ?? false,
+    help: v.help ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      events: { type: "string" },
+      jobs: { type: "string" },
+      "fifo-jobs": { type: "string" },
+      sessions: { type: "string" },
+      "poison-rate": { type: "string" },
+      "transient-rate": { type: "string" },
+      "duplicate-rate": { type: "string" },
+      seed: { type: "string" },
+      env: { type: "string" },
+      "time-scale": { type: "string" },
+      timeout: { type: "string" },
+      json: { type: "boolean" },
+      serve: { type: "boolean" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

@@ -1,0 +1,379 @@
+/**
+ * The whole pipeline on one machine: embedded emulators (or any endpoints given as AWS_ENDPOINT_URL_*),
+ * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
+ * event source mappings of packages/local-esm configured from terraform.tfvars.json.
+ */
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+  CreateStreamCommand,
+  DescribeStreamSummaryCommand,
+  type KinesisClient,
+} from "@aws-sdk/client-kinesis";
+import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
+import { dedupeTableDefinition } from "@mcp-pipeline/idempotency";
+import {
+  type Invokable,
+  type KinesisEsmEvent,
+  KinesisEventSource,
+  LocalFunction,
+  SqsEventSource,
+} from "@mcp-pipeline/local-esm";
+import { type EmbeddedEmulators, startEmulators } from "@mcp-pipeline/local-esm/emulators";
+import type { EnvironmentSettings, FunctionSettings, QueueSettings } from "@mcp-pipeline/settings";
+import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import { unzip } from "../lib/unzip.ts";
+import { MetricsSink } from "./metrics-sink.ts";
+
+export interface Endpoints {
+  readonly dynamodb: string;
+  readonly kinesis: string;
+  readonly sqs: string;
+  readonly s3: string;
+}
+
+export interface ResourceNames {
+  readonly stream: string;
+  readonly toolCallsTable: string;
+  readonly dedupeTable: string;
+  readonly quarantineBucket: string;
+  readonly resultsBucket: string;
+  readonly toolQueue: string;
+  readonly toolDlq: string;
+  readonly fifoQueue: string;
+  readonly fifoDlq: string;
+  readonly failureQueue: string;
+  readonly failureDlq: string;
+}
+
+/** Names derived from the environment's prefix, as the Terraform modules name them. */
+export function resourceNames(prefix: string): ResourceNames {
+  return {
+    stream: `${prefix}-events`,
+    toolCallsTable: `${prefix}-tool-calls`,
+    dedupeTable: `${prefix}-dedupe`,
+    quarantineBucket: `${prefix}-quarantine`,
+    resultsBucket: `${prefix}-results`,
+    toolQueue: `${prefix}-tool-jobs`,
+    toolDlq: `${prefix}-tool-jobs-dlq`,
+    fifoQueue: `${prefix}-session-jobs.fifo`,
+    fifoDlq: `${prefix}-session-jobs-dlq.fifo`,
+    failureQueue: `${prefix}-stream-failures`,
+    failureDlq: `${prefix}-stream-failures-dlq`,
+  };
+}
+
+export interface PipelineOptions {
+  readonly settings: EnvironmentSettings;
+  /** Every duration setting is divided by this (function and visibility timeouts, windows, record age). */
+  readonly timeScale: number;
+  /** Directory holding <function>.zip (the build's dist/). */
+  readonly distDir: string;
+  /** Endpoints from AWS_ENDPOINT_URL_*; when absent, embedded emulators are started. */
+  readonly endpoints?: Endpoints;
+  readonly region?: string;
+  readonly onKinesisEvent?: (event: KinesisEsmEvent) => void;
+  /** Log lines of the functions that are not metrics (errors and warnings, by default). */
+  readonly onLog?: (functionName: string, line: string) => void;
+}
+
+export interface QueueHandle {
+  readonly url: string;
+  readonly arn: string;
+}
+
+const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker"] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/** Reads endpoints from the standard variables; undefined unless all four services resolve. */
+export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | undefined {
+  const of = (service: string) => env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
+  const [dynamodb, kinesis, sqs, s3] = [of("DYNAMODB"), of("KINESIS"), of("SQS"), of("S3")];
+  if (!dynamodb || !kinesis || !sqs || !s3) return undefined;
+  return { dynamodb, kinesis, sqs, s3 };
+}
+
+export class LocalPipeline {
+  readonly names: ResourceNames;
+  readonly metrics = new MetricsSink();
+  readonly functions = new Map<FunctionName, LocalFunction>();
+  kinesisEsm: KinesisEventSource | undefined;
+  readonly sqsEsms = new Map<FunctionName, SqsEventSource>();
+  queues = {} as Record<"tool" | "toolDlq" | "fifo" | "fifoDlq" | "failure" | "failureDlq", QueueHandle>;
+  endpoints: Endpoints = { dynamodb: "", kinesis: "", sqs: "", s3: "" };
+  streamArn = "";
+  kinesis!: KinesisClient;
+  sqs!: SQSClient;
+  s3!: S3Client;
+  dynamodb!: DynamoDBClient;
+  readonly #options: PipelineOptions;
+  #emulators: EmbeddedEmulators | undefined;
+  #codeDir: string | undefined;
+  #stopped = false;
+
+  constructor(options: PipelineOptions) {
+    this.#options = options;
+    this.names = resourceNames(options.settings.name_prefix);
+  }
+
+  get region(): string {
+    return this.#options.region ?? "us-east-1";
+  }
+
+  #client(endpoint: string): ClientOptions {
+    return { endpoint, region: this.region, credentials: { accessKeyId: "local", secretAccessKey: "local" } };
+  }
+
+  #scale(ms: number): number {
+    return Math.max(1, Math.round(ms / this.#options.timeScale));
+  }
+
+  async start(): Promise<void> {
+    if (this.#options.endpoints) {
+      this.endpoints = this.#options.endpoints;
+    } else {
+      this.#emulators = await startEmulators();
+      this.endpoints = {
+        dynamodb: this.#emulators.dynamodb.endpoint,
+        kinesis: this.#emulators.kinesis.endpoint,
+        sqs: this.#emulators.sqsS3.endpoint,
+        s3: this.#emulators.sqsS3.endpoint,
+      };
+    }
+    this.kinesis = kinesisClient(this.#client(this.endpoints.kinesis));
+    this.sqs = sqsClient(this.#client(this.endpoints.sqs));
+    this.s3 = s3Client(this.#client(this.endpoints.s3), {});
+    this.dynamodb = new DynamoDBClient({ ...this.#client(this.endpoints.dynamodb) });
+    await this.#createResources();
+    await this.#startFunctions();
+  }
+
+  async #queue(name: string, settings: QueueSettings | undefined, dlq?: QueueHandle, maxReceive?: number) {
+    const fifo = name.endsWith(".fifo");
+    const attributes: Record<string, string> = {
+      ...(fifo ? { FifoQueue: "true" } : {}),
+      ...(settings
+        ? {
+            VisibilityTimeout: String(
+              Math.max(1, Math.round(settings.visibility_timeout_seconds / this.#options.timeScale)),
+            ),
+            MessageRetentionPeriod: String(settings.message_retention_seconds),
+          }
+        : {}),
+      ...(dlq
+        ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: maxReceive }) }
+        : {}),
+    };
+    const { QueueUrl = "" } = await this.sqs.send(
+      new CreateQueueCommand({ QueueName: name, Attributes: attributes }),
+    );
+    const { Attributes } = await this.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["QueueArn"] }),
+    );
+    return { url: QueueUrl, arn: Attributes?.QueueArn ?? "" };
+  }
+
+  async #createResources(): Promise<void> {
+    const { settings } = this.#options;
+    const n = this.names;
+    await this.kinesis.send(
+      new CreateStreamCommand({
+        StreamName: n.stream,
+        ...(settings.stream.mode === "PROVISIONED"
+          ? { ShardCount: settings.stream.shard_count }
+          : { ShardCount: Math.max(2, settings.stream.shard_count) }),
+      }),
+    );
+    for (let i = 0; i < 50; i++) {
+      const { StreamDescriptionSummary } = await this.kinesis.send(
+        new DescribeStreamSummaryCommand({ StreamName: n.stream }),
+      );
+      this.streamArn = StreamDescriptionSummary?.StreamARN ?? "";
+      if (StreamDescriptionSummary?.StreamStatus === "ACTIVE") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await this.dynamodb.send(new CreateTableCommand(toolCallsTableDefinition(n.toolCallsTable)));
+    await this.dynamodb.send(new CreateTableCommand(dedupeTableDefinition(n.dedupeTable)));
+    await this.s3.send(new CreateBucketCommand({ Bucket: n.quarantineBucket }));
+    await this.s3.send(new CreateBucketCommand({ Bucket: n.resultsBucket }));
+
+    const toolDlq = await this.#queue(n.toolDlq, undefined);
+    const fifoDlq = await this.#queue(n.fifoDlq, undefined);
+    const failureDlq = await this.#queue(n.failureDlq, undefined);
+    this.queues = {
+      toolDlq,
+      fifoDlq,
+      failureDlq,
+      tool: await this.#queue(
+        n.toolQueue,
+        settings.tool_worker.queue,
+        toolDlq,
+        settings.tool_worker.queue.max_receive_count,
+      ),
+      fifo: await this.#queue(
+        n.fifoQueue,
+        settings.fifo_worker.queue,
+        fifoDlq,
+        settings.fifo_worker.queue.max_receive_count,
+      ),
+      failure: await this.#queue(
+        n.failureQueue,
+        settings.dlq_redrive.queue,
+        failureDlq,
+        settings.dlq_redrive.queue.max_receive_count,
+      ),
+    };
+  }
+
+  /** The function's environment: its settings (durations in ms scaled), resource names, endpoints. */
+  #environment(name: FunctionName, fn: FunctionSettings): Record<string, string> {
+    const scaled = Object.fromEntries(
+      Object.entries(fn.environment).map(([k, v]) =>
+        k.endsWith("_MS") && /^\d+$/.test(v) ? [k, String(this.#scale(Number(v)))] : [k, v],
+      ),
+    );
+    const n = this.names;
+    const common = {
+      TOOL_CALLS_TABLE: n.toolCallsTable,
+      DEDUPE_TABLE: n.dedupeTable,
+      METRICS_NAMESPACE: "McpPipeline",
+      POWERTOOLS_LOG_LEVEL: "WARN",
+    };
+    const own: Record<FunctionName, Record<string, string>> = {
+      processor: { QUARANTINE_BUCKET: n.quarantineBucket },
+      "tool-worker": {
+        RESULTS_BUCKET: n.resultsBucket,
+        EVENTS_STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.toolDlq.url,
+      },
+      "fifo-worker": {
+        RESULTS_BUCKET: n.resultsBucket,
+        EVENTS_STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.fifoDlq.url,
+      },
+    };
+    return { ...common, ...own[name], ...scaled };
+  }
+
+  async #startFunctions(): Promise<void> {
+    const { settings, distDir } = this.#options;
+    this.#codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    const baseEnv: Record<string, string> = {
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      AWS_REGION: this.region,
+      AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamodb,
+      AWS_ENDPOINT_URL_KINESIS: this.endpoints.kinesis,
+      AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
+      AWS_ENDPOINT_URL_S3: this.endpoints.s3,
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+    const sink = (fn: string, line: string) => {
+      if (!this.metrics.accept(fn, line)) this.#options.onLog?.(fn, line);
+    };
+    const settingsOf: Record<FunctionName, FunctionSettings> = {
+      processor: settings.processor,
+      "tool-worker": settings.tool_worker,
+      "fifo-worker": settings.fifo_worker,
+    };
+    for (const name of FUNCTION_NAMES) {
+      const zip = await readFile(join(distDir, `${name}.zip`)).catch((error: unknown) => {
+        throw new Error(`${join(distDir, `${name}.zip`)} is missing: run \`npm run build\` first`, {
+          cause: error,
+        });
+      });
+      const code = unzip(zip).get("index.mjs")?.content;
+      if (!code) throw new Error(`${name}.zip has no index.mjs`);
+      const dir = await mkdtemp(join(this.#codeDir, `${name}-`));
+      await writeFile(join(dir, "index.mjs"), code);
+      const fn = settingsOf[name];
+      this.functions.set(
+        name,
+        new LocalFunction(
+          {
+            name: `${settings.name_prefix}-${name}`,
+            codeFile: join(dir, "index.mjs"),
+            timeoutMs: this.#scale(fn.timeout_seconds * 1000),
+            memoryMb: fn.memory_mb,
+            environment: this.#environment(name, fn),
+            region: this.region,
+          },
+          baseEnv,
+          sink,
+        ),
+      );
+    }
+
+    const processor = this.functions.get("processor") as LocalFunction;
+    const esm = settings.processor.esm;
+    this.kinesisEsm = new KinesisEventSource({
+      kinesis: this.kinesis,
+      streamName: this.names.stream,
+      stream: {
+        streamArn: this.streamArn,
+        region: this.region,
+        roleArn: `arn:aws:iam::000000000000:role/${settings.name_prefix}-processor`,
+      },
+      function: processor,
+      settings: {
+        batchSize: esm.batch_size,
+        batchingWindowMs: this.#scale(esm.maximum_batching_window_in_seconds * 1000),
+        parallelizationFactor: esm.parallelization_factor,
+        startingPosition: esm.starting_position,
+        maximumRetryAttempts: esm.maximum_retry_attempts,
+        maximumRecordAgeMs:
+          esm.maximum_record_age_in_seconds === -1
+            ? -1
+            : this.#scale(esm.maximum_record_age_in_seconds * 1000),
+        bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
+        reportBatchItemFailures: esm.report_batch_item_failures,
+      },
+      onFailure: { sqs: this.sqs, queueUrl: this.queues.failure.url },
+      pollIntervalMs: this.#scale(1_000),
+      shardRefreshMs: 1_000,
+      ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
+    });
+    this.kinesisEsm.start();
+
+    for (const [name, queue, fnSettings] of [
+      ["tool-worker", this.queues.tool, settings.tool_worker],
+      ["fifo-worker", this.queues.fifo, settings.fifo_worker],
+    ] as const) {
+      const fn = this.functions.get(name) as LocalFunction;
+      const invokable: Invokable & { timeoutMs: number } = {
+        arn: fn.arn,
+        timeoutMs: fn.definition.timeoutMs,
+        invoke: (event) => fn.invoke(event),
+      };
+      const source = new SqsEventSource({
+        sqs: this.sqs,
+        queueUrl: queue.url,
+        function: invokable,
+        settings: {
+          batchSize: fnSettings.esm.batch_size,
+          batchingWindowMs: this.#scale(fnSettings.esm.maximum_batching_window_in_seconds * 1000),
+          maximumConcurrency: fnSettings.esm.maximum_concurrency,
+          reportBatchItemFailures: fnSettings.esm.report_batch_item_failures,
+        },
+        waitTimeSeconds: 1,
+      });
+      await source.start();
+      this.sqsEsms.set(name, source);
+    }
+  }
+
+  /** Stops the mappings (in-flight invocations finish), the sandboxes and the emulators; removes the code copies. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await Promise.all([this.kinesisEsm?.stop(), ...[...this.sqsEsms.values()].map((s) => s.stop())]);
+    await Promise.all([...this.functions.values()].map((f) => f.stop()));
+    for (const client of [this.kinesis, this.sqs, this.s3, this.dynamodb]) client?.destroy();
+    await this.#emulators?.stop();
+    if (this.#codeDir) await rm(this.#codeDir, { recursive: true, force: true });
+  }
+}
