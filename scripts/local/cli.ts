@@ -24,6 +24,7 @@ Run
   --time-scale N       divide every duration setting by N: function and visibility timeouts,
                        batching windows, record age, *_MS variables     (default 10)
   --timeout S          give up waiting for the scenario after S seconds  (default 100)
+  --dist DIR           where the function zips are                       (default dist/, built by npm start)
   --json               print the summary as one JSON object on stdout (progress stays on stderr)
   --serve              start the stack and keep it up until Ctrl-C; print its endpoints as
                        AWS_ENDPOINT_URL_*=... lines and the resource names, for any AWS client
@@ -37,6 +38,7 @@ export interface CliOptions {
   readonly env: string;
   readonly timeScale: number;
   readonly timeoutMs: number;
+  readonly distDir: string | undefined;
   readonly json: boolean;
   readonly serve: boolean;
   readonly verbose: boolean;
@@ -99,6 +101,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     env,
     timeScale: integer("time-scale", v["time-scale"], 10, 1, 1_000),
     timeoutMs: integer("timeout", v.timeout, 100, 1, 86_400) * 1000,
+    distDir: v.dist,
     json: v.json ?? false,
     serve: v.serve ?? false,
     verbose: v.verbose ?? false,
@@ -123,6 +126,7 @@ function parse(argv: readonly string[]) {
       env: { type: "string" },
       "time-scale": { type: "string" },
       timeout: { type: "string" },
+      dist: { type: "string" },
       json: { type: "boolean" },
       serve: { type: "boolean" },
       verbose: { type: "boolean" },

@@ -15,6 +15,7 @@ import {
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
+import { type EmbeddedEmulators, startEmulators } from "@mcp-pipeline/emulators";
 import { dedupeTableDefinition } from "@mcp-pipeline/idempotency";
 import {
   type Invokable,
@@ -23,7 +24,6 @@ import {
   LocalFunction,
   SqsEventSource,
 } from "@mcp-pipeline/local-esm";
-import { type EmbeddedEmulators, startEmulators } from "@mcp-pipeline/local-esm/emulators";
 import type { EnvironmentSettings, FunctionSettings, QueueSettings } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { unzip } from "../lib/unzip.ts";

@@ -111,7 +111,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const pipeline = new LocalPipeline({
     settings,
     timeScale: options.timeScale,
-    distDir: join(root, "dist"),
+    distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
     onLog: options.verbose ? (fn, line) => process.stderr.write(`${fn}: ${line}\n`) : () => {},
   });

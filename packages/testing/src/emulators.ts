@@ -5,5 +5,5 @@ export {
   startDynamoDb,
   startKinesis,
   startSqsS3,
-} from "@mcp-pipeline/local-esm/emulators";
+} from "@mcp-pipeline/emulators";
 export { type FaultProxy, type PutRecordsEntryView, startKinesisFaultProxy } from "./kinesis-fault-proxy.js";

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from "node:http";
-import { listenOnLoopback, type RunningEmulator } from "@mcp-pipeline/local-esm/emulators";
+import { listenOnLoopback, type RunningEmulator } from "@mcp-pipeline/emulators";
 
 export interface PutRecordsEntryView {
   readonly partitionKey: string;

@@ -2,6 +2,7 @@
 /// <reference path="./kinesalite.d.ts" />
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Worker } from "node:worker_threads";
 import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
@@ -99,7 +100,33 @@ export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_TA
   if (response.status !== 200) throw new Error(`${kind} emulator at ${endpoint} answered ${response.status}`);
 }
 
-/** Starts dynalite, kinesalite and fauxqs on free loopback ports, in memory: nothing is written to disk. */
+/** Starts one emulator in its own worker thread; stopping it closes the server, then the thread. */
+export function startEmulatorThread(kind: "dynamodb" | "kinesis" | "sqs-s3"): Promise<RunningEmulator> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./emulator-host.mjs", import.meta.url), { workerData: { kind } });
+    worker.once("error", reject);
+    worker.once("message", (message: { endpoint: string }) => {
+      worker.off("error", reject);
+      resolve({
+        endpoint: message.endpoint,
+        stop: () =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => void worker.terminate().then(() => done()), 2_000);
+            worker.once("message", () => {
+              clearTimeout(timer);
+              void worker.terminate().then(() => done());
+            });
+            worker.postMessage("stop");
+          }),
+      });
+    });
+  });
+}
+
+/**
+ * Starts dynalite, kinesalite and fauxqs on free loopback ports, in memory (nothing is written to
+ * disk), each in its own thread so that they use more than one core.
+ */
 export async function startEmulators(): Promise<EmbeddedEmulators> {
   const started: RunningEmulator[] = [];
   const stopAll = () => Promise.all(started.map((e) => e.stop())).then(() => undefined);
@@ -109,9 +136,9 @@ export async function startEmulators(): Promise<EmbeddedEmulators> {
       return emulator;
     };
     const [dynamodb, kinesis, sqsS3] = await Promise.all([
-      startDynamoDb().then(track),
-      startKinesis().then(track),
-      startSqsS3().then(track),
+      startEmulatorThread("dynamodb").then(track),
+      startEmulatorThread("kinesis").then(track),
+      startEmulatorThread("sqs-s3").then(track),
     ]);
     await Promise.all([
       healthCheck(dynamodb.endpoint, "dynamodb"),

@@ -1,0 +1,28 @@
+// Hosts one emulator in its own thread, so that the emulators and the pollers do not share one event
+// loop: on a small machine the emulators' CPU time is what bounds a local run.
+import { parentPort, workerData } from "node:worker_threads";
+
+const { kind } = workerData;
+let server;
+if (kind === "dynamodb") {
+  const { default: dynalite } = await import("dynalite");
+  server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+} else if (kind === "kinesis") {
+  const { default: kinesalite } = await import("kinesalite");
+  server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 });
+}
+if (server) {
+  server.listen(0, "127.0.0.1", () =>
+    parentPort.postMessage({ endpoint: `http://127.0.0.1:${server.address().port}` }),
+  );
+} else {
+  const { startFauxqs } = await import("fauxqs");
+  const fauxqs = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
+  server = { close: (done) => fauxqs.stop().then(() => done()), closeAllConnections: () => {} };
+  parentPort.postMessage({ endpoint: fauxqs.address });
+}
+parentPort.on("message", (message) => {
+  if (message !== "stop") return;
+  server.closeAllConnections?.();
+  server.close(() => parentPort.postMessage({ stopped: true }));
+});
