@@ -3,9 +3,10 @@ import { mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, GetItemCommand, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { KinesisClient, PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
+import { startDynamoDb, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleFunction } from "../bundle-function.ts";
@@ -164,6 +165,50 @@ describe("the main job (npm start)", () => {
     expect(await leftovers()).toEqual(before);
     kinesis.destroy();
     dynamodb.destroy();
+  }, 120_000);
+
+  it("uses the endpoints given as AWS_ENDPOINT_URL_* instead of starting emulators", async () => {
+    const [dynamodb, kinesis, sqsS3] = await Promise.all([startDynamoDb(), startKinesis(), startSqsS3()]);
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(root, "scripts/local/start.ts"),
+          "--dist",
+          dist,
+          "--events",
+          "30",
+          "--jobs",
+          "5",
+        ],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            AWS_ENDPOINT_URL_DYNAMODB: dynamodb.endpoint,
+            AWS_ENDPOINT_URL_KINESIS: kinesis.endpoint,
+            AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
+            AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      const { code, stderr, stdout } = await collect(child);
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain("using AWS_ENDPOINT_URL_* endpoints");
+      expect(stdout).toMatch(/lost\s+0/);
+      // The resources were created in the given emulators.
+      const tables = await new DynamoDBClient({
+        region: "us-east-1",
+        endpoint: dynamodb.endpoint,
+        credentials: { accessKeyId: "x", secretAccessKey: "x" },
+      }).send(new ListTablesCommand({}));
+      expect(tables.TableNames).toContain("mcp-dev-tool-calls");
+    } finally {
+      await Promise.all([dynamodb.stop(), kinesis.stop(), sqsS3.stop()]);
+    }
   }, 120_000);
 
   it("refuses an unknown environment with exit code 2 and the file it looked for", async () => {
