@@ -8,8 +8,13 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { kinesisClient, sqsClient } from "@mcp-pipeline/aws";
+import {
+  emulatorClientOptions,
+  type RunningEmulator,
+  startKinesis,
+  startSqsS3,
+} from "@mcp-pipeline/emulators";
 import { expect } from "vitest";
-import { emulatorClientOptions, type RunningEmulator, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators";
 import { type InvokeResult, LocalFunction } from "../src/index.js";
 
 export const SCRIPTED_HANDLER = join(import.meta.dirname, "fixtures", "scripted-handler.mjs");
