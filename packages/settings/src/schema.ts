@@ -44,6 +44,11 @@ export const functionSettingsSchema = z.object({
     z.literal(3288),
     z.literal(3653),
   ]),
+  /**
+   * What one record (or job) is expected to take, in ms: the configuration check compares
+   * batch_size x this with the timeout, so a full batch cannot time out by design.
+   */
+  expected_record_latency_ms: int(1, 900_000),
   /** Extra environment variables (tuning such as PROCESSOR_CONCURRENCY). */
   environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string()).default({}),
 });
@@ -61,6 +66,8 @@ export const kinesisEsmSchema = z
     report_batch_item_failures: z.boolean(),
     /** Read through an enhanced fan-out consumer instead of shared throughput. */
     enhanced_fan_out: z.boolean(),
+    /** Send the on-failure record (§1.6) to the failure queue, which dlq-redrive consumes. */
+    on_failure_destination: z.boolean(),
   })
   .strict();
 

@@ -21,6 +21,14 @@ const THROTTLED = {
   ErrorMessage: "Rate exceeded for shard (injected by the test fault proxy)",
 } as const;
 
+function headersOf(response: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
+
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -57,7 +65,7 @@ export function startKinesisFaultProxy(
 
       if (headers["x-amz-target"] !== "Kinesis_20131202.PutRecords") {
         const upstreamResponse = await forward(body);
-        response.writeHead(upstreamResponse.status, Object.fromEntries(upstreamResponse.headers));
+        response.writeHead(upstreamResponse.status, headersOf(upstreamResponse));
         response.end(Buffer.from(await upstreamResponse.arrayBuffer()));
         return;
       }
@@ -83,7 +91,7 @@ export function startKinesisFaultProxy(
         const upstreamResponse = await forward(Buffer.from(JSON.stringify({ ...parsed, Records: kept })));
         const text = await upstreamResponse.text();
         if (!upstreamResponse.ok) {
-          response.writeHead(upstreamResponse.status, Object.fromEntries(upstreamResponse.headers));
+          response.writeHead(upstreamResponse.status, headersOf(upstreamResponse));
           response.end(text);
           return;
         }

@@ -1,0 +1,71 @@
+/**
+ * Writes the inputs and outputs tables of every module's README between BEGIN_TF_DOCS and END_TF_DOCS
+ * (terraform-docs' markers). `npm run docs:terraform` updates them; a test fails when one is stale.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "./hcl.ts";
+
+export const BEGIN = "<!-- BEGIN_TF_DOCS -->";
+export const END = "<!-- END_TF_DOCS -->";
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n\s*/g, " ");
+
+export async function moduleDocs(dir: string): Promise<string> {
+  const config = await parseDirectory(dir);
+  const inputs = names(config, "variable").map((name) => {
+    const v = body(config, "variable", name) ?? {};
+    const type = expression(v.type ?? "any").replace(/\s+/g, " ");
+    const required = !("default" in v);
+    const fallback = required ? "required" : `\`${cell(JSON.stringify(v.default))}\``;
+    return `| \`${name}\` | \`${cell(type)}\` | ${fallback} | ${cell(String(v.description ?? ""))} |`;
+  });
+  const outputs = names(config, "output").map((name) => {
+    const o = body(config, "output", name) ?? {};
+    return `| \`${name}\` | ${cell(String(o.description ?? ""))} |`;
+  });
+  return [
+    BEGIN,
+    "## Inputs",
+    "",
+    "| Name | Type | Default | Description |",
+    "| ---- | ---- | ------- | ----------- |",
+    ...inputs,
+    "",
+    "## Outputs",
+    "",
+    "| Name | Description |",
+    "| ---- | ----------- |",
+    ...outputs,
+    END,
+  ].join("\n");
+}
+
+export function withDocs(readme: string, docs: string): string {
+  const start = readme.indexOf(BEGIN);
+  const end = readme.indexOf(END);
+  if (start === -1 || end === -1) return `${readme.trimEnd()}\n\n${docs}\n`;
+  return `${readme.slice(0, start)}${docs}${readme.slice(end + END.length)}`;
+}
+
+export const MODULES = [
+  "alarms",
+  "bucket",
+  "function",
+  "kinesis-esm",
+  "pipeline",
+  "queue",
+  "sqs-esm",
+  "stream",
+  "table",
+];
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const module of MODULES) {
+    const dir = join(TERRAFORM_ROOT, "modules", module);
+    const file = join(dir, "README.md");
+    const readme = await readFile(file, "utf8").catch(() => `# ${basename(dir)}\n`);
+    await writeFile(file, withDocs(readme, await moduleDocs(dir)));
+    process.stdout.write(`${file}\n`);
+  }
+}

@@ -1,0 +1,266 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { environmentSettingsSchema, loadSettings } from "@mcp-pipeline/settings";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  body,
+  expression,
+  type HclConfig,
+  names,
+  parseDirectory,
+  parseFile,
+  TERRAFORM_ROOT,
+  terraformDirectories,
+} from "../terraform/hcl.ts";
+import { MODULES, moduleDocs, withDocs } from "../terraform/module-docs.ts";
+
+const ENVIRONMENTS = ["dev", "prod"];
+const parsed = new Map<string, HclConfig>();
+
+beforeAll(async () => {
+  for (const dir of await terraformDirectories()) parsed.set(dir, await parseDirectory(dir));
+});
+
+const moduleDir = (m: string) => join(TERRAFORM_ROOT, "modules", m);
+const config = (dir: string) => parsed.get(dir) as HclConfig;
+const pipeline = () => config(moduleDir("pipeline"));
+
+describe("every .tf file parses", () => {
+  it("with HashiCorp's HCL parser (@cdktf/hcl2json), and a syntax error is reported", async () => {
+    const dirs = await terraformDirectories();
+    expect(dirs.length).toBeGreaterThanOrEqual(MODULES.length + 3);
+    for (const dir of dirs) {
+      for (const file of (await readdir(dir)).filter((f) => f.endsWith(".tf"))) {
+        await expect(parseFile(join(dir, file)), file).resolves.toBeTypeOf("object");
+      }
+    }
+    const broken = join(import.meta.dirname, "fixtures", "broken.tf");
+    await expect(parseFile(broken)).rejects.toThrow();
+  });
+});
+
+describe("modules follow one structure", () => {
+  it.each(MODULES)("%s has main, variables, outputs, versions and an up-to-date README", async (module) => {
+    const files = await readdir(moduleDir(module));
+    expect(files).toEqual(
+      expect.arrayContaining(["main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md"]),
+    );
+    const readme = await readFile(join(moduleDir(module), "README.md"), "utf8");
+    // Stale tables: run `npm run docs:terraform`.
+    expect(readme).toBe(withDocs(readme, await moduleDocs(moduleDir(module))));
+  });
+
+  it.each(MODULES)("%s: every variable is typed and described, every output described", (module) => {
+    const c = config(moduleDir(module));
+    for (const name of names(c, "variable")) {
+      const v = body(c, "variable", name);
+      expect(v?.type, `${module}.${name} type`).toBeDefined();
+      expect(String(v?.description ?? ""), `${module}.${name} description`).not.toBe("");
+      expect(expression(v?.type), `${module}.${name}`).not.toBe("any");
+    }
+    for (const name of names(c, "output")) {
+      expect(String(body(c, "output", name)?.description ?? ""), `${module} output ${name}`).not.toBe("");
+    }
+  });
+
+  it.each(MODULES)("%s pins Terraform >= 1.10 and the AWS provider to major 6", (module) => {
+    const terraform = ((config(moduleDir(module)).terraform as HclConfig[]) ?? [])[0] as HclConfig;
+    expect(terraform.required_version).toBe(">= 1.10");
+    const providers = (terraform.required_providers as HclConfig[])[0] as Record<
+      string,
+      { source: string; version: string }
+    >;
+    expect(providers.aws).toEqual({ source: "hashicorp/aws", version: ">= 6.0, < 7.0" });
+  });
+});
+
+describe("IAM: least privilege", () => {
+  const statements = () => {
+    const out: { module: string; sid: string; actions: string; resources: string }[] = [];
+    for (const name of names(pipeline(), "module")) {
+      const block = body(pipeline(), "module", name) ?? {};
+      const list = block.policy_statements as
+        | { sid: string; actions: string[] | string; resources: string[] | string }[]
+        | undefined;
+      for (const s of list ?? []) {
+        out.push({
+          module: name,
+          sid: s.sid,
+          actions: JSON.stringify(s.actions),
+          resources: JSON.stringify(s.resources),
+        });
+      }
+    }
+    return out;
+  };
+
+  it("every function gets statements, none with a wildcard action or resource", () => {
+    const all = statements();
+    expect(new Set(all.map((s) => s.module))).toEqual(
+      new Set(["processor", "tool_worker", "fifo_worker", "dlq_redrive"]),
+    );
+    for (const s of all) {
+      expect(s.actions, `${s.module}/${s.sid}`).not.toMatch(/"\*"|:\*"/);
+      expect(s.resources, `${s.module}/${s.sid}`).not.toMatch(/^\["\*"\]$|"arn:aws:[a-z0-9-]+:\*/);
+    }
+  });
+
+  it("the function module's own statements use * only for X-Ray, which has no resource-level permissions", async () => {
+    const text = await readFile(join(moduleDir("function"), "main.tf"), "utf8");
+    const wildcards = [...text.matchAll(/resources\s*=\s*\["\*"\]/g)];
+    expect(wildcards).toHaveLength(1);
+    expect(text).toMatch(
+      /actions\s*=\s*\["xray:PutTraceSegments", "xray:PutTelemetryRecords"\]\s*\n\s*resources\s*=\s*\["\*"\]/,
+    );
+  });
+});
+
+describe("the pipeline's wiring: every source has its failure path and its alarms", () => {
+  const modules = (source: string) =>
+    names(pipeline(), "module").filter((m) => body(pipeline(), "module", m)?.source === source);
+  const alarms = () => body(pipeline(), "module", "alarms") ?? {};
+
+  it("the Kinesis ESM sends on-failure records to the failure queue and keeps every guard on by setting", () => {
+    const esm = body(pipeline(), "module", "processor_esm") ?? {};
+    expect(expression(esm.on_failure_destination_arn)).toContain("module.failure_queue.arn");
+    for (const key of [
+      "bisect_batch_on_function_error",
+      "report_batch_item_failures",
+      "maximum_retry_attempts",
+      "maximum_record_age_in_seconds",
+    ]) {
+      expect(expression(esm[key])).toBe(`var.processor.esm.${key}`);
+    }
+    const kinesisEsm = config(moduleDir("kinesis-esm"));
+    const resource = (kinesisEsm.resource as Record<string, Record<string, HclConfig[]>>)
+      .aws_lambda_event_source_mapping?.this?.[0];
+    expect(resource?.metrics_config).toEqual([{ metrics: ["EventCount"] }]);
+  });
+
+  it("every queue module has a DLQ with a redrive policy and a redrive allow policy", () => {
+    const queue = config(moduleDir("queue")).resource as Record<string, unknown>;
+    expect(Object.keys(queue)).toEqual(
+      expect.arrayContaining([
+        "aws_sqs_queue",
+        "aws_sqs_queue_redrive_policy",
+        "aws_sqs_queue_redrive_allow_policy",
+      ]),
+    );
+  });
+
+  it("every SQS ESM reads a queue module, and every queue's DLQ has alarms", () => {
+    const dlqs = expression(alarms().dead_letter_queues);
+    const sources = expression(alarms().source_queues);
+    for (const q of modules("../queue")) {
+      expect(dlqs, `DLQ alarms for ${q}`).toContain(`module.${q}.dlq_name`);
+      expect(sources, `age alarm for ${q}`).toContain(`module.${q}.name`);
+    }
+    for (const esm of modules("../sqs-esm")) {
+      expect(expression(body(pipeline(), "module", esm)?.queue_arn)).toMatch(/^module\.\w+\.arn$/);
+    }
+  });
+
+  it("every function has its Errors, Throttles and Duration alarms", () => {
+    const functions = expression(alarms().functions);
+    for (const f of modules("../function")) expect(functions, `alarms for ${f}`).toContain(`module.${f}`);
+  });
+});
+
+describe("environments", () => {
+  it.each(ENVIRONMENTS)("%s: an S3 backend with a lock file and encryption", (env) => {
+    const dir = join(TERRAFORM_ROOT, "environments", env);
+    const terraform = ((config(dir).terraform as HclConfig[]) ?? []).find((t) => t.backend) as HclConfig;
+    const backend = (terraform.backend as Record<string, HclConfig[]>).s3?.[0];
+    expect(backend).toMatchObject({
+      use_lockfile: true,
+      encrypt: true,
+      key: `mcp-event-pipelines/${env}/terraform.tfstate`,
+    });
+  });
+
+  it.each(ENVIRONMENTS)("%s: terraform.tfvars.json sets exactly the declared variables", async (env) => {
+    const dir = join(TERRAFORM_ROOT, "environments", env);
+    const tfvars = JSON.parse(await readFile(join(dir, "terraform.tfvars.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    const declared = names(config(dir), "variable");
+    for (const key of Object.keys(tfvars))
+      expect(declared, `${env}: ${key} is not a variable`).toContain(key);
+    for (const name of declared) {
+      const optional = "default" in (body(config(dir), "variable", name) ?? {});
+      if (!optional) expect(Object.keys(tfvars), `${env}: ${name} has no value`).toContain(name);
+    }
+    await expect(loadSettings(join(TERRAFORM_ROOT, ".."), env)).resolves.toBeDefined();
+  });
+});
+
+describe("Terraform's validation blocks and the settings loader agree on AWS's ranges", () => {
+  const json = z.toJSONSchema(environmentSettingsSchema) as {
+    properties: Record<
+      string,
+      {
+        properties: Record<
+          string,
+          {
+            minimum?: number;
+            maximum?: number;
+            properties?: Record<string, { minimum?: number; maximum?: number }>;
+          }
+        >;
+      }
+    >;
+  };
+  const bound = (path: string[]) => {
+    let node: unknown = json;
+    for (const key of path) node = (node as { properties: Record<string, unknown> }).properties[key];
+    // A nullable number is anyOf [number, null].
+    const options = (node as { anyOf?: { minimum?: number }[] }).anyOf;
+    return (options?.find((o) => o.minimum !== undefined) ?? node) as { minimum?: number; maximum?: number };
+  };
+  const cases: [string[], string][] = [
+    [["processor", "timeout_seconds"], "var.processor.timeout_seconds"],
+    [["processor", "memory_mb"], "var.processor.memory_mb"],
+    [["tool_worker", "timeout_seconds"], "var.tool_worker.timeout_seconds"],
+    [["processor", "esm", "parallelization_factor"], "var.processor.esm.parallelization_factor"],
+    [["processor", "esm", "maximum_retry_attempts"], "var.processor.esm.maximum_retry_attempts"],
+    [["stream", "retention_period_hours"], "var.stream.retention_period_hours"],
+    [["tool_worker", "esm", "maximum_concurrency"], "var.tool_worker.esm.maximum_concurrency"],
+  ];
+
+  it.each(cases)("%j", async (path, reference) => {
+    const { minimum, maximum } = bound(path);
+    expect(minimum, "the loader has a lower bound").toBeDefined();
+    const text = await readFile(join(moduleDir("pipeline"), "variables.tf"), "utf8");
+    const conditions = [...text.matchAll(/condition\s*=\s*(.+)/g)]
+      .map((m) => m[1] ?? "")
+      .filter((c) => c.includes(reference));
+    expect(
+      conditions.some((c) => c.includes(`${reference} >= ${minimum}`)),
+      `${reference} >= ${minimum}`,
+    ).toBe(true);
+    expect(
+      conditions.some((c) => c.includes(`${reference} <= ${maximum}`)),
+      `${reference} <= ${maximum}`,
+    ).toBe(true);
+  });
+
+  it("record age: -1 or 60..604800 in both", async () => {
+    const text = await readFile(join(moduleDir("pipeline"), "variables.tf"), "utf8");
+    expect(text).toContain(
+      "var.processor.esm.maximum_record_age_in_seconds == -1 || (var.processor.esm.maximum_record_age_in_seconds >= 60 && var.processor.esm.maximum_record_age_in_seconds <= 604800)",
+    );
+    const settings = await loadSettings(join(TERRAFORM_ROOT, ".."), "dev");
+    const withAge = (age: number) => ({
+      ...settings,
+      processor: {
+        ...settings.processor,
+        esm: { ...settings.processor.esm, maximum_record_age_in_seconds: age },
+      },
+    });
+    expect(environmentSettingsSchema.safeParse(withAge(59)).success).toBe(false);
+    expect(environmentSettingsSchema.safeParse(withAge(-1)).success).toBe(true);
+    expect(environmentSettingsSchema.safeParse(withAge(604_801)).success).toBe(false);
+  });
+});

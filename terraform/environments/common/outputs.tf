@@ -1,0 +1,24 @@
+output "stream_name" {
+  description = "The lifecycle stream."
+  value       = module.pipeline.stream_name
+}
+
+output "tool_calls_table" {
+  description = "The tool-calls table."
+  value       = module.pipeline.tool_calls_table
+}
+
+output "quarantine_bucket" {
+  description = "The quarantine bucket."
+  value       = module.pipeline.quarantine_bucket
+}
+
+output "queue_urls" {
+  description = "Source queues and DLQs."
+  value       = module.pipeline.queue_urls
+}
+
+output "alarm_topic_arn" {
+  description = "Subscribe here to be paged."
+  value       = module.pipeline.alarm_topic_arn
+}

@@ -1,0 +1,81 @@
+variable "name_prefix" {
+  description = "Prefix of alarm, topic and dashboard names."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of the dashboard's metrics."
+  type        = string
+}
+
+variable "notification_emails" {
+  description = "Addresses subscribed to the alarm topic (each must confirm)."
+  type        = list(string)
+  default     = []
+}
+
+variable "metrics_namespace" {
+  description = "Namespace of the functions' own EMF metrics (METRICS_NAMESPACE)."
+  type        = string
+  default     = "McpPipeline"
+}
+
+variable "stream_consumer" {
+  description = "The processor and its Kinesis ESM."
+  type = object({
+    function_name = string
+    esm_uuid      = string
+  })
+}
+
+variable "functions" {
+  description = "Every function, by short name: Errors, Throttles and Duration alarms each."
+  type = map(object({
+    name            = string
+    timeout_seconds = number
+  }))
+}
+
+variable "source_queues" {
+  description = "Source queues by short name, with the oldest-message age that should page."
+  type = map(object({
+    name            = string
+    max_age_seconds = number
+  }))
+}
+
+variable "dead_letter_queues" {
+  description = "Every DLQ by short name (queue name as value): visible-messages and age alarms each."
+  type        = map(string)
+}
+
+variable "iterator_age_ms" {
+  description = "Processor IteratorAge that pages."
+  type        = number
+
+  validation {
+    condition     = var.iterator_age_ms >= 1000
+    error_message = "iterator_age_ms must be at least 1000."
+  }
+}
+
+variable "dlq_oldest_message_age_seconds" {
+  description = "Age of the oldest DLQ message that pages."
+  type        = number
+}
+
+variable "duration_timeout_ratio" {
+  description = "Fraction of a function's timeout that its p99 Duration may reach."
+  type        = number
+
+  validation {
+    condition     = var.duration_timeout_ratio > 0 && var.duration_timeout_ratio <= 1
+    error_message = "duration_timeout_ratio must be in (0, 1]."
+  }
+}
+
+variable "tags" {
+  description = "Tags."
+  type        = map(string)
+  default     = {}
+}
