@@ -16,6 +16,7 @@ import {
 import { MODULES, moduleDocs, withDocs } from "../terraform/module-docs.ts";
 
 const ENVIRONMENTS = ["dev", "prod"];
+const ROOTS = ["bootstrap"];
 const parsed = new Map<string, HclConfig>();
 
 beforeAll(async () => {
@@ -64,6 +65,18 @@ describe("modules follow one structure", () => {
     }
   });
 
+  it.each(ROOTS)(
+    "%s: the bootstrap root has its README, typed variables and pinned versions",
+    async (root) => {
+      const dir = join(TERRAFORM_ROOT, root);
+      expect(await readdir(dir)).toEqual(
+        expect.arrayContaining(["main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md"]),
+      );
+      for (const name of names(config(dir), "variable"))
+        expect(body(config(dir), "variable", name)?.type, name).toBeDefined();
+    },
+  );
+
   it.each(MODULES)("%s pins Terraform >= 1.10 and the AWS provider to major 6", (module) => {
     const terraform = ((config(moduleDir(module)).terraform as HclConfig[]) ?? [])[0] as HclConfig;
     expect(terraform.required_version).toBe(">= 1.10");
@@ -104,6 +117,30 @@ describe("IAM: least privilege", () => {
       expect(s.actions, `${s.module}/${s.sid}`).not.toMatch(/"\*"|:\*"/);
       expect(s.resources, `${s.module}/${s.sid}`).not.toMatch(/^\["\*"\]$|"arn:aws:[a-z0-9-]+:\*/);
     }
+  });
+
+  it("no Allow statement anywhere (modules, environments, bootstrap) has a wildcard action; * as a resource only where AWS has no resource type", () => {
+    const allowedStar = new Set(["Tracing", "CreateEventSourceMapping", "ReadWithoutResourceType"]);
+    let count = 0;
+    for (const [dir, c] of parsed) {
+      const documents = ((c.data as Record<string, Record<string, HclConfig[]>> | undefined)
+        ?.aws_iam_policy_document ?? {}) as Record<string, HclConfig[]>;
+      for (const [name, blocks] of Object.entries(documents)) {
+        for (const statement of (blocks[0]?.statement ?? []) as HclConfig[]) {
+          if (statement.effect === "Deny") continue;
+          count += 1;
+          const where = `${dir.replace(TERRAFORM_ROOT, "terraform")} ${name}/${String(statement.sid ?? "")}`;
+          const actions = (statement.actions ?? []) as string[];
+          expect(
+            actions.filter((a) => a.includes("*")),
+            where,
+          ).toEqual([]);
+          if (JSON.stringify(statement.resources ?? []).includes('"*"'))
+            expect(allowedStar, where).toContain(statement.sid);
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(10);
   });
 
   it("the function module's own statements use * only for X-Ray, which has no resource-level permissions", async () => {

@@ -1,7 +1,7 @@
-# checkov:skip=CKV_AWS_144:Quarantine and results are rebuilt from the stream and the workers; cross-region replication is not worth its cost here.
-# checkov:skip=CKV_AWS_18:Access logging needs a log bucket per account; CloudTrail data events cover access to these buckets.
-# checkov:skip=CKV2_AWS_62:No consumer listens for object events; dlq-redrive and the CLI read on demand.
 resource "aws_s3_bucket" "this" {
+  # checkov:skip=CKV_AWS_144:Quarantine and results are rebuilt from the stream and the workers; cross-region replication is not worth its cost here.
+  # checkov:skip=CKV_AWS_18:Access logging needs a log bucket per account; CloudTrail data events cover access to these buckets.
+  # checkov:skip=CKV2_AWS_62:No consumer listens for object events; dlq-redrive and the CLI read on demand.
   bucket        = var.name
   force_destroy = false
   tags          = var.tags

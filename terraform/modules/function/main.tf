@@ -15,6 +15,7 @@ resource "aws_iam_role" "this" {
 }
 
 resource "aws_cloudwatch_log_group" "this" {
+  # checkov:skip=CKV_AWS_338:Retention is an environment setting (14 days in dev, 90 in prod): these are operational logs, the quarantine and DLQs keep the records themselves.
   name              = "/aws/lambda/${var.name}"
   retention_in_days = var.log_retention_days
   kms_key_id        = var.log_kms_key_arn
@@ -52,11 +53,11 @@ resource "aws_iam_role_policy" "this" {
   policy = data.aws_iam_policy_document.this.json
 }
 
-# checkov:skip=CKV_AWS_116:Invoked only by event source mappings; failures go to the source's DLQ or on-failure destination, not to an async-invoke DLQ.
-# checkov:skip=CKV_AWS_117:Talks only to AWS APIs (Kinesis, SQS, DynamoDB, S3); no VPC resources to reach.
-# checkov:skip=CKV_AWS_272:Code signing needs a signing profile per account; artifacts are verified by their SHA-256 in dist/manifest.json.
-# checkov:skip=CKV_AWS_173:The environment holds resource names and tuning only, no secrets; AWS encrypts it at rest with its own key.
 resource "aws_lambda_function" "this" {
+  # checkov:skip=CKV_AWS_116:Invoked only by event source mappings; failures go to the source's DLQ or on-failure destination, not to an async-invoke DLQ.
+  # checkov:skip=CKV_AWS_117:Talks only to AWS APIs (Kinesis, SQS, DynamoDB, S3); no VPC resources to reach.
+  # checkov:skip=CKV_AWS_272:Code signing needs a signing profile per account; artifacts are verified by their SHA-256 in dist/manifest.json.
+  # checkov:skip=CKV_AWS_173:The environment holds resource names and tuning only, no secrets; AWS encrypts it at rest with its own key.
   function_name                  = var.name
   role                           = aws_iam_role.this.arn
   filename                       = var.artifact.path

@@ -1,0 +1,14 @@
+output "state_bucket" {
+  description = "TF_STATE_BUCKET for the workflows, and -backend-config=bucket=... locally."
+  value       = aws_s3_bucket.state.id
+}
+
+output "deploy_role_arns" {
+  description = "DEPLOY_ROLE_ARN of each GitHub environment."
+  value       = { for env, role in aws_iam_role.deploy : env => role.arn }
+}
+
+output "plan_role_arns" {
+  description = "PLAN_ROLE_ARN_<env> repository variables."
+  value       = { for env, role in aws_iam_role.plan : env => role.arn }
+}
