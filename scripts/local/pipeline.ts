@@ -86,7 +86,7 @@ export interface QueueHandle {
   readonly arn: string;
 }
 
-const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker"] as const;
+const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 /** Reads endpoints from the standard variables; undefined unless all four services resolve. */
@@ -255,6 +255,11 @@ export class LocalPipeline {
         EVENTS_STREAM_NAME: n.stream,
         DEAD_LETTER_QUEUE_URL: this.queues.fifoDlq.url,
       },
+      "dlq-redrive": {
+        QUARANTINE_BUCKET: n.quarantineBucket,
+        STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.failureDlq.url,
+      },
     };
     return { ...common, ...own[name], ...scaled };
   }
@@ -279,6 +284,7 @@ export class LocalPipeline {
       processor: settings.processor,
       "tool-worker": settings.tool_worker,
       "fifo-worker": settings.fifo_worker,
+      "dlq-redrive": settings.dlq_redrive,
     };
     for (const name of FUNCTION_NAMES) {
       const zip = await readFile(join(distDir, `${name}.zip`)).catch((error: unknown) => {
@@ -342,6 +348,7 @@ export class LocalPipeline {
     for (const [name, queue, fnSettings] of [
       ["tool-worker", this.queues.tool, settings.tool_worker],
       ["fifo-worker", this.queues.fifo, settings.fifo_worker],
+      ["dlq-redrive", this.queues.failure, settings.dlq_redrive],
     ] as const) {
       const fn = this.functions.get(name) as LocalFunction;
       const invokable: Invokable & { timeoutMs: number } = {

@@ -18,7 +18,7 @@ let dist: string;
 
 beforeAll(async () => {
   dist = await mkdtemp(join(tmpdir(), "local-dist-"));
-  for (const name of ["processor", "tool-worker", "fifo-worker"]) {
+  for (const name of ["processor", "tool-worker", "fifo-worker", "dlq-redrive"]) {
     const out = join(dist, name);
     await bundleFunction(join(root, "functions", name), out);
     await rename(join(out, `${name}.zip`), join(dist, `${name}.zip`));

@@ -12,6 +12,7 @@ export {
   sqsClient,
 } from "./clients.js";
 export { ConfigError, loadConfig } from "./config.js";
+export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
 export {
   OrderingMode,
   type ProducerRecord,

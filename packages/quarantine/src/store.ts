@@ -19,18 +19,30 @@ export async function writeQuarantineRecord(
   s3: S3Client,
   bucket: string,
   record: QuarantineRecord,
-): Promise<{ key: string }> {
+  options: { readonly ifAbsent?: boolean } = {},
+): Promise<{ key: string; written: boolean }> {
   const parsed = quarantineRecordSchema.parse(record);
   const key = quarantineKeyFor(parsed.source);
-  await s3.send(
-    new PutObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      Body: JSON.stringify(parsed),
-      ContentType: "application/json",
-    }),
-  );
-  return { key };
+  try {
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: JSON.stringify(parsed),
+        ContentType: "application/json",
+        // A conditional write: a record already in the quarantine (and perhaps marked as replayed) is
+        // kept as it is. Emulators that ignore the condition overwrite it with the same bytes.
+        ...(options.ifAbsent ? { IfNoneMatch: "*" } : {}),
+      }),
+    );
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (options.ifAbsent && (status === 412 || (error as Error).name === "PreconditionFailed")) {
+      return { key, written: false };
+    }
+    throw error;
+  }
+  return { key, written: true };
 }
 
 export async function readQuarantineRecord(

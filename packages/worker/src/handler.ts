@@ -6,6 +6,7 @@ import {
   loadConfig,
   putAllRecords,
   s3Client,
+  sendToDeadLetterQueue,
   sqsClient,
 } from "@mcp-pipeline/aws";
 import { failureDetails } from "@mcp-pipeline/batch";
@@ -16,7 +17,6 @@ import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools } from "@mcp-pipeline/tools";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { workerConfigSchema } from "./config.js";
-import { sendToDeadLetterQueue } from "./dead-letter.js";
 import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
 import { placeResult } from "./result-store.js";
 

@@ -1,5 +1,4 @@
 export { MAX_INLINE_RESULT_BYTES, type WorkerConfig, workerConfigSchema } from "./config.js";
-export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
 export {
   createWorkerHandler,
   InvalidEventError,

@@ -1,3 +1,4 @@
+import type { DeadLetterReason } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
   deadlineFromContext,
@@ -20,7 +21,6 @@ import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import type { SQSRecord } from "aws-lambda";
-import type { DeadLetterReason } from "./dead-letter.js";
 import {
   completedEvent,
   failedEvent,

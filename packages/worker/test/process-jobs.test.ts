@@ -1,7 +1,8 @@
 import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DeadLetterAttribute, processToolCallJobs, resultKeyFor } from "../src/index.js";
+import { processToolCallJobs, resultKeyFor } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;

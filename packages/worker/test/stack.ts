@@ -25,6 +25,7 @@ import {
   kinesisClient,
   putAllRecords,
   s3Client,
+  sendToDeadLetterQueue,
   sqsClient,
   toSqsEventRecord,
 } from "@mcp-pipeline/aws";
@@ -49,7 +50,7 @@ import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mc
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools } from "@mcp-pipeline/tools";
 import type { SQSRecord } from "aws-lambda";
-import { placeResult, type QueueMode, sendToDeadLetterQueue, type WorkerDeps } from "../src/index.js";
+import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
 
 export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -268,8 +268,9 @@ module "dlq_redrive" {
   reserved_concurrency = var.dlq_redrive.reserved_concurrency
   log_retention_days   = var.dlq_redrive.log_retention_days
   environment = merge(var.dlq_redrive.environment, {
-    QUARANTINE_BUCKET = module.quarantine_bucket.name
-    STREAM_NAME       = module.stream.name
+    QUARANTINE_BUCKET     = module.quarantine_bucket.name
+    STREAM_NAME           = module.stream.name
+    DEAD_LETTER_QUEUE_URL = module.failure_queue.dlq_url
   })
   policy_statements = [
     {
@@ -278,14 +279,35 @@ module "dlq_redrive" {
       resources = [module.failure_queue.arn]
     },
     {
-      sid       = "RereadStream"
-      actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:DescribeStreamSummary", "kinesis:ListShards"]
+      sid       = "KeepMalformedFailureRecords"
+      actions   = ["sqs:SendMessage"]
+      resources = [module.failure_queue.dlq_arn]
+    },
+    {
+      sid       = "RereadAndReplay"
+      actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:DescribeStreamSummary", "kinesis:ListShards", "kinesis:PutRecords"]
       resources = [module.stream.arn]
     },
     {
-      sid       = "WriteQuarantine"
+      sid       = "Quarantine"
       actions   = ["s3:PutObject", "s3:GetObject"]
       resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
+    },
+    {
+      sid       = "ListQuarantine"
+      actions   = ["s3:ListBucket"]
+      resources = [module.quarantine_bucket.arn]
+    },
+    {
+      # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources.
+      sid       = "RedriveDeadLetterQueues"
+      actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+      resources = [module.tool_queue.dlq_arn, module.fifo_queue.dlq_arn]
+    },
+    {
+      sid       = "RedriveTargets"
+      actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+      resources = [module.tool_queue.arn, module.fifo_queue.arn]
     },
   ]
   tags = local.tags

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+const queueUrl = z
+  .string()
+  // Checked by shape, not as a WHATWG URL: emulators answer with hosts like sqs.us-east-1.127.0.0.1.
+  .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL");
+
+/** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
+export const redriveConfigSchema = z.object({
+  QUARANTINE_BUCKET: z.string().min(3).max(63),
+  /** The stream that failed records are re-read from and replayed into. */
+  STREAM_NAME: z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name"),
+  /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
+  DEAD_LETTER_QUEUE_URL: queueUrl,
+  REDRIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(10_000),
+});
+
+export type RedriveConfig = z.infer<typeof redriveConfigSchema>;
+
+/** What a manual invocation (console, `aws lambda invoke`) may ask for. */
+export const manualActionSchema = z.discriminatedUnion("action", [
+  z.object({
+    action: z.literal("replay"),
+    filter: z
+      .object({
+        reason: z.string().optional(),
+        since: z.iso.datetime().optional(),
+        until: z.iso.datetime().optional(),
+        session: z.string().optional(),
+        shardId: z.string().optional(),
+      })
+      .default({}),
+    dryRun: z.boolean().default(true),
+    ratePerSecond: z.number().int().min(1).max(1_000).default(100),
+  }),
+  z.object({
+    action: z.literal("redrive-dlq"),
+    dlqUrl: queueUrl,
+    sourceUrl: queueUrl,
+    dryRun: z.boolean().default(true),
+    ratePerSecond: z.number().int().min(1).max(500).optional(),
+  }),
+]);
+
+export type ManualAction = z.infer<typeof manualActionSchema>;

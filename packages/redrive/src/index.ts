@@ -1,0 +1,35 @@
+export {
+  decodeFailureRecord,
+  type KinesisFailureRecord,
+  kinesisFailureRecordSchema,
+  streamNameOfArn,
+} from "./failure-record.js";
+export { type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
+export {
+  countQuarantine,
+  listQuarantine,
+  matches,
+  type QuarantineCounts,
+  type QuarantineEntry,
+  type QuarantineFilter,
+  REPLAY_SEQUENCE,
+  REPLAYED_AT,
+  type ReplayOptions,
+  type ReplaySummary,
+  replayedAt,
+  replayQuarantine,
+} from "./quarantine-ops.js";
+export {
+  compareSequenceNumbers,
+  type RereadOptions,
+  type RereadResult,
+  rereadRange,
+  type SequenceRange,
+} from "./reread.js";
+export {
+  type FailureStoreDeps,
+  type FailureStoreSummary,
+  type LostRange,
+  quarantineRecordOf,
+  storeFailureRecords,
+} from "./store-failures.js";

@@ -1,0 +1,185 @@
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import {
+  CopyObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
+import { type QuarantineRecord, readQuarantineRecord } from "@mcp-pipeline/quarantine";
+import { compareSequenceNumbers } from "./reread.js";
+
+/** Which quarantined records an operation applies to; every field narrows. */
+export interface QuarantineFilter {
+  readonly reason?: string;
+  /** Arrival at or after this instant (ms). */
+  readonly since?: number;
+  /** Arrival before this instant (ms). */
+  readonly until?: number;
+  /** The partition key, i.e. the session. */
+  readonly session?: string;
+  readonly shardId?: string;
+}
+
+export interface QuarantineEntry {
+  readonly key: string;
+  readonly record: QuarantineRecord;
+}
+
+/** Metadata set on a quarantine object once its record is back in the stream. */
+export const REPLAYED_AT = "replayed-at";
+export const REPLAY_SEQUENCE = "replay-sequence-number";
+
+export function matches(record: QuarantineRecord, filter: QuarantineFilter): boolean {
+  const arrival = record.source.approximateArrivalTimestamp * 1000;
+  return (
+    (filter.reason === undefined || record.reason.code === filter.reason) &&
+    (filter.since === undefined || arrival >= filter.since) &&
+    (filter.until === undefined || arrival < filter.until) &&
+    (filter.session === undefined || record.source.partitionKey === filter.session) &&
+    (filter.shardId === undefined || record.source.shardId === filter.shardId)
+  );
+}
+
+/** Every quarantined record under `kinesis/` that matches, in shard then sequence order. */
+export async function listQuarantine(
+  s3: S3Client,
+  bucket: string,
+  filter: QuarantineFilter = {},
+): Promise<QuarantineEntry[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: "kinesis/",
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+    token = page.NextContinuationToken;
+  } while (token);
+  const entries: QuarantineEntry[] = [];
+  for (const key of keys) {
+    const record = await readQuarantineRecord(s3, bucket, key);
+    if (matches(record, filter)) entries.push({ key, record });
+  }
+  return entries.sort(
+    (a, b) =>
+      a.record.source.shardId.localeCompare(b.record.source.shardId) ||
+      compareSequenceNumbers(a.record.source.sequenceNumber, b.record.source.sequenceNumber),
+  );
+}
+
+export interface QuarantineCounts {
+  readonly total: number;
+  readonly byReason: Record<string, number>;
+  readonly byShard: Record<string, number>;
+  /** By arrival day (UTC, yyyy-mm-dd). */
+  readonly byDay: Record<string, number>;
+}
+
+export function countQuarantine(entries: readonly QuarantineEntry[]): QuarantineCounts {
+  const byReason: Record<string, number> = {};
+  const byShard: Record<string, number> = {};
+  const byDay: Record<string, number> = {};
+  for (const { record } of entries) {
+    byReason[record.reason.code] = (byReason[record.reason.code] ?? 0) + 1;
+    byShard[record.source.shardId] = (byShard[record.source.shardId] ?? 0) + 1;
+    const day = new Date(record.source.approximateArrivalTimestamp * 1000).toISOString().slice(0, 10);
+    byDay[day] = (byDay[day] ?? 0) + 1;
+  }
+  return { total: entries.length, byReason, byShard, byDay };
+}
+
+export async function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
+  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  return head.Metadata?.[REPLAYED_AT];
+}
+
+export interface ReplayOptions {
+  readonly streamName: string;
+  readonly dryRun?: boolean;
+  /** Records per second at most. */
+  readonly ratePerSecond?: number;
+  readonly onProgress?: (done: number, total: number) => void;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ReplaySummary {
+  readonly matched: number;
+  readonly alreadyReplayed: number;
+  readonly replayed: number;
+  readonly dryRun: boolean;
+}
+
+/**
+ * Puts quarantined records back into the stream with their original partition keys and bytes, in
+ * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object once
+ * its record is written (metadata `replayed-at`), so a second replay skips it. The processor's
+ * idempotency (by eventId) makes a replay safe even when a record had been applied before.
+ */
+export async function replayQuarantine(
+  s3: S3Client,
+  kinesis: KinesisClient,
+  bucket: string,
+  entries: readonly QuarantineEntry[],
+  options: ReplayOptions,
+): Promise<ReplaySummary> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pending: QuarantineEntry[] = [];
+  let alreadyReplayed = 0;
+  for (const entry of entries) {
+    if ((await replayedAt(s3, bucket, entry.key)) !== undefined) alreadyReplayed += 1;
+    else pending.push(entry);
+  }
+  if (options.dryRun) {
+    return { matched: entries.length, alreadyReplayed, replayed: 0, dryRun: true };
+  }
+  const rate = options.ratePerSecond ?? 100;
+  const chunk = Math.max(1, Math.min(500, rate));
+  let replayed = 0;
+  for (let i = 0; i < pending.length; i += chunk) {
+    const started = now();
+    const batch = pending.slice(i, i + chunk);
+    const result = await putRecords(
+      kinesis,
+      { streamName: options.streamName },
+      batch.map((e) => ({
+        data: Buffer.from(e.record.data, "base64"),
+        partitionKey: e.record.source.partitionKey,
+      })),
+      { ordering: OrderingMode.Strict },
+    );
+    for (const written of result.written) {
+      const entry = batch[written.index] as QuarantineEntry;
+      await s3.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: entry.key,
+          CopySource: `${bucket}/${entry.key.split("/").map(encodeURIComponent).join("/")}`,
+          MetadataDirective: "REPLACE",
+          ContentType: "application/json",
+          Metadata: {
+            [REPLAYED_AT]: new Date(now()).toISOString(),
+            [REPLAY_SEQUENCE]: written.sequenceNumber,
+          },
+        }),
+      );
+      replayed += 1;
+    }
+    options.onProgress?.(replayed, pending.length);
+    if (result.rejected.length > 0) {
+      throw new Error(
+        `${result.rejected.length} records could not be put back (first: ${result.rejected[0]?.errorCode}); the ${replayed} written are marked, run the replay again to continue`,
+      );
+    }
+    const elapsed = now() - started;
+    const budget = (batch.length / rate) * 1000;
+    if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
+  }
+  return { matched: entries.length, alreadyReplayed, replayed, dryRun: false };
+}

@@ -1,0 +1,132 @@
+import {
+  type _Record,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type KinesisClient,
+} from "@aws-sdk/client-kinesis";
+import { streamNameOfArn } from "./failure-record.js";
+
+export interface SequenceRange {
+  readonly streamArn: string;
+  readonly shardId: string;
+  readonly start: string;
+  readonly end: string;
+}
+
+export interface RereadResult {
+  /** The range's records that the stream still held, in order. */
+  readonly records: readonly _Record[];
+  /** Why records are missing, when some are: the range was trimmed, or the shard is gone. */
+  readonly gap?: string;
+}
+
+export interface RereadOptions {
+  readonly maxAttempts?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Sequence numbers are decimal strings of up to 128 digits: compare by length, then text. */
+export function compareSequenceNumbers(a: string, b: string): number {
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+const THROTTLED = new Set([
+  "ProvisionedThroughputExceededException",
+  "LimitExceededException",
+  "KMSThrottlingException",
+]);
+
+/**
+ * Reads the records of a sequence range back from the stream: GetShardIterator AT_SEQUENCE_NUMBER,
+ * then GetRecords until past the end. Throttling backs off and retries; an expired iterator is renewed
+ * after the last record read. A range the stream no longer holds (trimmed past retention, or a shard
+ * that no longer exists) is not an error: the result says what was found and why the rest is missing.
+ */
+export async function rereadRange(
+  kinesis: KinesisClient,
+  range: SequenceRange,
+  options: RereadOptions = {},
+): Promise<RereadResult> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const maxAttempts = options.maxAttempts ?? 8;
+  const records: _Record[] = [];
+
+  const withRetry = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!THROTTLED.has((error as Error).name) || attempt >= maxAttempts) throw error;
+        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2));
+      }
+    }
+  };
+  const iteratorFrom = async (type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER", sequence: string) =>
+    (
+      await withRetry(() =>
+        kinesis.send(
+          new GetShardIteratorCommand({
+            // By name, derived from the ARN: older endpoints (kinesalite) do not take StreamARN.
+            StreamName: streamNameOfArn(range.streamArn),
+            ShardId: range.shardId,
+            ShardIteratorType: type,
+            StartingSequenceNumber: sequence,
+          }),
+        ),
+      )
+    ).ShardIterator;
+
+  let iterator: string | undefined;
+  try {
+    iterator = await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === "ResourceNotFoundException" || name === "InvalidArgumentException") {
+      return {
+        records,
+        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
+      };
+    }
+    throw error;
+  }
+
+  while (iterator) {
+    let page: GetRecordsCommandOutput;
+    try {
+      const current: string = iterator;
+      page = await withRetry(() =>
+        kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: 1_000 })),
+      );
+    } catch (error) {
+      if ((error as Error).name !== "ExpiredIteratorException") throw error;
+      const last = records.at(-1)?.SequenceNumber;
+      iterator = last
+        ? await iteratorFrom("AFTER_SEQUENCE_NUMBER", last)
+        : await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
+      continue;
+    }
+    for (const record of page.Records ?? []) {
+      const sequence = record.SequenceNumber ?? "";
+      if (compareSequenceNumbers(sequence, range.end) > 0) return finish();
+      if (compareSequenceNumbers(sequence, range.start) >= 0) records.push(record);
+    }
+    // Caught up with the shard's tip, or the shard is closed: the range cannot extend further.
+    if ((page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0) return finish();
+    iterator = page.NextShardIterator;
+  }
+  return finish();
+
+  function finish(): RereadResult {
+    const first = records[0]?.SequenceNumber;
+    if (first === undefined)
+      return { records, gap: `no record of ${range.start}..${range.end} is left in ${range.shardId}` };
+    if (first !== range.start) {
+      return {
+        records,
+        gap: `${range.shardId} starts at ${first} now: records from ${range.start} were trimmed`,
+      };
+    }
+    return { records };
+  }
+}

@@ -1,0 +1,146 @@
+import type { _Record } from "@aws-sdk/client-kinesis";
+import {
+  deadlineFromContext,
+  type PartialBatchResponse,
+  processSqsBatch,
+  type RemainingTime,
+  sqsBatchResponse,
+} from "@mcp-pipeline/batch";
+import { type DecodeResult, failureCodeOf, messageOf } from "@mcp-pipeline/contracts";
+import type { QuarantineRecord } from "@mcp-pipeline/quarantine";
+import type { SQSRecord } from "aws-lambda";
+import { decodeFailureRecord, type KinesisFailureRecord } from "./failure-record.js";
+import type { RereadResult, SequenceRange } from "./reread.js";
+
+export interface LostRange {
+  readonly range: SequenceRange;
+  readonly condition: string;
+  /** Records of the failed batch that the stream no longer held. */
+  readonly lost: number;
+  readonly reason: string;
+}
+
+export interface FailureStoreDeps {
+  readonly reread: (range: SequenceRange) => Promise<RereadResult>;
+  /** Stores one record if it is not there yet; resolves to whether it wrote. */
+  readonly quarantine: (record: QuarantineRecord) => Promise<{ key: string; written: boolean }>;
+  /** Keeps a message that is not an on-failure record for people (the failure queue's own DLQ). */
+  readonly deadLetter: (record: SQSRecord, reason: { code: string; message: string }) => Promise<void>;
+  readonly onLost: (lost: LostRange) => void;
+  readonly functionName: string;
+  readonly concurrency: number;
+  readonly deadlineMarginMs: number;
+  readonly now?: () => number;
+}
+
+export interface FailureStoreSummary {
+  readonly messages: number;
+  /** Records written to the quarantine. */
+  readonly stored: number;
+  /** Records that were already in the quarantine (a failure record seen twice). */
+  readonly alreadyStored: number;
+  readonly lost: number;
+  readonly deadLettered: number;
+  readonly retried: number;
+}
+
+/** The quarantine record of one re-read record, with the ESM's failure context (§1.6). */
+export function quarantineRecordOf(
+  record: _Record,
+  failure: KinesisFailureRecord,
+  quarantinedBy: string,
+  now: number,
+): QuarantineRecord {
+  const info = failure.KinesisBatchInfo;
+  return {
+    formatVersion: 1,
+    source: {
+      kind: "kinesis",
+      streamArn: info.streamArn,
+      shardId: info.shardId,
+      sequenceNumber: record.SequenceNumber ?? "",
+      partitionKey: record.PartitionKey ?? "",
+      approximateArrivalTimestamp: (record.ApproximateArrivalTimestamp?.getTime() ?? now) / 1000,
+    },
+    data: Buffer.from(record.Data ?? new Uint8Array()).toString("base64"),
+    reason: {
+      code: failure.requestContext.condition,
+      message: `the processor's event source mapping gave up on this record (${failure.requestContext.condition} after ${failure.requestContext.approximateInvokeCount} invocations)`,
+    },
+    failure: {
+      condition: failure.requestContext.condition,
+      approximateInvokeCount: failure.requestContext.approximateInvokeCount,
+      functionError: failure.responseContext?.functionError ?? null,
+      requestId: failure.requestContext.requestId,
+      functionArn: failure.requestContext.functionArn,
+      timestamp: failure.timestamp,
+    },
+    quarantinedAt: new Date(now).toISOString(),
+    quarantinedBy,
+  };
+}
+
+/**
+ * dlq-redrive's core: for each on-failure record in the batch, re-read its range from the stream at
+ * once (before retention trims it) and store every record in the quarantine with the failure context.
+ * Records the stream no longer holds are reported as lost; messages that are not on-failure records go
+ * to the failure queue's DLQ with their reason. Transient failures are reported by messageId (§2.3).
+ */
+export async function storeFailureRecords(
+  records: readonly SQSRecord[],
+  context: RemainingTime,
+  deps: FailureStoreDeps,
+): Promise<{ response: PartialBatchResponse; summary: FailureStoreSummary }> {
+  const now = deps.now ?? Date.now;
+  let stored = 0;
+  let alreadyStored = 0;
+  let lost = 0;
+  const decoded: DecodeResult<KinesisFailureRecord>[] = records.map((r) => decodeFailureRecord(r.body));
+  const outcome = await processSqsBatch(records, {
+    concurrency: deps.concurrency,
+    deadline: deadlineFromContext(context, deps.deadlineMarginMs),
+    handle: async (_record, { index }) => {
+      const result = decoded[index] as DecodeResult<KinesisFailureRecord>;
+      if (!result.ok) throw result.error;
+      const failure = result.value;
+      const info = failure.KinesisBatchInfo;
+      const range = {
+        streamArn: info.streamArn,
+        shardId: info.shardId,
+        start: info.startSequenceNumber,
+        end: info.endSequenceNumber,
+      };
+      const reread = await deps.reread(range);
+      for (const record of reread.records) {
+        const { written } = await deps.quarantine(
+          quarantineRecordOf(record, failure, deps.functionName, now()),
+        );
+        if (written) stored += 1;
+        else alreadyStored += 1;
+      }
+      const missing = Math.max(0, info.batchSize - reread.records.length);
+      if (reread.gap !== undefined && missing > 0) {
+        lost += missing;
+        deps.onLost({
+          range,
+          condition: failure.requestContext.condition,
+          lost: missing,
+          reason: reread.gap,
+        });
+      }
+    },
+    setAside: (record, error) =>
+      deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }),
+  });
+  return {
+    response: sqsBatchResponse(outcome),
+    summary: {
+      messages: records.length,
+      stored,
+      alreadyStored,
+      lost,
+      deadLettered: outcome.counts["set-aside"],
+      retried: outcome.counts.failed + outcome.counts["not-started"],
+    },
+  };
+}
