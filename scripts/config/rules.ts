@@ -24,11 +24,19 @@ export const RuleId = {
   DlqRetentionNotLonger: "dlq-retention-not-longer",
   RecordAgeBeyondRetention: "record-age-beyond-retention",
   MissingAlarms: "missing-alarms",
+  DeadlineMarginNotBelowTimeout: "deadline-margin-not-below-timeout",
 } as const;
 export type RuleId = (typeof RuleId)[keyof typeof RuleId];
 
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
+/** The functions' own defaults when DEADLINE_MARGIN_MS is not set (their config.ts). */
+const DEFAULT_MARGIN_MS: Record<(typeof FUNCTIONS)[number], number> = {
+  processor: 5_000,
+  tool_worker: 5_000,
+  fifo_worker: 5_000,
+  dlq_redrive: 10_000,
+};
 
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
 export function settingsFindings(s: EnvironmentSettings): Finding[] {
@@ -124,6 +132,14 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
 
   for (const name of FUNCTIONS) {
     const fn = s[name];
+    const margin = Number(fn.environment.DEADLINE_MARGIN_MS ?? DEFAULT_MARGIN_MS[name]);
+    if (margin >= fn.timeout_seconds * 1000) {
+      add(
+        RuleId.DeadlineMarginNotBelowTimeout,
+        `${name}.environment.DEADLINE_MARGIN_MS`,
+        `a deadline margin of ${margin} ms is not below the ${fn.timeout_seconds} s timeout: the function stops before it starts anything, and every record is retried until it is discarded`,
+      );
+    }
     const worst = fn.esm.batch_size * fn.expected_record_latency_ms;
     if (worst > fn.timeout_seconds * 1000) {
       add(

@@ -66,6 +66,7 @@ async function serve(pipeline: LocalPipeline, options: CliOptions): Promise<void
     `FIFO_QUEUE_URL=${pipeline.queues.fifo.url}`,
     `FIFO_DLQ_URL=${pipeline.queues.fifoDlq.url}`,
     `FAILURE_QUEUE_URL=${pipeline.queues.failure.url}`,
+    `FAILURE_DLQ_URL=${pipeline.queues.failureDlq.url}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   process.stderr.write(

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readdir, rename, rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -9,20 +9,15 @@ import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contra
 import { startDynamoDb, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleFunction } from "../bundle-function.ts";
 import { CliError, parseCli } from "../local/cli.ts";
 import { buildScenario } from "../local/scenario.ts";
+import { bundleAll } from "./bundles.ts";
 
 const root = join(import.meta.dirname, "../..");
 let dist: string;
 
 beforeAll(async () => {
-  dist = await mkdtemp(join(tmpdir(), "local-dist-"));
-  for (const name of ["processor", "tool-worker", "fifo-worker", "dlq-redrive"]) {
-    const out = join(dist, name);
-    await bundleFunction(join(root, "functions", name), out);
-    await rename(join(out, `${name}.zip`), join(dist, `${name}.zip`));
-  }
+  dist = await bundleAll();
 }, 120_000);
 afterAll(() => rm(dist, { recursive: true, force: true }));
 

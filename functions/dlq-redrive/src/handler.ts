@@ -1,6 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { kinesisClient, loadConfig, s3Client, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { failureDetails } from "@mcp-pipeline/batch";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
   type FailureStoreDeps,
@@ -60,7 +61,13 @@ async function onFailureRecords(records: SQSRecord[], context: Context): Promise
     concurrency: config.REDRIVE_CONCURRENCY,
     deadlineMarginMs: config.DEADLINE_MARGIN_MS,
   };
-  const { response, summary } = await storeFailureRecords(records, context, deps);
+  const { response, summary, outcome } = await storeFailureRecords(records, context, deps);
+  const identify = (r: SQSRecord) => ({
+    messageId: r.messageId,
+    receiveCount: r.attributes.ApproximateReceiveCount,
+  });
+  for (const failure of failureDetails(outcome, identify))
+    logger.error("failure record reported for retry", failure);
   logger.info("failure records processed", { ...summary, batchItemFailures: response.batchItemFailures });
   metrics.addMetric("FailureRecords", MetricUnit.Count, summary.messages);
   metrics.addMetric("RecordsQuarantined", MetricUnit.Count, summary.stored);

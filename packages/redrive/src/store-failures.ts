@@ -1,5 +1,6 @@
 import type { _Record } from "@aws-sdk/client-kinesis";
 import {
+  type BatchOutcome,
   deadlineFromContext,
   type PartialBatchResponse,
   processSqsBatch,
@@ -90,7 +91,11 @@ export async function storeFailureRecords(
   records: readonly SQSRecord[],
   context: RemainingTime,
   deps: FailureStoreDeps,
-): Promise<{ response: PartialBatchResponse; summary: FailureStoreSummary }> {
+): Promise<{
+  response: PartialBatchResponse;
+  summary: FailureStoreSummary;
+  outcome: BatchOutcome<SQSRecord>;
+}> {
   const now = deps.now ?? Date.now;
   let stored = 0;
   let alreadyStored = 0;
@@ -134,6 +139,7 @@ export async function storeFailureRecords(
   });
   return {
     response: sqsBatchResponse(outcome),
+    outcome,
     summary: {
       messages: records.length,
       stored,

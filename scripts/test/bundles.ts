@@ -1,0 +1,17 @@
+import { mkdtemp, rename } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundleFunction } from "../bundle-function.ts";
+
+export const FUNCTIONS = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
+
+/** Bundles every function into a fresh directory laid out like dist/: <name>.zip side by side. */
+export async function bundleAll(): Promise<string> {
+  const dist = await mkdtemp(join(tmpdir(), "local-dist-"));
+  for (const name of FUNCTIONS) {
+    const out = join(dist, name);
+    await bundleFunction(join(import.meta.dirname, "../../functions", name), out);
+    await rename(join(out, `${name}.zip`), join(dist, `${name}.zip`));
+  }
+  return dist;
+}
