@@ -26,6 +26,7 @@ import {
   emulatorClientOptions,
   type RunningEmulator,
   startKinesis,
+  startKinesisFaultProxy,
   startSqsS3,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -145,6 +146,30 @@ describe("rereadRange (esm-semantics.md §1.6: the failure record holds only the
       "r6",
       "r7",
     ]);
+  });
+
+  it("backs off and retries when GetRecords is throttled, and still reads the whole range", async () => {
+    const s = await stream(Array.from({ length: 4 }, (_, i) => ({ key: "k", body: `t${i}` })));
+    const proxy = await startKinesisFaultProxy(kinesisEmulator.endpoint, () => false, {
+      throttleGetRecords: 2,
+    });
+    try {
+      const throttled = kinesisClient({ ...emulatorClientOptions(proxy), maxAttempts: 1 });
+      const result = await rereadRange(
+        throttled,
+        {
+          streamArn: s.arn,
+          shardId: "shardId-000000000000",
+          start: s.sequences[0] ?? "",
+          end: s.sequences[3] ?? "",
+        },
+        { sleep: async () => {} },
+      );
+      expect(proxy.stats.throttledGetRecords).toBe(2);
+      expect(result.records).toHaveLength(4);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it("reports a range the stream no longer holds as a gap, without throwing", async () => {

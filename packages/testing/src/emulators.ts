@@ -6,4 +6,9 @@ export {
   startKinesis,
   startSqsS3,
 } from "@mcp-pipeline/emulators";
-export { type FaultProxy, type PutRecordsEntryView, startKinesisFaultProxy } from "./kinesis-fault-proxy.js";
+export {
+  type FaultProxy,
+  type FaultProxyOptions,
+  type PutRecordsEntryView,
+  startKinesisFaultProxy,
+} from "./kinesis-fault-proxy.js";

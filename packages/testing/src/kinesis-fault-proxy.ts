@@ -12,8 +12,13 @@ export interface PutRecordsEntryView {
 }
 
 export interface FaultProxy extends RunningEmulator {
-  /** PutRecords requests seen, and entries rejected by the proxy. */
-  readonly stats: { putRecordsRequests: number; rejectedEntries: number };
+  /** PutRecords requests seen, entries rejected, and GetRecords calls throttled by the proxy. */
+  readonly stats: { putRecordsRequests: number; rejectedEntries: number; throttledGetRecords: number };
+}
+
+export interface FaultProxyOptions {
+  /** Answer this many GetRecords calls with ProvisionedThroughputExceededException first. */
+  readonly throttleGetRecords?: number;
 }
 
 const THROTTLED = {
@@ -42,13 +47,15 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
  * A loopback proxy in front of a Kinesis endpoint that rejects chosen PutRecords entries the way a
  * throttled shard does: the rejected entries never reach the stream and come back with
  * ProvisionedThroughputExceededException in their slot; the rest are forwarded in one request and
- * their real results are merged back in order. Every other call passes through untouched.
+ * their real results are merged back in order. It can also throttle the first GetRecords calls. Every
+ * other call passes through untouched.
  */
 export function startKinesisFaultProxy(
   upstream: string,
   reject: (entry: PutRecordsEntryView) => boolean,
+  options: FaultProxyOptions = {},
 ): Promise<FaultProxy> {
-  const stats = { putRecordsRequests: 0, rejectedEntries: 0 };
+  const stats = { putRecordsRequests: 0, rejectedEntries: 0, throttledGetRecords: 0 };
   const server = createServer(async (request, response) => {
     try {
       const body = await readBody(request);
@@ -63,6 +70,20 @@ export function startKinesisFaultProxy(
           body: new Uint8Array(payload),
         });
 
+      if (
+        headers["x-amz-target"] === "Kinesis_20131202.GetRecords" &&
+        stats.throttledGetRecords < (options.throttleGetRecords ?? 0)
+      ) {
+        stats.throttledGetRecords += 1;
+        response.writeHead(400, { "content-type": "application/x-amz-json-1.1" });
+        response.end(
+          JSON.stringify({
+            __type: "ProvisionedThroughputExceededException",
+            message: "Rate exceeded (test fault proxy)",
+          }),
+        );
+        return;
+      }
       if (headers["x-amz-target"] !== "Kinesis_20131202.PutRecords") {
         const upstreamResponse = await forward(body);
         response.writeHead(upstreamResponse.status, headersOf(upstreamResponse));
