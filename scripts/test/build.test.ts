@@ -80,22 +80,7 @@ describe("function artifacts", () => {
       try {
         await stack.reset();
         const queue = name === "fifo-worker" ? stack.fifo : stack.standard;
-        const [dynamo = "", sqsS3 = "", kinesis = ""] = stack.endpoints;
-        const env: Record<string, string> = {
-          AWS_REGION: "us-east-1",
-          AWS_ACCESS_KEY_ID: "test",
-          AWS_SECRET_ACCESS_KEY: "test",
-          AWS_ENDPOINT_URL_DYNAMODB: dynamo,
-          AWS_ENDPOINT_URL_S3: sqsS3,
-          AWS_ENDPOINT_URL_SQS: sqsS3,
-          AWS_ENDPOINT_URL_KINESIS: kinesis,
-          TOOL_CALLS_TABLE: stack.names.toolCalls,
-          DEDUPE_TABLE: stack.names.dedupe,
-          RESULTS_BUCKET: stack.names.bucket,
-          EVENTS_STREAM_NAME: stack.names.stream,
-          DEAD_LETTER_QUEUE_URL: queue.dlqUrl,
-          POWERTOOLS_LOG_LEVEL: "CRITICAL",
-        };
+        const env = { ...stack.functionEnvironment(queue.dlqUrl), POWERTOOLS_LOG_LEVEL: "CRITICAL" };
         for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
         const bundle = (await import(pathToFileURL(join(work, name, "index.mjs")).href)) as {
           handler: (event: unknown, context: unknown) => Promise<unknown>;

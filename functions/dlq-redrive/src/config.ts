@@ -1,15 +1,13 @@
+import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
 import { z } from "zod";
 
-const queueUrl = z
-  .string()
-  // Checked by shape, not as a WHATWG URL: emulators answer with hosts like sqs.us-east-1.127.0.0.1.
-  .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL");
+const queueUrl = sqsQueueUrlSchema;
 
 /** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
 export const redriveConfigSchema = z.object({
   QUARANTINE_BUCKET: z.string().min(3).max(63),
   /** The stream that failed records are re-read from and replayed into. */
-  STREAM_NAME: z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name"),
+  STREAM_NAME: streamNameSchema,
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
   REDRIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -24,3 +24,14 @@ export function loadConfig<S extends z.ZodType>(
     parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(env)"}: ${issue.message}`),
   );
 }
+
+/**
+ * An SQS queue URL, checked by shape rather than as a WHATWG URL: emulators answer with hosts such as
+ * sqs.us-east-1.127.0.0.1, which URL parsers refuse.
+ */
+export const sqsQueueUrlSchema = z
+  .string()
+  .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL");
+
+/** A Kinesis stream name. */
+export const streamNameSchema = z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name");

@@ -11,7 +11,7 @@ export {
   s3Client,
   sqsClient,
 } from "./clients.js";
-export { ConfigError, loadConfig } from "./config.js";
+export { ConfigError, loadConfig, sqsQueueUrlSchema, streamNameSchema } from "./config.js";
 export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
 export {
   OrderingMode,

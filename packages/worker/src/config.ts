@@ -1,3 +1,4 @@
+import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
 import { toolsConfigSchema } from "@mcp-pipeline/tools";
 import { z } from "zod";
 
@@ -12,12 +13,9 @@ export const workerConfigSchema = z
     /** Where results too large for the table go, as `results/<callId>.json`. */
     RESULTS_BUCKET: z.string().min(3).max(63),
     /** The lifecycle stream the worker publishes started/completed/failed events to. */
-    EVENTS_STREAM_NAME: z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name"),
+    EVENTS_STREAM_NAME: streamNameSchema,
     /** The source queue's DLQ: poison messages go there at once, with their reason. */
-    DEAD_LETTER_QUEUE_URL: z
-      .string()
-      // Checked by shape, not as a WHATWG URL: emulators answer with hosts like sqs.us-east-1.127.0.0.1.
-      .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL"),
+    DEAD_LETTER_QUEUE_URL: sqsQueueUrlSchema,
     /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
     /** Stop starting jobs when less than this much of the invocation remains. */

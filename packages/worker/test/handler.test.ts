@@ -16,23 +16,7 @@ afterEach(() => {
 
 /** Sets the function's environment for one test (undone in afterEach). */
 function environment(dlqUrl: string): void {
-  const [dynamo = "", sqsS3 = "", kinesis = ""] = stack.endpoints;
-  const env: Record<string, string> = {
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "test",
-    AWS_SECRET_ACCESS_KEY: "test",
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo,
-    AWS_ENDPOINT_URL_S3: sqsS3,
-    AWS_ENDPOINT_URL_SQS: sqsS3,
-    AWS_ENDPOINT_URL_KINESIS: kinesis,
-    TOOL_CALLS_TABLE: stack.names.toolCalls,
-    DEDUPE_TABLE: stack.names.dedupe,
-    RESULTS_BUCKET: stack.names.bucket,
-    EVENTS_STREAM_NAME: stack.names.stream,
-    DEAD_LETTER_QUEUE_URL: dlqUrl,
-    HTTP_TOOL_BASE_URL: stack.downstream.url,
-  };
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries(stack.functionEnvironment(dlqUrl))) vi.stubEnv(name, value);
 }
 
 /** Captures what the handler writes (Powertools logs, warnings on stderr, and EMF metrics) while `run` runs. */

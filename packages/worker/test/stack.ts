@@ -126,6 +126,26 @@ export class WorkerStack {
     );
   }
 
+  /** A worker's environment for this stack, as Terraform sets it in AWS (endpoints as AWS_ENDPOINT_URL_*). */
+  functionEnvironment(dlqUrl: string): Record<string, string> {
+    const [dynamo = "", sqsS3 = "", kinesis = ""] = this.endpoints;
+    return {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo,
+      AWS_ENDPOINT_URL_S3: sqsS3,
+      AWS_ENDPOINT_URL_SQS: sqsS3,
+      AWS_ENDPOINT_URL_KINESIS: kinesis,
+      TOOL_CALLS_TABLE: this.names.toolCalls,
+      DEDUPE_TABLE: this.names.dedupe,
+      RESULTS_BUCKET: this.names.bucket,
+      EVENTS_STREAM_NAME: this.names.stream,
+      DEAD_LETTER_QUEUE_URL: dlqUrl,
+      HTTP_TOOL_BASE_URL: this.downstream.url,
+    };
+  }
+
   /** DynamoDB, SQS and S3, Kinesis endpoints. */
   get endpoints(): string[] {
     return this.emulators.map((e) => e.endpoint);

@@ -1,11 +1,7 @@
+# The roots' variables are typed here and validated in modules/pipeline (AWS's ranges live there once).
 variable "environment" {
   description = "Environment name (dev, prod...)."
   type        = string
-
-  validation {
-    condition     = can(regex("^[a-z][a-z0-9-]{1,15}$", var.environment))
-    error_message = "environment must be 2-16 of [a-z0-9-], starting with a letter."
-  }
 }
 
 variable "region" {
@@ -16,11 +12,6 @@ variable "region" {
 variable "name_prefix" {
   description = "Prefix of every resource name."
   type        = string
-
-  validation {
-    condition     = can(regex("^[a-z][a-z0-9-]{1,30}$", var.name_prefix))
-    error_message = "name_prefix must be 2-31 of [a-z0-9-], starting with a letter."
-  }
 }
 
 variable "stream" {
@@ -30,11 +21,6 @@ variable "stream" {
     shard_count            = number
     retention_period_hours = number
   })
-
-  validation {
-    condition     = var.stream.retention_period_hours >= 24 && var.stream.retention_period_hours <= 8760
-    error_message = "stream.retention_period_hours must be 24-8760."
-  }
 }
 
 variable "processor" {
@@ -59,36 +45,6 @@ variable "processor" {
       on_failure_destination             = bool
     })
   })
-
-  validation {
-    condition     = var.processor.timeout_seconds >= 1 && var.processor.timeout_seconds <= 900
-    error_message = "processor.timeout_seconds must be 1-900."
-  }
-
-  validation {
-    condition     = var.processor.memory_mb >= 128 && var.processor.memory_mb <= 10240
-    error_message = "processor.memory_mb must be 128-10240."
-  }
-
-  validation {
-    condition     = var.processor.esm.parallelization_factor >= 1 && var.processor.esm.parallelization_factor <= 10
-    error_message = "processor.esm.parallelization_factor must be 1-10 (§1.2)."
-  }
-
-  validation {
-    condition     = var.processor.esm.maximum_retry_attempts >= -1 && var.processor.esm.maximum_retry_attempts <= 10000
-    error_message = "processor.esm.maximum_retry_attempts must be -1-10000 (§1.3)."
-  }
-
-  validation {
-    condition     = var.processor.esm.maximum_record_age_in_seconds == -1 || (var.processor.esm.maximum_record_age_in_seconds >= 60 && var.processor.esm.maximum_record_age_in_seconds <= 604800)
-    error_message = "processor.esm.maximum_record_age_in_seconds must be -1 or 60-604800 (§1.3)."
-  }
-
-  validation {
-    condition     = contains(["TRIM_HORIZON", "LATEST"], var.processor.esm.starting_position)
-    error_message = "processor.esm.starting_position must be TRIM_HORIZON or LATEST."
-  }
 }
 
 variable "tool_worker" {
@@ -113,41 +69,6 @@ variable "tool_worker" {
       dlq_message_retention_seconds = number
     })
   })
-
-  validation {
-    condition     = var.tool_worker.timeout_seconds >= 1 && var.tool_worker.timeout_seconds <= 900
-    error_message = "tool_worker.timeout_seconds must be 1-900."
-  }
-
-  validation {
-    condition     = var.tool_worker.memory_mb >= 128 && var.tool_worker.memory_mb <= 10240
-    error_message = "tool_worker.memory_mb must be 128-10240."
-  }
-
-  validation {
-    condition     = var.tool_worker.esm.batch_size >= 1 && var.tool_worker.esm.batch_size <= 10000
-    error_message = "tool_worker.esm.batch_size must be 1-10000."
-  }
-
-  validation {
-    condition     = var.tool_worker.esm.batch_size <= 10 || var.tool_worker.esm.maximum_batching_window_in_seconds >= 1
-    error_message = "tool_worker: a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)."
-  }
-
-  validation {
-    condition     = var.tool_worker.esm.maximum_concurrency == null || try(var.tool_worker.esm.maximum_concurrency >= 2 && var.tool_worker.esm.maximum_concurrency <= 1000, false)
-    error_message = "tool_worker.esm.maximum_concurrency must be null or 2-1000 (§2.2)."
-  }
-
-  validation {
-    condition     = var.tool_worker.queue.visibility_timeout_seconds >= var.tool_worker.timeout_seconds
-    error_message = "tool_worker: the queue's visibility timeout must be at least the function's timeout; Lambda refuses the mapping otherwise (§2.1)."
-  }
-
-  validation {
-    condition     = var.tool_worker.queue.dlq_message_retention_seconds > var.tool_worker.queue.message_retention_seconds
-    error_message = "tool_worker: the DLQ must keep messages longer than its source queue."
-  }
 }
 
 variable "fifo_worker" {
@@ -172,41 +93,6 @@ variable "fifo_worker" {
       dlq_message_retention_seconds = number
     })
   })
-
-  validation {
-    condition     = var.fifo_worker.timeout_seconds >= 1 && var.fifo_worker.timeout_seconds <= 900
-    error_message = "fifo_worker.timeout_seconds must be 1-900."
-  }
-
-  validation {
-    condition     = var.fifo_worker.memory_mb >= 128 && var.fifo_worker.memory_mb <= 10240
-    error_message = "fifo_worker.memory_mb must be 128-10240."
-  }
-
-  validation {
-    condition     = var.fifo_worker.esm.batch_size >= 1 && var.fifo_worker.esm.batch_size <= 10
-    error_message = "fifo_worker.esm.batch_size must be 1-10 (FIFO, §3)."
-  }
-
-  validation {
-    condition     = var.fifo_worker.esm.batch_size <= 10 || var.fifo_worker.esm.maximum_batching_window_in_seconds >= 1
-    error_message = "fifo_worker: a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)."
-  }
-
-  validation {
-    condition     = var.fifo_worker.esm.maximum_concurrency == null || try(var.fifo_worker.esm.maximum_concurrency >= 2 && var.fifo_worker.esm.maximum_concurrency <= 1000, false)
-    error_message = "fifo_worker.esm.maximum_concurrency must be null or 2-1000 (§2.2)."
-  }
-
-  validation {
-    condition     = var.fifo_worker.queue.visibility_timeout_seconds >= var.fifo_worker.timeout_seconds
-    error_message = "fifo_worker: the queue's visibility timeout must be at least the function's timeout; Lambda refuses the mapping otherwise (§2.1)."
-  }
-
-  validation {
-    condition     = var.fifo_worker.queue.dlq_message_retention_seconds > var.fifo_worker.queue.message_retention_seconds
-    error_message = "fifo_worker: the DLQ must keep messages longer than its source queue."
-  }
 }
 
 variable "dlq_redrive" {
@@ -231,41 +117,6 @@ variable "dlq_redrive" {
       dlq_message_retention_seconds = number
     })
   })
-
-  validation {
-    condition     = var.dlq_redrive.timeout_seconds >= 1 && var.dlq_redrive.timeout_seconds <= 900
-    error_message = "dlq_redrive.timeout_seconds must be 1-900."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.memory_mb >= 128 && var.dlq_redrive.memory_mb <= 10240
-    error_message = "dlq_redrive.memory_mb must be 128-10240."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.esm.batch_size >= 1 && var.dlq_redrive.esm.batch_size <= 10000
-    error_message = "dlq_redrive.esm.batch_size must be 1-10000."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.esm.batch_size <= 10 || var.dlq_redrive.esm.maximum_batching_window_in_seconds >= 1
-    error_message = "dlq_redrive: a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.esm.maximum_concurrency == null || try(var.dlq_redrive.esm.maximum_concurrency >= 2 && var.dlq_redrive.esm.maximum_concurrency <= 1000, false)
-    error_message = "dlq_redrive.esm.maximum_concurrency must be null or 2-1000 (§2.2)."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.queue.visibility_timeout_seconds >= var.dlq_redrive.timeout_seconds
-    error_message = "dlq_redrive: the queue's visibility timeout must be at least the function's timeout; Lambda refuses the mapping otherwise (§2.1)."
-  }
-
-  validation {
-    condition     = var.dlq_redrive.queue.dlq_message_retention_seconds > var.dlq_redrive.queue.message_retention_seconds
-    error_message = "dlq_redrive: the DLQ must keep messages longer than its source queue."
-  }
 }
 
 variable "alarms" {
