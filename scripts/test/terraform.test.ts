@@ -205,6 +205,23 @@ describe("the pipeline's wiring: every source has its failure path and its alarm
 });
 
 describe("environments", () => {
+  it.each(ENVIRONMENTS)(
+    "%s: the manifest's artifact paths resolve from the repository root, where the build writes them",
+    async (env) => {
+      const dir = join(TERRAFORM_ROOT, "environments", env);
+      const fallback = String(body(config(dir), "variable", "repository_root")?.default);
+      expect(join(dir, fallback)).toBe(join(TERRAFORM_ROOT, ".."));
+      expect(JSON.stringify(body(config(dir), "locals", "manifest") ?? config(dir).locals)).toContain(
+        "${var.repository_root}/dist/manifest.json",
+      );
+      const main = await readFile(join(moduleDir("pipeline"), "main.tf"), "utf8");
+      expect(main).toContain('abspath("${var.repository_root}/${a.path}")');
+      // collect-artifacts writes paths relative to the repository root: dist/<name>.zip.
+      const collect = await readFile(join(TERRAFORM_ROOT, "..", "scripts", "collect-artifacts.ts"), "utf8");
+      expect(collect).toMatch(/path: `dist\/\$\{name\}\.zip`/);
+    },
+  );
+
   it.each(ENVIRONMENTS)("%s: an S3 backend with a lock file and encryption", (env) => {
     const dir = join(TERRAFORM_ROOT, "environments", env);
     const terraform = ((config(dir).terraform as HclConfig[]) ?? []).find((t) => t.backend) as HclConfig;

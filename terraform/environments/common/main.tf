@@ -4,7 +4,7 @@ provider "aws" {
 
 locals {
   # Absent before the first build: the pipeline module then refuses the plan with a clear message.
-  manifest = jsondecode(try(file("${var.artifacts_dir}/manifest.json"), "{\"formatVersion\":1,\"artifacts\":{}}"))
+  manifest = jsondecode(try(file("${var.repository_root}/dist/manifest.json"), "{\"formatVersion\":1,\"artifacts\":{}}"))
 }
 
 # A thin root: every setting is in terraform.tfvars.json, every resource in modules/pipeline.
@@ -23,5 +23,5 @@ module "pipeline" {
   notification_emails = var.notification_emails
   tags                = var.tags
   manifest            = local.manifest
-  artifacts_dir       = var.artifacts_dir
+  repository_root     = var.repository_root
 }

@@ -140,8 +140,8 @@ variable "tags" {
   default     = {}
 }
 
-variable "artifacts_dir" {
-  description = "Where dist/manifest.json and the zips are (the build's output, downloaded by deploy.yml)."
+variable "repository_root" {
+  description = "The repository's root, where the build left dist/manifest.json and the zips (deploy.yml downloads them there)."
   type        = string
-  default     = "../../../dist"
+  default     = "../../.."
 }

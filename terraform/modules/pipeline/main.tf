@@ -6,7 +6,7 @@ locals {
   # dist/manifest.json: the artifacts built once and promoted unchanged from dev to prod.
   artifact = {
     for name, a in var.manifest.artifacts : name => {
-      path    = abspath("${var.artifacts_dir}/${a.path}")
+      path    = abspath("${var.repository_root}/${a.path}")
       sha256  = a.sha256
       handler = a.handler
       runtime = a.runtime

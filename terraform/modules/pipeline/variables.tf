@@ -308,8 +308,8 @@ variable "manifest" {
   }
 }
 
-variable "artifacts_dir" {
-  description = "Directory the manifest's paths are relative to."
+variable "repository_root" {
+  description = "The directory the manifest's paths (dist/<function>.zip) are relative to: the repository's root."
   type        = string
 }
 
