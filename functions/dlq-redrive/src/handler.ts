@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { kinesisClient, loadConfig, s3Client, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
-import { failureDetails } from "@mcp-pipeline/batch";
+import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
   type FailureStoreDeps,
@@ -19,14 +19,6 @@ const metrics = new Metrics({
   serviceName: "dlq-redrive",
   namespace: process.env.METRICS_NAMESPACE ?? "McpPipeline",
 });
-
-/** Neither an SQS batch nor a known manual action: nothing to do, and the caller should know. */
-export class InvalidEventError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidEventError";
-  }
-}
 
 let clients:
   | {
@@ -122,3 +114,5 @@ export async function handler(event: unknown, context: Context): Promise<unknown
   logger.info("manual action done", { action: parsed.data.action, result });
   return result;
 }
+
+export { InvalidEventError };

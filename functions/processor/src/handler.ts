@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { dynamoDbDocumentClient, loadConfig, s3Client } from "@mcp-pipeline/aws";
-import { failureDetails } from "@mcp-pipeline/batch";
+import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
@@ -14,14 +14,6 @@ const metrics = new Metrics({
   serviceName: "processor",
   namespace: process.env.METRICS_NAMESPACE ?? "McpPipeline",
 });
-
-/** The event was not a Kinesis batch (a manual invoke with the wrong payload): nothing to acknowledge. */
-export class InvalidEventError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidEventError";
-  }
-}
 
 let deps: ProcessorDeps | undefined;
 
@@ -87,3 +79,5 @@ export async function handler(event: KinesisStreamEvent, context: Context) {
   publish(summary);
   return response;
 }
+
+export { InvalidEventError };

@@ -1,4 +1,5 @@
 export { type Deadline, deadlineFromContext, NO_DEADLINE, type RemainingTime } from "./deadline.js";
+export { InvalidEventError } from "./invalid-event.js";
 export {
   FailureScope,
   type ItemContext,

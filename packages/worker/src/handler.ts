@@ -9,7 +9,7 @@ import {
   sendToDeadLetterQueue,
   sqsClient,
 } from "@mcp-pipeline/aws";
-import { failureDetails } from "@mcp-pipeline/batch";
+import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
@@ -19,14 +19,6 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { workerConfigSchema } from "./config.js";
 import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
 import { placeResult } from "./result-store.js";
-
-/** The event was not an SQS batch (a manual invoke with the wrong payload): nothing to acknowledge. */
-export class InvalidEventError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidEventError";
-  }
-}
 
 export interface WorkerHandlerOptions {
   /** Powertools service name and metric dimension, e.g. `tool-worker`. */
@@ -117,3 +109,5 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
     return { batchItemFailures: [...response.batchItemFailures] };
   };
 }
+
+export { InvalidEventError };
