@@ -211,11 +211,13 @@ describe("environments", () => {
       const dir = join(TERRAFORM_ROOT, "environments", env);
       const fallback = String(body(config(dir), "variable", "repository_root")?.default);
       expect(join(dir, fallback)).toBe(join(TERRAFORM_ROOT, ".."));
+      // Terraform interpolations, spelled as Terraform writes them: "$" + "{".
+      const tf = (text: string) => text.replaceAll("%{", "${");
       expect(JSON.stringify(body(config(dir), "locals", "manifest") ?? config(dir).locals)).toContain(
-        "${var.repository_root}/dist/manifest.json",
+        tf("%{var.repository_root}/dist/manifest.json"),
       );
       const main = await readFile(join(moduleDir("pipeline"), "main.tf"), "utf8");
-      expect(main).toContain('abspath("${var.repository_root}/${a.path}")');
+      expect(main).toContain(tf('abspath("%{var.repository_root}/%{a.path}")'));
       // collect-artifacts writes paths relative to the repository root: dist/<name>.zip.
       const collect = await readFile(join(TERRAFORM_ROOT, "..", "scripts", "collect-artifacts.ts"), "utf8");
       expect(collect).toMatch(/path: `dist\/\$\{name\}\.zip`/);
