@@ -17,6 +17,10 @@ Scenario
   --poison-rate R      fraction of records and messages that are unreadable   (default 0.01)
   --transient-rate R   fraction of jobs whose first attempt fails transiently (default 0.05)
   --duplicate-rate R   fraction of stream records put twice              (default 0.02)
+  --stuck-rate R       fraction of stream events whose writes keep failing until the processor's
+                       retries run out: they (and the rest of their batch) go to the failure
+                       queue and dlq-redrive; at the end the fault stops and they are replayed
+                                                                         (default 0.002)
   --seed N             the same seed gives the same scenario             (default 42)
 
 Run
@@ -96,6 +100,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       poisonRate: rate("poison-rate", v["poison-rate"], 0.01),
       transientRate: rate("transient-rate", v["transient-rate"], 0.05),
       duplicateRate: rate("duplicate-rate", v["duplicate-rate"], 0.02),
+      stuckRate: rate("stuck-rate", v["stuck-rate"], 0.002),
       seed: integer("seed", v.seed, 42, 0, 2 ** 32 - 1),
     },
     env,
@@ -122,6 +127,7 @@ function parse(argv: readonly string[]) {
       "poison-rate": { type: "string" },
       "transient-rate": { type: "string" },
       "duplicate-rate": { type: "string" },
+      "stuck-rate": { type: "string" },
       seed: { type: "string" },
       env: { type: "string" },
       "time-scale": { type: "string" },

@@ -15,7 +15,13 @@ import {
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
-import { type EmbeddedEmulators, startEmulators } from "@mcp-pipeline/emulators";
+import {
+  type EmbeddedEmulators,
+  type InjectedFault,
+  type RunningEmulator,
+  startEmulators,
+  startFaultProxy,
+} from "@mcp-pipeline/emulators";
 import { dedupeTableDefinition } from "@mcp-pipeline/idempotency";
 import {
   type Invokable,
@@ -79,6 +85,11 @@ export interface PipelineOptions {
   readonly onKinesisEvent?: (event: KinesisEsmEvent) => void;
   /** Log lines of the functions that are not metrics (errors and warnings, by default). */
   readonly onLog?: (functionName: string, line: string) => void;
+  /**
+   * Faults injected into the processor's DynamoDB requests (a loopback proxy between the processor and
+   * DynamoDB), while `faultsActive` is true: how a scenario makes records fail until retries run out.
+   */
+  readonly processorDynamoDbFault?: (target: string, body: string) => InjectedFault | undefined;
 }
 
 export interface QueueHandle {
@@ -112,6 +123,9 @@ export class LocalPipeline {
   dynamodb!: DynamoDBClient;
   readonly #options: PipelineOptions;
   #emulators: EmbeddedEmulators | undefined;
+  #faultProxy: (RunningEmulator & { readonly injected: () => number }) | undefined;
+  /** Turn injected faults off (the downstream "recovers"), e.g. before a replay. */
+  faultsActive = true;
   #codeDir: string | undefined;
   #stopped = false;
 
@@ -148,6 +162,12 @@ export class LocalPipeline {
     this.sqs = sqsClient(this.#client(this.endpoints.sqs));
     this.s3 = s3Client(this.#client(this.endpoints.s3), {});
     this.dynamodb = new DynamoDBClient({ ...this.#client(this.endpoints.dynamodb) });
+    const fault = this.#options.processorDynamoDbFault;
+    if (fault) {
+      this.#faultProxy = await startFaultProxy(this.endpoints.dynamodb, (target, body) =>
+        this.faultsActive ? fault(target, body) : undefined,
+      );
+    }
     await this.#createResources();
     await this.#startFunctions();
   }
@@ -244,7 +264,10 @@ export class LocalPipeline {
       POWERTOOLS_LOG_LEVEL: "WARN",
     };
     const own: Record<FunctionName, Record<string, string>> = {
-      processor: { QUARANTINE_BUCKET: n.quarantineBucket },
+      processor: {
+        QUARANTINE_BUCKET: n.quarantineBucket,
+        ...(this.#faultProxy ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint } : {}),
+      },
       "tool-worker": {
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
@@ -373,6 +396,11 @@ export class LocalPipeline {
     }
   }
 
+  /** Requests the fault proxy answered with an error. */
+  get injectedFaults(): number {
+    return this.#faultProxy?.injected() ?? 0;
+  }
+
   /** Stops the mappings (in-flight invocations finish), the sandboxes and the emulators; removes the code copies. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
@@ -380,6 +408,7 @@ export class LocalPipeline {
     await Promise.all([this.kinesisEsm?.stop(), ...[...this.sqsEsms.values()].map((s) => s.stop())]);
     await Promise.all([...this.functions.values()].map((f) => f.stop()));
     for (const client of [this.kinesis, this.sqs, this.s3, this.dynamodb]) client?.destroy();
+    await this.#faultProxy?.stop();
     await this.#emulators?.stop();
     if (this.#codeDir) await rm(this.#codeDir, { recursive: true, force: true });
   }

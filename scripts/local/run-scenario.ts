@@ -5,6 +5,7 @@ import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { putRecords } from "@mcp-pipeline/aws";
 import { compareSequence } from "@mcp-pipeline/local-esm";
+import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
 import type { LocalPipeline } from "./pipeline.ts";
 import type { JobItem, Scenario } from "./scenario.ts";
 
@@ -22,6 +23,10 @@ export interface Summary {
   readonly bisected: number;
   readonly sentToDlq: number;
   readonly toFailureDestination: number;
+  /** Records dlq-redrive re-read from the stream into the quarantine. */
+  readonly storedByRedrive: number;
+  /** Records put back into the stream from the quarantine once the fault was gone. */
+  readonly replayed: number;
   readonly lost: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number };
   readonly maxIteratorAgeMs: number;
@@ -177,7 +182,7 @@ export async function runScenario(
     sendJobs(pipeline, pipeline.queues.fifo.url, scenario.fifoJobs, true),
   ]);
 
-  const events = puts.filter((p) => p.item.kind === "event");
+  const events = puts.filter((p) => p.item.kind === "event" || p.item.kind === "stuck");
   const poisonRecords = puts.filter((p) => p.item.kind === "poison");
   const allJobs = [...scenario.jobs, ...scenario.fifoJobs];
   const validJobs = allJobs.filter((j): j is Extract<JobItem, { kind: "job" }> => j.kind === "job");
@@ -206,7 +211,9 @@ export async function runScenario(
     const lostNow: string[] = [];
     for (const e of events) {
       const callId = (e.item as { callId: string }).callId;
-      if (!calls.get(callId)?.requestedAt && !inFailureRange(e)) lostNow.push(`event ${callId}`);
+      // Applied, or given up on and kept: in the quarantine (dlq-redrive re-read it) or in a failed range.
+      const kept = quarantined.has(e.sequenceNumber) || inFailureRange(e);
+      if (!calls.get(callId)?.requestedAt && !kept) lostNow.push(`event ${callId}`);
     }
     for (const p of poisonRecords) {
       if (!quarantined.has(p.sequenceNumber) && !inFailureRange(p))
@@ -267,6 +274,48 @@ export async function runScenario(
     await new Promise((r) => setTimeout(r, 500));
   }
 
+  // The downstream recovers: faults off, then what the processor gave up on goes back into the stream
+  // (docs/operations.md), and every valid event must end up applied.
+  let replayed = 0;
+  const givenUp = [
+    ...(await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket, {
+      reason: "RetryAttemptsExhausted",
+    })),
+    ...(await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket, { reason: "RecordAgeExceeded" })),
+  ];
+  if (givenUp.length > 0 && Date.now() < deadline) {
+    pipeline.faultsActive = false;
+    const entries = givenUp;
+    replayed = (
+      await replayQuarantine(pipeline.s3, pipeline.kinesis, pipeline.names.quarantineBucket, entries, {
+        streamName: pipeline.names.stream,
+        ratePerSecond: 500,
+      })
+    ).replayed;
+    for (;;) {
+      calls = await scanCalls(pipeline);
+      const unapplied = events.filter((e) => !calls.get((e.item as { callId: string }).callId)?.requestedAt);
+      options.onProgress?.({
+        elapsedMs: Date.now() - started,
+        accounted: expected - unapplied.length,
+        expected,
+        applied: pipeline.metrics.sum("processor", "Applied"),
+        quarantined: quarantined.size,
+        dlq: dead.size,
+      });
+      if (unapplied.length === 0 || Date.now() > deadline) {
+        missing = [
+          ...missing,
+          ...unapplied.map(
+            (e) => `event ${(e.item as { callId: string }).callId} (not applied after replay)`,
+          ),
+        ];
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
   const latencies = validJobs.flatMap((job) => {
     const finishedAt = calls.get(job.callId)?.finishedAt;
     return typeof finishedAt === "string" ? [Date.parse(finishedAt) - job.enqueuedAt] : [];
@@ -303,6 +352,8 @@ export async function runScenario(
     bisected: kinesis?.bisections ?? 0,
     sentToDlq: dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
+    storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
+    replayed,
     lost: missing.length,
     latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
     maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,

@@ -13,12 +13,18 @@ export interface ScenarioOptions {
   readonly transientRate: number;
   /** Fraction of stream records that are sent twice, as a producer retry would. */
   readonly duplicateRate: number;
+  /**
+   * Fraction of stream events whose writes keep failing (the local fault proxy throttles them) until
+   * the processor's retries run out: they and the rest of their batch go to the failure queue.
+   */
+  readonly stuckRate?: number;
   readonly seed: number;
 }
 
 export type StreamItem =
   | {
-      readonly kind: "event";
+      /** A valid event; `stuck` ones are refused by the fault proxy until faults are turned off. */
+      readonly kind: "event" | "stuck";
       readonly data: Uint8Array;
       readonly partitionKey: string;
       readonly callId: string;
@@ -47,6 +53,9 @@ export interface Scenario {
   readonly jobs: JobItem[];
   readonly fifoJobs: JobItem[];
 }
+
+/** Ids of events whose writes the local fault proxy refuses while faults are active. */
+export const STUCK_PREFIX = "stuck-";
 
 /** mulberry32: a small, fast, seedable generator; the same seed gives the same scenario. */
 export function random(seed: number): () => number {
@@ -89,12 +98,13 @@ export function buildScenario(options: ScenarioOptions, now: number = Date.now()
       });
       continue;
     }
-    const callId = `ext-${run}-${i}`;
+    const stuck = rng() < (options.stuckRate ?? 0);
+    const callId = `${stuck ? STUCK_PREFIX : "ext-"}${run}-${i}`;
     const data = utf8.encode(
       encodeLifecycleEvent({
         specVersion: CURRENT_SPEC_VERSION,
         type: "tool_call.requested",
-        eventId: `ev-${run}-${i}`,
+        eventId: `${stuck ? STUCK_PREFIX : "ev-"}${run}-${i}`,
         callId,
         sessionId: partitionKey,
         tool: "text.stats",
@@ -102,7 +112,7 @@ export function buildScenario(options: ScenarioOptions, now: number = Date.now()
         argumentsDigest: createHash("sha256").update(callId).digest("hex"),
       }),
     );
-    stream.push({ kind: "event", data, partitionKey, callId });
+    stream.push({ kind: stuck ? "stuck" : "event", data, partitionKey, callId });
     if (rng() < options.duplicateRate) stream.push({ kind: "duplicate", data, partitionKey, callId });
   }
 

@@ -6,9 +6,20 @@ import { loadSettings, SettingsError } from "@mcp-pipeline/settings";
 import { CliError, type CliOptions, parseCli, USAGE } from "./cli.ts";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.ts";
 import { type Progress, runScenario, type Summary } from "./run-scenario.ts";
-import { buildScenario } from "./scenario.ts";
+import { buildScenario, STUCK_PREFIX } from "./scenario.ts";
 
 const root = join(import.meta.dirname, "../..");
+
+/** The fault behind --stuck-rate: the processor's writes for stuck events are throttled. */
+export function stuckWrites(target: string, body: string) {
+  return target === "DynamoDB_20120810.PutItem" && body.includes(`"${STUCK_PREFIX}`)
+    ? {
+        status: 400,
+        type: "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+        message: "Throughput exceeded (injected by npm start --stuck-rate)",
+      }
+    : undefined;
+}
 
 export function formatSummary(s: Summary): string {
   const rows: [string, string][] = [
@@ -23,6 +34,8 @@ export function formatSummary(s: Summary): string {
     ["bisected", String(s.bisected)],
     ["sent to DLQ", String(s.sentToDlq)],
     ["to on-failure destination", String(s.toFailureDestination)],
+    ["stored by dlq-redrive", String(s.storedByRedrive)],
+    ["replayed after recovery", String(s.replayed)],
     ["lost", String(s.lost)],
     ["latency p50 / p99 (job → result)", `${s.latencyMs.p50} ms / ${s.latencyMs.p99} ms`],
     ["max iterator age", `${s.maxIteratorAgeMs} ms`],
@@ -114,6 +127,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
+    ...((options.scenario.stuckRate ?? 0) > 0 ? { processorDynamoDbFault: stuckWrites } : {}),
     onLog: options.verbose ? (fn, line) => process.stderr.write(`${fn}: ${line}\n`) : () => {},
   });
   let interrupted = false;

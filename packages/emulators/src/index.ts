@@ -1,6 +1,6 @@
 /// <reference path="./dynalite.d.ts" />
 /// <reference path="./kinesalite.d.ts" />
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import dynalite from "dynalite";
@@ -150,4 +150,61 @@ export async function startEmulators(): Promise<EmbeddedEmulators> {
     await stopAll();
     throw error;
   }
+}
+
+/** What a fault proxy may answer instead of the upstream: an AWS JSON error. */
+export interface InjectedFault {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+}
+
+/**
+ * A loopback proxy in front of a JSON-protocol AWS endpoint (DynamoDB, Kinesis, SQS) that answers chosen
+ * requests with an error instead of forwarding them: `decide` sees the X-Amz-Target and the body.
+ * Everything else passes through unchanged. For fault injection in local runs and tests.
+ */
+export function startFaultProxy(
+  upstream: string,
+  decide: (target: string, body: string) => InjectedFault | undefined,
+): Promise<RunningEmulator & { readonly injected: () => number }> {
+  let injected = 0;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", async () => {
+      const body = Buffer.concat(chunks);
+      const target = String(request.headers["x-amz-target"] ?? "");
+      const fault = decide(target, body.toString("utf8"));
+      if (fault) {
+        injected += 1;
+        response.writeHead(fault.status, { "content-type": "application/x-amz-json-1.0" });
+        response.end(JSON.stringify({ __type: fault.type, message: fault.message }));
+        return;
+      }
+      try {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (typeof value === "string" && name !== "host" && name !== "content-length")
+            headers[name] = value;
+        }
+        const forwarded = await fetch(`${upstream}${request.url ?? "/"}`, {
+          method: request.method ?? "POST",
+          headers,
+          body: new Uint8Array(body),
+        });
+        const out: Record<string, string> = {};
+        forwarded.headers.forEach((value, name) => {
+          if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
+            out[name] = value;
+        });
+        response.writeHead(forwarded.status, out);
+        response.end(Buffer.from(await forwarded.arrayBuffer()));
+      } catch (error) {
+        response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
+        response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
+      }
+    });
+  });
+  return listenOnLoopback(server).then((running) => ({ ...running, injected: () => injected }));
 }
