@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -15,11 +15,17 @@ import { bundleAll } from "./bundles.ts";
 
 const root = join(import.meta.dirname, "../..");
 let dist: string;
+/** The child processes' temporary directory: other test files create their own mcp-local-* in parallel. */
+let childTmp: string;
 
 beforeAll(async () => {
   dist = await bundleAll();
+  childTmp = await mkdtemp(join(tmpdir(), "npm-start-test-"));
 }, 120_000);
-afterAll(() => rm(dist, { recursive: true, force: true }));
+afterAll(async () => {
+  await rm(dist, { recursive: true, force: true });
+  await rm(childTmp, { recursive: true, force: true });
+});
 
 /** `npm start` without the build step: the same entry point on the test runtime's Node 22. */
 function start(args: string[]): ChildProcess {
@@ -28,7 +34,13 @@ function start(args: string[]): ChildProcess {
     ["--import", "tsx", join(root, "scripts/local/start.ts"), "--dist", dist, ...args],
     {
       cwd: root,
-      env: { ...process.env, AWS_ENDPOINT_URL: "", AWS_ENDPOINT_URL_KINESIS: "", AWS_ENDPOINT_URL_SQS: "" },
+      env: {
+        ...process.env,
+        TMPDIR: childTmp,
+        AWS_ENDPOINT_URL: "",
+        AWS_ENDPOINT_URL_KINESIS: "",
+        AWS_ENDPOINT_URL_SQS: "",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
@@ -46,7 +58,7 @@ function collect(child: ChildProcess): Promise<{ code: number | null; stdout: st
   return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout, stderr })));
 }
 
-const leftovers = async () => (await readdir(tmpdir())).filter((d) => d.startsWith("mcp-local-"));
+const leftovers = async () => (await readdir(childTmp)).filter((d) => d.startsWith("mcp-local-"));
 
 describe("the main job (npm start)", () => {
   it("runs a small scenario end to end and accounts for every input: lost = 0", async () => {
