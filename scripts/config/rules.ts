@@ -3,6 +3,10 @@
  * Pure functions of an environment's settings (and, for alarms, of the pipeline's wiring).
  */
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
+import { workerConfigSchema } from "@mcp-pipeline/worker";
+// By path: the functions' entry modules also load their handlers.
+import { redriveConfigSchema } from "../../functions/dlq-redrive/src/config.ts";
+import { processorConfigSchema } from "../../functions/processor/src/config.ts";
 
 export interface Finding {
   readonly rule: RuleId;
@@ -30,12 +34,12 @@ export type RuleId = (typeof RuleId)[keyof typeof RuleId];
 
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
-/** The functions' own defaults when DEADLINE_MARGIN_MS is not set (their config.ts). */
+/** The functions' own defaults when DEADLINE_MARGIN_MS is not set, read from their config schemas. */
 const DEFAULT_MARGIN_MS: Record<(typeof FUNCTIONS)[number], number> = {
-  processor: 5_000,
-  tool_worker: 5_000,
-  fifo_worker: 5_000,
-  dlq_redrive: 10_000,
+  processor: processorConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
+  tool_worker: workerConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
+  fifo_worker: workerConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
+  dlq_redrive: redriveConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
 };
 
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */

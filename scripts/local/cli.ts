@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { ENVIRONMENT_NAME } from "@mcp-pipeline/settings";
 import type { ScenarioOptions } from "./scenario.ts";
 
 export const USAGE = `npm start -- [options]
@@ -89,7 +90,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
   const v = parsed.values;
   const env = v.env ?? "dev";
-  if (!/^[a-z][a-z0-9-]{1,15}$/.test(env))
+  if (!ENVIRONMENT_NAME.test(env))
     throw new CliError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
     scenario: {

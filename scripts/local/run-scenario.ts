@@ -3,8 +3,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { putRecords } from "@mcp-pipeline/aws";
-import { compareSequence } from "@mcp-pipeline/local-esm";
+import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
 import type { LocalPipeline } from "./pipeline.ts";
 import type { JobItem, Scenario } from "./scenario.ts";
@@ -200,8 +199,8 @@ export async function runScenario(
     [...failures.values()].some(
       (f) =>
         f.shardId === p.shardId &&
-        compareSequence(p.sequenceNumber, f.start) >= 0 &&
-        compareSequence(p.sequenceNumber, f.end) <= 0,
+        compareSequenceNumbers(p.sequenceNumber, f.start) >= 0 &&
+        compareSequenceNumbers(p.sequenceNumber, f.end) <= 0,
     );
   let lastInvocations = -1;
   let quietSince = Date.now();

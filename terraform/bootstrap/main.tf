@@ -82,10 +82,18 @@ resource "aws_iam_openid_connect_provider" "github" {
   client_id_list = ["sts.amazonaws.com"]
 }
 
-# Deploy roles: assumable only by this repository's jobs that run in the matching GitHub environment
-# (prod's jobs wait for its required reviewers before they get a token).
-data "aws_iam_policy_document" "deploy_trust" {
-  for_each = toset(var.environments)
+# Who may assume which role: a deploy role only jobs of this repository running in the matching GitHub
+# environment (prod's jobs wait for its required reviewers before they get a token); the plan roles,
+# pull requests (which run in no environment).
+locals {
+  trust_subjects = merge(
+    { for env in var.environments : "deploy-${env}" => "repo:${var.github_repository}:environment:${env}" },
+    { plan = "repo:${var.github_repository}:pull_request" },
+  )
+}
+
+data "aws_iam_policy_document" "github_trust" {
+  for_each = local.trust_subjects
   statement {
     actions = ["sts:AssumeRoleWithWebIdentity"]
     principals {
@@ -100,7 +108,7 @@ data "aws_iam_policy_document" "deploy_trust" {
     condition {
       test     = "StringEquals"
       variable = "${local.oidc}:sub"
-      values   = ["repo:${var.github_repository}:environment:${each.value}"]
+      values   = [each.value]
     }
   }
 }
@@ -108,7 +116,7 @@ data "aws_iam_policy_document" "deploy_trust" {
 resource "aws_iam_role" "deploy" {
   for_each             = toset(var.environments)
   name                 = "mcp-${each.value}-deploy"
-  assume_role_policy   = data.aws_iam_policy_document.deploy_trust[each.value].json
+  assume_role_policy   = data.aws_iam_policy_document.github_trust["deploy-${each.value}"].json
   max_session_duration = 3600
 }
 
@@ -211,31 +219,11 @@ resource "aws_iam_role_policy" "deploy" {
   policy   = data.aws_iam_policy_document.deploy[each.value].json
 }
 
-# Plan roles: read-only, for pull requests (which run in no environment), one per environment's state.
-data "aws_iam_policy_document" "plan_trust" {
-  statement {
-    actions = ["sts:AssumeRoleWithWebIdentity"]
-    principals {
-      type        = "Federated"
-      identifiers = [aws_iam_openid_connect_provider.github.arn]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${local.oidc}:aud"
-      values   = ["sts.amazonaws.com"]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${local.oidc}:sub"
-      values   = ["repo:${var.github_repository}:pull_request"]
-    }
-  }
-}
-
+# Plan roles: read-only, one per environment's state.
 resource "aws_iam_role" "plan" {
   for_each             = toset(var.environments)
   name                 = "mcp-${each.value}-plan"
-  assume_role_policy   = data.aws_iam_policy_document.plan_trust.json
+  assume_role_policy   = data.aws_iam_policy_document.github_trust["plan"].json
   max_session_duration = 3600
 }
 

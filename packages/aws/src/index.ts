@@ -29,5 +29,6 @@ export {
   type StreamTarget,
   type WrittenRecord,
 } from "./producer.js";
+export { compareSequenceNumbers } from "./sequence-number.js";
 export { ESM_SYSTEM_ATTRIBUTES, regionOfArn, toSqsEventRecord } from "./sqs-event.js";
 export { onDemandTable } from "./tables.js";

@@ -1,6 +1,6 @@
 /// <reference path="./dynalite.d.ts" />
 /// <reference path="./kinesalite.d.ts" />
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import dynalite from "dynalite";
@@ -159,6 +159,30 @@ export interface InjectedFault {
   readonly message: string;
 }
 
+/** Sends a proxied request on to `upstream` with its method, path and headers (host and length recomputed). */
+export function forward(upstream: string, request: IncomingMessage, body: Uint8Array): Promise<Response> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+  }
+  return fetch(`${upstream}${request.url ?? "/"}`, {
+    method: request.method ?? "POST",
+    headers,
+    body: new Uint8Array(body),
+  });
+}
+
+/** Writes an upstream's answer back to the proxied client (fetch has already decoded the body). */
+export async function relay(response: ServerResponse, upstream: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  upstream.headers.forEach((value, name) => {
+    if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
+      headers[name] = value;
+  });
+  response.writeHead(upstream.status, headers);
+  response.end(Buffer.from(await upstream.arrayBuffer()));
+}
+
 /**
  * A loopback proxy in front of a JSON-protocol AWS endpoint (DynamoDB, Kinesis, SQS) that answers chosen
  * requests with an error instead of forwarding them: `decide` sees the X-Amz-Target and the body.
@@ -183,23 +207,7 @@ export function startFaultProxy(
         return;
       }
       try {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (typeof value === "string" && name !== "host" && name !== "content-length")
-            headers[name] = value;
-        }
-        const forwarded = await fetch(`${upstream}${request.url ?? "/"}`, {
-          method: request.method ?? "POST",
-          headers,
-          body: new Uint8Array(body),
-        });
-        const out: Record<string, string> = {};
-        forwarded.headers.forEach((value, name) => {
-          if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
-            out[name] = value;
-        });
-        response.writeHead(forwarded.status, out);
-        response.end(Buffer.from(await forwarded.arrayBuffer()));
+        await relay(response, await forward(upstream, request, body));
       } catch (error) {
         response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
         response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));

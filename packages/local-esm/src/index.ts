@@ -9,7 +9,6 @@ export {
 } from "./kinesis/event.js";
 export { FailureCondition, failureRecord, type KinesisFailureRecord } from "./kinesis/failure-record.js";
 export {
-  compareSequence,
   type KinesisEsmEvent,
   type KinesisEsmOptions,
   type KinesisEsmSettings,

@@ -20,7 +20,6 @@ export {
   replayQuarantine,
 } from "./quarantine-ops.js";
 export {
-  compareSequenceNumbers,
   type RereadOptions,
   type RereadResult,
   rereadRange,

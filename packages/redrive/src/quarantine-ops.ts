@@ -5,9 +5,8 @@ import {
   ListObjectsV2Command,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
+import { compareSequenceNumbers, OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { type QuarantineRecord, readQuarantineRecord } from "@mcp-pipeline/quarantine";
-import { compareSequenceNumbers } from "./reread.js";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {

@@ -5,6 +5,7 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
 } from "@aws-sdk/client-kinesis";
+import { compareSequenceNumbers } from "@mcp-pipeline/aws";
 import { streamNameOfArn } from "./failure-record.js";
 
 export interface SequenceRange {
@@ -24,11 +25,6 @@ export interface RereadResult {
 export interface RereadOptions {
   readonly maxAttempts?: number;
   readonly sleep?: (ms: number) => Promise<void>;
-}
-
-/** Sequence numbers are decimal strings of up to 128 digits: compare by length, then text. */
-export function compareSequenceNumbers(a: string, b: string): number {
-  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 }
 
 const THROTTLED = new Set([

@@ -1,5 +1,6 @@
 export { loadSettings, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
+  ENVIRONMENT_NAME,
   type EnvironmentSettings,
   environmentSettingsSchema,
   type FunctionSettings,

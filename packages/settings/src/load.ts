@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type EnvironmentSettings, environmentSettingsSchema } from "./schema.js";
+import { ENVIRONMENT_NAME, type EnvironmentSettings, environmentSettingsSchema } from "./schema.js";
 
 /** The settings file of an environment could not be read or breaks the schema; `problems` lists each. */
 export class SettingsError extends Error {
@@ -34,7 +34,7 @@ export async function loadSettings(
   repositoryRoot: string,
   environment: string,
 ): Promise<EnvironmentSettings> {
-  if (!/^[a-z][a-z0-9-]{1,15}$/.test(environment)) {
+  if (!ENVIRONMENT_NAME.test(environment)) {
     throw new SettingsError(environment, [
       `"${environment}" is not an environment name (lowercase, 2-16 chars)`,
     ]);

@@ -6,6 +6,9 @@ import { z } from "zod";
  * this schema. Ranges are AWS's (esm-semantics.md §1-3, §7); Terraform's `validation` blocks repeat them.
  */
 
+/** An environment's name: its directory under terraform/environments and the tfvars' `environment`. */
+export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{1,15}$/;
+
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
 /** -1 (infinite) or 60..604,800: values 0..59 are in the API's range but refused (§1.3). */
@@ -117,7 +120,7 @@ export const alarmSettingsSchema = z
 
 export const environmentSettingsSchema = z
   .object({
-    environment: z.string().regex(/^[a-z][a-z0-9-]{1,15}$/),
+    environment: z.string().regex(ENVIRONMENT_NAME),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
     name_prefix: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/),
     stream: streamSettingsSchema,

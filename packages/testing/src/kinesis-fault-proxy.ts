@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from "node:http";
-import { listenOnLoopback, type RunningEmulator } from "@mcp-pipeline/emulators";
+import { forward, listenOnLoopback, type RunningEmulator, relay } from "@mcp-pipeline/emulators";
 
 export interface PutRecordsEntryView {
   readonly partitionKey: string;
@@ -26,14 +26,6 @@ const THROTTLED = {
   ErrorMessage: "Rate exceeded for shard (injected by the test fault proxy)",
 } as const;
 
-function headersOf(response: Response): Record<string, string> {
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    out[name] = value;
-  });
-  return out;
-}
-
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -59,19 +51,11 @@ export function startKinesisFaultProxy(
   const server = createServer(async (request, response) => {
     try {
       const body = await readBody(request);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-      }
-      const forward = (payload: Buffer) =>
-        fetch(`${upstream}${request.url ?? "/"}`, {
-          method: request.method ?? "POST",
-          headers,
-          body: new Uint8Array(payload),
-        });
+      const target = String(request.headers["x-amz-target"] ?? "");
+      const contentType = String(request.headers["content-type"] ?? "");
 
       if (
-        headers["x-amz-target"] === "Kinesis_20131202.GetRecords" &&
+        target === "Kinesis_20131202.GetRecords" &&
         stats.throttledGetRecords < (options.throttleGetRecords ?? 0)
       ) {
         stats.throttledGetRecords += 1;
@@ -84,14 +68,12 @@ export function startKinesisFaultProxy(
         );
         return;
       }
-      if (headers["x-amz-target"] !== "Kinesis_20131202.PutRecords") {
-        const upstreamResponse = await forward(body);
-        response.writeHead(upstreamResponse.status, headersOf(upstreamResponse));
-        response.end(Buffer.from(await upstreamResponse.arrayBuffer()));
+      if (target !== "Kinesis_20131202.PutRecords") {
+        await relay(response, await forward(upstream, request, body));
         return;
       }
-      if (!headers["content-type"]?.includes("json")) {
-        throw new Error(`the fault proxy reads JSON PutRecords only, got ${headers["content-type"]}`);
+      if (!contentType.includes("json")) {
+        throw new Error(`the fault proxy reads JSON PutRecords only, got ${contentType}`);
       }
       stats.putRecordsRequests += 1;
       const parsed = JSON.parse(body.toString("utf8")) as {
@@ -109,10 +91,11 @@ export function startKinesisFaultProxy(
       const kept = parsed.Records.filter((_, i) => !rejected[i]);
       let results: Record<string, unknown>[] = [];
       if (kept.length > 0) {
-        const upstreamResponse = await forward(Buffer.from(JSON.stringify({ ...parsed, Records: kept })));
+        const subset = Buffer.from(JSON.stringify({ ...parsed, Records: kept }));
+        const upstreamResponse = await forward(upstream, request, subset);
         const text = await upstreamResponse.text();
         if (!upstreamResponse.ok) {
-          response.writeHead(upstreamResponse.status, headersOf(upstreamResponse));
+          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
           response.end(text);
           return;
         }

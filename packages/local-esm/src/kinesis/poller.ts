@@ -9,6 +9,8 @@ import {
   type ShardIteratorType,
 } from "@aws-sdk/client-kinesis";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import type { Invokable } from "../invokable.js";
 import {
@@ -76,11 +78,6 @@ export interface KinesisEsmStats {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Sequence numbers are decimal strings of up to 128 digits: compare by length, then text. */
-export function compareSequence(a: string, b: string): number {
-  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
 function laneOf(partitionKey: string, lanes: number): number {
   let hash = 0;
@@ -120,6 +117,8 @@ export class KinesisEventSource {
   readonly #loops: Promise<void>[] = [];
   #running = false;
   #discovery: Promise<void> | undefined;
+  /** A record's event form, built once: its size decides the batch, the same object is invoked. */
+  readonly #eventForm = new WeakMap<ShardRecord, KinesisStreamRecord>();
 
   constructor(options: KinesisEsmOptions) {
     this.#options = options;
@@ -254,7 +253,7 @@ export class KinesisEventSource {
       const lane = laneOf(record.partitionKey, lanes);
       if (blocked.has(lane)) continue;
       const batch = batches[lane] as ShardRecord[];
-      const size = eventRecordBytes(kinesisEventRecord(record, shardId, this.#options.stream));
+      const size = eventRecordBytes(this.#eventRecord(record, shardId));
       if (
         batch.length >= settings.batchSize ||
         (batch.length > 0 && (bytes[lane] as number) + size > MAX_PAYLOAD_BYTES)
@@ -280,16 +279,27 @@ export class KinesisEventSource {
     // Everything taken this round is done (processed or discarded); the checkpoint is the highest done
     // sequence number below the first record still waiting.
     const firstWaiting = waiting.reduce<string | undefined>(
-      (min, r) => (min === undefined || compareSequence(r.sequenceNumber, min) < 0 ? r.sequenceNumber : min),
+      (min, r) =>
+        min === undefined || compareSequenceNumbers(r.sequenceNumber, min) < 0 ? r.sequenceNumber : min,
       undefined,
     );
     for (const record of done) {
       const current = this.checkpoints.get(shardId);
-      if (firstWaiting !== undefined && compareSequence(record.sequenceNumber, firstWaiting) > 0) continue;
-      if (current === undefined || compareSequence(record.sequenceNumber, current) > 0) {
+      if (firstWaiting !== undefined && compareSequenceNumbers(record.sequenceNumber, firstWaiting) > 0)
+        continue;
+      if (current === undefined || compareSequenceNumbers(record.sequenceNumber, current) > 0) {
         this.checkpoints.set(shardId, record.sequenceNumber);
       }
     }
+  }
+
+  #eventRecord(record: ShardRecord, shardId: string): KinesisStreamRecord {
+    let form = this.#eventForm.get(record);
+    if (!form) {
+      form = kinesisEventRecord(record, shardId, this.#options.stream);
+      this.#eventForm.set(record, form);
+    }
+    return form;
   }
 
   #exhausted(attempts: number): boolean {
@@ -318,7 +328,7 @@ export class KinesisEventSource {
       }
       if (batch.length === 0) return;
 
-      const event = { Records: batch.map((r) => kinesisEventRecord(r, shardId, this.#options.stream)) };
+      const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
       const oldest = Math.min(...batch.map((r) => r.arrivalMs));
       this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, this.#now() - oldest);
       this.stats.invocations += 1;
@@ -355,7 +365,7 @@ export class KinesisEventSource {
         if (reading.kind === "partial") {
           // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
           this.stats.partialFailures += 1;
-          const lowest = reading.failed.reduce((a, b) => (compareSequence(a, b) <= 0 ? a : b));
+          const lowest = reading.failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
           retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
         } else {
           this.stats.invalidResponses += 1;
