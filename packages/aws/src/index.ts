@@ -27,6 +27,7 @@ export {
   type RejectedRecord,
   recordSizeBytes,
   type StreamTarget,
+  UNSENT_AFTER_GIVEN_UP,
   type WrittenRecord,
 } from "./producer.js";
 export { compareSequenceNumbers } from "./sequence-number.js";

@@ -35,7 +35,10 @@ export interface ProducerRecord {
  *   that were accepted in the same request. Use it when consumers do not depend on stream order
  *   (the processor folds events with a join, so order is irrelevant to it).
  * - `strict`: at most one record of a key is in flight at a time, so records of a key land in the
- *   order given, at the price of one round trip per record of the same key.
+ *   order given, at the price of one round trip per record of the same key. Once a record of a key
+ *   is given up (too large, attempts used, or refused for good), nothing after it of that key is
+ *   sent: those records come back unsent (`UNSENT_AFTER_GIVEN_UP`), in order, so a rerun of the
+ *   rejected records keeps the key's order.
  */
 export const OrderingMode = { Relaxed: "relaxed", Strict: "strict" } as const;
 export type OrderingMode = (typeof OrderingMode)[keyof typeof OrderingMode];
@@ -61,17 +64,22 @@ export interface WrittenRecord {
   readonly attempts: number;
 }
 
+/** The error code of a record that strict ordering did not send because an earlier record of its key was given up. */
+export const UNSENT_AFTER_GIVEN_UP = "UnsentAfterGivenUp";
+
 export interface RejectedRecord {
   readonly index: number;
   readonly record: ProducerRecord;
+  /** A Kinesis or request error code, `RecordTooLarge`, or `UNSENT_AFTER_GIVEN_UP` (never sent). */
   readonly errorCode: string;
   readonly errorMessage: string;
+  /** Requests that carried the record; 0 for a record that was never sent. */
   readonly attempts: number;
 }
 
 export interface PutRecordsResult {
   readonly written: readonly WrittenRecord[];
-  /** Records that could not be written: never dropped silently, always named here. */
+  /** Records that could not be written, by input index: never dropped silently, always named here. */
   readonly rejected: readonly RejectedRecord[];
   /** PutRecords requests sent. */
   readonly requests: number;
@@ -174,6 +182,30 @@ export async function putRecords(
   const sizes = records.map(recordSizeBytes);
   let requestCount = 0;
 
+  const keyOf = (i: number) => (records[i] as ProducerRecord).partitionKey;
+  // Strict mode: the first given-up record of each key; nothing of that key after it is sent.
+  const givenUp = new Map<string, number>();
+  const giveUp = (index: number) => {
+    if (ordering !== OrderingMode.Strict) return;
+    const key = keyOf(index);
+    const first = givenUp.get(key);
+    if (first === undefined || index < first) givenUp.set(key, index);
+  };
+  const isBlocked = (index: number) => {
+    const first = givenUp.get(keyOf(index));
+    return first !== undefined && index > first;
+  };
+  const holdBack = (index: number) => {
+    const first = givenUp.get(keyOf(index)) as number;
+    rejected.push({
+      index,
+      record: records[index] as ProducerRecord,
+      errorCode: UNSENT_AFTER_GIVEN_UP,
+      errorMessage: `not sent: record ${first} of partition key ${keyOf(index)} was not written, and strict ordering sends nothing of that key after it`,
+      attempts: attempts[index] as number,
+    });
+  };
+
   let pending: number[] = [];
   records.forEach((record, index) => {
     const size = sizes[index] as number;
@@ -185,9 +217,15 @@ export async function putRecords(
         errorMessage: `record is ${size} bytes with its partition key; the limit is ${limits.maxRecordBytes}`,
         attempts: 0,
       });
+      giveUp(index);
     } else {
       pending.push(index);
     }
+  });
+  pending = pending.filter((i) => {
+    if (!isBlocked(i)) return true;
+    holdBack(i);
+    return false;
   });
 
   let round = 0;
@@ -196,13 +234,7 @@ export async function putRecords(
       const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1));
       if (ceiling > 0) await sleep(Math.floor(random() * ceiling));
     }
-    const plan = planRequests(
-      pending,
-      (i) => sizes[i] as number,
-      (i) => (records[i] as ProducerRecord).partitionKey,
-      limits,
-      ordering,
-    );
+    const plan = planRequests(pending, (i) => sizes[i] as number, keyOf, limits, ordering);
     const retry: number[] = [];
     let anyFailed = false;
     for (const request of plan.requests) {
@@ -220,13 +252,19 @@ export async function putRecords(
         errorMessage: error.message,
         attempts: attempts[index] as number,
       });
+      giveUp(index);
     }
     // Input order is kept for what remains, so a retried record still precedes later ones of its key.
     const remaining = new Set([
       ...retry.filter((i) => (attempts[i] as number) < maxAttempts),
       ...plan.deferred,
     ]);
-    pending = pending.filter((i) => remaining.has(i));
+    pending = pending.filter((i) => {
+      if (!remaining.has(i)) return false;
+      if (!isBlocked(i)) return true;
+      holdBack(i);
+      return false;
+    });
     // A round that only drained strict-mode deferrals needs no backoff.
     round = anyFailed ? round + 1 : 0;
   }

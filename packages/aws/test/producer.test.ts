@@ -5,10 +5,12 @@ import {
   type KinesisClient,
   ListShardsCommand,
   type PutRecordsCommand,
+  waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import {
   emulatorClientOptions,
   type FaultProxy,
+  PutRecordsEntryError,
   type RunningEmulator,
   startKinesis,
   startKinesisFaultProxy,
@@ -23,6 +25,7 @@ import {
   planRequests,
   putAllRecords,
   putRecords,
+  UNSENT_AFTER_GIVEN_UP,
 } from "../src/index.js";
 
 const utf8 = new TextEncoder();
@@ -158,6 +161,56 @@ describe("putRecords with a faked client", () => {
     ]);
   });
 
+  it("in strict mode sends nothing of a key after a record refused for good, and returns those records unsent in order", async () => {
+    const refused = Object.assign(new Error("Stream events not found"), {
+      name: "ResourceNotFoundException",
+      $metadata: { httpStatusCode: 400 },
+    });
+    // The first request (a0 and b0) is refused for good; later rounds would go through.
+    const fake = fakeKinesis((entries, request) => (request === 1 ? refused : entries.map(() => ({}))));
+    const records = [record("a", "a0"), record("b", "b0"), record("a", "a1"), record("a", "a2")];
+    const result = await putRecords(fake.client, { streamName: "events" }, records, {
+      ordering: OrderingMode.Strict,
+      sleep: noSleep,
+    });
+    expect(fake.requests).toHaveLength(1);
+    expect(result.written).toEqual([]);
+    expect(result.rejected.map((r) => [r.index, r.errorCode, r.attempts])).toEqual([
+      [0, "ResourceNotFoundException", 8],
+      [1, "ResourceNotFoundException", 8],
+      [2, UNSENT_AFTER_GIVEN_UP, 0],
+      [3, UNSENT_AFTER_GIVEN_UP, 0],
+    ]);
+  });
+
+  it("in strict mode does not send a key's records after an oversized one, but sends those before it", async () => {
+    const fake = fakeKinesis((entries) => entries.map(() => ({})));
+    const big = { partitionKey: "a", data: new Uint8Array(PUT_RECORDS_LIMITS.maxRecordBytes) };
+    const records = [record("a", "a0"), big, record("a", "a2"), record("b", "b0")];
+    const result = await putRecords(fake.client, { streamName: "events" }, records, {
+      ordering: OrderingMode.Strict,
+    });
+    expect(result.written.map((w) => w.index)).toEqual([0, 3]);
+    expect(result.rejected.map((r) => [r.index, r.errorCode])).toEqual([
+      [1, "RecordTooLarge"],
+      [2, UNSENT_AFTER_GIVEN_UP],
+    ]);
+    expect(fake.requests.flat().map((e) => new TextDecoder().decode(e.Data))).not.toContain("a2");
+  });
+
+  it("in relaxed mode still sends a key's later records after one is given up (the documented trade)", async () => {
+    const fake = fakeKinesis((entries) =>
+      entries.map((e) => (new TextDecoder().decode(e.Data) === "a0" ? { ErrorCode: "InternalFailure" } : {})),
+    );
+    const records = [record("a", "a0"), record("a", "a1")];
+    const result = await putRecords(fake.client, { streamName: "events" }, records, {
+      maxAttempts: 2,
+      sleep: noSleep,
+    });
+    expect(result.written.map((w) => w.index)).toEqual([1]);
+    expect(result.rejected.map((r) => [r.index, r.errorCode])).toEqual([[0, "InternalFailure"]]);
+  });
+
   it("retries a whole request after a network error", async () => {
     const fake = fakeKinesis((entries, request) =>
       request === 1 ? new Error("socket hang up") : entries.map(() => ({})),
@@ -176,13 +229,15 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   let direct: KinesisClient;
   let throughProxy: KinesisClient;
   let rejectRequests = 0;
+  /** Bodies whose entries the proxy always fails, with the error code Kinesis would put in their slot. */
+  const alwaysFail = new Map<string, PutRecordsEntryError>();
 
   beforeAll(async () => {
     kinesis = await startKinesis();
     // The first `rejectRequests` PutRecords requests lose every third entry; later ones go through.
     proxy = await startKinesisFaultProxy(
       kinesis.endpoint,
-      (e) => e.request <= rejectRequests && e.position % 3 === 0,
+      (e) => alwaysFail.get(e.data.toString()) ?? (e.request <= rejectRequests && e.position % 3 === 0),
     );
     direct = kinesisClient(emulatorClientOptions(kinesis));
     throughProxy = kinesisClient(emulatorClientOptions(proxy));
@@ -248,5 +303,54 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
       expect(bodies).toEqual([...bodies].sort((a, b) => a - b));
       expect(bodies).toHaveLength(15);
     }
+  });
+
+  it("in strict mode stops a key at a record given up after its attempts, sends the other keys, and returns the rest of that key unsent in order", async () => {
+    await direct.send(new CreateStreamCommand({ StreamName: "strict-given-up", ShardCount: 2 }));
+    await waitUntilStreamExists(
+      { client: direct, maxWaitTime: 120, minDelay: 0.2, maxDelay: 1 },
+      { StreamName: "strict-given-up" },
+    );
+    // session-0's third record (body 8) is throttled on every attempt; session-1's third record
+    // (body 9) fails with InternalFailure on every attempt: both are partial failures of PutRecords.
+    alwaysFail.set("8", PutRecordsEntryError.Throttled);
+    alwaysFail.set("9", PutRecordsEntryError.InternalFailure);
+    const records = Array.from({ length: 20 }, (_, i) => record(`session-${i % 4}`, String(i)));
+    const result = await putRecords(throughProxy, { streamName: "strict-given-up" }, records, {
+      ordering: OrderingMode.Strict,
+      maxAttempts: 3,
+      baseDelayMs: 1,
+    });
+    alwaysFail.clear();
+
+    expect(
+      result.rejected.map((r) => [Number(new TextDecoder().decode(r.record.data)), r.errorCode]),
+    ).toEqual([
+      [8, "ProvisionedThroughputExceededException"],
+      [9, "InternalFailure"],
+      [12, UNSENT_AFTER_GIVEN_UP],
+      [13, UNSENT_AFTER_GIVEN_UP],
+      [16, UNSENT_AFTER_GIVEN_UP],
+      [17, UNSENT_AFTER_GIVEN_UP],
+    ]);
+    expect(result.rejected.slice(0, 2).map((r) => r.attempts)).toEqual([3, 3]);
+    const landed = await readAll("strict-given-up");
+    const bodiesOf = (key: string) => landed.filter((r) => r.key === key).map((r) => Number(r.body));
+    expect(bodiesOf("session-0")).toEqual([0, 4]);
+    expect(bodiesOf("session-1")).toEqual([1, 5]);
+    expect(bodiesOf("session-2")).toEqual([2, 6, 10, 14, 18]);
+    expect(bodiesOf("session-3")).toEqual([3, 7, 11, 15, 19]);
+
+    // A rerun of what came back (after the fault) lands the key's records after its earlier ones, in order.
+    const rerun = await putRecords(
+      throughProxy,
+      { streamName: "strict-given-up" },
+      result.rejected.map((r) => r.record),
+      { ordering: OrderingMode.Strict, baseDelayMs: 1 },
+    );
+    expect(rerun.rejected).toEqual([]);
+    const after = await readAll("strict-given-up");
+    expect(after.filter((r) => r.key === "session-0").map((r) => Number(r.body))).toEqual([0, 4, 8, 12, 16]);
+    expect(after.filter((r) => r.key === "session-1").map((r) => Number(r.body))).toEqual([1, 5, 9, 13, 17]);
   });
 });

@@ -7,8 +7,16 @@ export {
   startSqsS3,
 } from "@mcp-pipeline/emulators";
 export {
+  type EntryFault,
   type FaultProxy,
   type FaultProxyOptions,
+  PutRecordsEntryError,
   type PutRecordsEntryView,
   startKinesisFaultProxy,
 } from "./kinesis-fault-proxy.js";
+export {
+  startKinesisTrimProxy,
+  TrimmedStart,
+  type TrimProxy,
+  type TrimProxyOptions,
+} from "./kinesis-trim-proxy.js";

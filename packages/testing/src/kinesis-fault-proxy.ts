@@ -16,15 +16,39 @@ export interface FaultProxy extends RunningEmulator {
   readonly stats: { putRecordsRequests: number; rejectedEntries: number; throttledGetRecords: number };
 }
 
+/**
+ * The per-entry error codes PutRecords answers with (Kinesis API reference, PutRecordsResultEntry:
+ * "ErrorCodes can be either ProvisionedThroughputExceededException or InternalFailure";
+ * https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecordsResultEntry.html). The request
+ * itself succeeds (HTTP 200) with `FailedRecordCount` and an error in each failed entry's slot.
+ */
+export const PutRecordsEntryError = {
+  Throttled: "ProvisionedThroughputExceededException",
+  InternalFailure: "InternalFailure",
+} as const;
+export type PutRecordsEntryError = (typeof PutRecordsEntryError)[keyof typeof PutRecordsEntryError];
+
+/** Whether to fail an entry: `true` throttles it, an error code fails it with that code. */
+export type EntryFault = boolean | PutRecordsEntryError;
+
 export interface FaultProxyOptions {
   /** Answer this many GetRecords calls with ProvisionedThroughputExceededException first. */
   readonly throttleGetRecords?: number;
 }
 
-const THROTTLED = {
-  ErrorCode: "ProvisionedThroughputExceededException",
-  ErrorMessage: "Rate exceeded for shard (injected by the test fault proxy)",
-} as const;
+/**
+ * An entry's failure as Kinesis writes it: the throttling message names the shard, stream and account,
+ * InternalFailure's is "Internal service failure." (API reference, PutRecordsResultEntry). The proxy
+ * does not route keys to shards, so its throttling message names the stream only.
+ */
+function entryFailure(code: PutRecordsEntryError, streamName: string) {
+  return code === PutRecordsEntryError.Throttled
+    ? {
+        ErrorCode: code,
+        ErrorMessage: `Rate exceeded for shard in stream ${streamName} under account 000000000000 (injected by the test fault proxy).`,
+      }
+    : { ErrorCode: code, ErrorMessage: "Internal service failure." };
+}
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -36,15 +60,16 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * A loopback proxy in front of a Kinesis endpoint that rejects chosen PutRecords entries the way a
- * throttled shard does: the rejected entries never reach the stream and come back with
- * ProvisionedThroughputExceededException in their slot; the rest are forwarded in one request and
- * their real results are merged back in order. It can also throttle the first GetRecords calls. Every
+ * A loopback proxy in front of a Kinesis endpoint that fails chosen PutRecords entries the way Kinesis
+ * does (a partial failure): the failed entries never reach the stream and come back with
+ * ProvisionedThroughputExceededException (or InternalFailure) in their slot, counted in
+ * FailedRecordCount; the rest are forwarded in one request and their real results are merged back in
+ * order. It can also throttle the first GetRecords calls. Every
  * other call passes through untouched.
  */
 export function startKinesisFaultProxy(
   upstream: string,
-  reject: (entry: PutRecordsEntryView) => boolean,
+  reject: (entry: PutRecordsEntryView) => EntryFault,
   options: FaultProxyOptions = {},
 ): Promise<FaultProxy> {
   const stats = { putRecordsRequests: 0, rejectedEntries: 0, throttledGetRecords: 0 };
@@ -80,14 +105,16 @@ export function startKinesisFaultProxy(
         Records: { Data: string; PartitionKey: string }[];
         [other: string]: unknown;
       };
-      const rejected = parsed.Records.map((entry, position) =>
-        reject({
+      const rejected: (PutRecordsEntryError | false)[] = parsed.Records.map((entry, position) => {
+        const fault = reject({
           partitionKey: entry.PartitionKey,
           data: Buffer.from(entry.Data, "base64"),
           position,
           request: stats.putRecordsRequests,
-        }),
-      );
+        });
+        return fault === true ? PutRecordsEntryError.Throttled : fault;
+      });
+      const streamName = String(parsed.StreamName ?? parsed.StreamARN ?? "");
       const kept = parsed.Records.filter((_, i) => !rejected[i]);
       let results: Record<string, unknown>[] = [];
       if (kept.length > 0) {
@@ -102,7 +129,7 @@ export function startKinesisFaultProxy(
         results = (JSON.parse(text) as { Records: Record<string, unknown>[] }).Records;
       }
       let next = 0;
-      const merged = rejected.map((isRejected) => (isRejected ? THROTTLED : results[next++]));
+      const merged = rejected.map((fault) => (fault ? entryFailure(fault, streamName) : results[next++]));
       const failedCount = merged.filter((r) => r !== undefined && "ErrorCode" in r).length;
       stats.rejectedEntries += rejected.filter(Boolean).length;
       response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });

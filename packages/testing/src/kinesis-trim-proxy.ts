@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { forward, listenOnLoopback, type RunningEmulator, relay } from "@mcp-pipeline/emulators";
+
+/**
+ * What Kinesis answers when a reader asks for a position before the trim horizon (a record past the
+ * stream's retention):
+ * - `serve-from-horizon`: GetShardIterator AT_/AFTER_SEQUENCE_NUMBER succeeds and GetRecords starts at
+ *   the oldest record still held, as TRIM_HORIZON would ("TRIM_HORIZON ... points to the last untrimmed
+ *   record in the shard in the system (the oldest data record in the shard)", Kinesis API reference,
+ *   GetShardIterator). Kinesis Data Streams has no TrimmedDataAccessException (that is DynamoDB
+ *   Streams'); the reader only sees that the first record returned is not the one it asked for.
+ * - `invalid-argument`: GetShardIterator answers 400 InvalidArgumentException, the error Kinesis
+ *   documents for a sequence number that does not fit the shard.
+ * A reader that depends on either must treat both as "the start is no longer served".
+ */
+export const TrimmedStart = {
+  ServeFromHorizon: "serve-from-horizon",
+  InvalidArgument: "invalid-argument",
+} as const;
+export type TrimmedStart = (typeof TrimmedStart)[keyof typeof TrimmedStart];
+
+export interface TrimProxy extends RunningEmulator {
+  /**
+   * Trims `shardId` of `streamName` up to (not including) `firstServed`: records before it are no
+   * longer returned by any read, and positions before it are answered as `trimmedStart` says.
+   */
+  readonly trim: (streamName: string, shardId: string, firstServed: string) => void;
+  readonly stats: { trimmedIterators: number; recordsHidden: number };
+}
+
+export interface TrimProxyOptions {
+  readonly trimmedStart?: TrimmedStart;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+function compare(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function answer(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * A loopback proxy that makes kinesalite (which keeps every record for ever) answer as a stream whose
+ * retention has trimmed a shard up to a configured sequence number. Only the JSON protocol is read.
+ */
+export function startKinesisTrimProxy(upstream: string, options: TrimProxyOptions = {}): Promise<TrimProxy> {
+  const trimmedStart = options.trimmedStart ?? TrimmedStart.ServeFromHorizon;
+  const horizons = new Map<string, string>();
+  // Iterators are opaque: remember which shard each one the proxy handed out reads.
+  const shardOfIterator = new Map<string, string>();
+  const stats = { trimmedIterators: 0, recordsHidden: 0 };
+  const shardKey = (stream: string, shard: string) => `${stream}/${shard}`;
+
+  const server = createServer(async (request, response) => {
+    try {
+      const body = await readBody(request);
+      const target = String(request.headers["x-amz-target"] ?? "");
+      if (target === "Kinesis_20131202.GetShardIterator") {
+        const input = JSON.parse(body.toString("utf8")) as {
+          StreamName?: string;
+          StreamARN?: string;
+          ShardId: string;
+          ShardIteratorType: string;
+          StartingSequenceNumber?: string;
+        };
+        const stream = input.StreamName ?? (input.StreamARN ?? "").split("/").at(-1) ?? "";
+        const key = shardKey(stream, input.ShardId);
+        const horizon = horizons.get(key);
+        let forwarded = input;
+        const before =
+          horizon !== undefined &&
+          (input.ShardIteratorType === "TRIM_HORIZON" ||
+            ((input.ShardIteratorType === "AT_SEQUENCE_NUMBER" ||
+              input.ShardIteratorType === "AFTER_SEQUENCE_NUMBER") &&
+              input.StartingSequenceNumber !== undefined &&
+              compare(input.StartingSequenceNumber, horizon) < 0));
+        if (before && horizon !== undefined) {
+          if (input.ShardIteratorType !== "TRIM_HORIZON") stats.trimmedIterators += 1;
+          if (input.ShardIteratorType !== "TRIM_HORIZON" && trimmedStart === TrimmedStart.InvalidArgument) {
+            answer(response, 400, {
+              __type: "InvalidArgumentException",
+              message: `StartingSequenceNumber ${input.StartingSequenceNumber} used in GetShardIterator on shard ${input.ShardId} in stream ${stream} is before the trim horizon (test trim proxy).`,
+            });
+            return;
+          }
+          forwarded = {
+            ...input,
+            ShardIteratorType: "AT_SEQUENCE_NUMBER",
+            StartingSequenceNumber: horizon,
+          };
+        }
+        const upstreamResponse = await forward(upstream, request, Buffer.from(JSON.stringify(forwarded)));
+        const text = await upstreamResponse.text();
+        if (upstreamResponse.ok) {
+          const iterator = (JSON.parse(text) as { ShardIterator?: string }).ShardIterator;
+          if (iterator) shardOfIterator.set(iterator, key);
+        }
+        response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
+        response.end(text);
+        return;
+      }
+      if (target === "Kinesis_20131202.GetRecords") {
+        const input = JSON.parse(body.toString("utf8")) as { ShardIterator: string };
+        const key = shardOfIterator.get(input.ShardIterator);
+        const upstreamResponse = await forward(upstream, request, body);
+        const text = await upstreamResponse.text();
+        if (!upstreamResponse.ok || key === undefined) {
+          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
+          response.end(text);
+          return;
+        }
+        const page = JSON.parse(text) as {
+          Records?: { SequenceNumber: string }[];
+          NextShardIterator?: string;
+        };
+        if (page.NextShardIterator) shardOfIterator.set(page.NextShardIterator, key);
+        const horizon = horizons.get(key);
+        if (horizon !== undefined && page.Records) {
+          const kept = page.Records.filter((r) => compare(r.SequenceNumber, horizon) >= 0);
+          stats.recordsHidden += page.Records.length - kept.length;
+          page.Records = kept;
+        }
+        answer(response, 200, page);
+        return;
+      }
+      await relay(response, await forward(upstream, request, body));
+    } catch (error) {
+      answer(response, 500, { __type: "InternalFailure", message: String(error) });
+    }
+  });
+  return listenOnLoopback(server).then((running) => ({
+    ...running,
+    stats,
+    trim: (streamName, shardId, firstServed) => {
+      horizons.set(shardKey(streamName, shardId), firstServed);
+    },
+  }));
+}
