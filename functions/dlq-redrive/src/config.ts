@@ -11,6 +11,11 @@ export const redriveConfigSchema = z.object({
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
   REDRIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
+   * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
+   */
+  QUARANTINE_PUT_CONCURRENCY: z.coerce.number().int().min(1).max(128).default(32),
   DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(10_000),
 });
 

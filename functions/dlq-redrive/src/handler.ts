@@ -9,6 +9,7 @@ import {
   moveMessages,
   replayQuarantine,
   rereadRange,
+  storedQuarantineKeys,
   storeFailureRecords,
 } from "@mcp-pipeline/redrive";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
@@ -41,6 +42,8 @@ async function onFailureRecords(records: SQSRecord[], context: Context): Promise
   const deps: FailureStoreDeps = {
     reread: (range) => rereadRange(kinesis, range),
     quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record, { ifAbsent: true }),
+    storedKeys: (prefix) => storedQuarantineKeys(s3, config.QUARANTINE_BUCKET, prefix),
+    putConcurrency: config.QUARANTINE_PUT_CONCURRENCY,
     deadLetter: async (record, reason) => {
       await sendToDeadLetterQueue(sqs, config.DEAD_LETTER_QUEUE_URL, record, reason);
       logger.error("not an on-failure record: kept in the failure queue's DLQ", {

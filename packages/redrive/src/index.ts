@@ -18,6 +18,7 @@ export {
   type ReplaySummary,
   replayedAt,
   replayQuarantine,
+  storedQuarantineKeys,
 } from "./quarantine-ops.js";
 export {
   type RereadOptions,

@@ -71,6 +71,28 @@ export async function listQuarantine(
   );
 }
 
+/** The keys stored under a quarantine key prefix: one LIST per 1,000 keys. */
+export async function storedQuarantineKeys(
+  s3: S3Client,
+  bucket: string,
+  prefix: string,
+): Promise<ReadonlySet<string>> {
+  const keys = new Set<string>();
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? []) if (object.Key) keys.add(object.Key);
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+}
+
 export interface QuarantineCounts {
   readonly total: number;
   readonly byReason: Record<string, number>;

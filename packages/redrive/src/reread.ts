@@ -38,6 +38,9 @@ const THROTTLED = new Set([
  * then GetRecords until past the end. Throttling backs off and retries; an expired iterator is renewed
  * after the last record read. A range the stream no longer holds (trimmed past retention, or a shard
  * that no longer exists) is not an error: the result says what was found and why the rest is missing.
+ * A trimmed start shows either as records that begin after it (Kinesis serves from the trim horizon)
+ * or as InvalidArgumentException (then the rest of the range is read from TRIM_HORIZON); either way
+ * `gap` is set, because the range's first record is gone.
  */
 export async function rereadRange(
   kinesis: KinesisClient,
@@ -58,7 +61,10 @@ export async function rereadRange(
       }
     }
   };
-  const iteratorFrom = async (type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER", sequence: string) =>
+  const iteratorFrom = async (
+    type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON",
+    sequence?: string,
+  ) =>
     (
       await withRetry(() =>
         kinesis.send(
@@ -67,7 +73,7 @@ export async function rereadRange(
             StreamName: streamNameOfArn(range.streamArn),
             ShardId: range.shardId,
             ShardIteratorType: type,
-            StartingSequenceNumber: sequence,
+            ...(sequence !== undefined ? { StartingSequenceNumber: sequence } : {}),
           }),
         ),
       )
@@ -78,13 +84,24 @@ export async function rereadRange(
     iterator = await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
   } catch (error) {
     const name = (error as Error).name;
-    if (name === "ResourceNotFoundException" || name === "InvalidArgumentException") {
+    if (name === "ResourceNotFoundException") {
       return {
         records,
         gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
       };
     }
-    throw error;
+    if (name !== "InvalidArgumentException") throw error;
+    // The start is refused (before the trim horizon, where an endpoint answers so): what is left of
+    // the range is read from the oldest record the shard still holds; finish() names the gap.
+    try {
+      iterator = await iteratorFrom("TRIM_HORIZON");
+    } catch (again) {
+      if ((again as Error).name !== "ResourceNotFoundException") throw again;
+      return {
+        records,
+        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
+      };
+    }
   }
 
   while (iterator) {

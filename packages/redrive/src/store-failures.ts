@@ -7,16 +7,21 @@ import {
   type RemainingTime,
   sqsBatchResponse,
 } from "@mcp-pipeline/batch";
-import { type DecodeResult, failureCodeOf, messageOf } from "@mcp-pipeline/contracts";
-import type { QuarantineRecord } from "@mcp-pipeline/quarantine";
+import { type DecodeResult, failureCodeOf, messageOf, TransientError } from "@mcp-pipeline/contracts";
+import { type QuarantineRecord, quarantineKeyFor } from "@mcp-pipeline/quarantine";
 import type { SQSRecord } from "aws-lambda";
+import { forEachBounded } from "./bounded.js";
 import { decodeFailureRecord, type KinesisFailureRecord } from "./failure-record.js";
 import type { RereadResult, SequenceRange } from "./reread.js";
 
 export interface LostRange {
   readonly range: SequenceRange;
   readonly condition: string;
-  /** Records of the failed batch that the stream no longer held. */
+  /**
+   * Records of the failed batch that the stream no longer held: at least this many. With a
+   * ParallelizationFactor above 1 the range also holds other lanes' records (§1.2, §1.6), so the count
+   * is a lower bound (at least 1: the range's start is gone).
+   */
   readonly lost: number;
   readonly reason: string;
 }
@@ -25,6 +30,13 @@ export interface FailureStoreDeps {
   readonly reread: (range: SequenceRange) => Promise<RereadResult>;
   /** Stores one record if it is not there yet; resolves to whether it wrote. */
   readonly quarantine: (record: QuarantineRecord) => Promise<{ key: string; written: boolean }>;
+  /**
+   * The quarantine keys that already exist under a key prefix (one LIST per 1,000 keys), so that a
+   * retry of a failure record skips what an earlier attempt stored instead of starting over.
+   */
+  readonly storedKeys?: (prefix: string) => Promise<ReadonlySet<string>>;
+  /** Quarantine PUTs in flight at once for one failure record (ParallelizationFactor x BatchSize records). */
+  readonly putConcurrency?: number;
   /** Keeps a message that is not an on-failure record for people (the failure queue's own DLQ). */
   readonly deadLetter: (record: SQSRecord, reason: { code: string; message: string }) => Promise<void>;
   readonly onLost: (lost: LostRange) => void;
@@ -38,11 +50,15 @@ export interface FailureStoreSummary {
   readonly messages: number;
   /** Records written to the quarantine. */
   readonly stored: number;
-  /** Records that were already in the quarantine (a failure record seen twice). */
+  /** Records that were already in the quarantine (a failure record seen twice, or a retry). */
   readonly alreadyStored: number;
   readonly lost: number;
   readonly deadLettered: number;
   readonly retried: number;
+}
+
+function prefixOf(key: string): string {
+  return key.slice(0, key.lastIndexOf("/") + 1);
 }
 
 /** The quarantine record of one re-read record, with the ESM's failure context (§1.6). */
@@ -101,9 +117,10 @@ export async function storeFailureRecords(
   let alreadyStored = 0;
   let lost = 0;
   const decoded: DecodeResult<KinesisFailureRecord>[] = records.map((r) => decodeFailureRecord(r.body));
+  const deadline = deadlineFromContext(context, deps.deadlineMarginMs);
   const outcome = await processSqsBatch(records, {
     concurrency: deps.concurrency,
-    deadline: deadlineFromContext(context, deps.deadlineMarginMs),
+    deadline,
     handle: async (_record, { index }) => {
       const result = decoded[index] as DecodeResult<KinesisFailureRecord>;
       if (!result.ok) throw result.error;
@@ -116,15 +133,38 @@ export async function storeFailureRecords(
         end: info.endSequenceNumber,
       };
       const reread = await deps.reread(range);
-      for (const record of reread.records) {
-        const { written } = await deps.quarantine(
-          quarantineRecordOf(record, failure, deps.functionName, now()),
-        );
+      const toStore = reread.records.map((record) =>
+        quarantineRecordOf(record, failure, deps.functionName, now()),
+      );
+      // A retry continues where the last attempt stopped: what is already stored is skipped, found
+      // with one LIST per key prefix (a shard's day) rather than one request per record.
+      const existing = new Set<string>();
+      if (deps.storedKeys) {
+        const prefixes = new Set(toStore.map((r) => prefixOf(quarantineKeyFor(r.source))));
+        for (const prefix of prefixes) for (const key of await deps.storedKeys(prefix)) existing.add(key);
+      }
+      const pending = toStore.filter((r) => !existing.has(quarantineKeyFor(r.source)));
+      alreadyStored += toStore.length - pending.length;
+      let storedHere = 0;
+      await forEachBounded(pending, deps.putConcurrency ?? 16, async (record) => {
+        // ~800 records per failure record at factor 4 x batch 200: stop before the function's timeout,
+        // and let the retry (this message reported failed, §2.3) store the rest.
+        if (deadline.reached()) {
+          throw new TransientError(
+            "deadline-reached",
+            `stored ${storedHere} of ${pending.length} records of ${range.shardId} ${range.start}..${range.end} before the deadline; the retry continues from there`,
+          );
+        }
+        const { written } = await deps.quarantine(record);
+        storedHere += 1;
         if (written) stored += 1;
         else alreadyStored += 1;
-      }
-      const missing = Math.max(0, info.batchSize - reread.records.length);
-      if (reread.gap !== undefined && missing > 0) {
+      });
+      // A range whose start is no longer served has lost records, whatever fills the count: with a
+      // ParallelizationFactor above 1 the range holds other lanes' records too (§1.2, §1.6).
+      // Reported once the message is done, so a retry after the deadline does not count it twice.
+      if (reread.gap !== undefined) {
+        const missing = Math.max(1, info.batchSize - reread.records.length);
         lost += missing;
         deps.onLost({
           range,

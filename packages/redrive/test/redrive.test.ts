@@ -4,6 +4,8 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
   PutRecordCommand,
+  PutRecordsCommand,
+  waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import {
@@ -27,7 +29,9 @@ import {
   type RunningEmulator,
   startKinesis,
   startKinesisFaultProxy,
+  startKinesisTrimProxy,
   startSqsS3,
+  TrimmedStart,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -40,6 +44,7 @@ import {
   replayedAt,
   replayQuarantine,
   rereadRange,
+  storedQuarantineKeys,
   storeFailureRecords,
 } from "../src/index.js";
 
@@ -288,6 +293,122 @@ describe("dlq-redrive: failure records into the quarantine", () => {
       deps("no-such-bucket", dlq, []),
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: "m9" }]);
+  });
+});
+
+/** A stream created and ACTIVE, holding `count` records put in requests of 500. */
+async function activeStream(count: number, keyOf: (i: number) => string) {
+  n += 1;
+  const name = `lanes-${n}`;
+  await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: 1 }));
+  await waitUntilStreamExists(
+    { client: kinesis, maxWaitTime: 120, minDelay: 0.2, maxDelay: 1 },
+    { StreamName: name },
+  );
+  const sequences: string[] = [];
+  for (let from = 0; from < count; from += 500) {
+    const entries = Array.from({ length: Math.min(500, count - from) }, (_, j) => ({
+      PartitionKey: keyOf(from + j),
+      Data: new TextEncoder().encode(`r${from + j}`),
+    }));
+    const put = await kinesis.send(new PutRecordsCommand({ StreamName: name, Records: entries }));
+    if (put.FailedRecordCount) throw new Error(`${put.FailedRecordCount} records not put`);
+    for (const r of put.Records ?? []) sequences.push(r.SequenceNumber ?? "");
+  }
+  return { name, arn: `arn:aws:kinesis:us-east-1:000000000000:stream/${name}`, sequences };
+}
+
+describe("dlq-redrive with ParallelizationFactor > 1 (esm-semantics.md §1.2, §1.6)", () => {
+  it.each([TrimmedStart.ServeFromHorizon, TrimmedStart.InvalidArgument])(
+    "counts a lane's trimmed first record as lost although other lanes' records fill the batch size (trimmed start answered as %s)",
+    async (trimmedStart) => {
+      // Three lanes share the shard; the failed lane's batch held 2 records (r0, r3) but its failure
+      // record covers r0..r5 of the whole shard. Retention then trims r0.
+      const s = await activeStream(6, (i) => `k${i % 3}`);
+      const trimProxy = await startKinesisTrimProxy(kinesisEmulator.endpoint, { trimmedStart });
+      try {
+        trimProxy.trim(s.name, "shardId-000000000000", s.sequences[1] ?? "");
+        const trimmed = kinesisClient(emulatorClientOptions(trimProxy));
+        const q = await bucket();
+        const lost: LostRange[] = [];
+        const { response, summary } = await storeFailureRecords(
+          [message("m1", failure(s.arn, s.sequences[0] ?? "", s.sequences[5] ?? "", 2))],
+          lambdaContext(),
+          { ...deps(q, await queue("failures-dlq"), lost), reread: (range) => rereadRange(trimmed, range) },
+        );
+        expect(response.batchItemFailures).toEqual([]);
+        // What the stream still holds of the range is kept: five records, more than the batch size.
+        expect(summary.stored).toBe(5);
+        expect(summary.lost).toBeGreaterThanOrEqual(1);
+        expect(lost).toHaveLength(1);
+        expect(lost[0]).toMatchObject({
+          range: { start: s.sequences[0] },
+          condition: "RetryAttemptsExhausted",
+        });
+        expect(lost[0]?.reason).toMatch(/trimmed/);
+        expect(trimProxy.stats.recordsHidden + trimProxy.stats.trimmedIterators).toBeGreaterThan(0);
+      } finally {
+        await trimProxy.stop();
+      }
+    },
+  );
+
+  it("stores a factor-4 x batch-200 failure record (800 records) with bounded concurrent PUTs; stopped by the deadline, the retry continues where it stopped", async () => {
+    const s = await activeStream(800, (i) => `session-${i % 37}`);
+    const q = await bucket();
+    const dlq = await queue("failures-dlq");
+    const body = failure(s.arn, s.sequences[0] ?? "", s.sequences[799] ?? "", 200);
+    let puts = 0;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let lists = 0;
+    const counted = (base: FailureStoreDeps): FailureStoreDeps => ({
+      ...base,
+      putConcurrency: 16,
+      quarantine: async (record) => {
+        puts += 1;
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        try {
+          return await base.quarantine(record);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      storedKeys: (prefix) => {
+        lists += 1;
+        return storedQuarantineKeys(s3, q, prefix);
+      },
+    });
+
+    // Attempt 1: the invocation's time runs out after 300 PUTs have started (a scripted clock).
+    const first = await storeFailureRecords(
+      [message("m1", body)],
+      lambdaContext({ remainingMs: () => (puts < 300 ? 60_000 : 0) }),
+      counted(deps(q, dlq, [])),
+    );
+    expect(first.response.batchItemFailures).toEqual([{ itemIdentifier: "m1" }]);
+    const storedFirst = first.summary.stored;
+    expect(storedFirst).toBeGreaterThanOrEqual(300);
+    expect(storedFirst).toBeLessThan(800);
+    expect(maxInFlight).toBeLessThanOrEqual(16);
+    expect(maxInFlight).toBeGreaterThan(1);
+    expect((await storedQuarantineKeys(s3, q, "kinesis/")).size).toBe(storedFirst);
+
+    // Attempt 2 (SQS redelivers the reported message): only the rest is written.
+    puts = 0;
+    lists = 0;
+    const second = await storeFailureRecords(
+      [message("m1", body)],
+      lambdaContext(),
+      counted(deps(q, dlq, [])),
+    );
+    expect(second.response.batchItemFailures).toEqual([]);
+    expect(second.summary).toMatchObject({ stored: 800 - storedFirst, alreadyStored: storedFirst, lost: 0 });
+    expect(puts).toBe(800 - storedFirst);
+    // The stored keys were found with one LIST per key prefix (one shard-day here), not per record.
+    expect(lists).toBe(1);
+    expect((await storedQuarantineKeys(s3, q, "kinesis/")).size).toBe(800);
   });
 });
 
