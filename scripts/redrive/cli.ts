@@ -22,8 +22,11 @@ Commands
   show KEY                one quarantined record, its data decoded
   replay                  put quarantined records back into the stream (original partition keys and
                           bytes, order kept per key) and mark each one, so a second replay skips it
-  dlq                     move an SQS DLQ's messages back to its source queue (StartMessageMoveTask,
-                          or a mover that keeps FIFO groups and deduplication ids where it is missing)
+  dlq                     move the messages an SQS DLQ holds when it starts back to its source queue,
+                          once each (StartMessageMoveTask, or a mover that keeps FIFO groups where it
+                          is missing); what arrives after the start (still poison) stays for the next
+                          run. With --dry-run, counts the messages by receiving them (then releases
+                          them), since SQS's ApproximateNumberOfMessages lags
 
 Filters (inspect, replay)
   --reason CODE           e.g. bad-json, schema-violation, RetryAttemptsExhausted, RecordAgeExceeded
@@ -189,19 +192,28 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         const mode = v.mode ?? "auto";
         if (mode !== "auto" && mode !== "move-task" && mode !== "mover")
           throw new UsageError(`--mode must be auto, move-task or mover`);
+        let lastLine = 0;
         const summary = await moveMessages(sqsClient(), {
           dlqUrl: from,
           sourceUrl: to,
           dryRun: v["dry-run"] ?? false,
           mode,
           ratePerSecond: rate,
-          onProgress: progress,
+          // The total is SQS's approximate count when the move started: the bar is a guide, the
+          // summary counts what was moved.
+          onProgress: (moved, total) => {
+            if (tty) process.stderr.write(`\r${progressBar(Math.min(moved, total), total)} moved ${moved}`);
+            else if (moved - lastLine >= 100 || (moved > 0 && lastLine === 0)) {
+              lastLine = moved;
+              process.stderr.write(`moved ${moved} (about ${total} were waiting)\n`);
+            }
+          },
         });
         if (tty) process.stderr.write("\n");
         out(
           summary.mode === "dry-run"
-            ? `dry run: ${summary.waiting} messages waiting in ${from}`
-            : `${summary.moved} moved back to ${to} (${summary.mode}), ${summary.failed} refused`,
+            ? `dry run: ${summary.waiting} messages waiting in ${from} (counted; SQS's approximate figure says ${summary.approximateWaiting})`
+            : `${summary.moved} moved back to ${to} (${summary.mode}), ${summary.failed} refused or not taken (left in the DLQ), ${summary.arrivedAfterStart} arrived in the DLQ after the start (left for the next run)`,
           summary,
         );
         return summary.failed === 0 ? 0 : 1;

@@ -4,7 +4,7 @@ export {
   kinesisFailureRecordSchema,
   streamNameOfArn,
 } from "./failure-record.js";
-export { type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
+export { countMessages, type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
 export {
   countQuarantine,
   listQuarantine,

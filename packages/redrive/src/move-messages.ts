@@ -1,7 +1,9 @@
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
+  type Message,
   type MessageSystemAttributeName,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -18,15 +20,31 @@ export interface MoveOptions {
   /** `auto` tries StartMessageMoveTask and falls back to the mover where the endpoint lacks it. */
   readonly mode?: "auto" | "move-task" | "mover";
   readonly pollIntervalMs?: number;
+  /** Called after each step: messages moved so far, and the figure they are measured against. */
   readonly onProgress?: (moved: number, total: number) => void;
   readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
 }
 
 export interface MoveSummary {
   readonly mode: "move-task" | "mover" | "dry-run";
+  /**
+   * Messages in the DLQ when the move started. Counted by receiving them (dry run) or SQS's
+   * ApproximateNumberOfMessagesToMove (move task); for the mover, SQS's approximate figure.
+   */
   readonly waiting: number;
+  /** True when `waiting` is SQS's approximate count (it lags: esm-semantics.md §4), not a count. */
+  readonly waitingIsApproximate: boolean;
+  /** SQS's ApproximateNumberOfMessages when the move started, as SQS reported it. */
+  readonly approximateWaiting: number;
   readonly moved: number;
+  /** Messages the source queue refused or did not really take: left in the DLQ. */
   readonly failed: number;
+  /**
+   * Messages that reached the DLQ after the move started (still poison and dead-lettered again, or
+   * new failures): left there for the next run, as StartMessageMoveTask does (§4).
+   */
+  readonly arrivedAfterStart: number;
 }
 
 /** The endpoint has no StartMessageMoveTask (LocalStack community, emulators): use the mover. */
@@ -56,17 +74,94 @@ async function attributes(sqs: SQSClient, url: string) {
   };
 }
 
+/** Makes received messages visible again at once, so nothing is hidden after we are done. */
+async function release(sqs: SQSClient, url: string, receipts: readonly string[]): Promise<void> {
+  for (let i = 0; i < receipts.length; i += 10) {
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: url,
+        Entries: receipts
+          .slice(i, i + 10)
+          .map((receipt, j) => ({ Id: String(j), ReceiptHandle: receipt, VisibilityTimeout: 0 })),
+      }),
+    );
+  }
+}
+
 /**
- * Moves every message of a DLQ back to its source queue: with StartMessageMoveTask (polled with
- * ListMessageMoveTasks until it ends) where the endpoint has it, otherwise with a mover that receives,
- * sends to the source keeping body, attributes, FIFO group and deduplication id, then deletes. A
- * message is deleted from the DLQ only after the source queue has accepted it.
+ * How long a received message stays hidden while the run holds it: long enough that what the run
+ * leaves in the DLQ does not come back during the run, short enough that a crashed run hides nothing
+ * for long. What is left is made visible again when the run ends.
+ */
+const HOLD_SECONDS = 300;
+
+const RECEIVE: {
+  MaxNumberOfMessages: number;
+  WaitTimeSeconds: number;
+  MessageAttributeNames: string[];
+  MessageSystemAttributeNames: MessageSystemAttributeName[];
+} = {
+  MaxNumberOfMessages: 10,
+  WaitTimeSeconds: 1,
+  MessageAttributeNames: ["All"],
+  MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId", "SentTimestamp"],
+};
+
+/**
+ * Counts the messages a queue holds by receiving them (each held invisible until the count is done,
+ * so none is counted twice), then makes every one visible again. ApproximateNumberOfMessages lags,
+ * on AWS too; this is what is there.
+ */
+export async function countMessages(sqs: SQSClient, url: string): Promise<number> {
+  const receipts = new Map<string, string>();
+  try {
+    for (;;) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, ...RECEIVE, VisibilityTimeout: HOLD_SECONDS }),
+      );
+      const fresh = Messages.filter((m) => m.MessageId && !receipts.has(m.MessageId));
+      for (const m of Messages)
+        if (m.MessageId && m.ReceiptHandle) receipts.set(m.MessageId, m.ReceiptHandle);
+      if (fresh.length === 0) break;
+    }
+  } finally {
+    await release(sqs, url, [...receipts.values()]);
+  }
+  return receipts.size;
+}
+
+/**
+ * Moves the messages a DLQ holds when the move starts back to its source queue, once each, as
+ * StartMessageMoveTask does (esm-semantics.md §4): with that API (polled with ListMessageMoveTasks
+ * until it ends) where the endpoint has it, otherwise with a mover that receives, sends to the source
+ * and deletes. The mover:
+ * - leaves in the DLQ what arrived after it started (SentTimestamp after its start: a message it
+ *   moved that failed again, or a new failure), so it ends even while the messages are still poison;
+ * - sends FIFO messages with the DLQ message's id as the deduplication id, as SQS's own move does
+ *   ("the original message's deduplication ID will be replaced with the original message's ID",
+ *   Amazon SQS Developer Guide, sqs-configure-dead-letter-queue-redrive). Reusing the original id
+ *   would let SQS drop the message as a duplicate within five minutes of its first send (§3) while
+ *   answering success; a re-run of the mover after a crash is the one duplicate that is dropped;
+ * - deletes a message from the DLQ only once the source has taken it: accepted, and not answered with
+ *   the id of a message sent before (SQS's answer to a de-duplicated send).
  */
 export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promise<MoveSummary> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const now = options.now ?? Date.now;
+  const startedAt = now();
   const dlq = await attributes(sqs, options.dlqUrl);
   const source = await attributes(sqs, options.sourceUrl);
-  if (options.dryRun) return { mode: "dry-run", waiting: dlq.waiting, moved: 0, failed: 0 };
+  if (options.dryRun) {
+    return {
+      mode: "dry-run",
+      waiting: await countMessages(sqs, options.dlqUrl),
+      waitingIsApproximate: false,
+      approximateWaiting: dlq.waiting,
+      moved: 0,
+      failed: 0,
+      arrivedAfterStart: 0,
+    };
+  }
   const mode = options.mode ?? "auto";
 
   if (mode !== "mover") {
@@ -87,11 +182,20 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
         );
         const task = Results.find((r) => r.TaskHandle === TaskHandle) ?? Results[0];
         const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
-        options.onProgress?.(moved, task?.ApproximateNumberOfMessagesToMove ?? dlq.waiting);
+        const toMove = task?.ApproximateNumberOfMessagesToMove ?? dlq.waiting;
+        options.onProgress?.(moved, toMove);
         if (task && task.Status !== "RUNNING") {
           if (task.Status !== "COMPLETED")
             throw new Error(`message move task ${task.Status}: ${task.FailureReason ?? "no reason given"}`);
-          return { mode: "move-task", waiting: dlq.waiting, moved, failed: 0 };
+          return {
+            mode: "move-task",
+            waiting: toMove,
+            waitingIsApproximate: true,
+            approximateWaiting: dlq.waiting,
+            moved,
+            failed: 0,
+            arrivedAfterStart: 0,
+          };
         }
       }
     } catch (error) {
@@ -101,57 +205,107 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
 
   let moved = 0;
   let failed = 0;
-  const systemAttributes: MessageSystemAttributeName[] = ["MessageGroupId", "MessageDeduplicationId"];
-  for (;;) {
-    const started = Date.now();
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: options.dlqUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 1,
-        VisibilityTimeout: 60,
-        MessageAttributeNames: ["All"],
-        MessageSystemAttributeNames: systemAttributes,
-      }),
-    );
-    if (Messages.length === 0) break;
-    const sent = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: options.sourceUrl,
-        Entries: Messages.map((m, i) => ({
-          Id: String(i),
-          MessageBody: m.Body ?? "",
-          ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length > 0
-            ? { MessageAttributes: m.MessageAttributes }
-            : {}),
-          ...(source.fifo
-            ? {
-                MessageGroupId: m.Attributes?.MessageGroupId ?? m.MessageId,
-                MessageDeduplicationId: m.Attributes?.MessageDeduplicationId ?? m.MessageId,
-              }
-            : {}),
-        })),
-      }),
-    );
-    const accepted = (sent.Successful ?? [])
-      .map((s) => Messages[Number(s.Id)])
-      .filter((m) => m !== undefined);
-    failed += (sent.Failed ?? []).length;
-    if (accepted.length > 0) {
-      await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: options.dlqUrl,
-          Entries: accepted.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? "" })),
+  let arrivedAfterStart = 0;
+  // Every DLQ message seen in this run, and those left in the DLQ (made visible again at the end).
+  const seen = new Set<string>();
+  const left = new Map<string, string>();
+  const sentIds = new Set<string>();
+  // Sent after the run started: the run cannot have sent it before, so it is not part of the snapshot.
+  const isNew = (m: Message) => Number(m.Attributes?.SentTimestamp ?? 0) > startedAt;
+  try {
+    for (;;) {
+      const started = now();
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: options.dlqUrl, ...RECEIVE, VisibilityTimeout: HOLD_SECONDS }),
+      );
+      const fresh: Message[] = [];
+      let unseen = 0;
+      for (const m of Messages) {
+        const id = m.MessageId ?? "";
+        if (seen.has(id)) {
+          // Left before and visible again after the hold; keep its newest receipt.
+          if (left.has(id) && m.ReceiptHandle) left.set(id, m.ReceiptHandle);
+          continue;
+        }
+        seen.add(id);
+        unseen += 1;
+        if (isNew(m)) {
+          arrivedAfterStart += 1;
+          left.set(id, m.ReceiptHandle ?? "");
+        } else {
+          fresh.push(m);
+        }
+      }
+      // Nothing this run has not seen: every message present at the start has been handled.
+      if (unseen === 0) break;
+      if (fresh.length === 0) continue;
+      const sent = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: options.sourceUrl,
+          Entries: fresh.map((m, i) => ({
+            Id: String(i),
+            MessageBody: m.Body ?? "",
+            ...(m.MessageAttributes && Object.keys(m.MessageAttributes).length > 0
+              ? { MessageAttributes: m.MessageAttributes }
+              : {}),
+            ...(source.fifo
+              ? {
+                  MessageGroupId: m.Attributes?.MessageGroupId ?? m.MessageId,
+                  // A new message, as SQS's move makes it: its DLQ message id, never the original's.
+                  MessageDeduplicationId: m.MessageId,
+                }
+              : {}),
+          })),
         }),
       );
+      const taken: Message[] = [];
+      for (const s of sent.Successful ?? []) {
+        const m = fresh[Number(s.Id)];
+        if (m === undefined) continue;
+        if (s.MessageId === undefined || sentIds.has(s.MessageId)) {
+          // The answer names a message sent before: SQS de-duplicated this one and dropped it.
+          failed += 1;
+          left.set(m.MessageId ?? "", m.ReceiptHandle ?? "");
+          continue;
+        }
+        sentIds.add(s.MessageId);
+        taken.push(m);
+      }
+      for (const f of sent.Failed ?? []) {
+        const m = fresh[Number(f.Id)];
+        failed += 1;
+        if (m) left.set(m.MessageId ?? "", m.ReceiptHandle ?? "");
+      }
+      if (taken.length > 0) {
+        await sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: options.dlqUrl,
+            Entries: taken.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? "" })),
+          }),
+        );
+      }
+      moved += taken.length;
+      options.onProgress?.(moved, dlq.waiting);
+      if (options.ratePerSecond) {
+        const budget = (fresh.length / options.ratePerSecond) * 1000;
+        const elapsed = now() - started;
+        if (elapsed < budget) await sleep(budget - elapsed);
+      }
     }
-    moved += accepted.length;
-    options.onProgress?.(moved, dlq.waiting);
-    if (options.ratePerSecond) {
-      const budget = (Messages.length / options.ratePerSecond) * 1000;
-      const elapsed = Date.now() - started;
-      if (elapsed < budget) await sleep(budget - elapsed);
-    }
+  } finally {
+    await release(
+      sqs,
+      options.dlqUrl,
+      [...left.values()].filter((r) => r !== ""),
+    );
   }
-  return { mode: "mover", waiting: dlq.waiting, moved, failed };
+  return {
+    mode: "mover",
+    waiting: dlq.waiting,
+    waitingIsApproximate: true,
+    approximateWaiting: dlq.waiting,
+    moved,
+    failed,
+    arrivedAfterStart,
+  };
 }

@@ -10,6 +10,7 @@ import {
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import {
   CreateQueueCommand,
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -21,6 +22,7 @@ import {
   s3Client,
   sendToDeadLetterQueue,
   sqsClient,
+  toSqsEventRecord,
 } from "@mcp-pipeline/aws";
 import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
@@ -30,11 +32,13 @@ import {
   startKinesis,
   startKinesisFaultProxy,
   startKinesisTrimProxy,
+  startSqsLaggingCountProxy,
   startSqsS3,
   TrimmedStart,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  countMessages,
   countQuarantine,
   type FailureStoreDeps,
   type KinesisFailureRecord,
@@ -557,5 +561,160 @@ describe("SQS DLQ redrive", () => {
     }
     expect(received.filter((r) => r.group === "g0").map((r) => r.body)).toEqual(["g0-0", "g0-2", "g0-4"]);
     expect(received.filter((r) => r.group === "g1").map((r) => r.body)).toEqual(["g1-1", "g1-3", "g1-5"]);
+  });
+
+  it("does not lose a FIFO message moved within five minutes of its first send: SQS would drop a reused deduplication id (§3, §4)", async () => {
+    const dlq = await queue("session-jobs-dlq", true);
+    const source = await queue("session-jobs", true);
+    // The job went through the source once (deduplication id d-1), was consumed, then dead-lettered.
+    const first = await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: source,
+        MessageBody: "job-1",
+        MessageGroupId: "g1",
+        MessageDeduplicationId: "d-1",
+      }),
+    );
+    const consumed = await sqs.send(new ReceiveMessageCommand({ QueueUrl: source }));
+    await sqs.send(
+      new DeleteMessageCommand({ QueueUrl: source, ReceiptHandle: consumed.Messages?.[0]?.ReceiptHandle }),
+    );
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: dlq,
+        MessageBody: "job-1",
+        MessageGroupId: "g1",
+        MessageDeduplicationId: "d-1",
+      }),
+    );
+    // The emulator de-duplicates as SQS does: the same id within five minutes is accepted and dropped,
+    // answered with the first message's id.
+    const probe = await queue("dedupe-probe", true);
+    const a = await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: probe,
+        MessageBody: "x",
+        MessageGroupId: "g",
+        MessageDeduplicationId: "same",
+      }),
+    );
+    const b = await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: probe,
+        MessageBody: "y",
+        MessageGroupId: "g",
+        MessageDeduplicationId: "same",
+      }),
+    );
+    expect(b.MessageId).toBe(a.MessageId);
+    expect(await countMessages(sqs, probe)).toBe(1);
+
+    const summary = await moveMessages(sqs, { dlqUrl: dlq, sourceUrl: source, mode: "mover" });
+    expect(summary).toMatchObject({ moved: 1, failed: 0 });
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: source, MessageSystemAttributeNames: ["MessageGroupId"] }),
+    );
+    expect(Messages.map((m) => [m.Body, m.Attributes?.MessageGroupId])).toEqual([["job-1", "g1"]]);
+    expect(Messages[0]?.MessageId).not.toBe(first.MessageId);
+    expect(await countMessages(sqs, dlq)).toBe(0);
+  });
+
+  it("moves the messages present when it starts, once each, and ends while they are still poison (they come straight back to the DLQ)", async () => {
+    const dlq = await queue("tool-jobs-dlq");
+    const source = await queue("tool-jobs");
+    const sourceArn = (
+      await sqs.send(new GetQueueAttributesCommand({ QueueUrl: source, AttributeNames: ["QueueArn"] }))
+    ).Attributes?.QueueArn as string;
+    for (let i = 0; i < 3; i++)
+      await sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: `poison-${i}` }));
+
+    // The worker: every message it receives is poison and goes straight back to the DLQ.
+    let moverDone = false;
+    let deadLettered = 0;
+    const worker = (async () => {
+      for (;;) {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: source,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ["All"],
+            MessageSystemAttributeNames: ["All"],
+          }),
+        );
+        for (const m of Messages) {
+          await sendToDeadLetterQueue(sqs, dlq, toSqsEventRecord(m, sourceArn), {
+            code: "bad-json",
+            message: "still poison",
+          });
+          await sqs.send(new DeleteMessageCommand({ QueueUrl: source, ReceiptHandle: m.ReceiptHandle }));
+          deadLettered += 1;
+        }
+        if (moverDone && Messages.length === 0) return;
+      }
+    })();
+
+    const progress: number[] = [];
+    const summary = await moveMessages(sqs, {
+      dlqUrl: dlq,
+      sourceUrl: source,
+      mode: "mover",
+      onProgress: (moved) => {
+        progress.push(moved);
+        // A mover that re-moves what came back never ends: stop it here so the test fails instead.
+        if (moved > 30) throw new Error(`moved ${moved} times: the mover re-moves returned messages`);
+      },
+    }).finally(() => {
+      moverDone = true;
+    });
+    await worker;
+
+    expect(summary).toMatchObject({ mode: "mover", moved: 3, failed: 0 });
+    expect(progress.at(-1)).toBe(3);
+    expect(deadLettered).toBe(3);
+    // Each came back once and is there for the next run (nothing hidden, nothing lost).
+    expect(await countMessages(sqs, dlq)).toBe(3);
+    expect(await countMessages(sqs, source)).toBe(0);
+  });
+
+  it("dry run counts what the DLQ holds when ApproximateNumberOfMessages lags (GetQueueAttributes), and hides nothing", async () => {
+    const proxy = await startSqsLaggingCountProxy(sqsS3.endpoint);
+    try {
+      const lagging = sqsClient(emulatorClientOptions(proxy));
+      const dlq = await queue("tool-jobs-dlq");
+      const source = await queue("tool-jobs");
+      proxy.lag(dlq);
+      // SQS's figure before the messages arrive, which the lagging queue keeps answering.
+      await lagging.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ["All"] }));
+      for (let i = 0; i < 3; i++)
+        await sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: `m-${i}` }));
+      expect(
+        Number(
+          (
+            await lagging.send(
+              new GetQueueAttributesCommand({
+                QueueUrl: dlq,
+                AttributeNames: ["ApproximateNumberOfMessages"],
+              }),
+            )
+          ).Attributes?.ApproximateNumberOfMessages,
+        ),
+      ).toBe(0);
+
+      const summary = await moveMessages(lagging, { dlqUrl: dlq, sourceUrl: source, dryRun: true });
+      expect(summary).toMatchObject({
+        mode: "dry-run",
+        waiting: 3,
+        waitingIsApproximate: false,
+        approximateWaiting: 0,
+      });
+      // Every message is visible again at once: a receive gets all three.
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlq, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      expect(Messages).toHaveLength(3);
+    } finally {
+      await proxy.stop();
+    }
   });
 });

@@ -20,3 +20,4 @@ export {
   type TrimProxy,
   type TrimProxyOptions,
 } from "./kinesis-trim-proxy.js";
+export { type LaggingCountProxy, startSqsLaggingCountProxy } from "./sqs-lagging-count-proxy.js";
