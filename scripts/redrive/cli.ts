@@ -125,7 +125,10 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
           ].join("\n");
         out(
           [
-            `${counts.total} quarantined records`,
+            `${counts.total} quarantined records` +
+              (counts.copies > 0
+                ? ` (and ${counts.copies} objects holding one of them again: quarantined again after a replay, or sent twice; counted once)`
+                : ""),
             table("by reason", counts.byReason),
             table("by shard", counts.byShard),
             table("by day", counts.byDay),

@@ -16,8 +16,10 @@ export {
   REPLAYED_AT,
   type ReplayOptions,
   type ReplaySummary,
+  recordDigest,
   replayedAt,
   replayQuarantine,
+  sameRecordGroups,
   storedQuarantineKeys,
 } from "./quarantine-ops.js";
 export {

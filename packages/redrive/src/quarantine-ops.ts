@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import {
   CopyObjectCommand,
@@ -23,6 +24,27 @@ export interface QuarantineFilter {
 export interface QuarantineEntry {
   readonly key: string;
   readonly record: QuarantineRecord;
+  /** `recordDigest` of the record: equal digests are the same record. */
+  readonly digest: string;
+  /**
+   * Other objects of the bucket that hold the same record (same partition key and bytes), whatever
+   * the filter: a copy quarantined again after a replay (the replay puts the same bytes back and the
+   * processor quarantines them under their new sequence number), or a producer's duplicate send.
+   */
+  readonly sameAs: readonly string[];
+}
+
+/**
+ * What makes a quarantined record the same record: its partition key and its bytes. A replay puts
+ * back exactly these, so a record that is quarantined again after a replay has the same digest as
+ * the object it came from, under a new key (a new sequence number).
+ */
+export function recordDigest(record: Pick<QuarantineRecord, "source" | "data">): string {
+  return createHash("sha256")
+    .update(record.source.partitionKey)
+    .update("\n")
+    .update(record.data)
+    .digest("hex");
 }
 
 /** Metadata set on a quarantine object once its record is back in the stream. */
@@ -59,11 +81,16 @@ export async function listQuarantine(
     for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
     token = page.NextContinuationToken;
   } while (token);
-  const entries: QuarantineEntry[] = [];
+  const all: { key: string; record: QuarantineRecord; digest: string }[] = [];
   for (const key of keys) {
     const record = await readQuarantineRecord(s3, bucket, key);
-    if (matches(record, filter)) entries.push({ key, record });
+    all.push({ key, record, digest: recordDigest(record) });
   }
+  const keysByDigest = new Map<string, string[]>();
+  for (const { key, digest } of all) keysByDigest.set(digest, [...(keysByDigest.get(digest) ?? []), key]);
+  const entries: QuarantineEntry[] = all
+    .filter((e) => matches(e.record, filter))
+    .map((e) => ({ ...e, sameAs: (keysByDigest.get(e.digest) ?? []).filter((k) => k !== e.key) }));
   return entries.sort(
     (a, b) =>
       a.record.source.shardId.localeCompare(b.record.source.shardId) ||
@@ -94,24 +121,46 @@ export async function storedQuarantineKeys(
 }
 
 export interface QuarantineCounts {
+  /** Distinct records: a record quarantined again after a replay is counted once. */
   readonly total: number;
+  /** Objects that hold a record counted already (quarantined again after a replay, or duplicates). */
+  readonly copies: number;
   readonly byReason: Record<string, number>;
   readonly byShard: Record<string, number>;
   /** By arrival day (UTC, yyyy-mm-dd). */
   readonly byDay: Record<string, number>;
 }
 
+/** The entries grouped by record (digest), each group in the entries' order; the first is the original. */
+export function sameRecordGroups(entries: readonly QuarantineEntry[]): QuarantineEntry[][] {
+  const groups = new Map<string, QuarantineEntry[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.digest);
+    if (group === undefined) groups.set(entry.digest, [entry]);
+    else if (!group.some((e) => e.key === entry.key)) group.push(entry);
+  }
+  return [...groups.values()];
+}
+
 export function countQuarantine(entries: readonly QuarantineEntry[]): QuarantineCounts {
   const byReason: Record<string, number> = {};
   const byShard: Record<string, number> = {};
   const byDay: Record<string, number> = {};
-  for (const { record } of entries) {
+  const groups = sameRecordGroups(entries);
+  const originals = groups.map((g) => g[0] as QuarantineEntry);
+  for (const { record } of originals) {
     byReason[record.reason.code] = (byReason[record.reason.code] ?? 0) + 1;
     byShard[record.source.shardId] = (byShard[record.source.shardId] ?? 0) + 1;
     const day = new Date(record.source.approximateArrivalTimestamp * 1000).toISOString().slice(0, 10);
     byDay[day] = (byDay[day] ?? 0) + 1;
   }
-  return { total: entries.length, byReason, byShard, byDay };
+  return {
+    total: originals.length,
+    copies: groups.reduce((n, g) => n + g.length - 1, 0),
+    byReason,
+    byShard,
+    byDay,
+  };
 }
 
 export async function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
@@ -130,6 +179,7 @@ export interface ReplayOptions {
 }
 
 export interface ReplaySummary {
+  /** Distinct records matched (a record quarantined again after a replay is one record). */
   readonly matched: number;
   readonly alreadyReplayed: number;
   readonly replayed: number;
@@ -151,14 +201,25 @@ export async function replayQuarantine(
 ): Promise<ReplaySummary> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const pending: QuarantineEntry[] = [];
+  // A record and its copies quarantined again after a replay are one record: it was replayed when
+  // any of its objects is marked, and a replay puts it back once and marks every object of it.
+  const groups = sameRecordGroups(entries);
+  const pending: { entry: QuarantineEntry; keys: string[] }[] = [];
   let alreadyReplayed = 0;
-  for (const entry of entries) {
-    if ((await replayedAt(s3, bucket, entry.key)) !== undefined) alreadyReplayed += 1;
-    else pending.push(entry);
+  for (const group of groups) {
+    const keys = [...new Set(group.flatMap((e) => [e.key, ...e.sameAs]))];
+    let marked = false;
+    for (const key of keys) {
+      if ((await replayedAt(s3, bucket, key)) !== undefined) {
+        marked = true;
+        break;
+      }
+    }
+    if (marked) alreadyReplayed += 1;
+    else pending.push({ entry: group[0] as QuarantineEntry, keys });
   }
   if (options.dryRun) {
-    return { matched: entries.length, alreadyReplayed, replayed: 0, dryRun: true };
+    return { matched: groups.length, alreadyReplayed, replayed: 0, dryRun: true };
   }
   const rate = options.ratePerSecond ?? 100;
   const chunk = Math.max(1, Math.min(500, rate));
@@ -169,27 +230,29 @@ export async function replayQuarantine(
     const result = await putRecords(
       kinesis,
       { streamName: options.streamName },
-      batch.map((e) => ({
-        data: Buffer.from(e.record.data, "base64"),
-        partitionKey: e.record.source.partitionKey,
+      batch.map(({ entry }) => ({
+        data: Buffer.from(entry.record.data, "base64"),
+        partitionKey: entry.record.source.partitionKey,
       })),
       { ordering: OrderingMode.Strict },
     );
     for (const written of result.written) {
-      const entry = batch[written.index] as QuarantineEntry;
-      await s3.send(
-        new CopyObjectCommand({
-          Bucket: bucket,
-          Key: entry.key,
-          CopySource: `${bucket}/${entry.key.split("/").map(encodeURIComponent).join("/")}`,
-          MetadataDirective: "REPLACE",
-          ContentType: "application/json",
-          Metadata: {
-            [REPLAYED_AT]: new Date(now()).toISOString(),
-            [REPLAY_SEQUENCE]: written.sequenceNumber,
-          },
-        }),
-      );
+      const { keys } = batch[written.index] as { entry: QuarantineEntry; keys: string[] };
+      for (const key of keys) {
+        await s3.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            CopySource: `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`,
+            MetadataDirective: "REPLACE",
+            ContentType: "application/json",
+            Metadata: {
+              [REPLAYED_AT]: new Date(now()).toISOString(),
+              [REPLAY_SEQUENCE]: written.sequenceNumber,
+            },
+          }),
+        );
+      }
       replayed += 1;
     }
     options.onProgress?.(replayed, pending.length);
@@ -202,5 +265,5 @@ export async function replayQuarantine(
     const budget = (batch.length / rate) * 1000;
     if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
   }
-  return { matched: entries.length, alreadyReplayed, replayed, dryRun: false };
+  return { matched: groups.length, alreadyReplayed, replayed, dryRun: false };
 }

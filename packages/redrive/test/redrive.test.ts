@@ -1,4 +1,5 @@
 import {
+  type _Record,
   CreateStreamCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
@@ -467,6 +468,77 @@ describe("replay", () => {
     expect(landed.filter(([k]) => k === "session-b")).toEqual([["session-b", "b1"]]);
     // The mark changes metadata only: the record itself is unchanged.
     expect((await readQuarantineRecord(s3, q, onlyA[0]?.key ?? "")).data).toBe(onlyA[0]?.record.data);
+  });
+
+  it("a still-poison record quarantined again after a replay is the same record: inspect counts it once and the same replay again does nothing", async () => {
+    // Two records the processor quarantined as bad-json (its own write, §1.7 positions).
+    const source = await stream([
+      { key: "session-p", body: '{"bad":' },
+      { key: "session-q", body: "not json either" },
+    ]);
+    const q = await bucket();
+    const processorQuarantines = async (streamArn: string, r: _Record) =>
+      writeQuarantineRecord(
+        s3,
+        q,
+        {
+          formatVersion: 1,
+          source: {
+            kind: "kinesis",
+            streamArn,
+            shardId: "shardId-000000000000",
+            sequenceNumber: r.SequenceNumber ?? "",
+            partitionKey: r.PartitionKey ?? "",
+            approximateArrivalTimestamp: Date.now() / 1000,
+          },
+          data: Buffer.from(r.Data ?? new Uint8Array()).toString("base64"),
+          reason: { code: "bad-json", message: "not JSON" },
+          quarantinedAt: new Date().toISOString(),
+          quarantinedBy: "processor",
+        },
+        { ifAbsent: true },
+      );
+    const readStream = async (name: string) => {
+      const { ShardIterator } = await kinesis.send(
+        new GetShardIteratorCommand({
+          StreamName: name,
+          ShardId: "shardId-000000000000",
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      return (await kinesis.send(new GetRecordsCommand({ ShardIterator }))).Records ?? [];
+    };
+    for (const r of await readStream(source.name)) await processorQuarantines(source.arn, r);
+    expect(countQuarantine(await listQuarantine(s3, q, { reason: "bad-json" }))).toMatchObject({
+      total: 2,
+      copies: 0,
+    });
+
+    // Replayed into a stream whose processor still cannot read them: quarantined again, new positions.
+    const target = await stream([]);
+    for (let round = 1; round <= 3; round++) {
+      const summary = await replayQuarantine(
+        s3,
+        kinesis,
+        q,
+        await listQuarantine(s3, q, { reason: "bad-json" }),
+        {
+          streamName: target.name,
+        },
+      );
+      expect(summary).toMatchObject(
+        round === 1
+          ? { matched: 2, replayed: 2, alreadyReplayed: 0 }
+          : { matched: 2, replayed: 0, alreadyReplayed: 2 },
+      );
+      for (const r of await readStream(target.name)) await processorQuarantines(target.arn, r);
+      const counts = countQuarantine(await listQuarantine(s3, q, { reason: "bad-json" }));
+      expect(counts).toMatchObject({ total: 2, copies: 2, byReason: { "bad-json": 2 } });
+    }
+    // Put back once in all: the target stream holds each record once.
+    expect((await readStream(target.name)).map((r) => new TextDecoder().decode(r.Data)).sort()).toEqual(
+      ['{"bad":', "not json either"].sort(),
+    );
   });
 
   it("filters by reason, time and shard", async () => {
