@@ -29,6 +29,7 @@ export {
   type SequenceRange,
 } from "./reread.js";
 export {
+  coveringPrefixes,
   type FailureStoreDeps,
   type FailureStoreSummary,
   type LostRange,

@@ -57,8 +57,27 @@ export interface FailureStoreSummary {
   readonly retried: number;
 }
 
-function prefixOf(key: string): string {
-  return key.slice(0, key.lastIndexOf("/") + 1);
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  return a.slice(0, i);
+}
+
+/**
+ * The narrowest key prefixes that cover `keys`: per folder (a shard's day), the common prefix of its
+ * smallest and largest key. A range's sequence numbers share most of their digits, so the LIST reads
+ * little beyond the range even in a folder that holds a whole day of records.
+ */
+export function coveringPrefixes(keys: readonly string[]): string[] {
+  const byFolder = new Map<string, string[]>();
+  for (const key of keys) {
+    const folder = key.slice(0, key.lastIndexOf("/") + 1);
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), key]);
+  }
+  return [...byFolder.values()].map((folderKeys) => {
+    const sorted = [...folderKeys].sort();
+    return commonPrefix(sorted[0] as string, sorted.at(-1) as string);
+  });
 }
 
 /** The quarantine record of one re-read record, with the ESM's failure context (§1.6). */
@@ -137,10 +156,10 @@ export async function storeFailureRecords(
         quarantineRecordOf(record, failure, deps.functionName, now()),
       );
       // A retry continues where the last attempt stopped: what is already stored is skipped, found
-      // with one LIST per key prefix (a shard's day) rather than one request per record.
+      // with a LIST of the range's key prefix rather than one request per record.
       const existing = new Set<string>();
       if (deps.storedKeys) {
-        const prefixes = new Set(toStore.map((r) => prefixOf(quarantineKeyFor(r.source))));
+        const prefixes = coveringPrefixes(toStore.map((r) => quarantineKeyFor(r.source)));
         for (const prefix of prefixes) for (const key of await deps.storedKeys(prefix)) existing.add(key);
       }
       const pending = toStore.filter((r) => !existing.has(quarantineKeyFor(r.source)));

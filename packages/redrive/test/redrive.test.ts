@@ -41,6 +41,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   countMessages,
   countQuarantine,
+  coveringPrefixes,
   type FailureStoreDeps,
   type KinesisFailureRecord,
   type LostRange,
@@ -323,6 +324,22 @@ async function activeStream(count: number, keyOf: (i: number) => string) {
   return { name, arn: `arn:aws:kinesis:us-east-1:000000000000:stream/${name}`, sequences };
 }
 
+describe("coveringPrefixes", () => {
+  it("gives per folder the common prefix of the smallest and largest key, so a LIST reads little beyond the range", () => {
+    const folder = "kinesis/events/2026/11/30/shardId-000000000000/";
+    expect(
+      coveringPrefixes([
+        `${folder}49650000000000000000000000000000000000000000000012.json`,
+        `${folder}49650000000000000000000000000000000000000000000857.json`,
+        "kinesis/events/2026/12/01/shardId-000000000000/49650000000000000000000000000000000000000000000901.json",
+      ]),
+    ).toEqual([
+      `${folder}49650000000000000000000000000000000000000000000`,
+      "kinesis/events/2026/12/01/shardId-000000000000/49650000000000000000000000000000000000000000000901.json",
+    ]);
+  });
+});
+
 describe("dlq-redrive with ParallelizationFactor > 1 (esm-semantics.md §1.2, §1.6)", () => {
   it.each([TrimmedStart.ServeFromHorizon, TrimmedStart.InvalidArgument])(
     "counts a lane's trimmed first record as lost although other lanes' records fill the batch size (trimmed start answered as %s)",
@@ -411,7 +428,7 @@ describe("dlq-redrive with ParallelizationFactor > 1 (esm-semantics.md §1.2, §
     expect(second.response.batchItemFailures).toEqual([]);
     expect(second.summary).toMatchObject({ stored: 800 - storedFirst, alreadyStored: storedFirst, lost: 0 });
     expect(puts).toBe(800 - storedFirst);
-    // The stored keys were found with one LIST per key prefix (one shard-day here), not per record.
+    // The stored keys were found with one LIST of the range's key prefix, not one request per record.
     expect(lists).toBe(1);
     expect((await storedQuarantineKeys(s3, q, "kinesis/")).size).toBe(800);
   });
