@@ -4,7 +4,7 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
   ListShardsCommand,
-  type PutRecordsCommand,
+  PutRecordsCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import {
@@ -352,5 +352,33 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
     const after = await readAll("strict-given-up");
     expect(after.filter((r) => r.key === "session-0").map((r) => Number(r.body))).toEqual([0, 4, 8, 12, 16]);
     expect(after.filter((r) => r.key === "session-1").map((r) => Number(r.body))).toEqual([1, 5, 9, 13, 17]);
+  });
+
+  it("the fault proxy answers a partial failure as Kinesis does: HTTP 200, FailedRecordCount, an ErrorCode and ErrorMessage in each failed entry's slot", async () => {
+    await direct.send(new CreateStreamCommand({ StreamName: "partial", ShardCount: 1 }));
+    await waitUntilStreamExists(
+      { client: direct, maxWaitTime: 120, minDelay: 0.2, maxDelay: 1 },
+      { StreamName: "partial" },
+    );
+    alwaysFail.set("t", PutRecordsEntryError.Throttled);
+    alwaysFail.set("i", PutRecordsEntryError.InternalFailure);
+    const answer = await throughProxy.send(
+      new PutRecordsCommand({
+        StreamName: "partial",
+        Records: ["ok-1", "t", "ok-2", "i"].map((d) => ({ PartitionKey: "k", Data: utf8.encode(d) })),
+      }),
+    );
+    alwaysFail.clear();
+    expect(answer.FailedRecordCount).toBe(2);
+    expect(answer.Records?.map((r) => r.ErrorCode ?? "ok")).toEqual([
+      "ok",
+      "ProvisionedThroughputExceededException",
+      "ok",
+      "InternalFailure",
+    ]);
+    expect(answer.Records?.[1]?.ErrorMessage).toMatch(/^Rate exceeded for shard/);
+    expect(answer.Records?.[3]?.ErrorMessage).toBe("Internal service failure.");
+    expect(answer.Records?.[0]).toMatchObject({ ShardId: "shardId-000000000000" });
+    expect((await readAll("partial")).map((r) => r.body)).toEqual(["ok-1", "ok-2"]);
   });
 });
