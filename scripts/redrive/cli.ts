@@ -205,7 +205,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
           // The total is SQS's approximate count when the move started: the bar is a guide, the
           // summary counts what was moved.
           onProgress: (moved, total) => {
-            if (tty) process.stderr.write(`\r${progressBar(Math.min(moved, total), total)} moved ${moved}`);
+            if (tty) process.stderr.write(`\r${progressBar(moved, Math.max(total, moved))}`);
             else if (moved - lastLine >= 100 || (moved > 0 && lastLine === 0)) {
               lastLine = moved;
               process.stderr.write(`moved ${moved} (about ${total} were waiting)\n`);
