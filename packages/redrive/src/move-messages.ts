@@ -137,11 +137,14 @@ export async function countMessages(sqs: SQSClient, url: string): Promise<number
  * and deletes. The mover:
  * - leaves in the DLQ what arrived after it started (SentTimestamp after its start: a message it
  *   moved that failed again, or a new failure), so it ends even while the messages are still poison;
- * - sends FIFO messages with the DLQ message's id as the deduplication id, as SQS's own move does
- *   ("the original message's deduplication ID will be replaced with the original message's ID",
- *   Amazon SQS Developer Guide, sqs-configure-dead-letter-queue-redrive). Reusing the original id
- *   would let SQS drop the message as a duplicate within five minutes of its first send (§3) while
- *   answering success; a re-run of the mover after a crash is the one duplicate that is dropped;
+ * - sends FIFO messages with the DLQ message's id as the deduplication id. SQS's own moves never
+ *   reuse the original id: "When a message is moved from a FIFO queue to a FIFO DLQ, the original
+ *   message's deduplication ID will be replaced with the original message's ID", and "All redriven
+ *   messages are considered new messages with a new messageID" (Amazon SQS Developer Guide,
+ *   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html;
+ *   esm-semantics.md §4). Reusing the original id would let SQS drop the message as a duplicate
+ *   within five minutes of its first send (§3) while answering success; a re-run of the mover after a
+ *   crash is the one duplicate that is dropped, which is what is wanted;
  * - deletes a message from the DLQ only once the source has taken it: accepted, and not answered with
  *   the id of a message sent before (SQS's answer to a de-duplicated send).
  */
