@@ -32,4 +32,17 @@ describe("dlq-redrive handler: bad events and configuration", () => {
     for (const name of ["QUARANTINE_BUCKET", "STREAM_NAME", "DEAD_LETTER_QUEUE_URL"])
       await expect(run).rejects.toThrow(name);
   });
+
+  it.each(["0", "129", "many"])(
+    "refuses QUARANTINE_PUT_CONCURRENCY=%s with a ConfigError naming it",
+    async (value) => {
+      vi.stubEnv("QUARANTINE_BUCKET", "quarantine");
+      vi.stubEnv("STREAM_NAME", "events");
+      vi.stubEnv("DEAD_LETTER_QUEUE_URL", "https://sqs.eu-west-1.amazonaws.com/123456789012/failures-dlq");
+      vi.stubEnv("QUARANTINE_PUT_CONCURRENCY", value);
+      const run = handler({ Records: [] }, lambdaContext({ functionName: "dlq-redrive" }));
+      await expect(run).rejects.toMatchObject({ name: "ConfigError" });
+      await expect(run).rejects.toThrow("QUARANTINE_PUT_CONCURRENCY");
+    },
+  );
 });
