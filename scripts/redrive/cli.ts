@@ -215,7 +215,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         if (tty) process.stderr.write("\n");
         out(
           summary.mode === "dry-run"
-            ? `dry run: ${summary.waiting} messages waiting in ${from} (counted; SQS's approximate figure says ${summary.approximateWaiting})`
+            ? summary.waitingIsApproximate
+              ? `dry run: about ${summary.waiting} messages waiting in ${from} (SQS's approximate figure, which lags; a FIFO queue cannot be counted by receiving)`
+              : `dry run: ${summary.waiting} messages waiting in ${from} (counted; SQS's approximate figure says ${summary.approximateWaiting})`
             : `${summary.moved} moved back to ${to} (${summary.mode}), ${summary.failed} refused or not taken (left in the DLQ), ${summary.arrivedAfterStart} arrived in the DLQ after the start (left for the next run)`,
           summary,
         );

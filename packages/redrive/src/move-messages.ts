@@ -108,9 +108,10 @@ const RECEIVE: {
 };
 
 /**
- * Counts the messages a queue holds by receiving them (each held invisible until the count is done,
- * so none is counted twice), then makes every one visible again. ApproximateNumberOfMessages lags,
- * on AWS too; this is what is there.
+ * Counts the messages a standard queue holds by receiving them (each held invisible until the count is
+ * done, so none is counted twice), then makes every one visible again. ApproximateNumberOfMessages
+ * lags, on AWS too; this is what is there. Not for FIFO queues: a held message hides the rest of its
+ * group, so only the first messages of each group would be counted.
  */
 export async function countMessages(sqs: SQSClient, url: string): Promise<number> {
   const receipts = new Map<string, string>();
@@ -155,10 +156,12 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
   const dlq = await attributes(sqs, options.dlqUrl);
   const source = await attributes(sqs, options.sourceUrl);
   if (options.dryRun) {
+    // A FIFO queue returns no later message of a group while an earlier one is held (§3), so it
+    // cannot be counted by receiving: its figure is SQS's, and says so.
     return {
       mode: "dry-run",
-      waiting: await countMessages(sqs, options.dlqUrl),
-      waitingIsApproximate: false,
+      waiting: dlq.fifo ? dlq.waiting : await countMessages(sqs, options.dlqUrl),
+      waitingIsApproximate: dlq.fifo,
       approximateWaiting: dlq.waiting,
       moved: 0,
       failed: 0,
