@@ -7,6 +7,11 @@ export {
   startSqsS3,
 } from "@mcp-pipeline/emulators";
 export {
+  type DynamoDbFidelityProxy,
+  startDynamoDbFidelityProxy,
+  startFaithfulDynamoDb,
+} from "./dynamodb-fidelity-proxy.js";
+export {
   type FaultProxy,
   type FaultProxyOptions,
   type PutRecordsEntryView,
