@@ -1,8 +1,10 @@
 export {
   emulatorClientOptions,
+  type InjectedFault,
   listenOnLoopback,
   type RunningEmulator,
   startDynamoDb,
+  startFaultProxy,
   startKinesis,
   startSqsS3,
 } from "@mcp-pipeline/emulators";

@@ -10,7 +10,7 @@ export const workerConfigSchema = z
   .object({
     TOOL_CALLS_TABLE: z.string().min(3).max(255),
     DEDUPE_TABLE: z.string().min(3).max(255),
-    /** Where results too large for the table go, as `results/<callId>.json`. */
+    /** Where results too large for the table go, as `results/<callId>/<runId>.json`. */
     RESULTS_BUCKET: z.string().min(3).max(63),
     /** The lifecycle stream the worker publishes started/completed/failed events to. */
     EVENTS_STREAM_NAME: streamNameSchema,

@@ -38,7 +38,7 @@ export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
 export interface WorkerDeps {
   readonly mode: QueueMode;
   readonly registry: Pick<ToolRegistry, "invoke">;
-  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
+  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "get">;
   readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
   /** Keeps a result inline or writes it to S3; resolves once it is durable. */
   readonly placeResult: (callId: string, json: string) => Promise<PlacedResult>;
@@ -125,7 +125,13 @@ export async function processToolCallJobs(
 
   const runJob = async (job: ToolCallJob, attempt: number): Promise<"succeeded" | "failed" | "recovered"> => {
     // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
-    const known = cache.get(job.callId);
+    // The pre-read only saves this read: a call it did not cover (or a failed pre-read) is read here,
+    // and the state read is kept for the write below.
+    let known = cache.get(job.callId);
+    if (known === undefined) {
+      known = (await deps.toolCalls.get(job.callId)) ?? null;
+      cache.set(job.callId, known);
+    }
     const stored = known ? terminalEventOf(known) : undefined;
     if (stored) {
       await deps.publish([stored]);

@@ -2,7 +2,7 @@ import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { processToolCallJobs, resultKeyFor } from "../src/index.js";
+import { processToolCallJobs } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
@@ -203,15 +203,14 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), stack.deps("standard"));
 
     const bigCall = await stack.call(big.callId);
-    expect(bigCall?.result?.location).toEqual({
-      kind: "s3",
-      bucket: stack.names.bucket,
-      key: resultKeyFor(big.callId),
-    });
+    const location = bigCall?.result?.location;
+    if (location?.kind !== "s3") throw new Error(`expected an S3 pointer, got ${JSON.stringify(location)}`);
+    expect(location.bucket).toBe(stack.names.bucket);
+    // The run's own key under the call: results/<callId>/<runId>.json.
+    expect(location.key).toMatch(/^results\/call-\d+\/[0-9a-f-]{36}\.json$/);
+    expect(location.key.startsWith(`results/${big.callId}/`)).toBe(true);
     expect(bigCall?.output).toBeUndefined();
-    const object = await stack.s3.send(
-      new GetObjectCommand({ Bucket: stack.names.bucket, Key: resultKeyFor(big.callId) }),
-    );
+    const object = await stack.s3.send(new GetObjectCommand({ Bucket: location.bucket, Key: location.key }));
     const stored = JSON.parse(await (object.Body?.transformToString() ?? Promise.resolve("null")));
     expect(stored.payload).toHaveLength(10_000);
     expect(bigCall?.result?.sizeBytes).toBe(Buffer.byteLength(JSON.stringify(stored)));
