@@ -1,6 +1,7 @@
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
@@ -257,22 +258,41 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
   });
 
   it("reports jobs it did not start when the invocation's remaining time runs low", async () => {
-    const jobs = Array.from({ length: 6 }, () => job("load.latency", { latencyMs: 300 }));
+    // The invocation's remaining time is scripted, not waited for: 10 s until two runs have started,
+    // then 0.5 s, below the 1 s margin. The two runs wait for each other, so no third job can start
+    // before the time drops.
+    let started = 0;
+    let bothStarted: () => void = () => undefined;
+    const barrier = new Promise<void>((r) => {
+      bothStarted = r;
+    });
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.paired",
+        description: "Returns once two runs have started.",
+        inputSchema: { type: "object" },
+        timeoutMs: 10_000,
+        concurrency: 10,
+        run: async () => {
+          started += 1;
+          if (started === 2) bothStarted();
+          await barrier;
+          return { started };
+        },
+      }),
+    ]);
+    const jobs = Array.from({ length: 6 }, () => job("test.paired", {}));
     await stack.send(stack.standard, jobs.map(body));
     const records = await stack.receive(stack.standard);
-    const context = lambdaContext({ timeoutMs: 1_500 });
-    // Two at a time with a 1 s margin: the first pair fits; the next gets only what is left above the
-    // margin (its tool times out, reported); after that nothing starts (reported, not started).
+    const context = lambdaContext({ remainingMs: () => (started >= 2 ? 500 : 10_000) });
     const { response, summary } = await processToolCallJobs(
       records,
       context,
-      stack.deps("standard", { concurrency: 2 }),
+      stack.deps("standard", { concurrency: 2, registry }),
     );
-    expect(summary.deadlineReached).toBe(true);
-    expect(summary.succeeded).toBeGreaterThanOrEqual(2);
-    expect(summary.notStarted).toBeGreaterThan(0);
-    expect(ids(response)).toHaveLength(summary.retried);
-    expect(summary.succeeded + summary.retried).toBe(6);
+    expect(summary).toMatchObject({ deadlineReached: true, succeeded: 2, notStarted: 4, retried: 4 });
+    expect(ids(response)).toHaveLength(4);
+    expect(started).toBe(2);
   });
 });
 
