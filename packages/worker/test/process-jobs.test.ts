@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
@@ -81,6 +82,48 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     expect(summary.deadLettered).toBe(1);
     const [dead] = await stack.drain(stack.standard.dlqUrl);
     expect(dead?.attributes[DeadLetterAttribute.ReasonCode]).toBe(code);
+  });
+
+  it("a poison message dead-lettered by an invocation that then failed is sent again on redelivery, and every copy carries what dedupes it", async () => {
+    await stack.send(stack.standard, [{ body: "{ poison" }]);
+    const deps = stack.deps("standard");
+    const first = await stack.receive(stack.standard);
+    const sent = await processToolCallJobs(first, lambdaContext(), deps);
+    expect(sent.summary.deadLettered).toBe(1);
+    // The invocation fails after the DLQ took the message (a timeout, a crash): the ESM deletes nothing
+    // and the message comes back (§2.3).
+    await stack.failInvocation(stack.standard, first);
+    const again = await stack.receive(stack.standard);
+    expect(again[0]?.attributes.ApproximateReceiveCount).toBe("2");
+    await processToolCallJobs(again, lambdaContext(), deps);
+    // The same job sent again by its producer: another message with the same body.
+    await stack.send(stack.standard, [{ body: "{ poison" }]);
+    const resent = await stack.receive(stack.standard);
+    await processToolCallJobs(resent, lambdaContext(), deps);
+
+    // A standard DLQ keeps every copy.
+    const dead = await stack.drain(stack.standard.dlqUrl);
+    expect(dead).toHaveLength(3);
+    const digest = createHash("sha256").update("{ poison").digest("hex");
+    const identity = dead
+      .map((d) => ({
+        messageId: d.attributes[DeadLetterAttribute.SourceMessageId],
+        receiveCount: d.attributes[DeadLetterAttribute.SourceReceiveCount],
+        digest: d.attributes[DeadLetterAttribute.BodySha256],
+      }))
+      .sort((a, b) => `${a.messageId}${a.receiveCount}`.localeCompare(`${b.messageId}${b.receiveCount}`));
+    expect(identity).toEqual(
+      [
+        { messageId: first[0]?.messageId, receiveCount: "1", digest },
+        { messageId: first[0]?.messageId, receiveCount: "2", digest },
+        { messageId: resent[0]?.messageId, receiveCount: "1", digest },
+      ].sort((a, b) => `${a.messageId}${a.receiveCount}`.localeCompare(`${b.messageId}${b.receiveCount}`)),
+    );
+    // What docs/tool-workers.md tells an operator: one entry per source message (lowest receive count),
+    // and the body digest to see that two messages carried the same job.
+    const perMessage = new Set(identity.map((i) => i.messageId));
+    expect(perMessage.size).toBe(2);
+    expect(new Set(identity.map((i) => i.digest)).size).toBe(1);
   });
 
   it("reports a poison message when the DLQ cannot take it, so it is not lost", async () => {

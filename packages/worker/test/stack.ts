@@ -328,6 +328,19 @@ export class WorkerStack {
     }
   }
 
+  /** What the ESM does when the invocation fails as a whole (§2.3): deletes nothing; here the batch comes back at once. */
+  async failInvocation(queue: Queue, records: readonly SQSRecord[]): Promise<void> {
+    for (const record of records) {
+      await this.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queue.url,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+    }
+  }
+
   /** Everything in a DLQ, with message attributes. */
   async drain(queueUrl: string): Promise<{ body: string; attributes: Record<string, string> }[]> {
     const out: { body: string; attributes: Record<string, string> }[] = [];
