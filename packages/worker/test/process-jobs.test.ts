@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { TransientError } from "@mcp-pipeline/contracts";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -194,6 +195,56 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
       .filter((e) => e.type === "tool_call.started")
       .map((e) => e.attempt);
     expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it("a job that always fails transiently is dead-lettered in the table once SQS moves it to the DLQ, and its redrive moves the call on", async () => {
+    let healthy = false;
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.flaky",
+        description: "Fails transiently until the downstream is healthy.",
+        inputSchema: { type: "object" },
+        timeoutMs: 10_000,
+        concurrency: 4,
+        run: async () => {
+          if (!healthy) throw new TransientError("downstream-5xx", "HTTP 503 (test)");
+          return { ok: true };
+        },
+      }),
+    ]);
+    const doomed = job("test.flaky", {});
+    await stack.send(stack.standard, [body(doomed)]);
+    // maxReceiveCount is 3 (stack.reset); the worker is told so.
+    const deps = stack.deps("standard", {
+      registry,
+      deadLetterAfter: { maxReceiveCount: 3, queue: stack.standard.dlqUrl },
+    });
+    const leaving: number[] = [];
+    for (;;) {
+      const records = await stack.receive(stack.standard);
+      if (records.length === 0) break;
+      const { response, summary } = await processToolCallJobs(records, lambdaContext(), deps);
+      leaving.push(summary.leavingForDlq);
+      await stack.settle(stack.standard, records, response);
+    }
+    // Only the third (last) attempt is recorded as leaving; then SQS moved the message (§2.3).
+    expect(leaving).toEqual([0, 0, 1]);
+    const [dead] = await stack.drain(stack.standard.dlqUrl);
+    expect(dead?.body).toBe(body(doomed).body);
+    expect(await stack.call(doomed.callId)).toMatchObject({
+      status: "dead-lettered",
+      deadLetter: { queue: stack.standard.dlqUrl, attempt: 3 },
+      error: { code: "downstream-5xx", retryable: true },
+    });
+
+    // Redrive (a move makes a new message, receive count 1, §4) once the downstream is healthy.
+    healthy = true;
+    await stack.send(stack.standard, [{ body: dead?.body ?? "" }]);
+    const redriven = await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), deps);
+    expect(redriven.summary).toMatchObject({ succeeded: 1, leavingForDlq: 0 });
+    const call = await stack.call(doomed.callId);
+    expect(call).toMatchObject({ status: "completed", attempts: 3 });
+    expect(call).not.toHaveProperty("deadLetter");
   });
 
   it("runs a job delivered twice in one batch, and again later, once", async () => {
