@@ -11,17 +11,19 @@ import {
 /**
  * What DynamoDB answers and dynalite does not, in one place.
  *
- * PutItem, UpdateItem and DeleteItem accept `ReturnValuesOnConditionCheckFailure: ALL_OLD`: when the
- * condition fails, DynamoDB's `ConditionalCheckFailedException` carries `Item`, the item that blocked
- * the write, as an AttributeValue map (DynamoDB JSON), beside `message`. Sources: the DynamoDB API
- * reference, PutItem / UpdateItem / DeleteItem, request parameter ReturnValuesOnConditionCheckFailure
- * ("An optional parameter that returns the item attributes for a ... operation that failed a condition
- * check"; valid values NONE and ALL_OLD), and the error's shape as the SDKs generate it from AWS's
- * service model: `ConditionalCheckFailedException { message, Item: map<string, AttributeValue> }`
- * ("Item which caused the ConditionalCheckFailedException"), e.g.
- * https://docs.aws.amazon.com/botocore/latest/reference/services/dynamodb/client/exceptions/ConditionalCheckFailedException.html
- * When no item exists (the condition failed on an absent item), there is nothing to return and the
- * error has no `Item`. dynalite 4 never returns `Item` (architect/dynalite issue #182).
+ * PutItem, UpdateItem and DeleteItem accept `ReturnValuesOnConditionCheckFailure` (NONE | ALL_OLD): "an
+ * optional parameter that returns the item attributes for a ... operation that failed a condition
+ * check". With ALL_OLD, DynamoDB's `ConditionalCheckFailedException` carries `Item`, "Item which caused
+ * the ConditionalCheckFailedException", as an AttributeValue map (DynamoDB JSON), beside `message` ("The
+ * conditional request failed"). When no item exists (the condition failed on an absent item) there is
+ * nothing to return and the error has no `Item`. Sources (AWS's service model, as the API reference and
+ * the SDKs generated from it state it):
+ * - https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html (and API_UpdateItem,
+ *   API_DeleteItem, API_Put): request parameter ReturnValuesOnConditionCheckFailure;
+ * - https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/dynamodb/aws.sdk.kotlin.services.dynamodb.model/-delete-item-request/return-values-on-condition-check-failure.html
+ * - https://docs.aws.amazon.com/botocore/latest/reference/services/dynamodb/client/exceptions/ConditionalCheckFailedException.html
+ *   (the error's shape: `{ message, Item: { <name>: { S | N | B | SS | NS | BS | M | L | NULL | BOOL } } }`).
+ * dynalite 4 never returns `Item` (architect/dynalite issue #182, open).
  */
 const CONDITIONAL_WRITES = new Set([
   "DynamoDB_20120810.PutItem",
