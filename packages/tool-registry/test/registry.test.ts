@@ -125,7 +125,8 @@ describe("ToolRegistry.invoke", () => {
       }),
     ]);
     const error = await registry
-      .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20 })
+      // The registry's clock stands still: no time passes between the call and the start (see below for the wait).
+      .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20, now: () => 1_000 })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(error.timeoutMs).toBe(20);
