@@ -161,6 +161,8 @@ export async function processToolCallJobs(
           attempt,
           ...(job.deadline !== undefined ? { deadline: job.deadline } : {}),
         },
+        // The budget is what is left of the invocation now; the registry counts the wait for a slot
+        // of the tool against it, so a queued run cannot outlive the invocation.
         { logger: deps.logger, budgetMs: context.getRemainingTimeInMillis() - deps.deadlineMarginMs, now },
       );
     } catch (error) {

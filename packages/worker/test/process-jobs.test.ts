@@ -390,6 +390,61 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
   });
 });
 
+describe("a tool's time budget counts the wait for its concurrency slot (issue 10, defect 4)", () => {
+  it("a job queued behind a slow run gets only what is left of the invocation, not the whole budget", async () => {
+    // One slot; a run waits until it is let go or its signal aborts. The clock is the worker's and the
+    // context's, moved by the test: nothing waits for time to pass.
+    const start = 1_000_000;
+    let clock = start;
+    const holders: (() => void)[] = [];
+    let firstHolds: () => void = () => undefined;
+    const holding = new Promise<void>((r) => {
+      firstHolds = r;
+    });
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.single",
+        description: "One run at a time; returns when let go.",
+        inputSchema: { type: "object" },
+        timeoutMs: 5_000,
+        concurrency: 1,
+        run: (_args, { signal }) =>
+          new Promise((resolve, reject) => {
+            holders.push(() => resolve({ ok: true }));
+            firstHolds();
+            signal.addEventListener("abort", () => reject(signal.reason));
+          }),
+      }),
+    ]);
+    const [a, b] = [job("test.single", {}), job("test.single", {})];
+    await stack.send(stack.standard, [body(a), body(b)]);
+    const records = await stack.receive(stack.standard);
+    expect(records).toHaveLength(2);
+    const context = lambdaContext({ remainingMs: () => 60_000 - (clock - start) });
+    const run = processToolCallJobs(
+      records,
+      context,
+      stack.deps("standard", { registry, concurrency: 2, now: () => clock }),
+    );
+    await holding;
+    // Wait (on the registry's state, not on a timer) until the second job is queued for the slot.
+    while (registry.load("test.single")?.waiting !== 1) await new Promise((r) => setImmediate(r));
+    // 58.95 s pass while the first run holds the slot: 1.05 s of the invocation is left, 50 ms above
+    // the 1 s margin.
+    clock += 58_950;
+    holders.shift()?.();
+    const { summary } = await run;
+    expect(summary).toMatchObject({ succeeded: 1, retried: 1 });
+    const failed = (await stack.events()).filter((e) => e.type === "tool_call.failed");
+    expect(failed).toHaveLength(1);
+    // Before the fix the queued run got its whole 5 s timeout (the 59 s budget was taken before the
+    // wait), outliving the invocation's last 1.05 s.
+    expect(failed[0]).toMatchObject({
+      error: { code: "tool-timeout", message: expect.stringContaining("within 50 ms"), retryable: true },
+    });
+  });
+});
+
 describe("fifo-worker on a FIFO queue (esm-semantics.md §3)", () => {
   it("three groups with a failure in the middle of one: the rest of that group reported, others done in order", async () => {
     const group = (g: string, paths: string[]) =>
