@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
 
@@ -13,9 +14,17 @@ export const DeadLetterAttribute = {
   SourceMessageId: "pipeline.source.messageId",
   SourceQueueArn: "pipeline.source.queueArn",
   FailedAt: "pipeline.failedAt",
+  /**
+   * For operators to dedupe a standard DLQ, which does not de-duplicate: a worker that sent a message
+   * here and then failed before acknowledging it sends it again on redelivery. Copies of one source
+   * message share `SourceMessageId` and differ in `SourceReceiveCount` (keep the lowest); the same job
+   * sent twice as two messages shares `BodySha256`.
+   */
+  SourceReceiveCount: "pipeline.source.receiveCount",
+  BodySha256: "pipeline.source.bodySha256",
 } as const;
 
-/** SQS allows 10 message attributes; ours take five, the message's own keep the rest, in order. */
+/** SQS allows 10 message attributes; ours take seven, the message's own keep the rest, in order. */
 const MAX_ATTRIBUTES = 10;
 
 function originalAttributes(record: SQSRecord): Record<string, MessageAttributeValue> {
@@ -52,6 +61,14 @@ export async function sendToDeadLetterQueue(
     [DeadLetterAttribute.SourceMessageId]: { DataType: "String", StringValue: record.messageId },
     [DeadLetterAttribute.SourceQueueArn]: { DataType: "String", StringValue: record.eventSourceARN },
     [DeadLetterAttribute.FailedAt]: { DataType: "String", StringValue: new Date(now()).toISOString() },
+    [DeadLetterAttribute.SourceReceiveCount]: {
+      DataType: "Number",
+      StringValue: record.attributes.ApproximateReceiveCount || "1",
+    },
+    [DeadLetterAttribute.BodySha256]: {
+      DataType: "String",
+      StringValue: createHash("sha256").update(record.body, "utf8").digest("hex"),
+    },
   };
   const kept = Object.entries(originalAttributes(record))
     .filter(([name]) => !(name in ours))

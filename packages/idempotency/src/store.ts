@@ -7,6 +7,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { type BatchGetOptions, batchGetAll } from "@mcp-pipeline/aws";
 import { AlreadyInProgressError, ClaimLostError } from "./errors.js";
 import { type IdempotencyRecord, isCompleted, isLive, RecordStatus } from "./record.js";
@@ -118,8 +119,9 @@ export class IdempotencyStore {
       return { status: "claimed", claim };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // DynamoDB returns the blocking item; emulators that do not are asked once more.
-      const existing = (error.Item as IdempotencyRecord | undefined) ?? (await this.#get(key));
+      // DynamoDB returns the blocking item in DynamoDB JSON (the document client does not unmarshall
+      // errors); where no item comes back (dynalite), it is read once more.
+      const existing = error.Item ? (unmarshall(error.Item) as IdempotencyRecord) : await this.#get(key);
       if (existing === undefined || !isLive(existing, now)) {
         // Deleted or expired between the put and the read: the next delivery claims it.
         throw new AlreadyInProgressError(key, now);

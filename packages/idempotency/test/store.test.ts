@@ -2,7 +2,13 @@ import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import {
+  type DynamoDbFidelityProxy,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDb,
+  startDynamoDbFidelityProxy,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AlreadyInProgressError,
@@ -12,7 +18,12 @@ import {
   runOnce,
 } from "../src/index.js";
 
-let dynamo: RunningEmulator;
+let dynalite: RunningEmulator;
+let proxy: DynamoDbFidelityProxy;
+/** Through the fidelity proxy: a failed conditional put carries the blocking item, as on DynamoDB. */
+let faithful: { client: DynamoDBDocumentClient; requests: RequestCounter };
+/** dynalite as it is: the error has no item, and the store must still work (one GetItem more). */
+let bare: { client: DynamoDBDocumentClient; requests: RequestCounter };
 let client: DynamoDBDocumentClient;
 let requests: RequestCounter;
 let clock = Date.parse("2026-11-30T10:00:00Z");
@@ -30,140 +41,182 @@ const store = (overrides: Partial<ConstructorParameters<typeof IdempotencyStore>
   });
 
 beforeAll(async () => {
-  dynamo = await startDynamoDb();
-  client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
-  requests = countRequests(client);
+  dynalite = await startDynamoDb();
+  proxy = await startDynamoDbFidelityProxy(dynalite.endpoint);
+  const connect = (endpoint: RunningEmulator) => {
+    const c = dynamoDbDocumentClient(emulatorClientOptions(endpoint));
+    return { client: c, requests: countRequests(c) };
+  };
+  faithful = connect(proxy);
+  bare = connect(dynalite);
+  ({ client, requests } = faithful);
 });
 afterAll(async () => {
-  client.destroy();
-  await dynamo.stop();
+  faithful.client.destroy();
+  bare.client.destroy();
+  await proxy.stop();
+  await dynalite.stop();
 });
 beforeEach(async () => {
+  ({ client, requests } = faithful);
   table = `dedupe-${++tableIndex}`;
+  // dynalite is started with createTableMs: 0: the table is ACTIVE when CreateTable answers.
   await client.send(new CreateTableCommand(dedupeTableDefinition(table)));
-  requests.reset();
+  faithful.requests.reset();
+  bare.requests.reset();
 });
 
-describe("two-phase idempotency on DynamoDB: request counts per record (docs/idempotency.md)", () => {
-  it("first delivery: one conditional put to claim, one conditional update to complete", async () => {
-    let applied = 0;
-    const result = await runOnce(store(), "evt-1", 30_000, async () => {
-      applied += 1;
+/** Runs a test's body against DynamoDB's answer (the proxy) and against dynalite's (no item in the error). */
+const backends = [
+  // What the failed claim costs besides its PutItem: nothing on DynamoDB, a GetItem on dynalite.
+  { name: "DynamoDB (fidelity proxy: the item in the error)", use: () => faithful, readAfterFailedClaim: {} },
+  {
+    name: "bare dynalite (no item in the error)",
+    use: () => bare,
+    readAfterFailedClaim: { GetItemCommand: 1 },
+  },
+] as const;
+
+describe.each(backends)(
+  "two-phase idempotency on $name: request counts per record (docs/idempotency.md)",
+  (backend) => {
+    beforeEach(() => {
+      ({ client, requests } = backend.use());
     });
-    expect(result).toBe("applied");
-    expect(applied).toBe(1);
-    expect(requests.byCommand()).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
-  });
 
-  it("failure: claim, then a conditional delete releases it so the retry need not wait for the lease", async () => {
-    const s = store();
-    await expect(
-      runOnce(s, "evt-1", 30_000, async () => {
-        throw new Error("downstream 503");
-      }),
-    ).rejects.toThrow("downstream 503");
-    expect(requests.byCommand()).toEqual({ DeleteItemCommand: 1, PutItemCommand: 1 });
-
-    requests.reset();
-    expect(await runOnce(s, "evt-1", 30_000, async () => undefined)).toBe("applied");
-    expect(requests.byCommand()).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
-  });
-
-  it("redelivery of completed records: one BatchGetItem per 100 keys and no request per record", async () => {
-    const s = store();
-    const keys = Array.from({ length: 250 }, (_, i) => `evt-${i}`);
-    for (const key of keys) await runOnce(s, key, 30_000, async () => undefined);
-    requests.reset();
-
-    const completed = await s.completedAmong(keys);
-    expect(completed.size).toBe(250);
-    let applied = 0;
-    for (const key of keys) {
-      const result = await runOnce(
-        s,
-        key,
-        30_000,
-        async () => {
-          applied += 1;
-        },
-        completed,
-      );
-      expect(result).toBe("duplicate");
-    }
-    expect(applied).toBe(0);
-    expect(requests.byCommand()).toEqual({ BatchGetItemCommand: 3 });
-  });
-
-  it("a completed key that the prefetch missed costs one claim request and is not applied", async () => {
-    const s = store();
-    await runOnce(s, "evt-1", 30_000, async () => undefined);
-    requests.reset();
-    expect(await runOnce(s, "evt-1", 30_000, async () => expect.fail("must not run"))).toBe("duplicate");
-    // DynamoDB returns the blocking item with the failed put; dynalite does not, so one GetItem follows.
-    expect(requests.byCommand()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
-  });
-
-  it("two concurrent deliveries: the effect runs once and the loser is told to retry later", async () => {
-    const s = store();
-    let applied = 0;
-    let releaseWinner: () => void = () => undefined;
-    const winnerStarted = new Promise<void>((started) => {
-      void runOnce(s, "evt-1", 30_000, async () => {
+    it("first delivery: one conditional put to claim, one conditional update to complete", async () => {
+      let applied = 0;
+      const result = await runOnce(store(), "evt-1", 30_000, async () => {
         applied += 1;
-        started();
-        await new Promise<void>((r) => {
-          releaseWinner = r;
+      });
+      expect(result).toBe("applied");
+      expect(applied).toBe(1);
+      expect(requests.byCommand()).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
+    });
+
+    it("failure: claim, then a conditional delete releases it so the retry need not wait for the lease", async () => {
+      const s = store();
+      await expect(
+        runOnce(s, "evt-1", 30_000, async () => {
+          throw new Error("downstream 503");
+        }),
+      ).rejects.toThrow("downstream 503");
+      expect(requests.byCommand()).toEqual({ DeleteItemCommand: 1, PutItemCommand: 1 });
+
+      requests.reset();
+      expect(await runOnce(s, "evt-1", 30_000, async () => undefined)).toBe("applied");
+      expect(requests.byCommand()).toEqual({ PutItemCommand: 1, UpdateItemCommand: 1 });
+    });
+
+    it("redelivery of completed records: one BatchGetItem per 100 keys and no request per record", async () => {
+      const s = store();
+      const keys = Array.from({ length: 250 }, (_, i) => `evt-${i}`);
+      for (const key of keys) await runOnce(s, key, 30_000, async () => undefined);
+      requests.reset();
+
+      const completed = await s.completedAmong(keys);
+      expect(completed.size).toBe(250);
+      let applied = 0;
+      for (const key of keys) {
+        const result = await runOnce(
+          s,
+          key,
+          30_000,
+          async () => {
+            applied += 1;
+          },
+          completed,
+        );
+        expect(result).toBe("duplicate");
+      }
+      expect(applied).toBe(0);
+      expect(requests.byCommand()).toEqual({ BatchGetItemCommand: 3 });
+    });
+
+    it("a completed key that the prefetch missed is a duplicate: one claim request, the effect not run", async () => {
+      const s = store();
+      await runOnce(s, "evt-1", 30_000, async () => undefined);
+      requests.reset();
+      expect(await runOnce(s, "evt-1", 30_000, async () => expect.fail("must not run"))).toBe("duplicate");
+      // DynamoDB returns the blocking item with the failed put; dynalite does not, so one GetItem follows.
+      expect(requests.byCommand()).toEqual({ PutItemCommand: 1, ...backend.readAfterFailedClaim });
+    });
+
+    it("two concurrent deliveries: the effect runs once and the loser gets AlreadyInProgressError with the winner's lease", async () => {
+      const s = store();
+      let applied = 0;
+      let releaseWinner: () => void = () => undefined;
+      let winner: Promise<unknown> = Promise.resolve();
+      await new Promise<void>((started) => {
+        winner = runOnce(s, "evt-1", 30_000, async () => {
+          applied += 1;
+          started();
+          await new Promise<void>((r) => {
+            releaseWinner = r;
+          });
         });
-      }).then((r) => expect(r).toBe("applied"));
+      });
+      const loser = runOnce(s, "evt-1", 30_000, async () => {
+        applied += 1;
+      });
+      await expect(loser).rejects.toBeInstanceOf(AlreadyInProgressError);
+      await expect(loser).rejects.toMatchObject({ kind: "transient", leaseExpiresAt: clock + 30_000 });
+      releaseWinner();
+      expect(await winner).toBe("applied");
+      expect(applied).toBe(1);
+      // Winner: put + update. Loser: put (+ get on dynalite, see above).
+      expect(requests.byCommand()).toEqual({
+        PutItemCommand: 2,
+        UpdateItemCommand: 1,
+        ...backend.readAfterFailedClaim,
+      });
+      expect(await runOnce(s, "evt-1", 30_000, async () => expect.fail("must not run"))).toBe("duplicate");
     });
-    await winnerStarted;
-    const loser = runOnce(s, "evt-1", 30_000, async () => {
-      applied += 1;
+  },
+);
+
+describe.each(backends)(
+  "leases and expiry are checked in code (DynamoDB TTL deletes late), on $name",
+  (backend) => {
+    beforeEach(() => {
+      ({ client, requests } = backend.use());
     });
-    await expect(loser).rejects.toBeInstanceOf(AlreadyInProgressError);
-    await expect(loser).rejects.toMatchObject({ kind: "transient", leaseExpiresAt: clock + 30_000 });
-    releaseWinner();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(applied).toBe(1);
-    // Winner: put + update. Loser: put (+ get on dynalite, see above).
-    expect(requests.byCommand()).toEqual({ GetItemCommand: 1, PutItemCommand: 2, UpdateItemCommand: 1 });
-    expect(await runOnce(s, "evt-1", 30_000, async () => expect.fail("must not run"))).toBe("duplicate");
-  });
-});
 
-describe("leases and expiry are checked in code (DynamoDB TTL deletes late)", () => {
-  it("lets another invocation claim a key whose lease has ended, and the late completion is refused", async () => {
-    const s = store();
-    const first = await s.claim("evt-1", 1_000);
-    if (first.status !== "claimed") throw new Error("expected a claim");
-    clock += 1_001;
-    const second = await s.claim("evt-1", 1_000);
-    expect(second.status).toBe("claimed");
-    await expect(s.complete(first.claim)).rejects.toBeInstanceOf(ClaimLostError);
-    if (second.status === "claimed") await s.complete(second.claim);
-    expect((await s.claim("evt-1", 1_000)).status).toBe("completed");
-  });
+    it("lets another invocation claim a key whose lease has ended, and the late completion is refused", async () => {
+      const s = store();
+      const first = await s.claim("evt-1", 1_000);
+      if (first.status !== "claimed") throw new Error("expected a claim");
+      clock += 1_001;
+      const second = await s.claim("evt-1", 1_000);
+      expect(second.status).toBe("claimed");
+      await expect(s.complete(first.claim)).rejects.toBeInstanceOf(ClaimLostError);
+      if (second.status === "claimed") await s.complete(second.claim);
+      expect((await s.claim("evt-1", 1_000)).status).toBe("completed");
+    });
 
-  it("forgets a completed key once its retention has passed, even though the row still exists", async () => {
-    const s = store({ retentionSeconds: 60 });
-    await runOnce(s, "evt-1", 1_000, async () => undefined);
-    expect((await s.completedAmong(["evt-1"])).has("evt-1")).toBe(true);
-    clock += 61_000;
-    expect((await s.completedAmong(["evt-1"])).size).toBe(0);
-    expect(await runOnce(s, "evt-1", 1_000, async () => undefined)).toBe("applied");
-  });
+    it("forgets a completed key once its retention has passed, even though the row still exists", async () => {
+      const s = store({ retentionSeconds: 60 });
+      await runOnce(s, "evt-1", 1_000, async () => undefined);
+      expect((await s.completedAmong(["evt-1"])).has("evt-1")).toBe(true);
+      clock += 61_000;
+      expect((await s.completedAmong(["evt-1"])).size).toBe(0);
+      expect(await runOnce(s, "evt-1", 1_000, async () => undefined)).toBe("applied");
+    });
 
-  it("keeps scopes apart in one table", async () => {
-    await runOnce(store({ scope: "processor" }), "k", 1_000, async () => undefined);
-    expect(await runOnce(store({ scope: "tool-worker" }), "k", 1_000, async () => undefined)).toBe("applied");
-  });
+    it("keeps scopes apart in one table", async () => {
+      await runOnce(store({ scope: "processor" }), "k", 1_000, async () => undefined);
+      expect(await runOnce(store({ scope: "tool-worker" }), "k", 1_000, async () => undefined)).toBe(
+        "applied",
+      );
+    });
 
-  it.each([
-    [{ retentionSeconds: 59 }, /retentionSeconds/],
-    [{ retentionSeconds: 1.5 }, /retentionSeconds/],
-    [{ scope: "" }, /scope/],
-    [{ scope: "a#b" }, /scope/],
-  ])("rejects bad options %o", (options, message) => {
-    expect(() => store(options)).toThrow(message);
-  });
-});
+    it.each([
+      [{ retentionSeconds: 59 }, /retentionSeconds/],
+      [{ retentionSeconds: 1.5 }, /retentionSeconds/],
+      [{ scope: "" }, /scope/],
+      [{ scope: "a#b" }, /scope/],
+    ])("rejects bad options %o", (options, message) => {
+      expect(() => store(options)).toThrow(message);
+    });
+  },
+);

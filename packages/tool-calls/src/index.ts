@@ -2,8 +2,10 @@ export {
   type Applied,
   type ApplyChange,
   applyEvent,
+  type CallEvent,
   CallStatus,
   RECENT_EVENT_IDS,
+  type ToolCallDeadLettered,
   type ToolCallState,
 } from "./state.js";
 export {

@@ -7,8 +7,37 @@ export const CallStatus = {
   Retrying: "retrying",
   Completed: "completed",
   Failed: "failed",
+  /**
+   * The last attempt SQS allows (the queue's maxReceiveCount) failed: SQS moves the job to the DLQ
+   * (esm-semantics.md §2.3, §9.2 item 5). `deadLetter` says where. Not final: a redriven job's next
+   * attempt supersedes it.
+   */
+  DeadLettered: "dead-lettered",
 } as const;
 export type CallStatus = (typeof CallStatus)[keyof typeof CallStatus];
+
+/**
+ * The worker's record that a call's job is leaving the pipeline for its queue's DLQ. Not a wire event
+ * (the stream never carries it): only the worker knows the receive count and the queue; it writes it to
+ * the table itself, and it folds into the call's state like any event.
+ */
+export interface ToolCallDeadLettered {
+  readonly type: "tool_call.dead_lettered";
+  readonly eventId: string;
+  readonly callId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly occurredAt: string;
+  /** The receive count of the last attempt (the queue's maxReceiveCount). */
+  readonly attempt: number;
+  /** Where the job is: the source queue's DLQ (URL or ARN). */
+  readonly deadLetterQueue: string;
+  /** The last attempt's error. */
+  readonly error: { readonly code: string; readonly message: string };
+}
+
+/** What folds into a call's state: the lifecycle events, and the worker's dead-letter record. */
+export type CallEvent = ToolCallLifecycleEvent | ToolCallDeadLettered;
 
 /** How many recent event ids a call remembers to recognise duplicates without a write. */
 export const RECENT_EVENT_IDS = 32;
@@ -33,6 +62,8 @@ export interface ToolCallState {
     readonly location: ResultLocation;
   };
   readonly error?: { readonly code: string; readonly message: string; readonly retryable: boolean };
+  /** While `status` is dead-lettered: where the job went, after which attempt, and when. */
+  readonly deadLetter?: { readonly queue: string; readonly attempt: number; readonly at: string };
   /**
    * The result itself as JSON text, when `result.location` is inline. Only the worker that ran the
    * call has it, so it arrives with the worker's own write of the completed event; the processor's
@@ -52,8 +83,10 @@ export interface Applied {
   readonly change: ApplyChange;
 }
 
-function statusOf(event: ToolCallLifecycleEvent): CallStatus {
+function statusOf(event: CallEvent): CallStatus {
   switch (event.type) {
+    case "tool_call.dead_lettered":
+      return CallStatus.DeadLettered;
     case "tool_call.requested":
       return CallStatus.Requested;
     case "tool_call.started":
@@ -65,14 +98,34 @@ function statusOf(event: ToolCallLifecycleEvent): CallStatus {
   }
 }
 
-const RANK: Record<CallStatus, number> = { requested: 1, started: 2, retrying: 2, completed: 3, failed: 3 };
+const RANK: Record<CallStatus, number> = {
+  requested: 1,
+  started: 2,
+  retrying: 2,
+  "dead-lettered": 2,
+  completed: 3,
+  failed: 3,
+};
 const isTerminal = (s: CallStatus): boolean => RANK[s] === 3;
+/**
+ * Among non-terminal statuses of one instant, the one that ends an attempt's story wins: an attempt's
+ * failure is after its start, and its dead-lettering after its failure (the worker records both at once).
+ */
+const SAME_INSTANT: Record<CallStatus, number> = {
+  requested: 0,
+  started: 1,
+  retrying: 2,
+  "dead-lettered": 3,
+  completed: 0,
+  failed: 0,
+};
 
 /**
  * Whether an event with status `b` at `bAt` decides the call's status over `a` at `aAt`.
  * Terminal beats non-terminal; among terminals the first to happen wins (a late retry never
- * overwrites a finished call); among the rest the higher phase, then the later event, wins.
- * Ties fall to the event id, so the order is total.
+ * overwrites a finished call); among the rest the higher phase, then the later event, wins (so a
+ * redriven job's next attempt supersedes its dead-lettering, and a stale one does not).
+ * Ties fall to the attempt's order (SAME_INSTANT), then to the event id, so the order is total.
  */
 function decides(
   b: CallStatus,
@@ -85,6 +138,7 @@ function decides(
     return isTerminal(b) ? bEvent.occurredAt < aEvent.occurredAt : bEvent.occurredAt > aEvent.occurredAt;
   }
   if (isTerminal(b) && a !== b) return b === CallStatus.Completed;
+  if (SAME_INSTANT[b] !== SAME_INSTANT[a]) return SAME_INSTANT[b] > SAME_INSTANT[a];
   return bEvent.eventId > aEvent.eventId;
 }
 
@@ -106,11 +160,7 @@ function earliestDigest(state: ToolCallState, occurredAt: string, digest: string
  * what makes the effect safe to repeat after a crash between the write and the idempotency
  * completion, and what keeps a late, duplicate or out-of-order event from moving a call backwards.
  */
-export function applyEvent(
-  current: ToolCallState | undefined,
-  event: ToolCallLifecycleEvent,
-  output?: string,
-): Applied {
+export function applyEvent(current: ToolCallState | undefined, event: CallEvent, output?: string): Applied {
   if (current?.recentEventIds.includes(event.eventId)) return { state: current, change: "duplicate" };
 
   const status = statusOf(event);
@@ -135,7 +185,15 @@ export function applyEvent(
   };
   if (takesStatus) {
     // Outcome fields belong to the event that decides the status: drop those of the one it replaces.
-    const { finishedAt: _f, durationMs: _d, result: _r, error: _e, output: _o, ...rest } = next;
+    const {
+      finishedAt: _f,
+      durationMs: _d,
+      result: _r,
+      error: _e,
+      output: _o,
+      deadLetter: _l,
+      ...rest
+    } = next;
     next = { ...rest, status, statusEvent };
   }
   switch (event.type) {
@@ -161,6 +219,16 @@ export function applyEvent(
           durationMs: event.durationMs,
           result: event.result,
           ...(output !== undefined && event.result.location.kind === "inline" ? { output } : {}),
+        };
+      }
+      break;
+    case "tool_call.dead_lettered":
+      next = { ...next, attempts: Math.max(next.attempts, event.attempt) };
+      if (takesStatus) {
+        next = {
+          ...next,
+          error: { ...event.error, retryable: true },
+          deadLetter: { queue: event.deadLetterQueue, attempt: event.attempt, at: event.occurredAt },
         };
       }
       break;

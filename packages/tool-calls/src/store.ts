@@ -2,8 +2,8 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type BatchGetOptions, batchGetAll, onDemandTable } from "@mcp-pipeline/aws";
-import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
-import { type Applied, applyEvent, type ToolCallState } from "./state.js";
+import { TransientError } from "@mcp-pipeline/contracts";
+import { type Applied, applyEvent, type CallEvent, type ToolCallState } from "./state.js";
 
 /** The tool-calls table: partition key `callId`. */
 export function toolCallsTableDefinition(tableName: string): CreateTableCommandInput {
@@ -75,11 +75,7 @@ export class ToolCallStore {
    * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
    * the same whichever writer wins.
    */
-  async apply(
-    event: ToolCallLifecycleEvent,
-    cache: CallCache = new Map(),
-    output?: string,
-  ): Promise<Applied> {
+  async apply(event: CallEvent, cache: CallCache = new Map(), output?: string): Promise<Applied> {
     for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
       const known = cache.get(event.callId);
       const current = known === undefined ? await this.get(event.callId) : (known ?? undefined);

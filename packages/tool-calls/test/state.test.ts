@@ -1,7 +1,7 @@
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyEvent, type ToolCallState } from "../src/index.js";
+import { applyEvent, type CallEvent, type ToolCallState } from "../src/index.js";
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
 const env = { specVersion: "1.0", sessionId: "s-1", callId: "c-1", tool: "search.web" } as const;
@@ -36,8 +36,39 @@ const failed = (id: string, s: number, retryable: boolean): ToolCallLifecycleEve
   error: { code: "timeout", message: "tool timed out", retryable },
 });
 
-const fold = (events: ToolCallLifecycleEvent[]): ToolCallState | undefined =>
+const DLQ = "https://sqs.us-east-1.amazonaws.com/123456789012/tool-jobs-dlq";
+const deadLettered = (id: string, s: number, attempt = 3): CallEvent => ({
+  ...env,
+  eventId: id,
+  occurredAt: at(s),
+  type: "tool_call.dead_lettered",
+  attempt,
+  deadLetterQueue: DLQ,
+  error: { code: "downstream-5xx", message: "HTTP 503" },
+});
+
+const fold = (events: CallEvent[]): ToolCallState | undefined =>
   events.reduce<ToolCallState | undefined>((state, e) => applyEvent(state, e).state, undefined);
+
+/** Every event at least once, then random repetitions, in a random order: the fold must not care. */
+function expectOrderAndRepetitionFree(events: CallEvent[]): void {
+  const reference = content(fold(events));
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 0, max: events.length - 1 }), { minLength: 1, maxLength: 20 }),
+      (picks) => {
+        const sequence = fc.sample(
+          fc.shuffledSubarray([...events, ...picks.map((i) => events[i] as CallEvent)], {
+            minLength: events.length + picks.length,
+          }),
+          { numRuns: 1, seed: picks.length },
+        )[0] as CallEvent[];
+        expect(content(fold(sequence))).toEqual(reference);
+      },
+    ),
+    { numRuns: 200, seed: 7 },
+  );
+}
 const content = (s: ToolCallState | undefined) => {
   if (!s) return s;
   const { version: _v, recentEventIds: _r, ...rest } = s;
@@ -117,7 +148,7 @@ describe("a call's state is the join of its events", () => {
   });
 
   it("gives the same state for any order and repetition of the same events", () => {
-    const events = [
+    expectOrderAndRepetitionFree([
       requested("r1", 0),
       started("s1", 1, 1),
       failed("f1", 2, true),
@@ -125,24 +156,72 @@ describe("a call's state is the join of its events", () => {
       completed("c1", 5),
       failed("f2", 5, false),
       requested("r2", 0),
-    ];
-    const reference = content(fold(events));
-    fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 0, max: events.length - 1 }), { minLength: 1, maxLength: 20 }),
-        (picks) => {
-          // Every event at least once, then the random picks as repetitions in random order.
-          const sequence = fc.sample(
-            fc.shuffledSubarray([...events, ...picks.map((i) => events[i] as ToolCallLifecycleEvent)], {
-              minLength: events.length + picks.length,
-            }),
-            { numRuns: 1, seed: picks.length },
-          )[0] as ToolCallLifecycleEvent[];
-          expect(content(fold(sequence))).toEqual(reference);
-        },
-      ),
-      { numRuns: 200, seed: 7 },
+    ]);
+  });
+});
+
+describe("a call that left the pipeline for the DLQ says so, until a redriven attempt moves it on (issue 14, item 4)", () => {
+  // Attempts 1-3 fail transiently; the third is the queue's maxReceiveCount, so SQS dead-letters the job.
+  const toTheDlq = [
+    requested("r1", 0),
+    started("s1", 1, 1),
+    failed("f1", 2, true),
+    started("s2", 3, 2),
+    failed("f2", 4, true),
+    started("s3", 5, 3),
+    failed("f3", 6, true),
+    deadLettered("d3", 6, 3),
+  ];
+
+  it("is dead-lettered, with the queue, the attempt and the last error, not retrying forever", () => {
+    expect(fold(toTheDlq)).toMatchObject({
+      status: "dead-lettered",
+      attempts: 3,
+      deadLetter: { queue: DLQ, attempt: 3, at: at(6) },
+      error: { code: "downstream-5xx", retryable: true },
+    });
+  });
+
+  it.each([
+    ["the last failure of the same instant, applied after", [...toTheDlq, failed("f3", 6, true)]],
+    ["a stale start of an earlier attempt", [...toTheDlq, started("s2-copy", 3, 2)]],
+  ])("stays dead-lettered after %s", (_name, events) => {
+    expect(fold(events)?.status).toBe("dead-lettered");
+  });
+
+  it("a redriven job's next attempt supersedes it, and its outcome ends the call", () => {
+    // Redriven messages are new messages (esm-semantics.md §4): the receive count starts again at 1.
+    const redriven = fold([...toTheDlq, started("s1-redrive", 9, 1)]);
+    expect(redriven).toMatchObject({ status: "started", attempts: 3 });
+    expect(redriven).not.toHaveProperty("deadLetter");
+    expect(fold([...toTheDlq, started("s1-redrive", 9, 1), completed("c-redrive", 10)])).toMatchObject({
+      status: "completed",
+      finishedAt: at(10),
+    });
+    expect(fold([...toTheDlq, started("s1-redrive", 9, 1), failed("f-redrive", 10, true)])?.status).toBe(
+      "retrying",
     );
+  });
+
+  it("never displaces a finished call, whatever the order", () => {
+    expect(fold([completed("c1", 4), ...toTheDlq])?.status).toBe("completed");
+    expect(fold([...toTheDlq, failed("p1", 4, false)])?.status).toBe("failed");
+  });
+
+  it.each([
+    ["dead-lettered", toTheDlq],
+    [
+      "redriven, then dead-lettered again",
+      [
+        ...toTheDlq,
+        started("s1-redrive", 9, 1),
+        failed("f-redrive", 10, true),
+        deadLettered("d-redrive", 10, 1),
+      ],
+    ],
+    ["redriven and completed", [...toTheDlq, started("s1-redrive", 9, 1), completed("c-redrive", 10)]],
+  ])("the fold stays a join (order and repetition free): %s", (_name, events) => {
+    expectOrderAndRepetitionFree(events);
   });
 });
 

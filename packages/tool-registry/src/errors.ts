@@ -55,6 +55,25 @@ export class ToolTimeoutError extends TransientError {
   }
 }
 
+/**
+ * The invocation's time budget ran out while the call waited for a slot under the tool's concurrency cap:
+ * the tool never started. Transient: a later delivery finds a slot.
+ */
+export class ToolSlotWaitError extends TransientError {
+  readonly tool: string;
+  readonly waitedMs: number;
+
+  constructor(tool: string, waitedMs: number) {
+    super(
+      "tool-slot-wait",
+      `tool "${tool}" did not start: its time budget ran out (${waitedMs} ms spent waiting for a slot)`,
+    );
+    this.name = "ToolSlotWaitError";
+    this.tool = tool;
+    this.waitedMs = waitedMs;
+  }
+}
+
 /** The tool returned something that is not JSON (undefined, a BigInt, a cycle): a bug in the tool. */
 export class InvalidResultError extends PermanentError {
   readonly tool: string;

@@ -4,6 +4,7 @@ export {
   InvalidArgumentsError,
   InvalidResultError,
   ToolDefinitionError,
+  ToolSlotWaitError,
   ToolTimeoutError,
   UnknownToolError,
 } from "./errors.js";

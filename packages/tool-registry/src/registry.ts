@@ -7,6 +7,7 @@ import {
   InvalidArgumentsError,
   InvalidResultError,
   ToolDefinitionError,
+  ToolSlotWaitError,
   ToolTimeoutError,
   UnknownToolError,
 } from "./errors.js";
@@ -32,7 +33,11 @@ export interface ToolCall {
 
 export interface InvokeOptions {
   readonly logger: ToolLogger;
-  /** The most time the run may take, whatever the tool's own timeout (the invocation's remaining time). */
+  /**
+   * The most time the call may take from the moment `invoke` is called, whatever the tool's own timeout
+   * (the invocation's remaining time). The wait for a concurrency slot counts against it: a queued run
+   * gets only what is left, and never starts once nothing is.
+   */
   readonly budgetMs?: number;
   readonly now?: () => number;
 }
@@ -143,22 +148,44 @@ export class ToolRegistry {
     if (!entry.validate(call.arguments)) {
       throw new InvalidArgumentsError(call.tool, problemsOf(entry.validate.errors));
     }
-    const release = await entry.semaphore.acquire();
+    const invokedAt = now();
+    const budgetMs = options.budgetMs ?? Number.POSITIVE_INFINITY;
+    const release = await acquireWithin(entry.semaphore, budgetMs).catch((error: unknown) => {
+      if (error instanceof BudgetSpent)
+        throw new ToolSlotWaitError(call.tool, Math.max(0, now() - invokedAt));
+      throw error;
+    });
     try {
       // Checked after the wait for a slot, which can be long under a low cap.
       if (call.deadline !== undefined && Date.parse(call.deadline) <= now()) {
         throw new DeadlinePassedError(call.deadline, now());
       }
-      const timeoutMs = Math.max(
-        0,
-        Math.min(entry.tool.timeoutMs, options.budgetMs ?? Number.POSITIVE_INFINITY),
-      );
+      // The budget was given for the whole call: what the wait for a slot took is no longer there.
+      const waitedMs = Math.max(0, now() - invokedAt);
+      const leftMs = budgetMs - waitedMs;
+      if (leftMs <= 0) throw new ToolSlotWaitError(call.tool, waitedMs);
+      const timeoutMs = Math.min(entry.tool.timeoutMs, leftMs);
       const startedAt = now();
       const value = await runWithTimeout(entry.tool, call, options.logger, timeoutMs);
       return { value, json: toJson(call.tool, value), durationMs: now() - startedAt };
     } finally {
       release();
     }
+  }
+}
+
+class BudgetSpent extends Error {}
+
+/** Waits for a slot for at most `budgetMs`; a waiter whose budget ends leaves the queue (BudgetSpent). */
+async function acquireWithin(semaphore: Semaphore, budgetMs: number): Promise<() => void> {
+  if (!Number.isFinite(budgetMs)) return semaphore.acquire();
+  if (budgetMs <= 0) throw new BudgetSpent();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new BudgetSpent()), budgetMs);
+  try {
+    return await semaphore.acquire(controller.signal);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type RegisteredTool,
   ToolDefinitionError,
   ToolRegistry,
+  ToolSlotWaitError,
   ToolTimeoutError,
   UnknownToolError,
 } from "../src/index.js";
@@ -124,11 +125,83 @@ describe("ToolRegistry.invoke", () => {
       }),
     ]);
     const error = await registry
-      .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20 })
+      // The registry's clock stands still: no time passes between the call and the start (see below for the wait).
+      .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20, now: () => 1_000 })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(error.timeoutMs).toBe(20);
     expect(reason).toBe(error);
+  });
+
+  describe("the time budget counts the wait for a concurrency slot (issue 10, defect 4)", () => {
+    /** A tool with one slot; each run waits until it is let go, or until its signal aborts. */
+    function oneSlot() {
+      const holders: (() => void)[] = [];
+      let started = 0;
+      let holding: () => void = () => undefined;
+      const firstHolds = new Promise<void>((r) => {
+        holding = r;
+      });
+      const registry = new ToolRegistry([
+        tool({
+          timeoutMs: 10_000,
+          concurrency: 1,
+          run: (_args, { signal }) =>
+            new Promise((resolve, reject) => {
+              started += 1;
+              holders.push(() => resolve("done"));
+              holding();
+              signal.addEventListener("abort", () => reject(signal.reason));
+            }),
+        }),
+      ]);
+      return { registry, firstHolds, letGo: () => holders.shift()?.(), started: () => started };
+    }
+
+    it("a queued run gets only the budget left after its wait, not the whole budget", async () => {
+      const { registry, firstHolds, letGo } = oneSlot();
+      let clock = 1_000_000;
+      const now = () => clock;
+      const first = registry.invoke(call("greet", { name: "Ada" }), { logger: silent, now });
+      await firstHolds;
+      // Budget 60 s from the call; the slot frees up 59.95 s later (the clock is the registry's).
+      const queued = registry
+        .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 60_000, now })
+        .catch((e: unknown) => e);
+      expect(registry.load("greet")).toEqual({ active: 1, waiting: 1 });
+      clock += 59_950;
+      letGo();
+      expect(await first).toMatchObject({ value: "done" });
+      const error = await queued;
+      expect(error).toBeInstanceOf(ToolTimeoutError);
+      // Before the fix the run got the whole 60 s (capped by the tool's 10 s) and outlived the invocation.
+      expect((error as ToolTimeoutError).timeoutMs).toBe(50);
+    });
+
+    it("a run whose budget ends while it waits for a slot leaves the queue and never starts", async () => {
+      const { registry, firstHolds, letGo, started } = oneSlot();
+      const first = registry.invoke(call("greet", { name: "Ada" }), { logger: silent });
+      await firstHolds;
+      const error = await registry
+        .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20 })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ToolSlotWaitError);
+      expect(failureKindOf(error)).toBe("transient");
+      expect(registry.load("greet")).toEqual({ active: 1, waiting: 0 });
+      letGo();
+      await first;
+      expect(started()).toBe(1);
+      expect(registry.load("greet")).toEqual({ active: 0, waiting: 0 });
+    });
+
+    it("a budget already spent does not start the tool", async () => {
+      const { registry, started } = oneSlot();
+      const error = await registry
+        .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 0 })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ToolSlotWaitError);
+      expect(started()).toBe(0);
+    });
   });
 
   it("keeps at most `concurrency` runs of a tool in flight", async () => {

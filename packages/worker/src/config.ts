@@ -10,12 +10,19 @@ export const workerConfigSchema = z
   .object({
     TOOL_CALLS_TABLE: z.string().min(3).max(255),
     DEDUPE_TABLE: z.string().min(3).max(255),
-    /** Where results too large for the table go, as `results/<callId>.json`. */
+    /** Where results too large for the table go, as `results/<callId>/<runId>.json`. */
     RESULTS_BUCKET: z.string().min(3).max(63),
     /** The lifecycle stream the worker publishes started/completed/failed events to. */
     EVENTS_STREAM_NAME: streamNameSchema,
     /** The source queue's DLQ: poison messages go there at once, with their reason. */
     DEAD_LETTER_QUEUE_URL: sqsQueueUrlSchema,
+    /**
+     * The source queue's redrive policy maxReceiveCount. When set, a job whose attempt at this receive
+     * count fails (or is not started) is recorded in the tool-calls table as dead-lettered, with
+     * DEAD_LETTER_QUEUE_URL: SQS moves it there instead of delivering it again (§2.3). Unset, such a call
+     * shows `retrying` until it is redriven.
+     */
+    MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).max(1000).optional(),
     /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
     /** Stop starting jobs when less than this much of the invocation remains. */

@@ -76,6 +76,14 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
         logger.warn("poison message sent to the DLQ", { messageId: record.messageId, reason });
       },
       logger,
+      ...(config.MAX_RECEIVE_COUNT !== undefined
+        ? {
+            deadLetterAfter: {
+              maxReceiveCount: config.MAX_RECEIVE_COUNT,
+              queue: config.DEAD_LETTER_QUEUE_URL,
+            },
+          }
+        : {}),
       concurrency: config.WORKER_CONCURRENCY,
       deadlineMarginMs: config.DEADLINE_MARGIN_MS,
     };
@@ -89,6 +97,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
     metrics.addMetric("DeadLettered", MetricUnit.Count, summary.deadLettered);
     metrics.addMetric("Duplicates", MetricUnit.Count, summary.duplicates);
     metrics.addMetric("Retried", MetricUnit.Count, summary.retried);
+    metrics.addMetric("LeavingForDlq", MetricUnit.Count, summary.leavingForDlq);
     metrics.addMetric("BatchDuration", MetricUnit.Milliseconds, summary.durationMs);
     metrics.publishStoredMetrics();
   };

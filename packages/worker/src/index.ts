@@ -7,6 +7,7 @@ export {
 } from "./handler.js";
 export {
   completedEvent,
+  deadLetteredEvent,
   eventIdFor,
   failedEvent,
   type PublishEvents,

@@ -10,7 +10,7 @@ import {
   type ToolCallLifecycleEvent,
   type ToolCallStarted,
 } from "@mcp-pipeline/contracts";
-import type { ToolCallState } from "@mcp-pipeline/tool-calls";
+import type { ToolCallDeadLettered, ToolCallState } from "@mcp-pipeline/tool-calls";
 
 /**
  * Event ids derived from the call: a worker that publishes the same event again after a crash uses
@@ -74,6 +74,35 @@ export function failedEvent(
     occurredAt: iso(at),
     durationMs: Math.max(0, Math.round(durationMs)),
     error: { code: failureCodeOf(error).slice(0, 128), message: messageOf(error).slice(0, 2048), retryable },
+  };
+}
+
+/**
+ * The worker's record that a job's last allowed attempt did not succeed, so SQS moves it to the DLQ.
+ * Its id names the message and the attempt: a job redriven (a new message) and dead-lettered again is a
+ * new record, while the same attempt recorded twice is one.
+ */
+export function deadLetteredEvent(
+  job: ToolCallJob,
+  messageId: string,
+  attempt: number,
+  error: unknown,
+  deadLetterQueue: string,
+  at: number,
+): ToolCallDeadLettered {
+  const digest = createHash("sha256")
+    .update(`${job.callId}\u0000dead-lettered\u0000${messageId}\u0000${attempt}`)
+    .digest("hex");
+  return {
+    type: "tool_call.dead_lettered",
+    eventId: `dead-lettered-${digest.slice(0, 40)}`,
+    sessionId: job.sessionId,
+    callId: job.callId,
+    tool: job.tool,
+    occurredAt: iso(at),
+    attempt,
+    deadLetterQueue,
+    error: { code: failureCodeOf(error).slice(0, 128), message: messageOf(error).slice(0, 2048) },
   };
 }
 

@@ -2,6 +2,8 @@ import type { DeadLetterReason } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
   deadlineFromContext,
+  ItemStatus,
+  needsRedelivery,
   type PartialBatchResponse,
   processSqsBatch,
   processSqsFifoBatch,
@@ -16,6 +18,7 @@ import {
   failureKindOf,
   messageOf,
   type ToolCallJob,
+  TransientError,
 } from "@mcp-pipeline/contracts";
 import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
@@ -23,6 +26,7 @@ import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import type { SQSRecord } from "aws-lambda";
 import {
   completedEvent,
+  deadLetteredEvent,
   failedEvent,
   type PublishEvents,
   startedEvent,
@@ -38,7 +42,7 @@ export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
 export interface WorkerDeps {
   readonly mode: QueueMode;
   readonly registry: Pick<ToolRegistry, "invoke">;
-  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
+  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "get">;
   readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
   /** Keeps a result inline or writes it to S3; resolves once it is durable. */
   readonly placeResult: (callId: string, json: string) => Promise<PlacedResult>;
@@ -49,6 +53,11 @@ export interface WorkerDeps {
   readonly logger: ToolLogger;
   readonly concurrency: number;
   readonly deadlineMarginMs: number;
+  /**
+   * The source queue's maxReceiveCount and its DLQ: a job whose attempt at that receive count is
+   * reported for retry is recorded as dead-lettered, since SQS moves it to the DLQ instead (§2.3).
+   */
+  readonly deadLetterAfter?: { readonly maxReceiveCount: number; readonly queue: string };
   readonly now?: () => number;
 }
 
@@ -65,6 +74,8 @@ export interface WorkerSummary {
   readonly duplicates: number;
   /** Reported for SQS to retry: transient failures and jobs not started before the deadline. */
   readonly retried: number;
+  /** Of those, the jobs at their last receive (maxReceiveCount), recorded as dead-lettered in the table. */
+  readonly leavingForDlq: number;
   readonly notStarted: number;
   readonly durationMs: number;
   readonly deadlineReached: boolean;
@@ -125,7 +136,13 @@ export async function processToolCallJobs(
 
   const runJob = async (job: ToolCallJob, attempt: number): Promise<"succeeded" | "failed" | "recovered"> => {
     // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
-    const known = cache.get(job.callId);
+    // The pre-read only saves this read: a call it did not cover (or a failed pre-read) is read here,
+    // and the state read is kept for the write below.
+    let known = cache.get(job.callId);
+    if (known === undefined) {
+      known = (await deps.toolCalls.get(job.callId)) ?? null;
+      cache.set(job.callId, known);
+    }
     const stored = known ? terminalEventOf(known) : undefined;
     if (stored) {
       await deps.publish([stored]);
@@ -144,6 +161,8 @@ export async function processToolCallJobs(
           attempt,
           ...(job.deadline !== undefined ? { deadline: job.deadline } : {}),
         },
+        // The budget is what is left of the invocation now; the registry counts the wait for a slot
+        // of the tool against it, so a queued run cannot outlive the invocation.
         { logger: deps.logger, budgetMs: context.getRemainingTimeInMillis() - deps.deadlineMarginMs, now },
       );
     } catch (error) {
@@ -203,6 +222,8 @@ export async function processToolCallJobs(
       deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }),
   });
 
+  const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, now);
+
   return {
     response: sqsBatchResponse(outcome),
     outcome,
@@ -214,8 +235,59 @@ export async function processToolCallJobs(
       duplicates,
       retried: outcome.counts.failed + outcome.counts["not-started"],
       notStarted: outcome.counts["not-started"],
+      leavingForDlq,
       durationMs: now() - startedAt,
       deadlineReached: outcome.deadlineReached,
     },
   };
+}
+
+/**
+ * Jobs reported for retry at their last receive will not come back: SQS moves them to the DLQ once
+ * their receive count exceeds maxReceiveCount (§2.3, §9.2 item 5). Their calls are recorded as
+ * dead-lettered so that the table does not show `retrying` forever. Best effort: a failed write is
+ * logged; the job is in the DLQ either way, and its redrive moves the call on.
+ */
+async function recordDeadLettered(
+  deps: WorkerDeps,
+  records: readonly SQSRecord[],
+  decoded: readonly DecodeResult<ToolCallJob>[],
+  outcome: BatchOutcome<SQSRecord>,
+  cache: CallCache,
+  now: () => number,
+): Promise<number> {
+  const limit = deps.deadLetterAfter;
+  if (limit === undefined) return 0;
+  let recorded = 0;
+  for (const [i, result] of outcome.outcomes.entries()) {
+    const record = records[i];
+    const job = decoded[i];
+    if (record === undefined || job === undefined || !job.ok || !needsRedelivery(result)) continue;
+    const attempt = attemptOf(record);
+    if (attempt < limit.maxReceiveCount) continue;
+    const error =
+      result.status === ItemStatus.Failed
+        ? result.error
+        : new NotStartedError(result.status === ItemStatus.NotStarted ? result.reason : "unknown");
+    const marker = deadLetteredEvent(job.value, record.messageId, attempt, error, limit.queue, now());
+    try {
+      await deps.toolCalls.apply(marker, cache);
+      recorded += 1;
+    } catch (writeError) {
+      deps.logger.warn("could not record a dead-lettered call", {
+        callId: job.value.callId,
+        messageId: record.messageId,
+        error: messageOf(writeError),
+      });
+    }
+  }
+  return recorded;
+}
+
+/** Why a job at its last receive never ran: the deadline, or an earlier failure of its FIFO group. */
+class NotStartedError extends TransientError {
+  constructor(reason: string) {
+    super("not-started", `not started in its last allowed attempt (${reason})`);
+    this.name = "NotStartedError";
+  }
 }

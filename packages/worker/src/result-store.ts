@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { ResultLocation } from "@mcp-pipeline/contracts";
 
@@ -8,14 +9,20 @@ export interface PlacedResult {
   readonly sizeBytes: number;
 }
 
-/** One object per call, under a key derived from the call id: a retry overwrites, never duplicates. */
-export function resultKeyFor(callId: string): string {
-  return `results/${encodeURIComponent(callId)}.json`;
+/**
+ * One object per run of a call: `results/<callId>/<runId>.json`. A run never writes where another run
+ * wrote, so a stored result is never overwritten: when two runs of one call happen (a lease that ran
+ * out under a slow tool, a crash between the S3 write and the table write), the table keeps the first
+ * outcome and its pointer still resolves to that run's bytes. The losing run's object is left
+ * unreferenced (docs/tool-workers.md).
+ */
+export function resultKeyFor(callId: string, runId: string): string {
+  return `results/${encodeURIComponent(callId)}/${encodeURIComponent(runId)}.json`;
 }
 
 /**
- * Keeps a result inline when it fits `inlineMaxBytes`, otherwise writes it to S3 and returns the
- * pointer. The S3 write completes before the call is marked completed, so a completed call's pointer
+ * Keeps a result inline when it fits `inlineMaxBytes`, otherwise writes it to S3 under this run's own
+ * key and returns the pointer. The S3 write completes before the call is marked completed, so a completed call's pointer
  * always resolves.
  */
 export async function placeResult(
@@ -24,10 +31,11 @@ export async function placeResult(
   callId: string,
   json: string,
   inlineMaxBytes: number,
+  runId: string = randomUUID(),
 ): Promise<PlacedResult> {
   const sizeBytes = Buffer.byteLength(json, "utf8");
   if (sizeBytes <= inlineMaxBytes) return { location: { kind: "inline" }, output: json, sizeBytes };
-  const key = resultKeyFor(callId);
+  const key = resultKeyFor(callId, runId);
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,

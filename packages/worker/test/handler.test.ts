@@ -83,6 +83,22 @@ describe("worker handlers: thin shells configured only through the environment",
     });
   });
 
+  it("with MAX_RECEIVE_COUNT, records a call whose last allowed attempt failed as dead-lettered, with its DLQ", async () => {
+    environment(stack.standard.dlqUrl);
+    vi.stubEnv("MAX_RECEIVE_COUNT", "1");
+    const handler = createWorkerHandler({ service: "tool-worker", mode: QueueMode.Standard });
+    const doomed = job("http.request", { path: "/status/503/last" });
+    await stack.send(stack.standard, [body(doomed)]);
+    const records = await stack.receive(stack.standard);
+    const { result, lines } = await captureStdout(() => handler({ Records: records }, lambdaContext()));
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
+    expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ Retried: 1, LeavingForDlq: 1 });
+    expect(await stack.call(doomed.callId)).toMatchObject({
+      status: "dead-lettered",
+      deadLetter: { queue: stack.standard.dlqUrl, attempt: 1 },
+    });
+  });
+
   it.each([
     ["no event", undefined],
     ["an event without Records", { records: [] }],
@@ -99,6 +115,7 @@ describe("worker handlers: thin shells configured only through the environment",
       TOOL_CALLS_TABLE: "tool-calls",
       DEAD_LETTER_QUEUE_URL: "not-a-url",
       RESULT_INLINE_MAX_BYTES: "500000",
+      MAX_RECEIVE_COUNT: "0",
       EVENTS_STREAM_NAME: "bad name!",
       DEDUPE_TABLE: undefined,
       RESULTS_BUCKET: undefined,
@@ -113,6 +130,7 @@ describe("worker handlers: thin shells configured only through the environment",
       "DEAD_LETTER_QUEUE_URL",
       "RESULT_INLINE_MAX_BYTES",
       "EVENTS_STREAM_NAME",
+      "MAX_RECEIVE_COUNT",
     ]) {
       await expect(run).rejects.toThrow(name);
     }

@@ -1,8 +1,11 @@
+import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { TransientError } from "@mcp-pipeline/contracts";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { processToolCallJobs, resultKeyFor } from "../src/index.js";
+import { processToolCallJobs } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
@@ -82,6 +85,48 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     expect(dead?.attributes[DeadLetterAttribute.ReasonCode]).toBe(code);
   });
 
+  it("a poison message dead-lettered by an invocation that then failed is sent again on redelivery, and every copy carries what dedupes it", async () => {
+    await stack.send(stack.standard, [{ body: "{ poison" }]);
+    const deps = stack.deps("standard");
+    const first = await stack.receive(stack.standard);
+    const sent = await processToolCallJobs(first, lambdaContext(), deps);
+    expect(sent.summary.deadLettered).toBe(1);
+    // The invocation fails after the DLQ took the message (a timeout, a crash): the ESM deletes nothing
+    // and the message comes back (§2.3).
+    await stack.failInvocation(stack.standard, first);
+    const again = await stack.receive(stack.standard);
+    expect(again[0]?.attributes.ApproximateReceiveCount).toBe("2");
+    await processToolCallJobs(again, lambdaContext(), deps);
+    // The same job sent again by its producer: another message with the same body.
+    await stack.send(stack.standard, [{ body: "{ poison" }]);
+    const resent = await stack.receive(stack.standard);
+    await processToolCallJobs(resent, lambdaContext(), deps);
+
+    // A standard DLQ keeps every copy.
+    const dead = await stack.drain(stack.standard.dlqUrl);
+    expect(dead).toHaveLength(3);
+    const digest = createHash("sha256").update("{ poison").digest("hex");
+    const identity = dead
+      .map((d) => ({
+        messageId: d.attributes[DeadLetterAttribute.SourceMessageId],
+        receiveCount: d.attributes[DeadLetterAttribute.SourceReceiveCount],
+        digest: d.attributes[DeadLetterAttribute.BodySha256],
+      }))
+      .sort((a, b) => `${a.messageId}${a.receiveCount}`.localeCompare(`${b.messageId}${b.receiveCount}`));
+    expect(identity).toEqual(
+      [
+        { messageId: first[0]?.messageId, receiveCount: "1", digest },
+        { messageId: first[0]?.messageId, receiveCount: "2", digest },
+        { messageId: resent[0]?.messageId, receiveCount: "1", digest },
+      ].sort((a, b) => `${a.messageId}${a.receiveCount}`.localeCompare(`${b.messageId}${b.receiveCount}`)),
+    );
+    // What docs/tool-workers.md tells an operator: one entry per source message (lowest receive count),
+    // and the body digest to see that two messages carried the same job.
+    const perMessage = new Set(identity.map((i) => i.messageId));
+    expect(perMessage.size).toBe(2);
+    expect(new Set(identity.map((i) => i.digest)).size).toBe(1);
+  });
+
   it("reports a poison message when the DLQ cannot take it, so it is not lost", async () => {
     await stack.send(stack.standard, [{ body: "nope" }]);
     const records = await stack.receive(stack.standard);
@@ -152,6 +197,56 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     expect(attempts).toEqual([1, 2, 3]);
   });
 
+  it("a job that always fails transiently is dead-lettered in the table once SQS moves it to the DLQ, and its redrive moves the call on", async () => {
+    let healthy = false;
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.flaky",
+        description: "Fails transiently until the downstream is healthy.",
+        inputSchema: { type: "object" },
+        timeoutMs: 10_000,
+        concurrency: 4,
+        run: async () => {
+          if (!healthy) throw new TransientError("downstream-5xx", "HTTP 503 (test)");
+          return { ok: true };
+        },
+      }),
+    ]);
+    const doomed = job("test.flaky", {});
+    await stack.send(stack.standard, [body(doomed)]);
+    // maxReceiveCount is 3 (stack.reset); the worker is told so.
+    const deps = stack.deps("standard", {
+      registry,
+      deadLetterAfter: { maxReceiveCount: 3, queue: stack.standard.dlqUrl },
+    });
+    const leaving: number[] = [];
+    for (;;) {
+      const records = await stack.receive(stack.standard);
+      if (records.length === 0) break;
+      const { response, summary } = await processToolCallJobs(records, lambdaContext(), deps);
+      leaving.push(summary.leavingForDlq);
+      await stack.settle(stack.standard, records, response);
+    }
+    // Only the third (last) attempt is recorded as leaving; then SQS moved the message (§2.3).
+    expect(leaving).toEqual([0, 0, 1]);
+    const [dead] = await stack.drain(stack.standard.dlqUrl);
+    expect(dead?.body).toBe(body(doomed).body);
+    expect(await stack.call(doomed.callId)).toMatchObject({
+      status: "dead-lettered",
+      deadLetter: { queue: stack.standard.dlqUrl, attempt: 3 },
+      error: { code: "downstream-5xx", retryable: true },
+    });
+
+    // Redrive (a move makes a new message, receive count 1, §4) once the downstream is healthy.
+    healthy = true;
+    await stack.send(stack.standard, [{ body: dead?.body ?? "" }]);
+    const redriven = await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), deps);
+    expect(redriven.summary).toMatchObject({ succeeded: 1, leavingForDlq: 0 });
+    const call = await stack.call(doomed.callId);
+    expect(call).toMatchObject({ status: "completed", attempts: 3 });
+    expect(call).not.toHaveProperty("deadLetter");
+  });
+
   it("runs a job delivered twice in one batch, and again later, once", async () => {
     const once = job("http.request", ok("once"));
     await stack.send(stack.standard, [body(once), body(once)]);
@@ -203,15 +298,14 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), stack.deps("standard"));
 
     const bigCall = await stack.call(big.callId);
-    expect(bigCall?.result?.location).toEqual({
-      kind: "s3",
-      bucket: stack.names.bucket,
-      key: resultKeyFor(big.callId),
-    });
+    const location = bigCall?.result?.location;
+    if (location?.kind !== "s3") throw new Error(`expected an S3 pointer, got ${JSON.stringify(location)}`);
+    expect(location.bucket).toBe(stack.names.bucket);
+    // The run's own key under the call: results/<callId>/<runId>.json.
+    expect(location.key).toMatch(/^results\/call-\d+\/[0-9a-f-]{36}\.json$/);
+    expect(location.key.startsWith(`results/${big.callId}/`)).toBe(true);
     expect(bigCall?.output).toBeUndefined();
-    const object = await stack.s3.send(
-      new GetObjectCommand({ Bucket: stack.names.bucket, Key: resultKeyFor(big.callId) }),
-    );
+    const object = await stack.s3.send(new GetObjectCommand({ Bucket: location.bucket, Key: location.key }));
     const stored = JSON.parse(await (object.Body?.transformToString() ?? Promise.resolve("null")));
     expect(stored.payload).toHaveLength(10_000);
     expect(bigCall?.result?.sizeBytes).toBe(Buffer.byteLength(JSON.stringify(stored)));
@@ -258,22 +352,96 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
   });
 
   it("reports jobs it did not start when the invocation's remaining time runs low", async () => {
-    const jobs = Array.from({ length: 6 }, () => job("load.latency", { latencyMs: 300 }));
+    // The invocation's remaining time is scripted, not waited for: 10 s until two runs have started,
+    // then 0.5 s, below the 1 s margin. The two runs wait for each other, so no third job can start
+    // before the time drops.
+    let started = 0;
+    let bothStarted: () => void = () => undefined;
+    const barrier = new Promise<void>((r) => {
+      bothStarted = r;
+    });
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.paired",
+        description: "Returns once two runs have started.",
+        inputSchema: { type: "object" },
+        timeoutMs: 10_000,
+        concurrency: 10,
+        run: async () => {
+          started += 1;
+          if (started === 2) bothStarted();
+          await barrier;
+          return { started };
+        },
+      }),
+    ]);
+    const jobs = Array.from({ length: 6 }, () => job("test.paired", {}));
     await stack.send(stack.standard, jobs.map(body));
     const records = await stack.receive(stack.standard);
-    const context = lambdaContext({ timeoutMs: 1_500 });
-    // Two at a time with a 1 s margin: the first pair fits; the next gets only what is left above the
-    // margin (its tool times out, reported); after that nothing starts (reported, not started).
+    const context = lambdaContext({ remainingMs: () => (started >= 2 ? 500 : 10_000) });
     const { response, summary } = await processToolCallJobs(
       records,
       context,
-      stack.deps("standard", { concurrency: 2 }),
+      stack.deps("standard", { concurrency: 2, registry }),
     );
-    expect(summary.deadlineReached).toBe(true);
-    expect(summary.succeeded).toBeGreaterThanOrEqual(2);
-    expect(summary.notStarted).toBeGreaterThan(0);
-    expect(ids(response)).toHaveLength(summary.retried);
-    expect(summary.succeeded + summary.retried).toBe(6);
+    expect(summary).toMatchObject({ deadlineReached: true, succeeded: 2, notStarted: 4, retried: 4 });
+    expect(ids(response)).toHaveLength(4);
+    expect(started).toBe(2);
+  });
+});
+
+describe("a tool's time budget counts the wait for its concurrency slot (issue 10, defect 4)", () => {
+  it("a job queued behind a slow run gets only what is left of the invocation, not the whole budget", async () => {
+    // One slot; a run waits until it is let go or its signal aborts. The clock is the worker's and the
+    // context's, moved by the test: nothing waits for time to pass.
+    const start = 1_000_000;
+    let clock = start;
+    const holders: (() => void)[] = [];
+    let firstHolds: () => void = () => undefined;
+    const holding = new Promise<void>((r) => {
+      firstHolds = r;
+    });
+    const registry = new ToolRegistry([
+      defineTool({
+        name: "test.single",
+        description: "One run at a time; returns when let go.",
+        inputSchema: { type: "object" },
+        timeoutMs: 5_000,
+        concurrency: 1,
+        run: (_args, { signal }) =>
+          new Promise((resolve, reject) => {
+            holders.push(() => resolve({ ok: true }));
+            firstHolds();
+            signal.addEventListener("abort", () => reject(signal.reason));
+          }),
+      }),
+    ]);
+    const [a, b] = [job("test.single", {}), job("test.single", {})];
+    await stack.send(stack.standard, [body(a), body(b)]);
+    const records = await stack.receive(stack.standard);
+    expect(records).toHaveLength(2);
+    const context = lambdaContext({ remainingMs: () => 60_000 - (clock - start) });
+    const run = processToolCallJobs(
+      records,
+      context,
+      stack.deps("standard", { registry, concurrency: 2, now: () => clock }),
+    );
+    await holding;
+    // Wait (on the registry's state, not on a timer) until the second job is queued for the slot.
+    while (registry.load("test.single")?.waiting !== 1) await new Promise((r) => setImmediate(r));
+    // 58.95 s pass while the first run holds the slot: 1.05 s of the invocation is left, 50 ms above
+    // the 1 s margin.
+    clock += 58_950;
+    holders.shift()?.();
+    const { summary } = await run;
+    expect(summary).toMatchObject({ succeeded: 1, retried: 1 });
+    const failed = (await stack.events()).filter((e) => e.type === "tool_call.failed");
+    expect(failed).toHaveLength(1);
+    // Before the fix the queued run got its whole 5 s timeout (the 59 s budget was taken before the
+    // wait), outliving the invocation's last 1.05 s.
+    expect(failed[0]).toMatchObject({
+      error: { code: "tool-timeout", message: expect.stringContaining("within 50 ms"), retryable: true },
+    });
   });
 });
 

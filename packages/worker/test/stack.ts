@@ -8,7 +8,12 @@ import {
   type KinesisClient,
   ListShardsCommand,
 } from "@aws-sdk/client-kinesis";
-import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -42,7 +47,7 @@ import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempoten
 import {
   emulatorClientOptions,
   type RunningEmulator,
-  startDynamoDb,
+  startFaithfulDynamoDb,
   startKinesis,
   startSqsS3,
 } from "@mcp-pipeline/testing/emulators";
@@ -98,7 +103,10 @@ export interface Queue {
   readonly dlqUrl: string;
 }
 
-/** dynalite, fauxqs (SQS and S3) and kinesalite on loopback, with the workers' resources. */
+/**
+ * dynalite behind the DynamoDB fidelity proxy, fauxqs (SQS and S3) and kinesalite on loopback, with the
+ * workers' resources.
+ */
 export class WorkerStack {
   private constructor(
     private readonly emulators: RunningEmulator[],
@@ -111,7 +119,8 @@ export class WorkerStack {
 
   static async start(): Promise<WorkerStack> {
     const [dynamo, sqsS3, kinesis, downstream] = await Promise.all([
-      startDynamoDb(),
+      // DynamoDB's answers where dynalite's differ (a failed conditional write returns the item).
+      startFaithfulDynamoDb(),
       startSqsS3(),
       startKinesis(),
       Downstream.start(),
@@ -235,6 +244,45 @@ export class WorkerStack {
     };
   }
 
+  /**
+   * The worker's two DynamoDB stores reached through `endpoint` (a fault proxy in front of this stack's
+   * DynamoDB), with the client to destroy afterwards.
+   */
+  storesVia(
+    endpoint: string,
+    mode: QueueMode,
+  ): { stores: Pick<WorkerDeps, "toolCalls" | "idempotency">; client: DynamoDBDocumentClient } {
+    const client = dynamoDbDocumentClient({ ...emulatorClientOptions({ endpoint, stop: async () => {} }) });
+    return {
+      client,
+      stores: {
+        toolCalls: new ToolCallStore({ client, tableName: this.names.toolCalls }),
+        idempotency: new IdempotencyStore({
+          client,
+          tableName: this.names.dedupe,
+          scope: `${mode}-worker`,
+          retentionSeconds: 86_400,
+        }),
+      },
+    };
+  }
+
+  /** The keys of the result objects stored for a call, one per run that reached S3. */
+  async resultKeys(callId: string): Promise<string[]> {
+    const { Contents = [] } = await this.s3.send(
+      new ListObjectsV2Command({
+        Bucket: this.names.bucket,
+        Prefix: `results/${encodeURIComponent(callId)}/`,
+      }),
+    );
+    return Contents.flatMap((o) => (o.Key ? [o.Key] : [])).sort();
+  }
+
+  async object(key: string): Promise<string> {
+    const object = await this.s3.send(new GetObjectCommand({ Bucket: this.names.bucket, Key: key }));
+    return (await object.Body?.transformToString()) ?? "";
+  }
+
   /** Sends message bodies; for FIFO, each with its group (and a unique deduplication id). */
   async send(queue: Queue, messages: readonly { body: string; group?: string }[]): Promise<void> {
     for (const [i, message] of messages.entries()) {
@@ -277,6 +325,19 @@ export class WorkerStack {
       } else {
         await this.sqs.send(new DeleteMessageCommand(handle));
       }
+    }
+  }
+
+  /** What the ESM does when the invocation fails as a whole (§2.3): deletes nothing; here the batch comes back at once. */
+  async failInvocation(queue: Queue, records: readonly SQSRecord[]): Promise<void> {
+    for (const record of records) {
+      await this.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queue.url,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
     }
   }
 

@@ -1,0 +1,167 @@
+import { IdempotencyStore } from "@mcp-pipeline/idempotency";
+import { lambdaContext } from "@mcp-pipeline/testing";
+import { startFaultProxy } from "@mcp-pipeline/testing/emulators";
+import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
+import { body, job, WorkerStack } from "./stack.js";
+
+let stack: WorkerStack;
+beforeAll(async () => {
+  stack = await WorkerStack.start();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+beforeEach(async () => {
+  await stack.reset();
+});
+
+const ids = (response: { batchItemFailures: readonly { itemIdentifier: unknown }[] }) =>
+  response.batchItemFailures.map((f) => f.itemIdentifier);
+
+/**
+ * A tool whose every run returns something different (its run number) and large enough to go to S3
+ * (the stack keeps results up to 4 KiB inline), so a result written by another run is visible.
+ */
+function countingRegistry(): { registry: ToolRegistry; runs: () => number } {
+  let runs = 0;
+  const tool = defineTool({
+    name: "test.counted",
+    description: "Returns its run number and 5 KB of padding.",
+    inputSchema: { type: "object" },
+    timeoutMs: 10_000,
+    concurrency: 4,
+    run: async () => {
+      runs += 1;
+      return { run: runs, padding: "x".repeat(5_000) };
+    },
+  });
+  return { registry: new ToolRegistry([tool]), runs: () => runs };
+}
+
+/** Fails every request of one DynamoDB operation, as an unavailable partition would. */
+const failing = (operation: string) => (target: string) =>
+  target === `DynamoDB_20120810.${operation}`
+    ? { status: 500, type: "InternalServerError", message: `injected: ${operation} unavailable` }
+    : undefined;
+
+async function completedEvents(callId: string) {
+  return (await stack.events()).filter((e) => e.callId === callId && e.type === "tool_call.completed");
+}
+
+describe("worker recovery does not depend on the optional BatchGetItem pre-read (issue 10, defect 2)", () => {
+  it("attempt 1 stored the result but could not publish it; attempt 2's pre-read fails: the tool does not run again and the stored result stays", async () => {
+    const { registry, runs } = countingRegistry();
+    const j = job("test.counted", {});
+    await stack.send(stack.standard, [body(j)]);
+
+    // Attempt 1: runs the tool, stores the result (S3 + table), then the stream refuses `completed`.
+    const base = stack.deps("standard", { registry });
+    const first = await stack.receive(stack.standard);
+    const attempt1 = await processToolCallJobs(first, lambdaContext(), {
+      ...base,
+      publish: async (events) => {
+        if (events.some((e) => e.type === "tool_call.completed")) throw new Error("connect ECONNREFUSED");
+        await base.publish(events);
+      },
+    });
+    expect(ids(attempt1.response)).toEqual([first[0]?.messageId]);
+    const stored = await stack.call(j.callId);
+    expect(stored?.status).toBe("completed");
+    if (stored?.result?.location.kind !== "s3") throw new Error("expected the result in S3");
+    const storedKey = stored.result.location.key;
+    const storedBytes = await stack.object(storedKey);
+    expect(JSON.parse(storedBytes).run).toBe(1);
+    await stack.settle(stack.standard, first, attempt1.response);
+
+    // Attempt 2: the pre-read (BatchGetItem) fails; everything else reaches the real emulators.
+    const proxy = await startFaultProxy(stack.endpoints[0] ?? "", failing("BatchGetItem"));
+    const { stores, client } = stack.storesVia(proxy.endpoint, "standard");
+    try {
+      const second = await stack.receive(stack.standard);
+      expect(second).toHaveLength(1);
+      const attempt2 = await processToolCallJobs(second, lambdaContext(), { ...base, ...stores });
+      expect(proxy.injected()).toBeGreaterThan(0);
+      expect(ids(attempt2.response)).toEqual([]);
+      expect(attempt2.summary).toMatchObject({ duplicates: 1, succeeded: 0 });
+    } finally {
+      client.destroy();
+      await proxy.stop();
+    }
+
+    expect(runs()).toBe(1);
+    // One object, the one the table points to, with attempt 1's bytes.
+    expect(await stack.resultKeys(j.callId)).toEqual([storedKey]);
+    expect(await stack.object(storedKey)).toBe(storedBytes);
+    expect(await stack.call(j.callId)).toEqual(stored);
+    // The published outcome is the stored one.
+    const published = await completedEvents(j.callId);
+    expect(published).toHaveLength(1);
+    expect(published[0]).toMatchObject({
+      eventId: stored.statusEvent.eventId,
+      result: { location: stored.result.location, sizeBytes: Buffer.byteLength(storedBytes) },
+    });
+  });
+
+  it("two runs of one call (a lease that ran out under a slow run): the result the table points to is never overwritten by the later run", async () => {
+    const { registry } = countingRegistry();
+    const j = job("test.counted", {});
+    await stack.send(stack.standard, [body(j)]);
+    const [a] = await stack.receive(stack.standard);
+    await stack.send(stack.standard, [body(j)]);
+    const [b] = await stack.receive(stack.standard);
+    if (!a || !b) throw new Error("expected two deliveries");
+
+    // A runs the tool, then stalls before storing its result until B is done.
+    const base = stack.deps("standard", { registry });
+    let reached: () => void = () => undefined;
+    const aStalled = new Promise<void>((r) => {
+      reached = r;
+    });
+    let resume: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      resume = r;
+    });
+    const runA = processToolCallJobs([a], lambdaContext(), {
+      ...base,
+      placeResult: async (callId, json) => {
+        reached();
+        await gate;
+        return base.placeResult(callId, json);
+      },
+    });
+    await aStalled;
+
+    // B's clock is past A's lease (A's invocation would have ended): B claims and runs the call.
+    const later: WorkerDeps["idempotency"] = new IdempotencyStore({
+      client: stack.dynamo,
+      tableName: stack.names.dedupe,
+      scope: "standard-worker",
+      retentionSeconds: 86_400,
+      now: () => Date.now() + 3_600_000,
+    });
+    const runB = await processToolCallJobs([b], lambdaContext(), { ...base, idempotency: later });
+    expect(runB.summary.succeeded).toBe(1);
+    const decided = await stack.call(j.callId);
+    if (decided?.result?.location.kind !== "s3") throw new Error("expected the result in S3");
+    const key = decided.result.location.key;
+    const bytes = await stack.object(key);
+    expect(JSON.parse(bytes).run).toBe(2);
+
+    resume();
+    await runA;
+
+    // A stored its own object beside B's; the table still describes B's run, and its pointer B's bytes.
+    expect(await stack.call(j.callId)).toMatchObject({
+      result: decided.result,
+      statusEvent: decided.statusEvent,
+    });
+    expect(await stack.object(key)).toBe(bytes);
+    expect(await stack.resultKeys(j.callId)).toHaveLength(2);
+    expect(decided.result.sizeBytes).toBe(Buffer.byteLength(bytes));
+    // Whatever each run published, it is the table's outcome.
+    const published = await completedEvents(j.callId);
+    expect(new Set(published.map((e) => e.eventId))).toEqual(new Set([decided.statusEvent.eventId]));
+  });
+});
