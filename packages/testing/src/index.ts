@@ -1,5 +1,13 @@
 export { lambdaContext } from "./context.js";
 export {
+  type KinesisFidelityProxy,
+  type KinesisFidelityProxyOptions,
+  KinesisOperation,
+  KinesisRetryableError,
+  SHARD_ITERATOR_LIFETIME_MS,
+  startKinesisFidelityProxy,
+} from "./kinesis-fidelity-proxy.js";
+export {
   type KinesisRecordInit,
   kinesisRecord,
   kinesisRecordWithRawData,
