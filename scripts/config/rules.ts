@@ -29,8 +29,16 @@ export const RuleId = {
   RecordAgeBeyondRetention: "record-age-beyond-retention",
   MissingAlarms: "missing-alarms",
   DeadlineMarginNotBelowTimeout: "deadline-margin-not-below-timeout",
+  SlowDownstreamExhaustsRetries: "slow-downstream-exhausts-retries",
 } as const;
 export type RuleId = (typeof RuleId)[keyof typeof RuleId];
+
+/**
+ * How much slower than `expected_record_latency_ms` the processor's downstream may get before deadline
+ * partial responses alone use up its retries (docs/batch-engine.md "A slow downstream and the retry
+ * quota"): a slowdown this large is a brownout the pipeline should ride out, not a failure.
+ */
+export const TOLERATED_SLOWDOWN = 10;
 
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
@@ -89,6 +97,23 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
       "processor.esm.maximum_record_age_in_seconds",
       `record age ${esm.maximum_record_age_in_seconds} s exceeds the stream's retention (${s.stream.retention_period_hours} h): records expire from the stream before the age limit can send them to the failure queue`,
     );
+  }
+
+  // Every deadline-driven partial response counts as a retry attempt (§1.4), so a downstream that is only
+  // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
+  // Worst case: one partition key, so the batch runs one record at a time.
+  if (esm.maximum_retry_attempts !== -1) {
+    const margin = Number(s.processor.environment.DEADLINE_MARGIN_MS ?? DEFAULT_MARGIN_MS.processor);
+    const invocations = esm.maximum_retry_attempts + 1;
+    const usableMs = s.processor.timeout_seconds * 1000 - margin;
+    const neededMs = TOLERATED_SLOWDOWN * esm.batch_size * s.processor.expected_record_latency_ms;
+    if (invocations * usableMs < neededMs) {
+      add(
+        RuleId.SlowDownstreamExhaustsRetries,
+        "processor.esm.maximum_retry_attempts",
+        `${invocations} invocations x ${usableMs} ms usable (timeout - deadline margin) < ${TOLERATED_SLOWDOWN} x ${esm.batch_size} records x ${s.processor.expected_record_latency_ms} ms: a downstream ${TOLERATED_SLOWDOWN} times slower than expected makes deadline partial responses until the retries run out, and records that never failed go to the failure queue (§1.4 "Partial failures count as retries")`,
+      );
+    }
   }
 
   for (const name of SQS_FUNCTIONS) {

@@ -11,6 +11,7 @@ export {
 export { type BatchOptions, processKinesisBatch, processSqsBatch, processSqsFifoBatch } from "./modes.js";
 export {
   type BatchOutcome,
+  checkpointProgress,
   failureDetails,
   type ItemOutcome,
   ItemStatus,
@@ -25,3 +26,4 @@ export {
   type PartialBatchResponse,
   sqsBatchResponse,
 } from "./response.js";
+export { SchedulingRule } from "./schedule.js";

@@ -8,6 +8,7 @@ import {
   NotStartedReason,
 } from "./outcome.js";
 import { PriorityQueue } from "./priority-queue.js";
+import { adaptiveRule, SchedulingRule } from "./schedule.js";
 
 /** What a transient failure stops besides the failed record itself. */
 export const FailureScope = {
@@ -45,6 +46,8 @@ export interface RunOptions<T> {
   readonly deadline?: Deadline;
   /** Overrides how errors are classified; the default reads the error's `kind` (contracts `failureKindOf`). */
   readonly classify?: (error: unknown) => FailureKind;
+  /** Which ready key starts next (schedule.ts); `adaptive` by default. */
+  readonly schedule?: SchedulingRule;
 }
 
 interface KeyLane {
@@ -52,22 +55,87 @@ interface KeyLane {
   /** Batch indices of this key's records, ascending. */
   readonly indices: number[];
   next: number;
+  /** Whether the lane waits in the ready set, and which of its heap entries is current. */
+  queued: boolean;
+  ticket: number;
 }
 
 function remaining(lane: KeyLane): number {
   return lane.indices.length - lane.next;
 }
 
+const nextIndex = (lane: KeyLane): number => lane.indices[lane.next] ?? 0;
+
 /**
- * Which ready key to run next: the one with the most records left (its chain is the critical path;
- * for equal per-record latency this is Hu's list-scheduling rule, optimal for chains), ties broken by
- * the earliest record so that work near the front of the shard finishes first.
+ * Longest key first: the one with the most records left (its chain is the critical path; for equal
+ * per-record latency this is Hu's list-scheduling rule, optimal for chains), ties broken by the
+ * earliest record so that work near the front of the shard finishes first.
  */
-function runsBefore(a: KeyLane, b: KeyLane): boolean {
+function longestFirst(a: KeyLane, b: KeyLane): boolean {
   const ra = remaining(a);
   const rb = remaining(b);
   if (ra !== rb) return ra > rb;
-  return (a.indices[a.next] ?? 0) < (b.indices[b.next] ?? 0);
+  return nextIndex(a) < nextIndex(b);
+}
+
+interface Entry {
+  readonly lane: KeyLane;
+  readonly ticket: number;
+}
+
+/**
+ * The keys ready to start, ordered both ways at once (one heap per rule, O(log K) per step), so the
+ * rule can change between two picks. A lane's sort keys do not change while it waits; entries left in
+ * the other heap when a lane is taken are skipped later by their ticket.
+ */
+class ReadyLanes {
+  readonly #byLength = new PriorityQueue<Entry>((a, b) => longestFirst(a.lane, b.lane));
+  readonly #byIndex = new PriorityQueue<Entry>((a, b) => nextIndex(a.lane) < nextIndex(b.lane));
+  size = 0;
+  /** Records of the waiting lanes. */
+  records = 0;
+
+  push(lane: KeyLane): void {
+    lane.ticket += 1;
+    lane.queued = true;
+    const entry = { lane, ticket: lane.ticket };
+    this.#byLength.push(entry);
+    this.#byIndex.push(entry);
+    this.size += 1;
+    this.records += remaining(lane);
+  }
+
+  pop(rule: SchedulingRule): KeyLane | undefined {
+    const heap = rule === SchedulingRule.EarliestRecordFirst ? this.#byIndex : this.#byLength;
+    for (let entry = heap.pop(); entry !== undefined; entry = heap.pop()) {
+      if (!entry.lane.queued || entry.ticket !== entry.lane.ticket) continue;
+      entry.lane.queued = false;
+      this.size -= 1;
+      this.records -= remaining(entry.lane);
+      return entry.lane;
+    }
+    return undefined;
+  }
+
+  /** The most records left on one waiting key. */
+  longest(): number {
+    for (let top = this.#byLength.peek(); top !== undefined; top = this.#byLength.peek()) {
+      if (top.lane.queued && top.ticket === top.lane.ticket) return remaining(top.lane);
+      this.#byLength.pop();
+    }
+    return 0;
+  }
+
+  drain(): KeyLane[] {
+    const lanes = this.#byLength
+      .drain()
+      .flatMap((e) => (e.lane.queued && e.ticket === e.lane.ticket ? [e.lane] : []));
+    this.#byIndex.drain();
+    for (const lane of lanes) lane.queued = false;
+    this.size = 0;
+    this.records = 0;
+    return lanes;
+  }
 }
 
 export function assertConcurrency(concurrency: number): void {
@@ -98,13 +166,39 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
     const key = options.keyOf(item, index);
     const lane = lanes.get(key);
     if (lane) lane.indices.push(index);
-    else lanes.set(key, { key, indices: [index], next: 0 });
+    else lanes.set(key, { key, indices: [index], next: 0, queued: false, ticket: 0 });
   });
 
-  const ready = new PriorityQueue<KeyLane>(runsBefore);
+  const ready = new ReadyLanes();
   for (const lane of lanes.values()) ready.push(lane);
 
   let running = 0;
+  const runningLanes = new Set<KeyLane>();
+  const nowMs = deadline.nowMs ?? (() => performance.now());
+  /** The slowest record seen so far in this batch, ms. */
+  let slowestMs: number | undefined;
+
+  /** The rule for the next pick: fixed, or adaptive (schedule.ts) when the deadline tells its time. */
+  const currentRule = (): SchedulingRule => {
+    const fixed = options.schedule ?? SchedulingRule.Adaptive;
+    if (fixed !== SchedulingRule.Adaptive) return fixed;
+    const timeLeftMs = deadline.timeLeftMs?.();
+    const recordMs = slowestMs ?? deadline.expectedRecordMs;
+    if (timeLeftMs === undefined || recordMs === undefined) return SchedulingRule.LongestKeyFirst;
+    let pendingRecords = ready.records;
+    let longestChain = ready.longest();
+    for (const lane of runningLanes) {
+      pendingRecords += remaining(lane);
+      longestChain = Math.max(longestChain, remaining(lane));
+    }
+    return adaptiveRule({
+      timeLeftMs,
+      recordMs,
+      pendingRecords,
+      longestChain,
+      concurrency: options.concurrency,
+    });
+  };
   let deadlineReached = false;
   /** Kinesis: the earliest batch index that failed transiently. */
   let stopAfter = Number.POSITIVE_INFINITY;
@@ -153,9 +247,11 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
       resolve({ items, outcomes: final, counts: countOutcomes(final), deadlineReached });
     };
 
-    const settle = (lane: KeyLane, index: number, outcome: ItemOutcome): void => {
+    const settle = (lane: KeyLane, index: number, outcome: ItemOutcome, tookMs: number): void => {
       outcomes[index] = outcome;
+      slowestMs = Math.max(slowestMs ?? 0, tookMs);
       running -= 1;
+      runningLanes.delete(lane);
       lane.next += 1;
       if (outcome.status === ItemStatus.Failed) {
         if (failureScope === FailureScope.KeyAndLater) {
@@ -175,7 +271,7 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
           deadlineReached = true;
           break;
         }
-        const lane = ready.pop() as KeyLane;
+        const lane = ready.pop(currentRule()) as KeyLane;
         const index = lane.indices[lane.next] as number;
         if (index > stopAfter) {
           // Indices of a lane ascend, so the rest of this lane lies after the failure too.
@@ -183,8 +279,12 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
           continue;
         }
         running += 1;
+        runningLanes.add(lane);
         const context: ItemContext = { index, key: lane.key };
-        void runOne(items[index] as T, context).then((outcome) => settle(lane, index, outcome));
+        const startedAt = nowMs();
+        void runOne(items[index] as T, context).then((outcome) =>
+          settle(lane, index, outcome, nowMs() - startedAt),
+        );
       }
       if (running === 0) finish();
     };

@@ -2,6 +2,7 @@ import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 import type { Deadline } from "./deadline.js";
 import { FailureScope, type ItemHandler, runKeyOrdered, type SetAside } from "./key-ordered-runner.js";
 import type { BatchOutcome } from "./outcome.js";
+import type { SchedulingRule } from "./schedule.js";
 
 export interface BatchOptions<T> {
   readonly handle: ItemHandler<T>;
@@ -10,6 +11,8 @@ export interface BatchOptions<T> {
   /** Keys (partition keys, groups, messages) in flight at once. */
   readonly concurrency: number;
   readonly deadline?: Deadline;
+  /** Which ready key starts next; `adaptive` (the default) is right outside benchmarks (schedule.ts). */
+  readonly schedule?: SchedulingRule;
 }
 
 /**

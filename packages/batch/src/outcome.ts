@@ -68,3 +68,13 @@ export function failureDetails<T>(
     return [{ ...identify(item), cause: o.cause, code: failureCodeOf(o.error), message: messageOf(o.error) }];
   });
 }
+
+/**
+ * Kinesis checkpoint progress: how many records, from the start of the batch (shard order), are done
+ * before the first one that needs redelivery. Lambda checkpoints there (§1.4), so this is the work an
+ * invocation keeps; everything after it is delivered again, including records that already ran.
+ */
+export function checkpointProgress<T>(outcome: BatchOutcome<T>): number {
+  const first = outcome.outcomes.findIndex(needsRedelivery);
+  return first === -1 ? outcome.outcomes.length : first;
+}

@@ -23,6 +23,10 @@ export class PriorityQueue<T> {
     }
   }
 
+  peek(): T | undefined {
+    return this.#items[0];
+  }
+
   pop(): T | undefined {
     const items = this.#items;
     const top = items[0];

@@ -1,5 +1,6 @@
+import { compareSequenceNumbers } from "@mcp-pipeline/aws";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
-import { type BatchOutcome, type ItemOutcome, ItemStatus, needsRedelivery } from "./outcome.js";
+import { type BatchOutcome, needsRedelivery } from "./outcome.js";
 
 declare const itemIdentifierBrand: unique symbol;
 /** A sequence number or message id that is non-empty and belongs to the batch being answered. */
@@ -54,27 +55,29 @@ function assertComplete<T>(outcome: BatchOutcome<T>): void {
   }
 }
 
-const isDone = (o: ItemOutcome): boolean =>
-  o.status === ItemStatus.Succeeded || o.status === ItemStatus.SetAside;
-
 /**
- * Kinesis: Lambda checkpoints at the lowest reported sequence number and redelivers everything from
- * there (§1.4 "Checkpoint rule"), so the response names exactly that record, and every record before it
- * must be done: otherwise the checkpoint would skip it and it would be lost.
+ * Kinesis: Lambda checkpoints just below the lowest sequence number in `batchItemFailures` and
+ * redelivers everything from it (§1.4 "Checkpoint rule"), so the response names exactly one record: the
+ * one with the lowest sequence number among those that need redelivery. Every record below it is then
+ * done by construction, whatever order the records were given in: the choice is made by sequence
+ * number (what Lambda reads), not by position in the array.
  */
 export function kinesisBatchResponse(outcome: BatchOutcome<KinesisStreamRecord>): PartialBatchResponse {
   assertComplete(outcome);
-  const first = outcome.outcomes.findIndex(needsRedelivery);
-  if (first === -1) return { batchItemFailures: [] };
-  const undone = outcome.outcomes.slice(0, first).findIndex((o) => !isDone(o));
-  if (undone !== -1) {
-    throw new InvalidBatchResponseError(
-      `record ${undone} is unfinished but precedes the checkpoint ${first}`,
-    );
-  }
+  let lowest: KinesisStreamRecord | undefined;
+  outcome.outcomes.forEach((o, i) => {
+    const record = outcome.items[i] as KinesisStreamRecord;
+    if (
+      needsRedelivery(o) &&
+      (lowest === undefined ||
+        compareSequenceNumbers(record.kinesis.sequenceNumber, lowest.kinesis.sequenceNumber) < 0)
+    ) {
+      lowest = record;
+    }
+  });
+  if (lowest === undefined) return { batchItemFailures: [] };
   const batch = new Set(outcome.items.map((r) => r.kinesis.sequenceNumber));
-  const record = outcome.items[first] as KinesisStreamRecord;
-  return { batchItemFailures: [{ itemIdentifier: toIdentifier(record.kinesis.sequenceNumber, batch) }] };
+  return { batchItemFailures: [{ itemIdentifier: toIdentifier(lowest.kinesis.sequenceNumber, batch) }] };
 }
 
 /**

@@ -62,12 +62,24 @@ describe("partial batch response builder (esm-semantics.md §1.4 and §2.3: what
     );
   });
 
-  it("refuses a Kinesis checkpoint that would skip an unfinished earlier record", () => {
-    // Not producible by the engine; the builder still refuses it, because Lambda would commit record 0.
-    const outcome = outcomeOf(kin(3), [notStarted, ok, failed]);
+  it("names the lowest sequence number needing redelivery even when the records are not in shard order", () => {
+    // Lambda commits every record below the named sequence number (§1.4 "Checkpoint rule"). Given out of
+    // order, the first record needing redelivery by position (sequence 2) is not the lowest: naming it
+    // would commit the unstarted sequence 0 and lose it.
+    const shuffled = [2, 0, 1].map((sequence) => kinesisRecord({ partitionKey: "k", data: {}, sequence }));
+    const outcome = outcomeOf(shuffled, [failed, notStarted, ok]);
     expect(kinesisBatchResponse(outcome).batchItemFailures).toEqual([{ itemIdentifier: sequenceNumber(0) }]);
-    const skipping = outcomeOf(kin(3), [ok, { status: "weird" } as unknown as ItemOutcome, failed]);
-    expect(() => kinesisBatchResponse(skipping)).toThrow(/precedes the checkpoint/);
+  });
+
+  it("compares sequence numbers as numbers, not as text (a longer number is later)", () => {
+    const short = kinesisRecord({ partitionKey: "k", data: {}, sequence: 9 });
+    const long = {
+      ...short,
+      kinesis: { ...short.kinesis, sequenceNumber: `1${short.kinesis.sequenceNumber}` },
+    };
+    expect(kinesisBatchResponse(outcomeOf([long, short], [failed, failed])).batchItemFailures).toEqual([
+      { itemIdentifier: short.kinesis.sequenceNumber },
+    ]);
   });
 
   it("names every message that needs redelivery for SQS, in batch order", () => {

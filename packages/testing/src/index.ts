@@ -1,5 +1,14 @@
 export { lambdaContext } from "./context.js";
 export {
+  type KinesisFidelityProxy,
+  type KinesisFidelityProxyOptions,
+  KinesisOperation,
+  KinesisRetryableError,
+  SHARD_ITERATOR_LIFETIME_MS,
+  startKinesisFidelityProxy,
+} from "./kinesis-fidelity-proxy.js";
+export { MotoServerError, startMotoServer } from "./moto-server.js";
+export {
   type KinesisRecordInit,
   kinesisRecord,
   kinesisRecordWithRawData,

@@ -1,19 +1,24 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { DeadLetterAttribute, ESM_SYSTEM_ATTRIBUTES, sqsClient, toSqsEventRecord } from "@mcp-pipeline/aws";
 import { TransientError } from "@mcp-pipeline/contracts";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";
+import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
+/** moto's server: the FIFO ordering test receives its batch the way SQS returns it (§3). */
+let moto: RunningEmulator;
 beforeAll(async () => {
-  stack = await WorkerStack.start();
-});
+  [stack, moto] = await Promise.all([WorkerStack.start(), startMotoServer()]);
+}, 300_000);
 afterAll(async () => {
-  await stack?.stop();
+  await Promise.all([stack?.stop(), moto?.stop()]);
 });
 beforeEach(async () => {
   await stack.reset();
@@ -445,6 +450,36 @@ describe("a tool's time budget counts the wait for its concurrency slot (issue 1
   });
 });
 
+/** One ReceiveMessage from a FIFO queue on moto's server holding `messages`, as the ESM's batch. */
+async function receivedFromMoto(
+  messages: readonly { body: string; group: string }[],
+  eventSourceArn: string,
+): Promise<SQSRecord[]> {
+  const sqs = sqsClient(emulatorClientOptions(moto));
+  const { QueueUrl = "" } = await sqs.send(
+    new CreateQueueCommand({ QueueName: `fifo-order-${Date.now()}.fifo`, Attributes: { FifoQueue: "true" } }),
+  );
+  for (const [i, m] of messages.entries()) {
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl,
+        MessageBody: m.body,
+        MessageGroupId: m.group,
+        MessageDeduplicationId: `m-${i}`,
+      }),
+    );
+  }
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl,
+      MaxNumberOfMessages: 10,
+      MessageSystemAttributeNames: ESM_SYSTEM_ATTRIBUTES,
+      MessageAttributeNames: ["All"],
+    }),
+  );
+  return Messages.map((m) => toSqsEventRecord(m, eventSourceArn));
+}
+
 describe("fifo-worker on a FIFO queue (esm-semantics.md §3)", () => {
   it("three groups with a failure in the middle of one: the rest of that group reported, others done in order", async () => {
     const group = (g: string, paths: string[]) =>
@@ -452,15 +487,14 @@ describe("fifo-worker on a FIFO queue (esm-semantics.md §3)", () => {
     const a = group("A", ["/ok/A1", "/ok/A2", "/ok/A3"]);
     const b = group("B", ["/ok/B1", "/status/503/B2", "/ok/B3", "/ok/B4"]);
     const c = group("C", ["/ok/C1", "/ok/C2", "/ok/C3"]);
-    // Interleaved as they arrive from three sessions. The batch is built in the shape Lambda delivers
-    // (§2.4, §3: one batch may hold several messages of a group, in order): fauxqs's ReceiveMessage
-    // returns one message per group at a time, where SQS returns several.
+    // Interleaved as they arrive from three sessions, sent to a FIFO queue on moto's server and received
+    // once, as the ESM does: SQS (and moto) return several messages of a group in one receive, in order
+    // (§3); fauxqs would return one message per group.
     const arrivals = [a[0], b[0], c[0], a[1], b[1], c[1], a[2], b[2], c[2], b[3]].flatMap((m) =>
       m ? [m] : [],
     );
-    const records = arrivals.map((m, i) =>
-      sqsRecord({ messageId: `m-${i}`, body: m.body, groupId: m.group, queueArn: stack.fifo.arn }),
-    );
+    const records = await receivedFromMoto(arrivals, stack.fifo.arn);
+    expect(records.map((r) => r.attributes.MessageGroupId)).toEqual(arrivals.map((m) => m.group));
 
     const before = stack.downstream.requests.length;
     const { response, summary } = await processToolCallJobs(records, lambdaContext(), stack.deps("fifo"));

@@ -50,6 +50,12 @@ export interface KinesisEsmOptions {
   readonly shardRefreshMs?: number;
   /** Wait before retrying a failed batch; AWS's timing is undocumented (§9.3). */
   readonly retryDelayMs?: (attempt: number) => number;
+  /**
+   * Wait before retrying a failed read call (GetShardIterator, GetRecords). Lambda retries these
+   * "before invocation" errors without limit and without counting them as attempts (§1.3); the default
+   * backs off exponentially to a cap of 5 s.
+   */
+  readonly readRetryDelayMs?: (attempt: number) => number;
   readonly now?: () => number;
   readonly onEvent?: (event: KinesisEsmEvent) => void;
 }
@@ -58,7 +64,15 @@ export type KinesisEsmEvent =
   | { readonly type: "invoked"; readonly shardId: string; readonly records: number; readonly outcome: string }
   | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
   | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
-  | { readonly type: "shard-finished"; readonly shardId: string };
+  | { readonly type: "shard-finished"; readonly shardId: string }
+  /** A read call failed and will be retried (§1.3 "Before invocation"); `attempt` counts consecutive failures. */
+  | {
+      readonly type: "read-error";
+      readonly shardId: string;
+      readonly operation: "GetShardIterator" | "GetRecords";
+      readonly errorName: string;
+      readonly attempt: number;
+    };
 
 export interface KinesisEsmStats {
   polledRecords: number;
@@ -74,6 +88,10 @@ export interface KinesisEsmStats {
   onFailureDelivered: number;
   destinationDeliveryFailures: number;
   maxIteratorAgeMs: number;
+  /** Failed GetShardIterator and GetRecords calls (throttles, service errors), each retried. */
+  readErrors: number;
+  /** GetRecords answers of ExpiredIteratorException, each followed by a new iterator. */
+  expiredIterators: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -107,6 +125,8 @@ export class KinesisEventSource {
     onFailureDelivered: 0,
     destinationDeliveryFailures: 0,
     maxIteratorAgeMs: 0,
+    readErrors: 0,
+    expiredIterators: 0,
   };
   /** The last sequence number of each shard below which every record is done (in memory). */
   readonly checkpoints = new Map<string, string>();
@@ -176,27 +196,59 @@ export class KinesisEventSource {
     }
   }
 
-  async #iterator(shardId: string, position: ShardIteratorType): Promise<string | undefined> {
-    const checkpoint = this.checkpoints.get(shardId);
-    const { ShardIterator } = await this.#options.kinesis.send(
-      new GetShardIteratorCommand({
-        StreamName: this.#options.streamName,
-        ShardId: shardId,
-        ...(checkpoint
-          ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: checkpoint }
-          : { ShardIteratorType: position }),
-      }),
-    );
-    return ShardIterator;
+  /**
+   * A shard iterator that starts after `after` (the last record this poller read), else after the
+   * checkpoint, else at `position`. Retried until it succeeds or the mapping stops (then undefined).
+   */
+  async #iterator(
+    shardId: string,
+    position: ShardIteratorType,
+    after: string | undefined,
+  ): Promise<string | undefined> {
+    for (let attempt = 1; this.#running; attempt++) {
+      const from = after ?? this.checkpoints.get(shardId);
+      try {
+        const { ShardIterator } = await this.#options.kinesis.send(
+          new GetShardIteratorCommand({
+            StreamName: this.#options.streamName,
+            ShardId: shardId,
+            ...(from
+              ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: from }
+              : { ShardIteratorType: position }),
+          }),
+        );
+        return ShardIterator;
+      } catch (error) {
+        await this.#readFailed(shardId, "GetShardIterator", error, attempt);
+      }
+    }
+    return undefined;
+  }
+
+  /** Reports a failed read call and waits before the next try (capped exponential backoff). */
+  async #readFailed(
+    shardId: string,
+    operation: "GetShardIterator" | "GetRecords",
+    error: unknown,
+    attempt: number,
+  ): Promise<void> {
+    this.stats.readErrors += 1;
+    const errorName = error instanceof Error ? error.name : typeof error;
+    this.#options.onEvent?.({ type: "read-error", shardId, operation, errorName, attempt });
+    await sleep(this.#options.readRetryDelayMs?.(attempt) ?? Math.min(5_000, 50 * 2 ** attempt));
   }
 
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
     const { settings } = this.#options;
     const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
-    let iterator = await this.#retrying(() => this.#iterator(shardId, position));
+    let iterator = await this.#iterator(shardId, position, undefined);
+    if (iterator === undefined) return;
     const buffer: ShardRecord[] = [];
+    /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
+    let lastRead: string | undefined;
     let firstBufferedAt = 0;
     let closed = false;
+    let readFailures = 0;
     while (this.#running || buffer.length > 0) {
       if (!closed && this.#running && buffer.length < settings.batchSize) {
         let page: GetRecordsCommandOutput;
@@ -206,14 +258,22 @@ export class KinesisEventSource {
           );
         } catch (error) {
           if ((error as { name?: string }).name === "ExpiredIteratorException") {
-            iterator = await this.#retrying(() => this.#iterator(shardId, position));
+            // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
+            // The buffer still holds records read after the checkpoint, so the new iterator starts
+            // after the last record read: nothing is read twice and nothing is skipped.
+            this.stats.expiredIterators += 1;
+            const renewed = await this.#iterator(shardId, position, lastRead);
+            if (renewed === undefined) break;
+            iterator = renewed;
           } else {
-            await sleep(pollIntervalMs);
+            readFailures += 1;
+            await this.#readFailed(shardId, "GetRecords", error, readFailures);
           }
           continue;
         }
+        readFailures = 0;
         const records = (page.Records ?? []).map(shardRecordOf);
-        // Records already in the buffer or checkpointed are not read twice after an iterator renewal.
+        if (records.length > 0) lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
         if (records.length > 0 && buffer.length === 0) firstBufferedAt = this.#now();
         buffer.push(...records);
         this.stats.polledRecords += records.length;
@@ -416,16 +476,5 @@ export class KinesisEventSource {
       }
     }
     this.stats.destinationDeliveryFailures += 1;
-  }
-
-  async #retrying<T>(call: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (attempt >= 10 || !this.#running) throw error;
-        await sleep(Math.min(2_000, 50 * 2 ** attempt));
-      }
-    }
   }
 }
