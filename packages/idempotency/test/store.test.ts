@@ -1,8 +1,12 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import {
+  createTableWhenActive,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDb,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AlreadyInProgressError,
@@ -40,7 +44,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   table = `dedupe-${++tableIndex}`;
-  await client.send(new CreateTableCommand(dedupeTableDefinition(table)));
+  await createTableWhenActive(client, dedupeTableDefinition(table));
   requests.reset();
 });
 

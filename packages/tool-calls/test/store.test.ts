@@ -1,9 +1,13 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import {
+  createTableWhenActive,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDb,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolCallStore, toolCallsTableDefinition, WriteContentionError } from "../src/index.js";
 
@@ -27,7 +31,7 @@ beforeAll(async () => {
   dynamo = await startDynamoDb();
   client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
-  await client.send(new CreateTableCommand(toolCallsTableDefinition(table)));
+  await createTableWhenActive(client, toolCallsTableDefinition(table));
 });
 afterAll(async () => {
   client.destroy();
