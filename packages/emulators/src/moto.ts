@@ -25,6 +25,8 @@ export class MotoStartError extends Error {
 }
 
 export interface RunningMoto extends RunningEmulator {
+  /** The server's process id, which is also its process group's id. */
+  readonly pid: number;
   /** Forgets every resource (moto's /moto-api/reset), so one server can serve several test files' setups. */
   reset(): Promise<void>;
 }
@@ -171,6 +173,7 @@ export async function startMoto(): Promise<RunningMoto> {
     }
     return {
       endpoint,
+      pid: child.pid ?? 0,
       reset: async () => {
         const response = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" });
         await response.arrayBuffer();

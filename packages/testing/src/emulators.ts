@@ -17,6 +17,14 @@ export {
   waitForTableActive,
 } from "@mcp-pipeline/emulators";
 export {
+  AWS_BACKENDS,
+  type AwsBackend,
+  awsBackend,
+  startDynamoDbEndpoint,
+  startKinesisEndpoint,
+  startSqsS3Endpoint,
+} from "./backend.js";
+export {
   type FaultProxy,
   type FaultProxyOptions,
   type PutRecordsEntryView,
