@@ -10,7 +10,7 @@ import {
   emulatorClientOptions,
   type FaultProxy,
   type RunningEmulator,
-  startKinesis,
+  startKinesisEndpoint,
   startKinesisFaultProxy,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -178,7 +178,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   let rejectRequests = 0;
 
   beforeAll(async () => {
-    kinesis = await startKinesis();
+    kinesis = await startKinesisEndpoint();
     // The first `rejectRequests` PutRecords requests lose every third entry; later ones go through.
     proxy = await startKinesisFaultProxy(
       kinesis.endpoint,

@@ -7,6 +7,14 @@ import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
 
+export {
+  AWS_BACKENDS,
+  type AwsBackend,
+  awsBackend,
+  startDynamoDbEndpoint,
+  startKinesisEndpoint,
+  startSqsS3Endpoint,
+} from "./backend.js";
 export type { DynamoDbDelays } from "./dynamodb-server.mjs";
 export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./moto.js";
 export {

@@ -5,7 +5,7 @@ import {
   createTableWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
-  startDynamoDb,
+  startDynamoDbEndpoint,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -34,7 +34,7 @@ const store = (overrides: Partial<ConstructorParameters<typeof IdempotencyStore>
   });
 
 beforeAll(async () => {
-  dynamo = await startDynamoDb();
+  dynamo = await startDynamoDbEndpoint();
   client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
 });

@@ -12,8 +12,8 @@ import {
   createStreamWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
-  startKinesis,
-  startSqsS3,
+  startKinesisEndpoint,
+  startSqsS3Endpoint,
 } from "@mcp-pipeline/emulators";
 import { expect } from "vitest";
 import { type InvokeResult, LocalFunction } from "../src/index.js";
@@ -99,7 +99,7 @@ export class Emulators {
   ) {}
 
   static async start(): Promise<Emulators> {
-    const [k, s] = await Promise.all([startKinesis(), startSqsS3()]);
+    const [k, s] = await Promise.all([startKinesisEndpoint(), startSqsS3Endpoint()]);
     return new Emulators(k, s, kinesisClient(emulatorClientOptions(k)), sqsClient(emulatorClientOptions(s)));
   }
 

@@ -1,4 +1,7 @@
 export {
+  AWS_BACKENDS,
+  type AwsBackend,
+  awsBackend,
   createBucketWhenReady,
   createQueueWhenReady,
   createStreamWhenActive,
@@ -8,22 +11,18 @@ export {
   type RunningEmulator,
   type RunningMoto,
   startDynamoDb,
+  startDynamoDbEndpoint,
   startKinesis,
+  startKinesisEndpoint,
   startMoto,
   startSqsS3,
+  startSqsS3Endpoint,
   waitForBucket,
   waitForQueue,
   waitForStreamActive,
   waitForTableActive,
 } from "@mcp-pipeline/emulators";
-export {
-  AWS_BACKENDS,
-  type AwsBackend,
-  awsBackend,
-  startDynamoDbEndpoint,
-  startKinesisEndpoint,
-  startSqsS3Endpoint,
-} from "./backend.js";
+
 export {
   type FaultProxy,
   type FaultProxyOptions,

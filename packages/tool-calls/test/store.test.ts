@@ -6,7 +6,7 @@ import {
   createTableWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
-  startDynamoDb,
+  startDynamoDbEndpoint,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolCallStore, toolCallsTableDefinition, WriteContentionError } from "../src/index.js";
@@ -28,7 +28,7 @@ const started = (callId: string, eventId: string, attempt = 1): ToolCallLifecycl
 });
 
 beforeAll(async () => {
-  dynamo = await startDynamoDb();
+  dynamo = await startDynamoDbEndpoint();
   client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
   await createTableWhenActive(client, toolCallsTableDefinition(table));

@@ -4,15 +4,15 @@
  * whose answers follow AWS where the emulators are kinder (docs/emulator-fidelity.md). A suite that
  * starts its endpoints through these functions runs unchanged against both.
  */
+import type { DynamoDbDelays } from "./dynamodb-server.mjs";
 import {
-  type DynamoDbDelays,
   type KinesisDelays,
   type RunningEmulator,
   startDynamoDb,
   startKinesis,
-  startMoto,
   startSqsS3,
-} from "@mcp-pipeline/emulators";
+} from "./index.js";
+import { startMoto } from "./moto.js";
 
 export const AWS_BACKENDS = ["emulators", "moto"] as const;
 export type AwsBackend = (typeof AWS_BACKENDS)[number];
