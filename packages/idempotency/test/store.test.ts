@@ -7,7 +7,7 @@ import {
   type RunningEmulator,
   startDynamoDbEndpoint,
 } from "@mcp-pipeline/testing/emulators";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   AlreadyInProgressError,
   ClaimLostError,
@@ -127,7 +127,8 @@ describe("two-phase idempotency on DynamoDB: request counts per record (docs/ide
     await expect(loser).rejects.toBeInstanceOf(AlreadyInProgressError);
     await expect(loser).rejects.toMatchObject({ kind: "transient", leaseExpiresAt: clock + 30_000 });
     releaseWinner();
-    await new Promise((r) => setTimeout(r, 50));
+    // The winner's completion (its conditional update) is the event to wait for, not a timer.
+    await vi.waitFor(() => expect(requests.byCommand().UpdateItemCommand).toBe(1), { timeout: 10_000 });
     expect(applied).toBe(1);
     // Winner: put + update. Loser: put (+ get on dynalite, see above).
     expect(requests.byCommand()).toEqual({ GetItemCommand: 1, PutItemCommand: 2, UpdateItemCommand: 1 });

@@ -163,6 +163,21 @@ export class Emulators {
     return { url: QueueUrl, arn: await this.arnOf(QueueUrl), ...(dlqUrl ? { dlqUrl } : {}) };
   }
 
+  /** Messages still in the queue, visible, in flight or delayed: 0 once every message is deleted. */
+  async depth(url: string): Promise<number> {
+    const { Attributes = {} } = await this.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: [
+          "ApproximateNumberOfMessages",
+          "ApproximateNumberOfMessagesNotVisible",
+          "ApproximateNumberOfMessagesDelayed",
+        ],
+      }),
+    );
+    return Object.values(Attributes).reduce((sum, n) => sum + Number(n), 0);
+  }
+
   async arnOf(url: string): Promise<string> {
     const { Attributes } = await this.sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
