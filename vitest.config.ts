@@ -7,6 +7,7 @@ import { defineConfig } from "vitest/config";
  * installs moto into the CI tools cache (.ci/moto.sh, ~45 s).
  */
 export const MOTO_SUITES = [
+  "packages/idempotency/test/store.test.ts",
   "packages/tool-calls/test/store.test.ts",
   "packages/aws/test/producer.test.ts",
   "packages/local-esm/test/sqs-conformance.test.ts",
