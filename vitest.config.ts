@@ -1,11 +1,38 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Suites whose outcome depends on what AWS answers, run a second time against moto's server (project
+ * "moto"; docs/emulator-fidelity.md says why each is here). They start their endpoints through
+ * start*Endpoint (@mcp-pipeline/emulators), which MCP_TEST_AWS=moto points at moto. The first run
+ * installs moto into the CI tools cache (.ci/moto.sh, ~45 s).
+ */
+export const MOTO_SUITES = [
+  "packages/tool-calls/test/store.test.ts",
+  "packages/aws/test/producer.test.ts",
+  "packages/local-esm/test/sqs-conformance.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["{packages,functions,scripts}/**/test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     // Integration tests start emulators on loopback; a shared two-core machine needs headroom.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "emulators", include: ["{packages,functions,scripts}/**/test/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "moto",
+          include: MOTO_SUITES,
+          env: { MCP_TEST_AWS: "moto" },
+          // The first start installs moto (.ci/moto.sh); later starts take seconds on a loaded machine.
+          hookTimeout: 300_000,
+        },
+      },
+    ],
   },
 });

@@ -6,14 +6,10 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import {
-  CreateStreamCommand,
-  DescribeStreamSummaryCommand,
-  type KinesisClient,
-} from "@aws-sdk/client-kinesis";
-import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
 import {
   type EmbeddedEmulators,
@@ -22,7 +18,6 @@ import {
   startEmulators,
   startFaultProxy,
 } from "@mcp-pipeline/emulators";
-import { dedupeTableDefinition } from "@mcp-pipeline/idempotency";
 import {
   type Invokable,
   type KinesisEsmEvent,
@@ -30,47 +25,24 @@ import {
   LocalFunction,
   SqsEventSource,
 } from "@mcp-pipeline/local-esm";
-import type { EnvironmentSettings, FunctionSettings, QueueSettings } from "@mcp-pipeline/settings";
-import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import type { EnvironmentSettings, FunctionSettings } from "@mcp-pipeline/settings";
 import { unzip } from "../lib/unzip.ts";
 import { MetricsSink } from "./metrics-sink.ts";
+import {
+  createLocalResources,
+  type QueueHandle,
+  type QueueRole,
+  type ResourceNames,
+  resourceNames,
+} from "./resources.ts";
+
+export { type QueueHandle, type ResourceNames, resourceNames } from "./resources.ts";
 
 export interface Endpoints {
   readonly dynamodb: string;
   readonly kinesis: string;
   readonly sqs: string;
   readonly s3: string;
-}
-
-export interface ResourceNames {
-  readonly stream: string;
-  readonly toolCallsTable: string;
-  readonly dedupeTable: string;
-  readonly quarantineBucket: string;
-  readonly resultsBucket: string;
-  readonly toolQueue: string;
-  readonly toolDlq: string;
-  readonly fifoQueue: string;
-  readonly fifoDlq: string;
-  readonly failureQueue: string;
-  readonly failureDlq: string;
-}
-
-/** Names derived from the environment's prefix, as the Terraform modules name them. */
-export function resourceNames(prefix: string): ResourceNames {
-  return {
-    stream: `${prefix}-events`,
-    toolCallsTable: `${prefix}-tool-calls`,
-    dedupeTable: `${prefix}-dedupe`,
-    quarantineBucket: `${prefix}-quarantine`,
-    resultsBucket: `${prefix}-results`,
-    toolQueue: `${prefix}-tool-jobs`,
-    toolDlq: `${prefix}-tool-jobs-dlq`,
-    fifoQueue: `${prefix}-session-jobs.fifo`,
-    fifoDlq: `${prefix}-session-jobs-dlq.fifo`,
-    failureQueue: `${prefix}-stream-failures`,
-    failureDlq: `${prefix}-stream-failures-dlq`,
-  };
 }
 
 export interface PipelineOptions {
@@ -92,11 +64,6 @@ export interface PipelineOptions {
   readonly processorDynamoDbFault?: (target: string, body: string) => InjectedFault | undefined;
 }
 
-export interface QueueHandle {
-  readonly url: string;
-  readonly arn: string;
-}
-
 const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
@@ -114,7 +81,7 @@ export class LocalPipeline {
   readonly functions = new Map<FunctionName, LocalFunction>();
   kinesisEsm: KinesisEventSource | undefined;
   readonly sqsEsms = new Map<FunctionName, SqsEventSource>();
-  queues = {} as Record<"tool" | "toolDlq" | "fifo" | "fifoDlq" | "failure" | "failureDlq", QueueHandle>;
+  queues = {} as Record<QueueRole, QueueHandle>;
   endpoints: Endpoints = { dynamodb: "", kinesis: "", sqs: "", s3: "" };
   streamArn = "";
   kinesis!: KinesisClient;
@@ -172,81 +139,15 @@ export class LocalPipeline {
     await this.#startFunctions();
   }
 
-  async #queue(name: string, settings: QueueSettings | undefined, dlq?: QueueHandle, maxReceive?: number) {
-    const fifo = name.endsWith(".fifo");
-    const attributes: Record<string, string> = {
-      ...(fifo ? { FifoQueue: "true" } : {}),
-      ...(settings
-        ? {
-            VisibilityTimeout: String(
-              Math.max(1, Math.round(settings.visibility_timeout_seconds / this.#options.timeScale)),
-            ),
-            MessageRetentionPeriod: String(settings.message_retention_seconds),
-          }
-        : {}),
-      ...(dlq
-        ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: maxReceive }) }
-        : {}),
-    };
-    const { QueueUrl = "" } = await this.sqs.send(
-      new CreateQueueCommand({ QueueName: name, Attributes: attributes }),
-    );
-    const { Attributes } = await this.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["QueueArn"] }),
-    );
-    return { url: QueueUrl, arn: Attributes?.QueueArn ?? "" };
-  }
-
   async #createResources(): Promise<void> {
-    const { settings } = this.#options;
-    const n = this.names;
-    await this.kinesis.send(
-      new CreateStreamCommand({
-        StreamName: n.stream,
-        ...(settings.stream.mode === "PROVISIONED"
-          ? { ShardCount: settings.stream.shard_count }
-          : { ShardCount: Math.max(2, settings.stream.shard_count) }),
-      }),
+    const created = await createLocalResources(
+      { kinesis: this.kinesis, sqs: this.sqs, s3: this.s3, dynamodb: this.dynamodb },
+      this.#options.settings,
+      this.names,
+      this.#options.timeScale,
     );
-    for (let i = 0; i < 50; i++) {
-      const { StreamDescriptionSummary } = await this.kinesis.send(
-        new DescribeStreamSummaryCommand({ StreamName: n.stream }),
-      );
-      this.streamArn = StreamDescriptionSummary?.StreamARN ?? "";
-      if (StreamDescriptionSummary?.StreamStatus === "ACTIVE") break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await this.dynamodb.send(new CreateTableCommand(toolCallsTableDefinition(n.toolCallsTable)));
-    await this.dynamodb.send(new CreateTableCommand(dedupeTableDefinition(n.dedupeTable)));
-    await this.s3.send(new CreateBucketCommand({ Bucket: n.quarantineBucket }));
-    await this.s3.send(new CreateBucketCommand({ Bucket: n.resultsBucket }));
-
-    const toolDlq = await this.#queue(n.toolDlq, undefined);
-    const fifoDlq = await this.#queue(n.fifoDlq, undefined);
-    const failureDlq = await this.#queue(n.failureDlq, undefined);
-    this.queues = {
-      toolDlq,
-      fifoDlq,
-      failureDlq,
-      tool: await this.#queue(
-        n.toolQueue,
-        settings.tool_worker.queue,
-        toolDlq,
-        settings.tool_worker.queue.max_receive_count,
-      ),
-      fifo: await this.#queue(
-        n.fifoQueue,
-        settings.fifo_worker.queue,
-        fifoDlq,
-        settings.fifo_worker.queue.max_receive_count,
-      ),
-      failure: await this.#queue(
-        n.failureQueue,
-        settings.dlq_redrive.queue,
-        failureDlq,
-        settings.dlq_redrive.queue.max_receive_count,
-      ),
-    };
+    this.streamArn = created.streamArn;
+    this.queues = created.queues;
   }
 
   /** The function's environment: its settings (durations in ms scaled), resource names, endpoints. */

@@ -99,6 +99,8 @@ async function peek(pipeline: LocalPipeline, queueUrl: string) {
         QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
         VisibilityTimeout: 60,
+        // A peek must not long-poll: the source queues wait 20 s per empty receive (terraform/modules/queue).
+        WaitTimeSeconds: 0,
         MessageAttributeNames: ["All"],
       }),
     );

@@ -1,10 +1,11 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { CreateTableCommand, DeleteTableCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { DeleteTableCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { listQuarantine } from "@mcp-pipeline/redrive";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
@@ -123,9 +124,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
     });
 
     // Fixed: the table is back. Replay puts the records into the stream again.
-    await pipeline.dynamodb.send(
-      new CreateTableCommand(toolCallsTableDefinition(pipeline.names.toolCallsTable)),
-    );
+    await createTableWhenActive(pipeline.dynamodb, toolCallsTableDefinition(pipeline.names.toolCallsTable));
     const dry = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--dry-run"]);
     expect(dry).toMatchObject({ code: 0 });
     expect(dry.out).toContain("3 would be replayed");

@@ -1,5 +1,4 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
-import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient, s3Client } from "@mcp-pipeline/aws";
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
@@ -7,6 +6,8 @@ import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempoten
 import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
 import {
+  createBucketWhenReady,
+  createTableWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
   startDynamoDb,
@@ -55,9 +56,9 @@ export class Stack {
   async reset(): Promise<void> {
     const n = ++this.tableIndex;
     this.tables = { toolCalls: `tool-calls-${n}`, dedupe: `dedupe-${n}`, bucket: `quarantine-${n}` };
-    await this.toolCallsClient.send(new CreateTableCommand(toolCallsTableDefinition(this.tables.toolCalls)));
-    await this.dedupeClient.send(new CreateTableCommand(dedupeTableDefinition(this.tables.dedupe)));
-    await this.s3.send(new CreateBucketCommand({ Bucket: this.tables.bucket }));
+    await createTableWhenActive(this.toolCallsClient, toolCallsTableDefinition(this.tables.toolCalls));
+    await createTableWhenActive(this.dedupeClient, dedupeTableDefinition(this.tables.dedupe));
+    await createBucketWhenReady(this.s3, { Bucket: this.tables.bucket });
     this.toolCallWrites.reset();
     this.dedupeRequests.reset();
   }

@@ -1,5 +1,4 @@
 import {
-  CreateStreamCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type KinesisClient,
@@ -8,11 +7,12 @@ import {
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import {
+  createStreamWhenActive,
   emulatorClientOptions,
   type FaultProxy,
   PutRecordsEntryError,
   type RunningEmulator,
-  startKinesis,
+  startKinesisEndpoint,
   startKinesisFaultProxy,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -233,7 +233,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   const alwaysFail = new Map<string, PutRecordsEntryError>();
 
   beforeAll(async () => {
-    kinesis = await startKinesis();
+    kinesis = await startKinesisEndpoint();
     // The first `rejectRequests` PutRecords requests lose every third entry; later ones go through.
     proxy = await startKinesisFaultProxy(
       kinesis.endpoint,
@@ -271,7 +271,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   }
 
   it("lands every record exactly once when part of each request is rejected", async () => {
-    await direct.send(new CreateStreamCommand({ StreamName: "relaxed", ShardCount: 3 }));
+    await createStreamWhenActive(direct, { StreamName: "relaxed", ShardCount: 3 });
     const records = Array.from({ length: 1_200 }, (_, i) => record(`session-${i % 40}`, `event-${i}`));
     rejectRequests = 3;
     const before = proxy.stats.putRecordsRequests;
@@ -286,7 +286,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   });
 
   it("in strict mode keeps every key's records in order despite rejected entries", async () => {
-    await direct.send(new CreateStreamCommand({ StreamName: "strict", ShardCount: 2 }));
+    await createStreamWhenActive(direct, { StreamName: "strict", ShardCount: 2 });
     const records = Array.from({ length: 60 }, (_, i) => record(`session-${i % 4}`, String(i)));
     rejectRequests = proxy.stats.putRecordsRequests + 6;
     const rejectedBefore = proxy.stats.rejectedEntries;

@@ -2,14 +2,20 @@
 // loop: on a small machine the emulators' CPU time is what bounds a local run.
 import { parentPort, workerData } from "node:worker_threads";
 
-const { kind } = workerData;
+const { kind, delays = {} } = workerData;
 let server;
 if (kind === "dynamodb") {
-  const { default: dynalite } = await import("dynalite");
-  server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const { createDynamoDbServer } = await import("./dynamodb-server.mjs");
+  server = createDynamoDbServer(delays.dynamodb);
 } else if (kind === "kinesis") {
   const { default: kinesalite } = await import("kinesalite");
-  server = kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 });
+  server = kinesalite({
+    createStreamMs: 0,
+    deleteStreamMs: 0,
+    updateStreamMs: 0,
+    shardLimit: 100,
+    ...delays.kinesis,
+  });
 }
 if (server) {
   server.listen(0, "127.0.0.1", () =>

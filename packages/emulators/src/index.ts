@@ -3,9 +3,48 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
-import dynalite from "dynalite";
 import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
+import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
+
+export {
+  AWS_BACKENDS,
+  type AwsBackend,
+  awsBackend,
+  startDynamoDbEndpoint,
+  startKinesisEndpoint,
+  startSqsS3Endpoint,
+} from "./backend.js";
+export type { DynamoDbDelays } from "./dynamodb-server.mjs";
+export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./moto.js";
+export {
+  createBucketWhenReady,
+  createQueueWhenReady,
+  createStreamWhenActive,
+  createTableWhenActive,
+  type ReadyWaitOptions,
+  ResourceNotReadyError,
+  waitForBucket,
+  waitForQueue,
+  waitForStreamActive,
+  waitForTableActive,
+} from "./ready.js";
+
+/** How long kinesalite keeps a stream CREATING, DELETING or UPDATING (after a shard change). */
+export interface KinesisDelays {
+  readonly createStreamMs?: number;
+  readonly deleteStreamMs?: number;
+  readonly updateStreamMs?: number;
+}
+
+/**
+ * Status delays for the emulators. AWS takes seconds to turn a table or stream ACTIVE; the emulators
+ * default to no delay, and tests that prove the waiting (packages/emulators/src/ready.ts) set some.
+ */
+export interface EmulatorDelays {
+  readonly dynamodb?: DynamoDbDelays;
+  readonly kinesis?: KinesisDelays;
+}
 
 export interface RunningEmulator {
   /** http://127.0.0.1:<port> */
@@ -30,18 +69,18 @@ export async function listenOnLoopback(server: Server): Promise<RunningEmulator>
   };
 }
 
-/** DynamoDB (dynalite, in memory) on a free loopback port. */
-export function startDynamoDb(): Promise<RunningEmulator> {
-  return listenOnLoopback(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
+/** DynamoDB (dynalite, in memory, with Time to Live settings) on a free loopback port. */
+export function startDynamoDb(delays: DynamoDbDelays = {}): Promise<RunningEmulator> {
+  return listenOnLoopback(createDynamoDbServer(delays));
 }
 
 /**
- * Kinesis (kinesalite, in memory) on a free loopback port. Streams become ACTIVE at once and shard
- * operations complete at once, so tests need not wait for status changes.
+ * Kinesis (kinesalite, in memory) on a free loopback port. By default streams become ACTIVE at once;
+ * callers still wait for ACTIVE (waitForStreamActive), as on AWS, and tests set delays to prove it.
  */
-export function startKinesis(): Promise<RunningEmulator> {
+export function startKinesis(delays: KinesisDelays = {}): Promise<RunningEmulator> {
   return listenOnLoopback(
-    kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100 }),
+    kinesalite({ createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 100, ...delays }),
   );
 }
 
@@ -101,9 +140,14 @@ export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_TA
 }
 
 /** Starts one emulator in its own worker thread; stopping it closes the server, then the thread. */
-export function startEmulatorThread(kind: "dynamodb" | "kinesis" | "sqs-s3"): Promise<RunningEmulator> {
+export function startEmulatorThread(
+  kind: "dynamodb" | "kinesis" | "sqs-s3",
+  delays: EmulatorDelays = {},
+): Promise<RunningEmulator> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./emulator-host.mjs", import.meta.url), { workerData: { kind } });
+    const worker = new Worker(new URL("./emulator-host.mjs", import.meta.url), {
+      workerData: { kind, delays },
+    });
     worker.once("error", reject);
     worker.once("message", (message: { endpoint: string }) => {
       worker.off("error", reject);
@@ -127,7 +171,7 @@ export function startEmulatorThread(kind: "dynamodb" | "kinesis" | "sqs-s3"): Pr
  * Starts dynalite, kinesalite and fauxqs on free loopback ports, in memory (nothing is written to
  * disk), each in its own thread so that they use more than one core.
  */
-export async function startEmulators(): Promise<EmbeddedEmulators> {
+export async function startEmulators(delays: EmulatorDelays = {}): Promise<EmbeddedEmulators> {
   const started: RunningEmulator[] = [];
   const stopAll = () => Promise.all(started.map((e) => e.stop())).then(() => undefined);
   try {
@@ -136,8 +180,8 @@ export async function startEmulators(): Promise<EmbeddedEmulators> {
       return emulator;
     };
     const [dynamodb, kinesis, sqsS3] = await Promise.all([
-      startEmulatorThread("dynamodb").then(track),
-      startEmulatorThread("kinesis").then(track),
+      startEmulatorThread("dynamodb", delays).then(track),
+      startEmulatorThread("kinesis", delays).then(track),
       startEmulatorThread("sqs-s3").then(track),
     ]);
     await Promise.all([

@@ -1,8 +1,8 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
 import {
+  createTableWhenActive,
   type DynamoDbFidelityProxy,
   emulatorClientOptions,
   type RunningEmulator,
@@ -60,8 +60,7 @@ afterAll(async () => {
 beforeEach(async () => {
   ({ client, requests } = faithful);
   table = `dedupe-${++tableIndex}`;
-  // dynalite is started with createTableMs: 0: the table is ACTIVE when CreateTable answers.
-  await client.send(new CreateTableCommand(dedupeTableDefinition(table)));
+  await createTableWhenActive(client, dedupeTableDefinition(table));
   faithful.requests.reset();
   bare.requests.reset();
 });

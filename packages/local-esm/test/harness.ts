@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { CreateStreamCommand, type KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
+import { type KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
 import {
-  CreateQueueCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -9,10 +8,12 @@ import {
 } from "@aws-sdk/client-sqs";
 import { kinesisClient, sqsClient } from "@mcp-pipeline/aws";
 import {
+  createQueueWhenReady,
+  createStreamWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
-  startKinesis,
-  startSqsS3,
+  startKinesisEndpoint,
+  startSqsS3Endpoint,
 } from "@mcp-pipeline/emulators";
 import { expect } from "vitest";
 import { type InvokeResult, LocalFunction } from "../src/index.js";
@@ -98,7 +99,7 @@ export class Emulators {
   ) {}
 
   static async start(): Promise<Emulators> {
-    const [k, s] = await Promise.all([startKinesis(), startSqsS3()]);
+    const [k, s] = await Promise.all([startKinesisEndpoint(), startSqsS3Endpoint()]);
     return new Emulators(k, s, kinesisClient(emulatorClientOptions(k)), sqsClient(emulatorClientOptions(s)));
   }
 
@@ -114,7 +115,7 @@ export class Emulators {
 
   async stream(shards = 1): Promise<{ name: string; arn: string }> {
     const name = this.name("stream");
-    await this.kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: shards }));
+    await createStreamWhenActive(this.kinesis, { StreamName: name, ShardCount: shards });
     return { name, arn: `arn:aws:kinesis:us-east-1:000000000000:stream/${name}` };
   }
 
@@ -142,10 +143,11 @@ export class Emulators {
     let redrive: Record<string, string> = {};
     let dlqUrl: string | undefined;
     if (options.maxReceiveCount !== undefined) {
-      const dlq = await this.sqs.send(
-        new CreateQueueCommand({ QueueName: `${this.name("dlq")}${suffix}`, Attributes: fifo }),
-      );
-      dlqUrl = dlq.QueueUrl ?? "";
+      const dlq = await createQueueWhenReady(this.sqs, {
+        QueueName: `${this.name("dlq")}${suffix}`,
+        Attributes: fifo,
+      });
+      dlqUrl = dlq.url;
       const dlqArn = await this.arnOf(dlqUrl);
       redrive = {
         RedrivePolicy: JSON.stringify({
@@ -154,13 +156,26 @@ export class Emulators {
         }),
       };
     }
-    const { QueueUrl = "" } = await this.sqs.send(
-      new CreateQueueCommand({
-        QueueName: `${this.name("queue")}${suffix}`,
-        Attributes: { ...fifo, ...redrive, VisibilityTimeout: String(options.visibilitySeconds ?? 30) },
+    const { url: QueueUrl } = await createQueueWhenReady(this.sqs, {
+      QueueName: `${this.name("queue")}${suffix}`,
+      Attributes: { ...fifo, ...redrive, VisibilityTimeout: String(options.visibilitySeconds ?? 30) },
+    });
+    return { url: QueueUrl, arn: await this.arnOf(QueueUrl), ...(dlqUrl ? { dlqUrl } : {}) };
+  }
+
+  /** Messages still in the queue, visible, in flight or delayed: 0 once every message is deleted. */
+  async depth(url: string): Promise<number> {
+    const { Attributes = {} } = await this.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: [
+          "ApproximateNumberOfMessages",
+          "ApproximateNumberOfMessagesNotVisible",
+          "ApproximateNumberOfMessagesDelayed",
+        ],
       }),
     );
-    return { url: QueueUrl, arn: await this.arnOf(QueueUrl), ...(dlqUrl ? { dlqUrl } : {}) };
+    return Object.values(Attributes).reduce((sum, n) => sum + Number(n), 0);
   }
 
   async arnOf(url: string): Promise<string> {

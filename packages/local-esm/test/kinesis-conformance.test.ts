@@ -1,4 +1,5 @@
 import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
+import { waitForStreamActive } from "@mcp-pipeline/emulators";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type KinesisEsmSettings,
@@ -312,7 +313,7 @@ describe("resharding (§9.1 item 1; §1.5 'Resharding')", () => {
         NewStartingHashKey: "170141183460469231731687303715884105728",
       }),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await waitForStreamActive(emulators.kinesis, stream.name);
     await emulators.put(
       stream.name,
       ids("child", 6).map((r, i) => ({ ...r, key: `k${i}` })),

@@ -1,12 +1,12 @@
-import {
-  CreateBucketCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { s3Client } from "@mcp-pipeline/aws";
 import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import {
+  createBucketWhenReady,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startSqsS3,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   kinesisSourceOf,
@@ -24,7 +24,7 @@ const bucket = "quarantine-test";
 beforeAll(async () => {
   emulator = await startSqsS3();
   s3 = s3Client(emulatorClientOptions(emulator));
-  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  await createBucketWhenReady(s3, { Bucket: bucket });
 });
 afterAll(async () => {
   s3.destroy();

@@ -8,9 +8,8 @@ import {
   PutRecordsCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
-import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import {
-  CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -28,6 +27,9 @@ import {
 import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
+  createBucketWhenReady,
+  createQueueWhenReady,
+  createStreamWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
   startKinesis,
@@ -62,7 +64,8 @@ let sqs: SQSClient;
 let n = 0;
 
 beforeAll(async () => {
-  [kinesisEmulator, sqsS3] = await Promise.all([startKinesis(), startSqsS3()]);
+  // Streams stay CREATING for a while, as on AWS: every stream here is used only once ACTIVE.
+  [kinesisEmulator, sqsS3] = await Promise.all([startKinesis({ createStreamMs: 200 }), startSqsS3()]);
   kinesis = kinesisClient(emulatorClientOptions(kinesisEmulator));
   s3 = s3Client(emulatorClientOptions(sqsS3));
   sqs = sqsClient(emulatorClientOptions(sqsS3));
@@ -74,7 +77,7 @@ afterAll(async () => {
 async function stream(records: { key: string; body: string }[]) {
   n += 1;
   const name = `failures-${n}`;
-  await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: 1 }));
+  await createStreamWhenActive(kinesis, { StreamName: name, ShardCount: 1 });
   const sequences: string[] = [];
   for (const r of records) {
     const put = await kinesis.send(
@@ -88,18 +91,16 @@ async function stream(records: { key: string; body: string }[]) {
 async function bucket(): Promise<string> {
   n += 1;
   const name = `quarantine-${n}`;
-  await s3.send(new CreateBucketCommand({ Bucket: name }));
+  await createBucketWhenReady(s3, { Bucket: name });
   return name;
 }
 
 async function queue(name: string, fifo = false): Promise<string> {
-  const { QueueUrl = "" } = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: `${name}-${++n}${fifo ? ".fifo" : ""}`,
-      Attributes: fifo ? { FifoQueue: "true" } : {},
-    }),
-  );
-  return QueueUrl;
+  const { url } = await createQueueWhenReady(sqs, {
+    QueueName: `${name}-${++n}${fifo ? ".fifo" : ""}`,
+    Attributes: fifo ? { FifoQueue: "true" } : {},
+  });
+  return url;
 }
 
 function failure(arn: string, start: string, end: string, batchSize: number): KinesisFailureRecord {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { crc32 } from "node:zlib";
 import {
+  type DynamoDbDelays,
   forward,
   listenOnLoopback,
   type RunningEmulator,
@@ -154,8 +155,8 @@ export function startDynamoDbFidelityProxy(upstream: string): Promise<DynamoDbFi
  * dynalite behind the fidelity proxy: a DynamoDB that answers conditional-check failures as AWS does.
  * Stopping it stops both.
  */
-export async function startFaithfulDynamoDb(): Promise<DynamoDbFidelityProxy> {
-  const dynalite = await startDynamoDb();
+export async function startFaithfulDynamoDb(delays: DynamoDbDelays = {}): Promise<DynamoDbFidelityProxy> {
+  const dynalite = await startDynamoDb(delays);
   try {
     const proxy = await startDynamoDbFidelityProxy(dynalite.endpoint);
     return {

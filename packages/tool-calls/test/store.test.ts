@@ -1,9 +1,13 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startDynamoDb } from "@mcp-pipeline/testing/emulators";
+import {
+  createTableWhenActive,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startDynamoDbEndpoint,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolCallStore, toolCallsTableDefinition, WriteContentionError } from "../src/index.js";
 
@@ -24,10 +28,10 @@ const started = (callId: string, eventId: string, attempt = 1): ToolCallLifecycl
 });
 
 beforeAll(async () => {
-  dynamo = await startDynamoDb();
+  dynamo = await startDynamoDbEndpoint();
   client = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
   requests = countRequests(client);
-  await client.send(new CreateTableCommand(toolCallsTableDefinition(table)));
+  await createTableWhenActive(client, toolCallsTableDefinition(table));
 });
 afterAll(async () => {
   client.destroy();

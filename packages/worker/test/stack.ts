@@ -1,24 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import {
-  CreateStreamCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type KinesisClient,
   ListShardsCommand,
 } from "@aws-sdk/client-kinesis";
-import {
-  CreateBucketCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  type S3Client,
-} from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import {
   ChangeMessageVisibilityCommand,
-  CreateQueueCommand,
   DeleteMessageCommand,
-  GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
   type SQSClient,
@@ -45,6 +36,10 @@ import {
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import {
+  createBucketWhenReady,
+  createQueueWhenReady,
+  createStreamWhenActive,
+  createTableWhenActive,
   emulatorClientOptions,
   type RunningEmulator,
   startFaithfulDynamoDb,
@@ -119,8 +114,9 @@ export class WorkerStack {
 
   static async start(): Promise<WorkerStack> {
     const [dynamo, sqsS3, kinesis, downstream] = await Promise.all([
-      // DynamoDB's answers where dynalite's differ (a failed conditional write returns the item).
-      startFaithfulDynamoDb(),
+      // DynamoDB's answers where dynalite's differ (a failed conditional write returns the item); tables
+      // stay CREATING for a while, as on AWS: the stack uses them only once ACTIVE.
+      startFaithfulDynamoDb({ createTableMs: 200 }),
       startSqsS3(),
       startKinesis(),
       Downstream.start(),
@@ -178,40 +174,28 @@ export class WorkerStack {
       bucket: `results-${n}`,
       stream: `events-${n}`,
     };
-    await this.dynamo.send(new CreateTableCommand(toolCallsTableDefinition(this.names.toolCalls)));
-    await this.dynamo.send(new CreateTableCommand(dedupeTableDefinition(this.names.dedupe)));
-    await this.s3.send(new CreateBucketCommand({ Bucket: this.names.bucket }));
-    await this.kinesis.send(new CreateStreamCommand({ StreamName: this.names.stream, ShardCount: 1 }));
+    await createTableWhenActive(this.dynamo, toolCallsTableDefinition(this.names.toolCalls));
+    await createTableWhenActive(this.dynamo, dedupeTableDefinition(this.names.dedupe));
+    await createBucketWhenReady(this.s3, { Bucket: this.names.bucket });
+    await createStreamWhenActive(this.kinesis, { StreamName: this.names.stream, ShardCount: 1 });
     this.standard = await this.createQueue(`jobs-${n}`, false, maxReceiveCount);
     this.fifo = await this.createQueue(`jobs-${n}.fifo`, true, maxReceiveCount);
-  }
-
-  private async arnOf(url: string): Promise<string> {
-    const { Attributes } = await this.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
-    );
-    return Attributes?.QueueArn ?? "";
   }
 
   private async createQueue(name: string, fifo: boolean, maxReceiveCount: number): Promise<Queue> {
     const fifoAttributes = fifo ? { FifoQueue: "true", ContentBasedDeduplication: "false" } : {};
     const dlqName = fifo ? name.replace(/\.fifo$/, "-dlq.fifo") : `${name}-dlq`;
-    const dlq = await this.sqs.send(
-      new CreateQueueCommand({ QueueName: dlqName, Attributes: fifoAttributes }),
-    );
-    const dlqUrl = dlq.QueueUrl ?? "";
-    const source = await this.sqs.send(
-      new CreateQueueCommand({
-        QueueName: name,
-        Attributes: {
-          ...fifoAttributes,
-          VisibilityTimeout: "30",
-          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: await this.arnOf(dlqUrl), maxReceiveCount }),
-        },
-      }),
-    );
-    const url = source.QueueUrl ?? "";
-    return { url, arn: await this.arnOf(url), dlqUrl };
+    const dlq = await createQueueWhenReady(this.sqs, { QueueName: dlqName, Attributes: fifoAttributes });
+    const dlqUrl = dlq.url;
+    const source = await createQueueWhenReady(this.sqs, {
+      QueueName: name,
+      Attributes: {
+        ...fifoAttributes,
+        VisibilityTimeout: "30",
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
+      },
+    });
+    return { url: source.url, arn: source.arn, dlqUrl };
   }
 
   deps(mode: QueueMode, overrides: Partial<WorkerDeps> = {}): WorkerDeps {
