@@ -1,4 +1,4 @@
-import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient, s3Client } from "@mcp-pipeline/aws";
@@ -14,6 +14,7 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
+import type { PerEventDeps } from "../bench/per-event-path.js";
 import type { ProcessorDeps } from "../src/index.js";
 
 /** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
@@ -58,12 +59,26 @@ export class Stack {
     await this.toolCallsClient.send(new CreateTableCommand(toolCallsTableDefinition(this.tables.toolCalls)));
     await this.dedupeClient.send(new CreateTableCommand(dedupeTableDefinition(this.tables.dedupe)));
     await this.s3.send(new CreateBucketCommand({ Bucket: this.tables.bucket }));
+    // DynamoDB answers CreateTable while the table is still CREATING: wait for ACTIVE, not for a timer.
+    for (const TableName of [this.tables.toolCalls, this.tables.dedupe]) {
+      await waitUntilTableExists({ client: this.toolCallsClient, maxWaitTime: 120 }, { TableName });
+    }
     this.toolCallWrites.reset();
     this.dedupeRequests.reset();
   }
 
   deps(overrides: Partial<ProcessorDeps> = {}): ProcessorDeps {
-    const bucket = this.tables.bucket;
+    return {
+      toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),
+      quarantine: this.quarantine(),
+      concurrency: 8,
+      deadlineMarginMs: 1_000,
+      ...overrides,
+    };
+  }
+
+  /** The previous per-event path (bench/per-event-path.ts) on the same tables, with the dedupe table. */
+  perEventDeps(overrides: Partial<PerEventDeps> = {}): PerEventDeps {
     return {
       toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),
       idempotency: new IdempotencyStore({
@@ -72,19 +87,24 @@ export class Stack {
         scope: "processor",
         retentionSeconds: 86_400,
       }),
-      quarantine: async (record, reason) => {
-        await writeQuarantineRecord(this.s3, bucket, {
-          formatVersion: 1,
-          source: kinesisSourceOf(record),
-          data: record.kinesis.data,
-          reason,
-          quarantinedAt: new Date().toISOString(),
-          quarantinedBy: "processor",
-        });
-      },
+      quarantine: this.quarantine(),
       concurrency: 8,
       deadlineMarginMs: 1_000,
       ...overrides,
+    };
+  }
+
+  private quarantine(): ProcessorDeps["quarantine"] {
+    const bucket = this.tables.bucket;
+    return async (record, reason) => {
+      await writeQuarantineRecord(this.s3, bucket, {
+        formatVersion: 1,
+        source: kinesisSourceOf(record),
+        data: record.kinesis.data,
+        reason,
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: "processor",
+      });
     };
   }
 
