@@ -13,7 +13,7 @@ export interface WorkloadOptions {
   readonly sessions: number;
   /** Total records, duplicates included; at least the number of distinct events generated. */
   readonly records?: number;
-  /** Fraction of calls with one retryable failure and a second attempt. */
+  /** Fraction of calls with one retryable failure and a second attempt (exactly round(rate x calls) of them). */
   readonly retryRate: number;
   /** Fraction of events delivered late: moved after later events of their call. */
   readonly lateRate: number;
@@ -33,7 +33,7 @@ export interface Workload {
 const base = Date.UTC(2026, 10, 30, 10, 0, 0);
 const at = (ms: number) => new Date(base + ms).toISOString();
 
-function lifecycle(call: number, options: WorkloadOptions): ToolCallLifecycleEvent[] {
+function lifecycle(call: number, options: WorkloadOptions, retries: boolean): ToolCallLifecycleEvent[] {
   const { rng } = options;
   const prefix = options.prefix ?? "";
   const callId = `${prefix}call-${call}`;
@@ -55,7 +55,7 @@ function lifecycle(call: number, options: WorkloadOptions): ToolCallLifecycleEve
     { ...env, ...next(), type: "tool_call.started", attempt: 1 },
   ];
   let attempt = 1;
-  if (rng() < options.retryRate) {
+  if (retries) {
     events.push({
       ...env,
       ...next(),
@@ -88,7 +88,10 @@ function lifecycle(call: number, options: WorkloadOptions): ToolCallLifecycleEve
 
 export function lifecycleWorkload(options: WorkloadOptions): Workload {
   const { rng } = options;
-  const all = Array.from({ length: options.calls }, (_, call) => lifecycle(call, options)).flat();
+  const retrying = Math.round(options.retryRate * options.calls);
+  const all = Array.from({ length: options.calls }, (_, call) =>
+    lifecycle(call, options, call < retrying),
+  ).flat();
   // Stream order: when the event happened, except late ones, which arrive up to 2 s after.
   const arrival = new Map(
     all.map((e) => [
@@ -116,6 +119,22 @@ export function lifecycleWorkload(options: WorkloadOptions): Workload {
     return kinesisRecord({ partitionKey, data, sequence: i });
   });
   return { events, records, duplicates: total - events.length };
+}
+
+/**
+ * The synthetic batch of issue 12: 1,000 records over 300 calls, 950 distinct events (every call
+ * requested, started and completed or failed; 25 calls fail once and start again), 5% of events late
+ * and 50 producer duplicates (5%). The request-count test and the benchmark use this very batch.
+ */
+export function syntheticBatch(): Workload {
+  return lifecycleWorkload({
+    calls: 300,
+    sessions: 40,
+    records: 1_000,
+    retryRate: 25 / 300,
+    lateRate: 0.05,
+    rng: seeded(12),
+  });
 }
 
 /** mulberry32: a small seedable generator, so a seed gives the same workload. */
