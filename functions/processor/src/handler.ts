@@ -2,7 +2,6 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { dynamoDbDocumentClient, loadConfig, s3Client } from "@mcp-pipeline/aws";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
-import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { Context, KinesisStreamEvent } from "aws-lambda";
@@ -25,12 +24,6 @@ function dependencies(functionName: string): ProcessorDeps {
   const s3 = s3Client();
   deps = {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
-    idempotency: new IdempotencyStore({
-      client: dynamo,
-      tableName: config.DEDUPE_TABLE,
-      scope: "processor",
-      retentionSeconds: config.IDEMPOTENCY_RETENTION_SECONDS,
-    }),
     quarantine: async (record, reason) => {
       const { key } = await writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, {
         formatVersion: 1,
@@ -44,7 +37,7 @@ function dependencies(functionName: string): ProcessorDeps {
     },
     concurrency: config.PROCESSOR_CONCURRENCY,
     deadlineMarginMs: config.DEADLINE_MARGIN_MS,
-    onPrefetchError: (error) => logger.warn("batch pre-read failed; reading per record", { error }),
+    onPrefetchError: (error) => logger.warn("batch pre-read failed; reading per call", { error }),
   };
   return deps;
 }

@@ -14,27 +14,28 @@ import {
   SchemaViolationError,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
-import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
-import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import type { ApplyChange, CallCache, Folded, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
+import { groupByCall } from "./group-by-call.js";
 
 /** Everything the core needs, injected: the handler wires real clients, tests wire emulators. */
 export interface ProcessorDeps {
-  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
-  readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
+  readonly toolCalls: Pick<ToolCallStore, "applyEvents" | "prefetch">;
   /** Durably stores a record that can never succeed; resolves once stored. */
   readonly quarantine: (record: KinesisStreamRecord, reason: QuarantineReason) => Promise<void>;
   readonly concurrency: number;
   readonly deadlineMarginMs: number;
-  /** Called when a batch pre-read fails; processing continues with per-record reads. */
+  /** Called when a batch pre-read fails; processing continues with per-call reads. */
   readonly onPrefetchError?: (error: unknown) => void;
   readonly now?: () => number;
 }
 
 export interface BatchSummary {
   readonly records: number;
+  /** Events that changed their call. */
   readonly applied: number;
+  /** Events that changed nothing: seen before (redelivered, producer retry) or dominated by what is stored. */
   readonly duplicates: number;
   readonly quarantined: number;
   /** Reported for retry: transient failures plus records not started. */
@@ -60,27 +61,29 @@ function reasonOf(error: unknown): QuarantineReason {
   };
 }
 
-async function prefetch(
-  deps: ProcessorDeps,
-  events: readonly ToolCallLifecycleEvent[],
-): Promise<{ completed: ReadonlySet<string>; cache: CallCache }> {
+async function prefetch(deps: ProcessorDeps, callIds: readonly string[]): Promise<CallCache> {
   try {
-    const [completed, cache] = await Promise.all([
-      deps.idempotency.completedAmong(events.map((e) => e.eventId)),
-      deps.toolCalls.prefetch(events.map((e) => e.callId)),
-    ]);
-    return { completed, cache };
+    return await deps.toolCalls.prefetch(callIds);
   } catch (error) {
-    // The pre-read only saves requests; without it every record reads for itself.
+    // The pre-read only saves requests; without it every call reads for itself.
     deps.onPrefetchError?.(error);
-    return { completed: new Set(), cache: new Map() };
+    return new Map();
   }
 }
 
+const changedCall = (change: ApplyChange): boolean => change === "created" || change === "updated";
+
 /**
- * The processor's core: decode every record, skip the ones already applied, apply the rest to the
- * tool-calls table exactly once per eventId, quarantine what can never succeed, and answer Lambda with
- * the partial batch response (esm-semantics.md §1.4).
+ * The processor's core: decode every record, fold all the events of each call in the batch onto the
+ * pre-read state and write each call once (conditionally on the version read), quarantine what can
+ * never succeed, and answer Lambda with the partial batch response (esm-semantics.md §1.4).
+ *
+ * The effect is a join (docs/idempotency.md), so it is its own idempotency: a redelivered or dominated
+ * event changes nothing and costs no write, and no dedupe table is needed. The engine still runs the
+ * records of one partition key in shard order and starts nothing after a transient failure (§1.4
+ * "Checkpoint rule"); a record "runs" by awaiting its call's single write, which the call's first
+ * record starts. That write may reflect events that lie after a failure in the shard: they are reported
+ * for retry anyway and their redelivery changes nothing, so "done" never names an event not applied.
  */
 export async function processToolCallEvents(
   records: readonly KinesisStreamRecord[],
@@ -92,8 +95,20 @@ export async function processToolCallEvents(
   const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
     decodeLifecycleEvent(r.kinesis.data),
   );
-  const events = decoded.flatMap((d) => (d.ok ? [d.value] : []));
-  const { completed, cache } = await prefetch(deps, events);
+  const { calls, positionOf } = groupByCall(decoded);
+  const cache = await prefetch(deps, [...calls.keys()]);
+
+  /** One write per call, started by the first of its records that the engine runs, shared by the rest. */
+  const writes = new Map<string, Promise<Folded>>();
+  const writeOf = (callId: string): Promise<Folded> => {
+    let write = writes.get(callId);
+    if (!write) {
+      const group = calls.get(callId);
+      write = deps.toolCalls.applyEvents(group?.events ?? [], cache);
+      writes.set(callId, write);
+    }
+    return write;
+  };
 
   let applied = 0;
   let duplicates = 0;
@@ -103,19 +118,12 @@ export async function processToolCallEvents(
     handle: async (_record, { index }) => {
       const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
       if (!result.ok) throw result.error;
-      const event = result.value;
-      let change: ApplyChange | undefined;
-      const ran = await runOnce(
-        deps.idempotency,
-        event.eventId,
-        context.getRemainingTimeInMillis(),
-        async () => {
-          change = (await deps.toolCalls.apply(event, cache)).change;
-        },
-        completed,
-      );
-      if (ran === "duplicate" || change === "duplicate") duplicates += 1;
-      else applied += 1;
+      const callId = result.value.callId;
+      const folded = await writeOf(callId);
+      // A failed write rejects here for every record of the call that runs: exactly that call's events fail.
+      const change = folded.changes[positionOf[index] ?? -1];
+      if (change !== undefined && changedCall(change)) applied += 1;
+      else duplicates += 1;
     },
     setAside: (record, error) => deps.quarantine(record, reasonOf(error)),
   });

@@ -25,7 +25,6 @@ describe("processor handler: a thin shell configured only through the environmen
       AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
       AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
       TOOL_CALLS_TABLE: stack.tables.toolCalls,
-      DEDUPE_TABLE: stack.tables.dedupe,
       QUARANTINE_BUCKET: stack.tables.bucket,
     });
     const lines: string[] = [];
@@ -57,13 +56,13 @@ describe("processor handler: a thin shell configured only through the environmen
   });
 
   it("fails loudly, naming every bad setting, when the environment is incomplete", async () => {
-    const handler = await freshHandler({ TOOL_CALLS_TABLE: "tool-calls", PROCESSOR_CONCURRENCY: "0" });
-    vi.stubEnv("DEDUPE_TABLE", undefined);
+    const handler = await freshHandler({ PROCESSOR_CONCURRENCY: "0" });
+    vi.stubEnv("TOOL_CALLS_TABLE", undefined);
     vi.stubEnv("QUARANTINE_BUCKET", undefined);
     const run = handler({ Records: [] }, lambdaContext());
     await expect(run).rejects.toMatchObject({ name: "ConfigError" });
     await expect(run).rejects.toThrow(
-      /DEDUPE_TABLE[\s\S]*QUARANTINE_BUCKET|QUARANTINE_BUCKET[\s\S]*DEDUPE_TABLE/,
+      /TOOL_CALLS_TABLE[\s\S]*QUARANTINE_BUCKET|QUARANTINE_BUCKET[\s\S]*TOOL_CALLS_TABLE/,
     );
     await expect(run).rejects.toThrow(/PROCESSOR_CONCURRENCY/);
     vi.unstubAllEnvs();

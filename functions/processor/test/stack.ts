@@ -15,6 +15,7 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
+import type { PerEventDeps } from "../bench/per-event-path.js";
 import type { ProcessorDeps } from "../src/index.js";
 
 /** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
@@ -64,7 +65,17 @@ export class Stack {
   }
 
   deps(overrides: Partial<ProcessorDeps> = {}): ProcessorDeps {
-    const bucket = this.tables.bucket;
+    return {
+      toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),
+      quarantine: this.quarantine(),
+      concurrency: 8,
+      deadlineMarginMs: 1_000,
+      ...overrides,
+    };
+  }
+
+  /** The previous per-event path (bench/per-event-path.ts) on the same tables, with the dedupe table. */
+  perEventDeps(overrides: Partial<PerEventDeps> = {}): PerEventDeps {
     return {
       toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),
       idempotency: new IdempotencyStore({
@@ -73,19 +84,24 @@ export class Stack {
         scope: "processor",
         retentionSeconds: 86_400,
       }),
-      quarantine: async (record, reason) => {
-        await writeQuarantineRecord(this.s3, bucket, {
-          formatVersion: 1,
-          source: kinesisSourceOf(record),
-          data: record.kinesis.data,
-          reason,
-          quarantinedAt: new Date().toISOString(),
-          quarantinedBy: "processor",
-        });
-      },
+      quarantine: this.quarantine(),
       concurrency: 8,
       deadlineMarginMs: 1_000,
       ...overrides,
+    };
+  }
+
+  private quarantine(): ProcessorDeps["quarantine"] {
+    const bucket = this.tables.bucket;
+    return async (record, reason) => {
+      await writeQuarantineRecord(this.s3, bucket, {
+        formatVersion: 1,
+        source: kinesisSourceOf(record),
+        data: record.kinesis.data,
+        reason,
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: "processor",
+      });
     };
   }
 

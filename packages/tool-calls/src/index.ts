@@ -1,3 +1,4 @@
+export { type Folded, foldEvents } from "./fold.js";
 export {
   type Applied,
   type ApplyChange,

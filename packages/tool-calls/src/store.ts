@@ -2,7 +2,8 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type BatchGetOptions, batchGetAll, onDemandTable } from "@mcp-pipeline/aws";
-import { TransientError } from "@mcp-pipeline/contracts";
+import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
+import { type Folded, foldEvents } from "./fold.js";
 import { type Applied, applyEvent, type CallEvent, type ToolCallState } from "./state.js";
 
 /** The tool-calls table: partition key `callId`. */
@@ -71,6 +72,59 @@ export class ToolCallStore {
   }
 
   /**
+   * Folds every event of one call (in the given order) onto its known state and writes the call once,
+   * conditionally on the version read: one `PutItem` for the lot, none when nothing changes (all
+   * duplicates or dominated). A lost race re-reads with `GetItem`, never from the failed write's
+   * answer (dynalite omits the item that DynamoDB returns with `ReturnValuesOnConditionCheckFailure`),
+   * and folds again; the fold is a join, so the result is the same whichever writer wins.
+   */
+  async applyEvents(
+    events: readonly ToolCallLifecycleEvent[],
+    cache: CallCache = new Map(),
+  ): Promise<Folded> {
+    const callId = events[0]?.callId;
+    if (callId === undefined) return { state: undefined, changes: [], changed: false };
+    const stranger = events.find((e) => e.callId !== callId);
+    if (stranger) {
+      throw new RangeError(`applyEvents takes one call's events: ${stranger.callId} is not ${callId}`);
+    }
+    for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
+      const known = cache.get(callId);
+      const current = known === undefined ? await this.get(callId) : (known ?? undefined);
+      const folded = foldEvents(current, events);
+      if (!folded.changed || folded.state === undefined) {
+        cache.set(callId, current ?? null);
+        return folded;
+      }
+      try {
+        await this.#put(folded.state, current);
+        cache.set(callId, folded.state);
+        return folded;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        cache.delete(callId);
+      }
+    }
+    throw new WriteContentionError(callId, this.#maxWriteAttempts);
+  }
+
+  /** Writes `next` if the stored call is still `current` (absent, or at the version read). */
+  async #put(next: ToolCallState, current: ToolCallState | undefined): Promise<void> {
+    await this.#client.send(
+      new PutCommand({
+        TableName: this.#table,
+        Item: next,
+        ...(current === undefined
+          ? { ConditionExpression: "attribute_not_exists(callId)" }
+          : {
+              ConditionExpression: "version = :version",
+              ExpressionAttributeValues: { ":version": current.version },
+            }),
+      }),
+    );
+  }
+
+  /**
    * Folds the event into the stored call (with the inline result text, for a worker's completed event) with an optimistic write (conditional on the version read).
    * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
    * the same whichever writer wins.
@@ -85,18 +139,7 @@ export class ToolCallStore {
         return applied;
       }
       try {
-        await this.#client.send(
-          new PutCommand({
-            TableName: this.#table,
-            Item: applied.state,
-            ...(current === undefined
-              ? { ConditionExpression: "attribute_not_exists(callId)" }
-              : {
-                  ConditionExpression: "version = :version",
-                  ExpressionAttributeValues: { ":version": current.version },
-                }),
-          }),
-        );
+        await this.#put(applied.state, current);
         cache.set(event.callId, applied.state);
         return applied;
       } catch (error) {

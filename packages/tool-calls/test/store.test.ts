@@ -72,4 +72,54 @@ describe("ToolCallStore on DynamoDB (dynalite)", () => {
     await expect(write).rejects.toBeInstanceOf(WriteContentionError);
     await expect(write).rejects.toMatchObject({ kind: "transient" });
   });
+
+  it("applyEvents: a call's events of one batch in one conditional write, and none for a redelivery", async () => {
+    const store = new ToolCallStore({ client, tableName: table });
+    const run = [
+      started("c-4", "e1"),
+      started("c-4", "e2", 2),
+      started("c-4", "e1"),
+      started("c-4", "e3", 3),
+    ];
+    requests.reset();
+    const folded = await store.applyEvents(run, await store.prefetch(["c-4"]));
+    expect(folded.changes).toEqual(["created", "updated", "duplicate", "updated"]);
+    expect(requests.byCommand()).toEqual({ BatchGetItemCommand: 1, PutItemCommand: 1 });
+    expect(await store.get("c-4")).toMatchObject({
+      attempts: 3,
+      version: 3,
+      recentEventIds: ["e1", "e2", "e3"],
+    });
+
+    requests.reset();
+    const again = await store.applyEvents(run, await store.prefetch(["c-4"]));
+    expect(again.changed).toBe(false);
+    expect(requests.byCommand()).toEqual({ BatchGetItemCommand: 1 });
+  });
+
+  it("applyEvents: re-reads with GetItem and folds again when another writer changed the call since it was read", async () => {
+    const store = new ToolCallStore({ client, tableName: table });
+    const cache = await store.prefetch(["c-5"]); // known absent
+    await store.apply(started("c-5", "w1"), new Map()); // a concurrent writer (the worker) creates it
+    requests.reset();
+    const folded = await store.applyEvents([started("c-5", "e2", 2), started("c-5", "e3", 3)], cache);
+    expect(folded.changes).toEqual(["updated", "updated"]);
+    // The failed create, then a read (never the failed write's answer: dynalite omits the item), then the write.
+    expect(requests.byCommand()).toEqual({ GetItemCommand: 1, PutItemCommand: 2 });
+    expect(await store.get("c-5")).toMatchObject({
+      attempts: 3,
+      version: 3,
+      recentEventIds: ["w1", "e2", "e3"],
+    });
+  });
+
+  it("applyEvents refuses events of two calls and gives up with a transient error when it keeps losing", async () => {
+    const store = new ToolCallStore({ client, tableName: table, maxWriteAttempts: 1 });
+    await expect(store.applyEvents([started("c-6", "e1"), started("c-7", "e2")])).rejects.toThrow(RangeError);
+    await store.apply(started("c-6", "e1"), new Map());
+    const stale = new Map([["c-6", null]]);
+    const write = store.applyEvents([started("c-6", "e2", 2)], stale);
+    await expect(write).rejects.toBeInstanceOf(WriteContentionError);
+    await expect(write).rejects.toMatchObject({ kind: "transient", callId: "c-6" });
+  });
 });

@@ -1,0 +1,124 @@
+import {
+  deadlineFromContext,
+  kinesisBatchResponse,
+  processKinesisBatch,
+  type RemainingTime,
+} from "@mcp-pipeline/batch";
+import {
+  type DecodeResult,
+  decodeLifecycleEvent,
+  failureCodeOf,
+  messageOf,
+  SchemaViolationError,
+  type ToolCallLifecycleEvent,
+} from "@mcp-pipeline/contracts";
+import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
+import type { QuarantineReason } from "@mcp-pipeline/quarantine";
+import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import type { KinesisStreamRecord } from "aws-lambda";
+import type { ProcessResult } from "../src/index.js";
+
+/**
+ * The processor's previous algorithm, kept out of the function bundle (nothing under src/ imports it):
+ * one claim and one completion on the dedupe table and one write on tool-calls per event. The
+ * benchmark (scripts/bench/processor-requests.ts) measures it against the coalescing path, and the
+ * property test (test/coalescing.property.test.ts) checks that both leave the same tool-calls table.
+ */
+export interface PerEventDeps {
+  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
+  readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
+  /** Durably stores a record that can never succeed; resolves once stored. */
+  readonly quarantine: (record: KinesisStreamRecord, reason: QuarantineReason) => Promise<void>;
+  readonly concurrency: number;
+  readonly deadlineMarginMs: number;
+  /** Called when a batch pre-read fails; processing continues with per-record reads. */
+  readonly onPrefetchError?: (error: unknown) => void;
+  readonly now?: () => number;
+}
+
+function reasonOf(error: unknown): QuarantineReason {
+  return {
+    code: failureCodeOf(error),
+    message: messageOf(error),
+    ...(error instanceof SchemaViolationError ? { details: { issues: error.issues } } : {}),
+  };
+}
+
+async function prefetch(
+  deps: PerEventDeps,
+  events: readonly ToolCallLifecycleEvent[],
+): Promise<{ completed: ReadonlySet<string>; cache: CallCache }> {
+  try {
+    const [completed, cache] = await Promise.all([
+      deps.idempotency.completedAmong(events.map((e) => e.eventId)),
+      deps.toolCalls.prefetch(events.map((e) => e.callId)),
+    ]);
+    return { completed, cache };
+  } catch (error) {
+    // The pre-read only saves requests; without it every record reads for itself.
+    deps.onPrefetchError?.(error);
+    return { completed: new Set(), cache: new Map() };
+  }
+}
+
+/**
+ * Decode every record, skip the ones the dedupe table says are done, run each of the rest once per
+ * eventId (claim, write, complete), quarantine what can never succeed, answer with the partial batch
+ * response (esm-semantics.md §1.4).
+ */
+export async function processPerEvent(
+  records: readonly KinesisStreamRecord[],
+  context: RemainingTime,
+  deps: PerEventDeps,
+): Promise<ProcessResult> {
+  const now = deps.now ?? Date.now;
+  const startedAt = now();
+  const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
+    decodeLifecycleEvent(r.kinesis.data),
+  );
+  const events = decoded.flatMap((d) => (d.ok ? [d.value] : []));
+  const { completed, cache } = await prefetch(deps, events);
+
+  let applied = 0;
+  let duplicates = 0;
+  const outcome = await processKinesisBatch(records, {
+    concurrency: deps.concurrency,
+    deadline: deadlineFromContext(context, deps.deadlineMarginMs),
+    handle: async (_record, { index }) => {
+      const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
+      if (!result.ok) throw result.error;
+      const event = result.value;
+      let change: ApplyChange | undefined;
+      const ran = await runOnce(
+        deps.idempotency,
+        event.eventId,
+        context.getRemainingTimeInMillis(),
+        async () => {
+          change = (await deps.toolCalls.apply(event, cache)).change;
+        },
+        completed,
+      );
+      if (ran === "duplicate" || change === "duplicate") duplicates += 1;
+      else applied += 1;
+    },
+    setAside: (record, error) => deps.quarantine(record, reasonOf(error)),
+  });
+
+  const oldestArrival = Math.min(...records.map((r) => r.kinesis.approximateArrivalTimestamp * 1000));
+  const failed = outcome.counts.failed + outcome.counts["not-started"];
+  return {
+    response: kinesisBatchResponse(outcome),
+    outcome,
+    summary: {
+      records: records.length,
+      applied,
+      duplicates,
+      quarantined: outcome.counts["set-aside"],
+      failed,
+      notStarted: outcome.counts["not-started"],
+      durationMs: now() - startedAt,
+      oldestRecordAgeMs: records.length > 0 ? Math.max(0, startedAt - oldestArrival) : 0,
+      deadlineReached: outcome.deadlineReached,
+    },
+  };
+}
