@@ -7,7 +7,7 @@ export {
   SHARD_ITERATOR_LIFETIME_MS,
   startKinesisFidelityProxy,
 } from "./kinesis-fidelity-proxy.js";
-export { MotoServerError, startMotoServer } from "./moto-server.js";
+export { startMotoServer } from "./moto-server.js";
 export {
   type KinesisRecordInit,
   kinesisRecord,
