@@ -160,7 +160,6 @@ export class LocalPipeline {
     const n = this.names;
     const common = {
       TOOL_CALLS_TABLE: n.toolCallsTable,
-      DEDUPE_TABLE: n.dedupeTable,
       METRICS_NAMESPACE: "McpPipeline",
       POWERTOOLS_LOG_LEVEL: "WARN",
     };
@@ -170,14 +169,19 @@ export class LocalPipeline {
         ...(this.#faultProxy ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint } : {}),
       },
       "tool-worker": {
+        DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
         DEAD_LETTER_QUEUE_URL: this.queues.toolDlq.url,
+        // The source queue's maxReceiveCount: a job failing at that receive is recorded dead-lettered.
+        MAX_RECEIVE_COUNT: String(this.#options.settings.tool_worker.queue.max_receive_count),
       },
       "fifo-worker": {
+        DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
         DEAD_LETTER_QUEUE_URL: this.queues.fifoDlq.url,
+        MAX_RECEIVE_COUNT: String(this.#options.settings.fifo_worker.queue.max_receive_count),
       },
       "dlq-redrive": {
         QUARANTINE_BUCKET: n.quarantineBucket,
