@@ -4,7 +4,6 @@ import {
   type KinesisClient,
   ListShardsCommand,
   PutRecordsCommand,
-  waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import {
   createStreamWhenActive,
@@ -306,11 +305,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   });
 
   it("in strict mode stops a key at a record given up after its attempts, sends the other keys, and returns the rest of that key unsent in order", async () => {
-    await direct.send(new CreateStreamCommand({ StreamName: "strict-given-up", ShardCount: 2 }));
-    await waitUntilStreamExists(
-      { client: direct, maxWaitTime: 120, minDelay: 0.2, maxDelay: 1 },
-      { StreamName: "strict-given-up" },
-    );
+    await createStreamWhenActive(direct, { StreamName: "strict-given-up", ShardCount: 2 });
     // session-0's third record (body 8) is throttled on every attempt; session-1's third record
     // (body 9) fails with InternalFailure on every attempt: both are partial failures of PutRecords.
     alwaysFail.set("8", PutRecordsEntryError.Throttled);
@@ -355,11 +350,7 @@ describe("putRecords against kinesalite behind a proxy that throttles entries", 
   });
 
   it("the fault proxy answers a partial failure as Kinesis does: HTTP 200, FailedRecordCount, an ErrorCode and ErrorMessage in each failed entry's slot", async () => {
-    await direct.send(new CreateStreamCommand({ StreamName: "partial", ShardCount: 1 }));
-    await waitUntilStreamExists(
-      { client: direct, maxWaitTime: 120, minDelay: 0.2, maxDelay: 1 },
-      { StreamName: "partial" },
-    );
+    await createStreamWhenActive(direct, { StreamName: "partial", ShardCount: 1 });
     alwaysFail.set("t", PutRecordsEntryError.Throttled);
     alwaysFail.set("i", PutRecordsEntryError.InternalFailure);
     const answer = await throughProxy.send(
