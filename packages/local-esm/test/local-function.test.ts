@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalFunction } from "../src/index.js";
@@ -61,14 +63,19 @@ describe("Lambda-like invocation (local sandboxes)", () => {
   });
 
   it("reuses a warm sandbox for sequential invocations and runs concurrent ones in separate sandboxes", async () => {
-    const fn = make(SCRIPTED_HANDLER);
+    // Generous timeout: the two concurrent invocations wait for each other, not for a timer.
+    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 120_000 });
     await fn.invoke(event({ id: "1" }));
     await fn.invoke(event({ id: "2" }));
     expect(fn.stats.coldStarts).toBe(1);
-    await Promise.all([
-      fn.invoke(event({ id: "3", sleepMs: 100 })),
-      fn.invoke(event({ id: "4", sleepMs: 100 })),
+    const dir = await mkdtemp(join(tmpdir(), "barrier-"));
+    const [a, b] = [join(dir, "3"), join(dir, "4")];
+    const results = await Promise.all([
+      fn.invoke(event({ id: "3", touch: a, awaitFile: b })),
+      fn.invoke(event({ id: "4", touch: b, awaitFile: a })),
     ]);
+    await rm(dir, { recursive: true, force: true });
+    expect(results.map((r) => r.kind)).toEqual(["ok", "ok"]);
     expect(fn.stats.coldStarts).toBe(2);
     expect(fn.stats.maxConcurrency).toBe(2);
   });
