@@ -1,9 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { dynamoDbDocumentClient, loadConfig, s3Client } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, lazyS3Client, loadConfig } from "@mcp-pipeline/aws";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
-import { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { Context, KinesisStreamEvent } from "aws-lambda";
 import { processorConfigSchema } from "./config.js";
@@ -22,7 +21,9 @@ function dependencies(functionName: string): ProcessorDeps {
   if (deps) return deps;
   const config = loadConfig(processorConfigSchema, process.env);
   const dynamo = dynamoDbDocumentClient();
-  const s3 = s3Client();
+  // Quarantine is the rare path: the S3 client and the quarantine writer load on the first bad record,
+  // not at import (docs/benchmarks/cold-start.md).
+  const s3 = lazyS3Client();
   deps = {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
     idempotency: new IdempotencyStore({
@@ -32,7 +33,11 @@ function dependencies(functionName: string): ProcessorDeps {
       retentionSeconds: config.IDEMPOTENCY_RETENTION_SECONDS,
     }),
     quarantine: async (record, reason) => {
-      const { key } = await writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, {
+      const [{ kinesisSourceOf, writeQuarantineRecord }, client] = await Promise.all([
+        import("@mcp-pipeline/quarantine"),
+        s3(),
+      ]);
+      const { key } = await writeQuarantineRecord(client, config.QUARANTINE_BUCKET, {
         formatVersion: 1,
         source: kinesisSourceOf(record),
         data: record.kinesis.data,

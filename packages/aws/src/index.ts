@@ -4,15 +4,13 @@ export {
   type BatchGetOptions,
   batchGetAll,
 } from "./batch-get.js";
-export {
-  type ClientOptions,
-  dynamoDbDocumentClient,
-  kinesisClient,
-  s3Client,
-  sqsClient,
-} from "./clients.js";
-export { ConfigError, loadConfig, sqsQueueUrlSchema, streamNameSchema } from "./config.js";
+export type { ClientOptions } from "./client-options.js";
+export { dynamoDbDocumentClient, sqsClient } from "./clients.js";
+export { ConfigError, type ConfigSchema, loadConfig } from "./config.js";
+export { sqsQueueUrlSchema, streamNameSchema } from "./config-schemas.js";
 export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
+export { kinesisClient } from "./kinesis-client.js";
+export { type LazyClient, lazyKinesisClient, lazyS3Client } from "./lazy-clients.js";
 export {
   OrderingMode,
   type ProducerRecord,
@@ -29,6 +27,7 @@ export {
   type StreamTarget,
   type WrittenRecord,
 } from "./producer.js";
+export { s3Client } from "./s3-client.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
 export { ESM_SYSTEM_ATTRIBUTES, regionOfArn, toSqsEventRecord } from "./sqs-event.js";
 export { onDemandTable } from "./tables.js";

@@ -1,5 +1,5 @@
 import type { KinesisStreamRecord } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 
 export const QUARANTINE_FORMAT_VERSION = 1;
 
