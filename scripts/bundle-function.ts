@@ -11,6 +11,13 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { deterministicZip } from "./lib/deterministic-zip.ts";
 
+/**
+ * zod's locales other than English: `import { z } from "zod"` imports a namespace object esbuild cannot
+ * shake, and with it every locale (some 350 KiB of a 1 MiB bundle, all evaluated at each cold start:
+ * docs/benchmarks/cold-start.md). A bundle that holds one is refused.
+ */
+const NEVER_CALLED = /node_modules\/zod\/v4\/locales\/(?!en\.js$|index\.js$)[^/]+\.js$/;
+
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
   functionDir: string,
@@ -43,6 +50,17 @@ export async function bundleFunction(
   });
 
   await writeFile(join(outDir, "meta.json"), `${JSON.stringify(result.metafile)}\n`);
+  const output =
+    result.metafile.outputs[Object.keys(result.metafile.outputs).find((o) => o.endsWith(".mjs")) ?? ""];
+  const unused = Object.entries(output?.inputs ?? {})
+    .filter(([path, { bytesInOutput }]) => bytesInOutput > 0 && NEVER_CALLED.test(path))
+    .map(([path]) => path);
+  if (unused.length > 0) {
+    throw new Error(
+      `${name}: the bundle carries code no function calls (${unused.length} files, e.g. ${unused[0]}): ` +
+        `import zod as a namespace (import * as z from "zod"), not { z }, which esbuild cannot shake`,
+    );
+  }
   const code = await readFile(join(outDir, "index.mjs"));
   await writeFile(
     join(outDir, `${name}.zip`),
