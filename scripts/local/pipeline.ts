@@ -3,7 +3,7 @@
  * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
  * event source mappings of packages/local-esm configured from terraform.tfvars.json.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -32,7 +32,7 @@ import {
 } from "@mcp-pipeline/local-esm";
 import type { EnvironmentSettings, FunctionSettings, QueueSettings } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
-import { unzip } from "../lib/unzip.ts";
+import { unzipTo } from "../lib/unzip.ts";
 import { MetricsSink } from "./metrics-sink.ts";
 
 export interface Endpoints {
@@ -315,17 +315,20 @@ export class LocalPipeline {
           cause: error,
         });
       });
-      const code = unzip(zip).get("index.mjs")?.content;
-      if (!code) throw new Error(`${name}.zip has no index.mjs`);
       const dir = await mkdtemp(join(this.#codeDir, `${name}-`));
-      await writeFile(join(dir, "index.mjs"), code);
+      // index.mjs and the chunks it imports, as Lambda unpacks the package.
+      const codeFile = await unzipTo(zip, dir).catch((error: unknown) => {
+        throw new Error(`${name}.zip: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      });
       const fn = settingsOf[name];
       this.functions.set(
         name,
         new LocalFunction(
           {
             name: `${settings.name_prefix}-${name}`,
-            codeFile: join(dir, "index.mjs"),
+            codeFile,
             timeoutMs: this.#scale(fn.timeout_seconds * 1000),
             memoryMb: fn.memory_mb,
             environment: this.#environment(name, fn),

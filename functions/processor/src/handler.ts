@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { dynamoDbDocumentClient, lazyS3Client, loadConfig } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, loadConfig } from "@mcp-pipeline/aws";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
@@ -16,6 +16,18 @@ const metrics = new Metrics({
 
 let deps: ProcessorDeps | undefined;
 
+/** Built on first call, then shared; a failed load is not kept, so the next call tries again. */
+function once<T>(build: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= build().catch((error: unknown) => {
+      value = undefined;
+      throw error;
+    });
+    return value;
+  };
+}
+
 /** Built on the first invocation, then reused: clients and config live as long as the sandbox. */
 function dependencies(functionName: string): ProcessorDeps {
   if (deps) return deps;
@@ -23,7 +35,10 @@ function dependencies(functionName: string): ProcessorDeps {
   const dynamo = dynamoDbDocumentClient();
   // Quarantine is the rare path: the S3 client and the quarantine writer load on the first bad record,
   // not at import (docs/benchmarks/cold-start.md).
-  const s3 = lazyS3Client();
+  const writer = once(async () => {
+    const rare = await import("./quarantine-writer.js");
+    return { ...rare, client: rare.s3Client() };
+  });
   deps = {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
     idempotency: new IdempotencyStore({
@@ -33,10 +48,7 @@ function dependencies(functionName: string): ProcessorDeps {
       retentionSeconds: config.IDEMPOTENCY_RETENTION_SECONDS,
     }),
     quarantine: async (record, reason) => {
-      const [{ kinesisSourceOf, writeQuarantineRecord }, client] = await Promise.all([
-        import("@mcp-pipeline/quarantine"),
-        s3(),
-      ]);
+      const { kinesisSourceOf, writeQuarantineRecord, client } = await writer();
       const { key } = await writeQuarantineRecord(client, config.QUARANTINE_BUCKET, {
         formatVersion: 1,
         source: kinesisSourceOf(record),
