@@ -269,21 +269,28 @@ The rare path: the processor's first invocation with the same batch plus one rec
 also loads the S3 client and the quarantine writer, and stores the record): median ${median(quarantineRuns).toFixed(0)} ms (${quarantineRuns.length ? range(quarantineRuns) : "-"}),
 against ${median((samples.get("processor") ?? []).flatMap((x) => (x.invokeMs === undefined ? [] : [x.invokeMs]))).toFixed(0)} ms for the clean batch.
 
-What keeps the import short: the decoders run hand-written validators held to the zod schemas by
-packages/contracts/test/validators.test.ts, not zod; the processor's configuration is declared with zod/mini;
-zod is imported as a namespace so esbuild drops what a bundle does not call (its locales above all); the S3
-client and the quarantine writer, which only a bad record needs, are loaded on the first quarantine
-(\`lazyS3Client\`, a dynamic import that esbuild keeps in the same file and evaluates on first use). Every
-bundle includes the AWS SDK clients it uses (bundled, not taken from the runtime, so the deployed code is the
-tested code).
+What keeps the import short: every zip is code-split (scripts/bundle-function.ts): index.mjs imports the
+chunks it needs, and what only a dynamic import reaches is in chunks of its own that an import neither parses
+nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
+zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
+set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential providers. The decoders run
+hand-written validators held to the zod schemas by packages/contracts/test/validators.test.ts, and the
+quarantine format's writer and reader one held to its schema by packages/quarantine/test/validate.test.ts,
+not zod; the processor's configuration is declared with zod/mini; zod is imported as a namespace so esbuild
+drops what a bundle does not call. Every bundle includes the AWS SDK clients it uses (bundled, not taken from
+the runtime, so the deployed code is the tested code). The equivalent is built the same way, so it is split
+too.
 
-What still costs: a function's zip holds one file (scripts/test/build.test.ts), so the processor's rare path
-(the S3 client, the quarantine writer and the full zod build its format uses) is in \`index.mjs\`: evaluated
-only on first use, but parsed at every import, and esbuild keeps every export of a module it must evaluate
-lazily, which makes that part larger than a static import would (S3 client about 265 KiB instead of 176 KiB).
-esbuild's code splitting (chunks in the zip) would take it off the import path, at the price of a zip with
-several files. The workers still load Ajv, the S3 client (results over the inline limit) and zod's full build
-(their configuration and tools) at import; dlq-redrive uses S3 and Kinesis on every failure record.
+What still costs: esbuild assigns whole files to chunks by static reachability before it shakes unused
+exports, so a file that some chunk uses and that index.mjs reaches through an unused re-export is loaded at
+import. @mcp-pipeline/aws's index.ts re-exports the S3 and Kinesis client factories, and the processor's
+quarantine (S3) and the package's lazy clients (a dynamic import of each factory) use them: the processor's
+import still loads the S3 client's modules (about 100 KiB, with its checksum and S3 middleware) and the
+Kinesis client's (about 22 KiB), though it calls neither until a bad record. Taking them off would need the
+client factories out of the package's index (a subpath or a package of their own), an API change across
+the functions, scripts and tests. For the same reason a lazy S3 client would not take S3 off the workers'
+import. The workers also load Ajv (tool argument schemas compiled at cold start) and zod's full build (their
+configuration and tool definitions); dlq-redrive uses S3 and Kinesis on every failure record.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writeFile(doc, report);
