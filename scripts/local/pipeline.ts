@@ -14,7 +14,9 @@ import {
 } from "@aws-sdk/client-kinesis";
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
+import { type ClientOptions, sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import {
   type EmbeddedEmulators,
   type InjectedFault,

@@ -4,5 +4,5 @@
  * chunks of the zip that an import of index.mjs neither parses nor evaluates (docs/benchmarks/cold-start.md).
  * It exports only what the handler calls: a dynamically imported module keeps every export it has.
  */
-export { s3Client } from "@mcp-pipeline/aws";
+export { s3Client } from "@mcp-pipeline/aws/s3-client";
 export { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";

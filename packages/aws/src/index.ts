@@ -1,3 +1,8 @@
+// The S3 and Kinesis client factories are entries of their own ("@mcp-pipeline/aws/s3-client",
+// "@mcp-pipeline/aws/kinesis-client"), not exports of this index: bundled with code splitting, a file this
+// index reaches is loaded by every function that imports the package as soon as any chunk uses it, so the
+// processor, whose quarantine alone uses S3, would load the S3 client at every cold start
+// (docs/benchmarks/cold-start.md).
 export {
   BATCH_GET_MAX_KEYS,
   BatchGetIncompleteError,
@@ -9,7 +14,6 @@ export { dynamoDbDocumentClient, sqsClient } from "./clients.js";
 export { ConfigError, type ConfigSchema, loadConfig } from "./config.js";
 export { sqsQueueUrlSchema, streamNameSchema } from "./config-schemas.js";
 export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
-export { kinesisClient } from "./kinesis-client.js";
 export { type LazyClient, lazyKinesisClient, lazyS3Client } from "./lazy-clients.js";
 export {
   OrderingMode,
@@ -27,7 +31,6 @@ export {
   type StreamTarget,
   type WrittenRecord,
 } from "./producer.js";
-export { s3Client } from "./s3-client.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
 export { ESM_SYSTEM_ATTRIBUTES, regionOfArn, toSqsEventRecord } from "./sqs-event.js";
 export { onDemandTable } from "./tables.js";

@@ -15,7 +15,6 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  kinesisClient,
   OrderingMode,
   type ProducerRecord,
   PUT_RECORDS_LIMITS,
@@ -24,6 +23,7 @@ import {
   putAllRecords,
   putRecords,
 } from "../src/index.js";
+import { kinesisClient } from "../src/kinesis-client.js";
 
 const utf8 = new TextEncoder();
 const record = (key: string, body: string): ProducerRecord => ({

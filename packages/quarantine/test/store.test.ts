@@ -4,7 +4,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { s3Client } from "@mcp-pipeline/aws";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
 import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,13 +2,13 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import {
   dynamoDbDocumentClient,
-  kinesisClient,
   loadConfig,
   putAllRecords,
-  s3Client,
   sendToDeadLetterQueue,
   sqsClient,
 } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
