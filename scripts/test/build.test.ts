@@ -97,20 +97,28 @@ describe("function artifacts", () => {
       try {
         await stack.reset();
         const queue = name === "fifo-worker" ? stack.fifo : stack.standard;
-        const env = { ...stack.functionEnvironment(queue.dlqUrl), POWERTOOLS_LOG_LEVEL: "CRITICAL" };
+        const env = {
+          ...stack.functionEnvironment(queue.dlqUrl),
+          POWERTOOLS_LOG_LEVEL: "CRITICAL",
+          RESULT_INLINE_MAX_BYTES: "4096",
+        };
         for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
         const bundle = (await import(pathToFileURL(file).href)) as {
           handler: (event: unknown, context: unknown) => Promise<unknown>;
         };
         const stats = job("text.stats", { text: "bundled and run" });
+        // A result over the inline limit: stored through the S3 client the bundle loads on first use.
+        const big = job("load.latency", { latencyMs: 0, resultBytes: 10_000 });
         await stack.send(queue, [
           { ...body(stats), group: "g1" },
           { body: "{]", group: "g2" },
+          { ...body(big), group: "g3" },
         ]);
         const records = await stack.receive(queue);
         const response = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
         expect(response).toEqual({ batchItemFailures: [] });
         expect((await stack.call(stats.callId))?.status).toBe("completed");
+        expect((await stack.call(big.callId))?.result?.location).toMatchObject({ kind: "s3" });
         expect((await stack.drain(queue.dlqUrl)).map((m) => m.body)).toEqual(["{]"]);
       } finally {
         vi.unstubAllEnvs();
