@@ -273,7 +273,8 @@ What keeps the import short: every zip is code-split (scripts/bundle-function.ts
 chunks it needs, and what only a dynamic import reaches is in chunks of its own that an import neither parses
 nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
 zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
-set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential providers. The decoders run
+set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential providers and the workers'
+S3 result write. The decoders run
 hand-written validators held to the zod schemas by packages/contracts/test/validators.test.ts, and the
 quarantine format's writer and reader one held to its schema by packages/quarantine/test/validate.test.ts,
 not zod; the processor's configuration is declared with zod/mini; zod is imported as a namespace so esbuild
@@ -281,16 +282,18 @@ drops what a bundle does not call. Every bundle includes the AWS SDK clients it 
 the runtime, so the deployed code is the tested code). The equivalent is built the same way, so it is split
 too.
 
-What still costs: esbuild assigns whole files to chunks by static reachability before it shakes unused
-exports, so a file that some chunk uses and that index.mjs reaches through an unused re-export is loaded at
-import. @mcp-pipeline/aws's index.ts re-exports the S3 and Kinesis client factories, and the processor's
-quarantine (S3) and the package's lazy clients (a dynamic import of each factory) use them: the processor's
-import still loads the S3 client's modules (about 100 KiB, with its checksum and S3 middleware) and the
-Kinesis client's (about 22 KiB), though it calls neither until a bad record. Taking them off would need the
-client factories out of the package's index (a subpath or a package of their own), an API change across
-the functions, scripts and tests. For the same reason a lazy S3 client would not take S3 off the workers'
-import. The workers also load Ajv (tool argument schemas compiled at cold start) and zod's full build (their
-configuration and tool definitions); dlq-redrive uses S3 and Kinesis on every failure record.
+Why the S3 and Kinesis client factories are subpath entries of @mcp-pipeline/aws (\`/s3-client\`,
+\`/kinesis-client\`), not index exports: esbuild assigns whole files to chunks by static reachability before
+it shakes unused exports, so a file that some chunk uses and that index.mjs reaches through an unused
+re-export is loaded at import; re-exported by the index, the S3 client (about 100 KiB) and the Kinesis client
+(about 22 KiB) were loaded by the processor's import though it calls S3 only for a bad record and Kinesis
+never. The workers load the S3 client (\`lazyS3Client\`) and the result write on the first result over the
+inline limit.
+
+What still costs: the processor's configuration on zod/mini (about 23 KiB at import) and a newer
+\`@smithy/core\` than the equivalent's (127 against 118 KiB); the workers load Ajv (tool argument schemas,
+compiled at cold start, about 150 KiB with ajv-formats) and zod's full build (their configuration and tool
+definitions); dlq-redrive uses S3 and Kinesis on every failure record, so they stay on its import path.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writeFile(doc, report);
