@@ -1,15 +1,25 @@
 /**
  * Bundles the function in the current directory (functions/<name>) into functions/<name>/dist:
- *   <name>.zip        index.mjs only: what Lambda runs (handler "index.handler", runtime nodejs22.x)
- *   index.mjs.map     external source map, kept beside the zip, not in it (smaller zip, faster cold start)
+ *   <name>.zip        what Lambda runs (handler "index.handler", runtime nodejs22.x): index.mjs and the
+ *                     chunk-<hash>.mjs files it imports; code that only a dynamic import reaches (a rare
+ *                     path, such as the quarantine's S3 client) is in chunks loaded on first use, so an
+ *                     import of index.mjs neither parses nor evaluates it (docs/benchmarks/cold-start.md)
+ *   *.mjs.map         external source maps, kept beside the zip, not in it (smaller zip, faster cold start)
  *   meta.json         esbuild metafile, for bundle-size analysis
  * Run through `npm run build` (turbo), which also collects every function into dist/manifest.json.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { deterministicZip } from "./lib/deterministic-zip.ts";
+
+/**
+ * zod's locales other than English: `import { z } from "zod"` imports a namespace object esbuild cannot
+ * shake, and with it every locale (some 350 KiB of a 1 MiB bundle, all evaluated at each cold start:
+ * docs/benchmarks/cold-start.md). A bundle that holds one is refused.
+ */
+const NEVER_CALLED = /node_modules\/zod\/v4\/locales\/(?!en\.js$|index\.js$)[^/]+\.js$/;
 
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
@@ -22,8 +32,14 @@ export async function bundleFunction(
 
   const result = await build({
     absWorkingDir: functionDir,
-    entryPoints: ["src/handler.ts"],
-    outfile: join(outDir, "index.mjs"),
+    entryPoints: { index: "src/handler.ts" },
+    outdir: outDir,
+    outExtension: { ".js": ".mjs" },
+    // ESM code splitting: what only a dynamic import reaches goes to chunks that Node loads on first use
+    // (nodejs22.x imports relative ES modules from the deployment package). Chunk names are content
+    // hashes, so the same sources give the same files.
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     bundle: true,
     platform: "node",
     target: "node22",
@@ -43,13 +59,26 @@ export async function bundleFunction(
   });
 
   await writeFile(join(outDir, "meta.json"), `${JSON.stringify(result.metafile)}\n`);
-  const code = await readFile(join(outDir, "index.mjs"));
-  await writeFile(
-    join(outDir, `${name}.zip`),
-    await deterministicZip([{ name: "index.mjs", content: code }]),
+  const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
+  const unused = outputs
+    .flatMap(([, output]) => Object.entries(output.inputs))
+    .filter(([path, { bytesInOutput }]) => bytesInOutput > 0 && NEVER_CALLED.test(path))
+    .map(([path]) => path);
+  if (unused.length > 0) {
+    throw new Error(
+      `${name}: the bundle carries code no function calls (${unused.length} files, e.g. ${unused[0]}): ` +
+        `import zod as a namespace (import * as z from "zod"), not { z }, which esbuild cannot shake`,
+    );
+  }
+  const files = await Promise.all(
+    outputs.map(async ([path]) => {
+      const file = join(functionDir, path);
+      return { name: relative(outDir, file), content: await readFile(file) };
+    }),
   );
-  await rm(join(outDir, "index.mjs"));
-  return { name, codeBytes: code.byteLength };
+  await writeFile(join(outDir, `${name}.zip`), await deterministicZip(files));
+  await Promise.all(files.map((f) => rm(join(outDir, f.name))));
+  return { name, codeBytes: files.reduce((sum, f) => sum + f.content.byteLength, 0) };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

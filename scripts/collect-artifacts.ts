@@ -26,7 +26,8 @@ for (const name of functions) {
   const zip = join(built, `${name}.zip`);
   await mkdir(join(dist, name), { recursive: true });
   await copyFile(zip, join(dist, `${name}.zip`));
-  for (const extra of ["index.mjs.map", "meta.json"])
+  // The source maps of index.mjs and of its chunks, and the metafile.
+  for (const extra of (await readdir(built)).filter((f) => f.endsWith(".mjs.map") || f === "meta.json"))
     await copyFile(join(built, extra), join(dist, name, extra));
   artifacts[name] = {
     path: `dist/${name}.zip`,

@@ -20,7 +20,8 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, type S3Client } from "@aws-sdk/client-s3";
 import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamoDbDocumentClient, s3Client } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import {
   type BatchOutcome,
   kinesisBatchResponse,

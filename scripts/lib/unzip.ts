@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 
 /** Reads the entries of a zip we wrote: stored or deflated, no data descriptors needed. */
@@ -28,4 +30,19 @@ export function unzip(
     offset += 46 + nameLength + extraLength + zip.readUInt16LE(offset + 32);
   }
   return entries;
+}
+
+/**
+ * Writes every entry of a function's zip into `dir`, as Lambda unpacks the deployment package (index.mjs
+ * imports its chunks by relative path); returns the path of index.mjs.
+ */
+export async function unzipTo(zip: Buffer, dir: string): Promise<string> {
+  const entries = unzip(zip);
+  if (!entries.has("index.mjs"))
+    throw new Error(`the zip has no index.mjs (entries: ${[...entries.keys()].join(", ")})`);
+  for (const [name, { content }] of entries) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), content);
+  }
+  return join(dir, "index.mjs");
 }

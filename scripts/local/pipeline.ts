@@ -3,14 +3,16 @@
  * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
  * event source mappings of packages/local-esm configured from terraform.tfvars.json.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { type ClientOptions, kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
+import { type ClientOptions, sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import {
   type EmbeddedEmulators,
   type InjectedFault,
@@ -26,7 +28,7 @@ import {
   SqsEventSource,
 } from "@mcp-pipeline/local-esm";
 import type { EnvironmentSettings, FunctionSettings } from "@mcp-pipeline/settings";
-import { unzip } from "../lib/unzip.ts";
+import { unzipTo } from "../lib/unzip.ts";
 import { MetricsSink } from "./metrics-sink.ts";
 import {
   createLocalResources,
@@ -220,17 +222,20 @@ export class LocalPipeline {
           cause: error,
         });
       });
-      const code = unzip(zip).get("index.mjs")?.content;
-      if (!code) throw new Error(`${name}.zip has no index.mjs`);
       const dir = await mkdtemp(join(this.#codeDir, `${name}-`));
-      await writeFile(join(dir, "index.mjs"), code);
+      // index.mjs and the chunks it imports, as Lambda unpacks the package.
+      const codeFile = await unzipTo(zip, dir).catch((error: unknown) => {
+        throw new Error(`${name}.zip: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      });
       const fn = settingsOf[name];
       this.functions.set(
         name,
         new LocalFunction(
           {
             name: `${settings.name_prefix}-${name}`,
-            codeFile: join(dir, "index.mjs"),
+            codeFile,
             timeoutMs: this.#scale(fn.timeout_seconds * 1000),
             memoryMb: fn.memory_mb,
             environment: this.#environment(name, fn),

@@ -4,7 +4,9 @@
  * credentials, AWS_ENDPOINT_URL_*.
  */
 import { parseArgs } from "node:util";
-import { kinesisClient, s3Client, sqsClient } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { readQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
   countQuarantine,

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,7 +8,7 @@ import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
 import { bundleFunction } from "../bundle-function.ts";
 import { base64Sha256 } from "../lib/deterministic-zip.ts";
-import { unzip } from "../lib/unzip.ts";
+import { unzip, unzipTo } from "../lib/unzip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
 let work: string;
@@ -31,20 +31,29 @@ describe("function artifacts", () => {
       await base64Sha256(join(work, "b/processor.zip")),
     );
     const entries = unzip(a);
-    expect([...entries.keys()]).toEqual(["index.mjs"]);
-    // 1980-01-01 00:00 in DOS fields, regular file rw-r--r--.
-    expect(entries.get("index.mjs")).toMatchObject({
-      mode: 0o100644,
-      dosTime: 0,
-      dosDate: (0 << 9) | (1 << 5) | 1,
-    });
+    // index.mjs and the chunks it imports (code splitting), by name, and nothing else.
+    const names = [...entries.keys()];
+    expect(names).toContain("index.mjs");
+    expect(names.filter((n) => n !== "index.mjs").every((n) => /^chunk-[A-Z0-9]{8}\.mjs$/.test(n))).toBe(
+      true,
+    );
+    expect(names).toEqual([...names].sort());
+    // The rare path (the quarantine's S3 client) is in a chunk of its own, not in what an import loads.
+    expect(names.length).toBeGreaterThan(1);
+    for (const name of names) {
+      // 1980-01-01 00:00 in DOS fields, regular file rw-r--r--.
+      expect(entries.get(name)).toMatchObject({
+        mode: 0o100644,
+        dosTime: 0,
+        dosDate: (0 << 9) | (1 << 5) | 1,
+      });
+    }
   });
 
-  it("run on the test runtime's Node 22 and process a batch against the emulators", async () => {
+  it("run on the test runtime's Node 22 and process a batch against the emulators, quarantining a bad record through a chunk", async () => {
     expect(process.versions.node.split(".")[0]).toBe("22");
     await bundleFunction(processorDir, join(work, "run"));
-    const code = unzip(await readFile(join(work, "run/processor.zip"))).get("index.mjs")?.content;
-    await writeFile(join(work, "run/index.mjs"), code ?? "");
+    const file = await unzipTo(await readFile(join(work, "run/processor.zip")), join(work, "run/code"));
     const stack = await Stack.start();
     try {
       await stack.reset();
@@ -56,13 +65,22 @@ describe("function artifacts", () => {
       vi.stubEnv("TOOL_CALLS_TABLE", stack.tables.toolCalls);
       vi.stubEnv("DEDUPE_TABLE", stack.tables.dedupe);
       vi.stubEnv("QUARANTINE_BUCKET", stack.tables.bucket);
-      const bundle = (await import(pathToFileURL(join(work, "run/index.mjs")).href)) as {
+      const bundle = (await import(pathToFileURL(file).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
       const { records } = startedRecords(12, 3);
-      const response = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      // A record that is not JSON: quarantined through the S3 client and writer the chunks hold.
+      const bad = {
+        ...records[0],
+        kinesis: { ...records[0]?.kinesis, data: Buffer.from("{oops").toString("base64") },
+      };
+      const response = await bundle.handler(
+        { Records: [...records, bad] },
+        lambdaContext({ timeoutMs: 30_000 }),
+      );
       expect(response).toEqual({ batchItemFailures: [] });
       expect((await stack.calls()).size).toBe(12);
+      expect(await stack.quarantined()).toHaveLength(1);
     } finally {
       vi.unstubAllEnvs();
       await stack.stop();
@@ -74,26 +92,33 @@ describe("function artifacts", () => {
     async (name) => {
       const dir = join(import.meta.dirname, "../../functions", name);
       await bundleFunction(dir, join(work, name));
-      const code = unzip(await readFile(join(work, name, `${name}.zip`))).get("index.mjs")?.content;
-      await writeFile(join(work, name, "index.mjs"), code ?? "");
+      const file = await unzipTo(await readFile(join(work, name, `${name}.zip`)), join(work, name, "code"));
       const stack = await WorkerStack.start();
       try {
         await stack.reset();
         const queue = name === "fifo-worker" ? stack.fifo : stack.standard;
-        const env = { ...stack.functionEnvironment(queue.dlqUrl), POWERTOOLS_LOG_LEVEL: "CRITICAL" };
+        const env = {
+          ...stack.functionEnvironment(queue.dlqUrl),
+          POWERTOOLS_LOG_LEVEL: "CRITICAL",
+          RESULT_INLINE_MAX_BYTES: "4096",
+        };
         for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
-        const bundle = (await import(pathToFileURL(join(work, name, "index.mjs")).href)) as {
+        const bundle = (await import(pathToFileURL(file).href)) as {
           handler: (event: unknown, context: unknown) => Promise<unknown>;
         };
         const stats = job("text.stats", { text: "bundled and run" });
+        // A result over the inline limit: stored through the S3 client the bundle loads on first use.
+        const big = job("load.latency", { latencyMs: 0, resultBytes: 10_000 });
         await stack.send(queue, [
           { ...body(stats), group: "g1" },
           { body: "{]", group: "g2" },
+          { ...body(big), group: "g3" },
         ]);
         const records = await stack.receive(queue);
         const response = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
         expect(response).toEqual({ batchItemFailures: [] });
         expect((await stack.call(stats.callId))?.status).toBe("completed");
+        expect((await stack.call(big.callId))?.result?.location).toMatchObject({ kind: "s3" });
         expect((await stack.drain(queue.dlqUrl)).map((m) => m.body)).toEqual(["{]"]);
       } finally {
         vi.unstubAllEnvs();

@@ -1,5 +1,5 @@
 import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
-import { z } from "zod";
+import * as z from "zod";
 
 const queueUrl = sqsQueueUrlSchema;
 

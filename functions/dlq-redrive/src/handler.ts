@@ -1,6 +1,8 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { kinesisClient, loadConfig, s3Client, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { loadConfig, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {

@@ -1,8 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { dynamoDbDocumentClient, loadConfig, s3Client } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, loadConfig } from "@mcp-pipeline/aws";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
-import { kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { Context, KinesisStreamEvent } from "aws-lambda";
 import { processorConfigSchema } from "./config.js";
@@ -16,16 +15,34 @@ const metrics = new Metrics({
 
 let deps: ProcessorDeps | undefined;
 
+/** Built on first call, then shared; a failed load is not kept, so the next call tries again. */
+function once<T>(build: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= build().catch((error: unknown) => {
+      value = undefined;
+      throw error;
+    });
+    return value;
+  };
+}
+
 /** Built on the first invocation, then reused: clients and config live as long as the sandbox. */
 function dependencies(functionName: string): ProcessorDeps {
   if (deps) return deps;
   const config = loadConfig(processorConfigSchema, process.env);
   const dynamo = dynamoDbDocumentClient();
-  const s3 = s3Client();
+  // Quarantine is the rare path: the S3 client and the quarantine writer load on the first bad record,
+  // not at import (docs/benchmarks/cold-start.md).
+  const writer = once(async () => {
+    const rare = await import("./quarantine-writer.js");
+    return { ...rare, client: rare.s3Client() };
+  });
   deps = {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
     quarantine: async (record, reason) => {
-      const { key } = await writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, {
+      const { kinesisSourceOf, writeQuarantineRecord, client } = await writer();
+      const { key } = await writeQuarantineRecord(client, config.QUARANTINE_BUCKET, {
         formatVersion: 1,
         source: kinesisSourceOf(record),
         data: record.kinesis.data,

@@ -1,6 +1,7 @@
 import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { dynamoDbDocumentClient, s3Client } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type * as z from "zod";
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -11,27 +11,27 @@ export class ConfigError extends Error {
 }
 
 /**
+ * Any zod schema, the full build's or zod/mini's: both carry `safeParse`. A function whose hot path
+ * needs no other zod can declare its configuration with zod/mini and keep zod's full build (and its
+ * load time) out of its bundle; this file imports zod's types only.
+ */
+export type ConfigSchema = z.core.$ZodType & {
+  safeParse(
+    input: unknown,
+  ): { success: true; data: unknown } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };
+};
+
+/**
  * Parses a function's environment once, at cold start, and lists every problem at once. A function
  * that starts with a bad setting fails its first invocation loudly instead of misbehaving per record.
  */
-export function loadConfig<S extends z.ZodType>(
+export function loadConfig<S extends ConfigSchema>(
   schema: S,
   env: Record<string, string | undefined>,
-): z.infer<S> {
+): z.output<S> {
   const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return parsed.data as z.output<S>;
   throw new ConfigError(
     parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(env)"}: ${issue.message}`),
   );
 }
-
-/**
- * An SQS queue URL, checked by shape rather than as a WHATWG URL: emulators answer with hosts such as
- * sqs.us-east-1.127.0.0.1, which URL parsers refuse.
- */
-export const sqsQueueUrlSchema = z
-  .string()
-  .regex(/^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/, "expected an SQS queue URL");
-
-/** A Kinesis stream name. */
-export const streamNameSchema = z.string().regex(/^[a-zA-Z0-9_.-]{1,128}$/, "expected a Kinesis stream name");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConfigError, loadConfig, s3Client } from "../src/index.js";
+import { ConfigError, loadConfig } from "../src/index.js";
+import { s3Client } from "../src/s3-client.js";
 
 const schema = z.object({
   TABLE_NAME: z.string().min(3),

@@ -16,7 +16,6 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  kinesisClient,
   OrderingMode,
   type ProducerRecord,
   PUT_RECORDS_LIMITS,
@@ -26,6 +25,7 @@ import {
   putRecords,
   UNSENT_AFTER_GIVEN_UP,
 } from "../src/index.js";
+import { kinesisClient } from "../src/kinesis-client.js";
 
 const utf8 = new TextEncoder();
 const record = (key: string, body: string): ProducerRecord => ({

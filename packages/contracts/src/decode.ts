@@ -1,15 +1,14 @@
-import type { z } from "zod";
 import {
   BadEncodingError,
   BadJsonError,
   type DecodeError,
-  type SchemaIssue,
   SchemaViolationError,
   UnsupportedVersionError,
 } from "./decode-error.js";
-import { lifecycleEventSchema, type ToolCallLifecycleEvent } from "./lifecycle-event.js";
-import { SUPPORTED_SPEC_VERSIONS, specVersionSchema } from "./schema-common.js";
-import { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";
+import type { ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import { SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
+import type { ToolCallJob } from "./tool-call-job.js";
+import { isSpecVersion, type Validated, validateLifecycleEvent, validateToolCallJob } from "./validators.js";
 
 export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
@@ -40,15 +39,12 @@ function parseJson(text: string): DecodeResult<unknown> {
   }
 }
 
-function issuesOf(error: z.ZodError): SchemaIssue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length === 0 ? "(root)" : issue.path.map(String).join("."),
-    message: issue.message,
-  }));
-}
-
-/** Version first, so that a v2 payload is reported as unsupported rather than as a schema violation. */
-function validate<T>(value: unknown, schema: z.ZodType<T>): DecodeResult<T> {
+/**
+ * Version first, so that a v2 payload is reported as unsupported rather than as a schema violation.
+ * The schema check is validators.ts (the zod schemas without zod's load time, held to the same
+ * verdicts by test/validators.test.ts).
+ */
+function validate<T>(value: unknown, check: (value: unknown) => Validated<T>): DecodeResult<T> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail(new SchemaViolationError([{ path: "(root)", message: "expected a JSON object" }]));
   }
@@ -56,17 +52,16 @@ function validate<T>(value: unknown, schema: z.ZodType<T>): DecodeResult<T> {
   if (version === undefined) {
     return fail(new SchemaViolationError([{ path: "specVersion", message: "required" }]));
   }
-  if (!specVersionSchema.safeParse(version).success) {
+  if (!isSpecVersion(version)) {
     return fail(new UnsupportedVersionError(version, SUPPORTED_SPEC_VERSIONS));
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) return fail(new SchemaViolationError(issuesOf(parsed.error), { cause: parsed.error }));
-  return { ok: true, value: parsed.data };
+  const checked = check(value);
+  return checked.ok ? checked : fail(new SchemaViolationError(checked.issues));
 }
 
-function decodeText<T>(text: string, schema: z.ZodType<T>): DecodeResult<T> {
+function decodeText<T>(text: string, check: (value: unknown) => Validated<T>): DecodeResult<T> {
   const json = parseJson(text);
-  return json.ok ? validate(json.value, schema) : json;
+  return json.ok ? validate(json.value, check) : json;
 }
 
 export function decodeBase64(data: string): DecodeResult<Uint8Array> {
@@ -77,7 +72,7 @@ export function decodeBase64(data: string): DecodeResult<Uint8Array> {
 /** Decodes the raw bytes of a Kinesis record (as PutRecords wrote them) into a lifecycle event. */
 export function decodeLifecycleEventBytes(bytes: Uint8Array): DecodeResult<ToolCallLifecycleEvent> {
   const text = toUtf8(bytes);
-  return text.ok ? decodeText(text.value, lifecycleEventSchema) : text;
+  return text.ok ? decodeText(text.value, validateLifecycleEvent) : text;
 }
 
 /** Decodes `kinesis.data` of a Lambda Kinesis record (base64) into a lifecycle event. */
@@ -88,5 +83,5 @@ export function decodeLifecycleEvent(base64Data: string): DecodeResult<ToolCallL
 
 /** Decodes an SQS message body into a tool-call job. */
 export function decodeToolCallJob(body: string): DecodeResult<ToolCallJob> {
-  return decodeText(body, toolCallJobSchema);
+  return decodeText(body, validateToolCallJob);
 }

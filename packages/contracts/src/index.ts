@@ -30,7 +30,6 @@ export {
   TransientError,
 } from "./failure.js";
 export {
-  LifecycleEventType,
   lifecycleEventSchema,
   type ResultLocation,
   type ToolCallCompleted,
@@ -39,5 +38,6 @@ export {
   type ToolCallRequested,
   type ToolCallStarted,
 } from "./lifecycle-event.js";
-export { CURRENT_SPEC_VERSION, SUPPORTED_SPEC_VERSIONS } from "./schema-common.js";
+export { LifecycleEventType } from "./lifecycle-event-type.js";
+export { CURRENT_SPEC_VERSION, SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
 export { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";

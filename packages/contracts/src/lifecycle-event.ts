@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "zod";
+import { LifecycleEventType } from "./lifecycle-event-type.js";
 import {
   callIdSchema,
   eventIdSchema,
@@ -7,14 +8,9 @@ import {
   specVersionSchema,
   toolNameSchema,
 } from "./schema-common.js";
+import { DIGEST_MESSAGE, DIGEST_PATTERN } from "./spec-version.js";
 
-export const LifecycleEventType = {
-  Requested: "tool_call.requested",
-  Started: "tool_call.started",
-  Completed: "tool_call.completed",
-  Failed: "tool_call.failed",
-} as const;
-export type LifecycleEventType = (typeof LifecycleEventType)[keyof typeof LifecycleEventType];
+export { LifecycleEventType };
 
 const envelope = {
   specVersion: specVersionSchema,
@@ -30,7 +26,7 @@ const requestedSchema = z.object({
   ...envelope,
   type: z.literal(LifecycleEventType.Requested),
   /** SHA-256 (hex) of the canonical arguments: enough to correlate without storing them twice. */
-  argumentsDigest: z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex characters"),
+  argumentsDigest: z.string().regex(DIGEST_PATTERN, DIGEST_MESSAGE),
 });
 
 const startedSchema = z.object({

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import {
   callIdSchema,
   instantSchema,
@@ -6,6 +6,7 @@ import {
   specVersionSchema,
   toolNameSchema,
 } from "./schema-common.js";
+import { ARGUMENTS_MESSAGE } from "./spec-version.js";
 
 /** A request to run one tool call, carried by SQS (standard or FIFO, group = sessionId). */
 export const toolCallJobSchema = z.object({
@@ -20,7 +21,7 @@ export const toolCallJobSchema = z.object({
    */
   arguments: z.custom<Record<string, unknown>>(
     (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    { message: "expected a JSON object of arguments" },
+    { message: ARGUMENTS_MESSAGE },
   ),
   enqueuedAt: instantSchema,
   /** After this instant the result is useless to the caller: the job fails permanently unrun. */

@@ -6,7 +6,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { kinesisClient, sqsClient } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import {
   createQueueWhenReady,
   createStreamWhenActive,

@@ -6,7 +6,7 @@ import {
   SplitShardCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
-import { kinesisClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { emulatorClientOptions, type RunningEmulator, startKinesis } from "@mcp-pipeline/emulators";
 import {
   type KinesisFidelityProxy,

@@ -1,13 +1,23 @@
 export {
+  kinesisSourceOf,
+  quarantineKeyFor,
+  shardIdOf,
+} from "./format.js";
+// The zod schemas: the format's definition, for tools and tests; the writer and reader validate with
+// validate.ts, so a bundle that does not use these exports carries no zod (the package has no side effects).
+export {
   type FailureContext,
   failureContextSchema,
   type KinesisSource,
-  kinesisSourceOf,
-  QUARANTINE_FORMAT_VERSION,
   type QuarantineReason,
   type QuarantineRecord,
-  quarantineKeyFor,
   quarantineRecordSchema,
-  shardIdOf,
-} from "./format.js";
-export { QuarantineFormatError, readQuarantineRecord, writeQuarantineRecord } from "./store.js";
+} from "./schema.js";
+export {
+  InvalidQuarantineRecordError,
+  QuarantineFormatError,
+  readQuarantineRecord,
+  writeQuarantineRecord,
+} from "./store.js";
+export { type QuarantineIssue, type QuarantineValidation, validateQuarantineRecord } from "./validate.js";
+export { QUARANTINE_FORMAT_VERSION } from "./version.js";

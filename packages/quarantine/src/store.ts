@@ -1,5 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { type QuarantineRecord, quarantineKeyFor, quarantineRecordSchema } from "./format.js";
+import { quarantineKeyFor } from "./format.js";
+import type { QuarantineRecord } from "./schema.js";
+import { describeIssues, type QuarantineIssue, validateQuarantineRecord } from "./validate.js";
 
 export class QuarantineFormatError extends Error {
   readonly key: string;
@@ -8,6 +10,17 @@ export class QuarantineFormatError extends Error {
     super(`quarantine object ${key} is not a v1 quarantine record: ${message}`, options);
     this.name = "QuarantineFormatError";
     this.key = key;
+  }
+}
+
+/** A record handed to the writer that the format does not allow: nothing is written. */
+export class InvalidQuarantineRecordError extends Error {
+  readonly issues: readonly QuarantineIssue[];
+
+  constructor(issues: readonly QuarantineIssue[]) {
+    super(`not a v1 quarantine record: ${describeIssues(issues)}`);
+    this.name = "InvalidQuarantineRecordError";
+    this.issues = issues;
   }
 }
 
@@ -21,7 +34,9 @@ export async function writeQuarantineRecord(
   record: QuarantineRecord,
   options: { readonly ifAbsent?: boolean } = {},
 ): Promise<{ key: string; written: boolean }> {
-  const parsed = quarantineRecordSchema.parse(record);
+  const validation = validateQuarantineRecord(record);
+  if (!validation.success) throw new InvalidQuarantineRecordError(validation.issues);
+  const parsed = validation.data;
   const key = quarantineKeyFor(parsed.source);
   try {
     await s3.send(
@@ -58,7 +73,8 @@ export async function readQuarantineRecord(
   } catch (cause) {
     throw new QuarantineFormatError(key, "not JSON", { cause });
   }
-  const parsed = quarantineRecordSchema.safeParse(json);
-  if (!parsed.success) throw new QuarantineFormatError(key, parsed.error.message, { cause: parsed.error });
+  const parsed = validateQuarantineRecord(json);
+  if (!parsed.success)
+    throw new QuarantineFormatError(key, describeIssues(parsed.issues), { cause: parsed.issues });
   return parsed.data;
 }

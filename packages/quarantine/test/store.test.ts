@@ -1,5 +1,5 @@
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { s3Client } from "@mcp-pipeline/aws";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
@@ -9,6 +9,7 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  InvalidQuarantineRecordError,
   kinesisSourceOf,
   QuarantineFormatError,
   type QuarantineRecord,
@@ -66,7 +67,9 @@ describe("quarantine store on S3 (fauxqs)", () => {
 
   it("refuses to write a record that does not match the format, before touching S3", async () => {
     const bad = { ...record(9), source: { ...record(9).source, sequenceNumber: "" } };
-    await expect(writeQuarantineRecord(s3, bucket, bad)).rejects.toThrow(/sequenceNumber/);
+    const write = writeQuarantineRecord(s3, bucket, bad);
+    await expect(write).rejects.toBeInstanceOf(InvalidQuarantineRecordError);
+    await expect(write).rejects.toThrow(/source\.sequenceNumber/);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { BadJsonError, type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
-import { z } from "zod";
+import * as z from "zod";
 
 const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
 const instant = z.iso.datetime();

@@ -16,14 +16,9 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import {
-  DeadLetterAttribute,
-  kinesisClient,
-  s3Client,
-  sendToDeadLetterQueue,
-  sqsClient,
-  toSqsEventRecord,
-} from "@mcp-pipeline/aws";
+import { DeadLetterAttribute, sendToDeadLetterQueue, sqsClient, toSqsEventRecord } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.

@@ -1,5 +1,5 @@
 import type { RegisteredTool } from "@mcp-pipeline/tool-registry";
-import { z } from "zod";
+import * as z from "zod";
 import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";
 import { textStats } from "./text-stats.js";

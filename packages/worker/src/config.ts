@@ -1,6 +1,6 @@
 import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
 import { toolsConfigSchema } from "@mcp-pipeline/tools";
-import { z } from "zod";
+import * as z from "zod";
 
 /** DynamoDB's item limit is 400 KB; the rest of the call's item needs room beside an inline result. */
 export const MAX_INLINE_RESULT_BYTES = 350_000;

@@ -2,13 +2,13 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import {
   dynamoDbDocumentClient,
-  kinesisClient,
+  lazyS3Client,
   loadConfig,
   putAllRecords,
-  s3Client,
   sendToDeadLetterQueue,
   sqsClient,
 } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
@@ -48,7 +48,8 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
     if (built) return built;
     const config = loadConfig(workerConfigSchema, env);
     const dynamo = dynamoDbDocumentClient();
-    const s3 = s3Client({}, env);
+    // Only a result over the inline limit needs S3: the client loads then, not at cold start.
+    const s3 = lazyS3Client({}, env);
     const kinesis = kinesisClient();
     const sqs = sqsClient();
     built = {

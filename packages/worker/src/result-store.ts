@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { LazyClient } from "@mcp-pipeline/aws";
 import type { ResultLocation } from "@mcp-pipeline/contracts";
 
 export interface PlacedResult {
@@ -22,11 +23,12 @@ export function resultKeyFor(callId: string, runId: string): string {
 
 /**
  * Keeps a result inline when it fits `inlineMaxBytes`, otherwise writes it to S3 under this run's own
- * key and returns the pointer. The S3 write completes before the call is marked completed, so a completed call's pointer
- * always resolves.
+ * key and returns the pointer. The S3 write completes before the call is marked completed, so a
+ * completed call's pointer always resolves. `s3` may be a client built on first use (lazyS3Client): a
+ * worker whose results all fit inline never loads the S3 client.
  */
 export async function placeResult(
-  s3: S3Client,
+  s3: S3Client | LazyClient<S3Client>,
   bucket: string,
   callId: string,
   json: string,
@@ -36,14 +38,10 @@ export async function placeResult(
   const sizeBytes = Buffer.byteLength(json, "utf8");
   if (sizeBytes <= inlineMaxBytes) return { location: { kind: "inline" }, output: json, sizeBytes };
   const key = resultKeyFor(callId, runId);
-  await s3.send(
-    new PutObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      Body: json,
-      ContentType: "application/json",
-      ServerSideEncryption: "AES256",
-    }),
-  );
+  const [{ putResultObject }, client] = await Promise.all([
+    import("./result-object.js"),
+    typeof s3 === "function" ? s3() : s3,
+  ]);
+  await putResultObject(client, bucket, key, json);
   return { location: { kind: "s3", bucket, key }, sizeBytes };
 }

@@ -18,13 +18,13 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import {
   dynamoDbDocumentClient,
   ESM_SYSTEM_ATTRIBUTES,
-  kinesisClient,
   putAllRecords,
-  s3Client,
   sendToDeadLetterQueue,
   sqsClient,
   toSqsEventRecord,
 } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { PartialBatchResponse } from "@mcp-pipeline/batch";
 import {
   CURRENT_SPEC_VERSION,

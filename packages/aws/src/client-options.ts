@@ -1,0 +1,33 @@
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+
+/**
+ * Options shared by every client. Leave `endpoint` unset in Lambda: the SDK then honours the
+ * standard AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_<SERVICE> variables, which is how the local runtime,
+ * LocalStack or any emulator is reached without code changes.
+ */
+export interface ClientOptions {
+  readonly region?: string;
+  readonly endpoint?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** SDK attempts per request, including the first. */
+  readonly maxAttempts?: number;
+  /**
+   * Socket timeouts. A request that hangs must fail well before the function times out, or a slow
+   * downstream turns into a whole-batch timeout instead of one retried record.
+   */
+  readonly connectionTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+}
+
+export function commonClientConfig(options: ClientOptions) {
+  return {
+    ...(options.region !== undefined ? { region: options.region } : {}),
+    ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
+    maxAttempts: options.maxAttempts ?? 3,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: options.connectionTimeoutMs ?? 1_000,
+      requestTimeout: options.requestTimeoutMs ?? 5_000,
+    }),
+  };
+}

@@ -1,0 +1,1 @@
+export const QUARANTINE_FORMAT_VERSION = 1;
