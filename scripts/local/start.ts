@@ -141,6 +141,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     let lastProgress: Progress | undefined;
     // Sampled while the scenario runs, for the report's charts.
     const slow = countSlowRequests();
+    timeline.begin();
     const sampler = setInterval(() => timeline.sample(counters(pipeline, lastProgress)), timeline.intervalMs);
     const summary = await runScenario(pipeline, buildScenario(options.scenario), {
       environment: options.env,

@@ -44,7 +44,7 @@ interface ShardInterval {
 
 export class Timeline {
   readonly intervalMs: number;
-  readonly #started: number;
+  #started: number;
   readonly #t: number[] = [];
   readonly #shards = new Map<string, { series: ShardSeries; current: ShardInterval }>();
   readonly #counters: Counters[] = [];
@@ -54,6 +54,12 @@ export class Timeline {
     this.intervalMs = intervalMs;
     this.#started = started;
     this.#last = started;
+  }
+
+  /** Time 0 of the charts: when the scenario starts (the emulators' start-up is not part of the run). */
+  begin(now = Date.now()): void {
+    this.#started = now;
+    this.#last = now;
   }
 
   /** Give it every Kinesis ESM event (LocalPipeline's onKinesisEvent). */
