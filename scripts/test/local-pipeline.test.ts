@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { DynamoDBClient, GetItemCommand, ListTablesCommand } from "@aws-sdk/clie
 import { KinesisClient, PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
 import { startDynamoDb, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators";
-import { loadSettings } from "@mcp-pipeline/settings";
+import { loadSettings, settingsFile } from "@mcp-pipeline/settings";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError, parseCli } from "../local/cli.ts";
@@ -36,7 +37,16 @@ afterAll(async () => {
 function start(args: string[]): ChildProcess {
   return spawn(
     process.execPath,
-    ["--import", "tsx", join(root, "scripts/local/start.ts"), "--dist", dist, ...args],
+    // As package.json's start script runs it: the SQS emulator's SQLite warning is not the user's business.
+    [
+      "--disable-warning=ExperimentalWarning",
+      "--import",
+      "tsx",
+      join(root, "scripts/local/start.ts"),
+      "--dist",
+      dist,
+      ...args,
+    ],
     {
       cwd: root,
       env: {
@@ -334,7 +344,7 @@ describe("the main job (npm start)", () => {
     expect(stderr).toContain("terraform/environments/nowhere/terraform.tfvars.json");
     expect(stderr).not.toContain("ENOENT");
     const existing = (await readdir(join(root, "terraform/environments"), { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
+      .filter((d) => d.isDirectory() && existsSync(settingsFile(root, d.name)))
       .map((d) => d.name)
       .sort();
     expect(existing).toContain("dev");
