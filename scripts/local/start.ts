@@ -27,14 +27,20 @@ export function stuckWrites(target: string, body: string) {
     : undefined;
 }
 
+export const SERVE_HINT = [
+  "npm start --silent -- --serve > /tmp/stack.env &",
+  "until grep -qx '# ready' /tmp/stack.env; do sleep 1; done",
+  "set -a; . /tmp/stack.env; set +a",
+  'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
+] as const;
+
 async function serve(pipeline: LocalPipeline, options: CliOptions): Promise<void> {
   process.stdout.write(`${serveEnvironment(pipeline, options.env).join("\n")}\n`);
+  // The same lines as docs/local-runtime.md (operator-docs.test.ts checks): `export $(... | head)` would
+  // hang, since the stack keeps running and the command substitution waits for it.
   process.stderr.write(
     `serving environment ${options.env} (durations ÷${options.timeScale}), region ${pipeline.region}; in another shell:\n` +
-      "  npm start --silent -- --serve > stack.env &      # once: the file ends with the line '# ready'\n" +
-      "  until grep -qx '# ready' stack.env; do sleep 1; done\n" +
-      "  set -a; . ./stack.env; set +a\n" +
-      `  printf '%s' '{...}' > event.json; aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb://event.json\n` +
+      SERVE_HINT.map((line) => `  ${line}\n`).join("") +
       "press Ctrl-C to stop\n",
   );
   await new Promise<void>((resolve) => {

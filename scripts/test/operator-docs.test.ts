@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVE_HINT } from "../local/start.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** The commands of a Markdown file's ```sh blocks, one per line, `\` continuations joined. */
@@ -80,6 +81,7 @@ let aws: string;
 let work: string;
 let stackShell: ChildProcess | undefined;
 let stackEnv: Record<string, string> = {};
+let stackStderr = "";
 
 /** bash with the stack's variables (loaded the documented way) and the pinned AWS CLI first on PATH. */
 function bash(script: string, extraEnv: Record<string, string> = {}) {
@@ -149,16 +151,15 @@ describe("the commands the operations and local-runtime docs show", () => {
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, AWS_ENDPOINT_URL: "", AWS_ENDPOINT_URL_KINESIS: "", AWS_ENDPOINT_URL_SQS: "" },
       });
-      let stderr = "";
       stackShell.stderr?.on("data", (c) => {
-        stderr += c;
+        stackStderr += c;
       });
       await new Promise<void>((resolve, reject) => {
         stackShell?.stdout?.on("data", (c) => {
           if (String(c).includes("sourced")) resolve();
         });
         stackShell?.on("exit", (code) =>
-          reject(new Error(`the stack lines exited with ${code}:\n${stderr}`)),
+          reject(new Error(`the stack lines exited with ${code}:\n${stackStderr}`)),
         );
       });
       const file = await readFile("/tmp/stack.env", "utf8");
@@ -178,6 +179,13 @@ describe("the commands the operations and local-runtime docs show", () => {
         await exited;
       }
       if (work) await rm(work, { recursive: true, force: true });
+    });
+
+    it("the hint --serve prints is the documented lines (issue 14, item 8)", () => {
+      const hint = SERVE_HINT.map((line) => `  ${line}\n`).join("");
+      expect(stackStderr).toContain(hint);
+      const documented = new Set(local.map((c) => c.replace(/\s+#.*$/, "")));
+      for (const line of SERVE_HINT) expect(documented.has(line), line).toBe(true);
     });
 
     it("the AWS CLI v1 gets its region from the file, the environment's own", () => {
