@@ -28,8 +28,8 @@ export function stuckWrites(target: string, body: string) {
 }
 
 export const SERVE_HINT = [
-  "npm start --silent -- --serve > /tmp/stack.env &",
-  "until grep -qx '# ready' /tmp/stack.env; do sleep 1; done",
+  "rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &",
+  "until grep -qsx '# ready' /tmp/stack.env; do sleep 1; done",
   "set -a; . /tmp/stack.env; set +a",
   'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
 ] as const;

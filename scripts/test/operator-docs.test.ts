@@ -47,9 +47,9 @@ type Handling =
   | { readonly how: "not here"; readonly why: string };
 
 function handlingOf(command: string): Handling {
-  if (command.startsWith("npm start --silent -- --serve > /tmp/stack.env &"))
+  if (command.startsWith("rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &"))
     return { how: "starts the stack" };
-  if (command.startsWith("until grep -qx '# ready' /tmp/stack.env")) return { how: "starts the stack" };
+  if (command.startsWith("until grep -qsx '# ready' /tmp/stack.env")) return { how: "starts the stack" };
   if (command === "set -a; . /tmp/stack.env; set +a") return { how: "starts the stack" };
   if (command.startsWith("npm ci && npm start"))
     return {
@@ -129,8 +129,8 @@ describe("the commands the operations and local-runtime docs show", () => {
       .map((c) => c.replace(/\s+#.*$/, ""));
     expect(new Set(starts)).toEqual(
       new Set([
-        "npm start --silent -- --serve > /tmp/stack.env &",
-        "until grep -qx '# ready' /tmp/stack.env; do sleep 1; done",
+        "rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &",
+        "until grep -qsx '# ready' /tmp/stack.env; do sleep 1; done",
         "set -a; . /tmp/stack.env; set +a",
       ]),
     );
