@@ -89,6 +89,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+  const env = process.env;
+  if (
+    options.json &&
+    env.npm_lifecycle_event &&
+    env.npm_config_loglevel !== "silent" &&
+    env.npm_config_json !== "true"
+  )
+    // npm wrote its banner ("> start", the script) on stdout before this process started: say how to avoid it.
+    process.stderr.write(
+      "note: npm printed its banner on stdout before the JSON; for JSON alone: npm start --silent -- --json\n",
+    );
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
