@@ -120,6 +120,10 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
         `<div class="bar-row"><span class="bar-label">${p}</span><span class="bar" data-ms="${v}" style="width:${((v / slowest) * 100).toFixed(1)}%"></span><span class="bar-value">${v} ms</span></div>`,
     )
     .join("");
+  const latencyNote =
+    s.latencyMs.p99 === 0
+      ? `<p class="explain" id="latency-note">no job reached a result in the table</p>`
+      : "";
   const functionRows = Object.entries(s.functions)
     .map(
       ([name, f]) =>
@@ -182,7 +186,7 @@ ${figure("lost", String(s.lost), "found nowhere")}
 </div>
 <div class="grid">
 ${chartDivs}
-<section class="chart-box"><h2>Latency percentiles (job → result)</h2><p class="explain">from a job's enqueue to its result in the tool-calls table</p><div id="latency">${latencyBars}</div></section>
+<section class="chart-box"><h2>Latency percentiles (job → result)</h2><p class="explain">from a job's enqueue to its result in the tool-calls table</p><div id="latency">${latencyBars}</div>${latencyNote}</section>
 <section class="chart-box"><h2>Functions</h2><p class="explain">invocations, function errors, timeouts (Sandbox.Timedout), cold starts, largest heap</p>
 <table id="functions"><thead><tr><th>function</th><th>invocations</th><th>errors</th><th>timeouts</th><th>cold starts</th><th>heap</th></tr></thead><tbody>${functionRows}</tbody></table></section>
 </div>
