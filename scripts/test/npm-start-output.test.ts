@@ -1,4 +1,6 @@
 /** What npm start shows a person (issue 14, items 11 and 12, and the report): pure functions, no stack. */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { charts, renderReport } from "../local/report.ts";
 import type { Summary } from "../local/run-scenario.ts";
@@ -65,6 +67,17 @@ describe("the summary and the progress line", () => {
     expect(line).not.toMatch(/quarantined/);
     expect(formatSummary(summary)).not.toMatch(/^quarantined\s/m);
   });
+});
+
+describe("npm's own warnings", () => {
+  it("leaves no install script unreviewed, so npm ci prints no allowScripts warning (leveldown's is declined)", () => {
+    const result = spawnSync("npm", ["install-scripts", "ls"], {
+      cwd: join(import.meta.dirname, "../.."),
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("No packages with unreviewed install scripts.");
+  }, 60_000);
 });
 
 describe("slow SDK requests", () => {
