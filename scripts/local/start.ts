@@ -92,7 +92,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const env = process.env;
   if (
     options.json &&
-    env.npm_lifecycle_event &&
+    // Under npm start itself, not under a test runner that npx or npm test started.
+    env.npm_lifecycle_event === "start" &&
+    env.npm_lifecycle_script?.includes("scripts/local/start.ts") &&
     env.npm_config_loglevel !== "silent" &&
     env.npm_config_json !== "true"
   )
