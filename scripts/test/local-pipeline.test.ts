@@ -81,17 +81,18 @@ describe("the main job (npm start)", () => {
     const options = ["--events", "150", "--jobs", "40", "--fifo-jobs", "20", "--sessions", "6"];
     const faults = [
       ...["--poison-rate", "0.05", "--transient-rate", "0.1", "--stuck-rate", "0.03"],
-      ...["--seed", "7", "--timeout", "120"],
+      // The run ends as soon as everything is accounted for: the deadline only matters on a loaded machine.
+      ...["--seed", "7", "--timeout", "400"],
     ];
     const report = join(childTmp, "report.html");
     const { code, stdout, stderr } = await collect(
       start([...options, ...faults, "--json", "--report", report]),
     );
-    expect(code, stderr).toBe(0);
-    // --json: stdout is the summary and nothing else.
+    // --json: stdout is the summary and nothing else. The report is written whatever the verdict.
     const summary = JSON.parse(stdout);
     reportFile = report;
     reportSummary = summary;
+    expect(code, stderr).toBe(0);
     const scenario = buildScenario({
       events: 150,
       jobs: 40,
