@@ -30,13 +30,21 @@ Run
                        batching windows, record age, *_MS variables     (default 10)
   --timeout S          give up waiting for the scenario after S seconds  (default 100)
   --dist DIR           where the function zips are                       (default dist/, built by npm start)
-  --json               print the summary as one JSON object on stdout (progress stays on stderr)
-  --serve              start the stack and keep it up until Ctrl-C; print its endpoints as
-                       AWS_ENDPOINT_URL_*=... lines and the resource names, for any AWS client
+  --json               print the summary as one JSON object on stdout (everything else goes to stderr);
+                       \`npm start --json\` works too and keeps npm's own banner off stdout
+  --report FILE        write an HTML report (charts over time, the ledger's verdict) to FILE
+                                                              (default .tmp/npm-start-report.html)
+  --no-report          write no report
+  --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
+                       \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
+                       credentials and the resource names, ending with the comment line "# ready"
   --verbose            show the functions' warning and error logs
   -h, --help           show this help
 
 Exit status: 0 when lost = 0, 1 when anything was lost, 2 on a bad option or setting.`;
+
+/** Relative to the repository root (npm start's working directory). */
+export const DEFAULT_REPORT = ".tmp/npm-start-report.html";
 
 export interface CliOptions {
   readonly scenario: ScenarioOptions;
@@ -45,6 +53,8 @@ export interface CliOptions {
   readonly timeoutMs: number;
   readonly distDir: string | undefined;
   readonly json: boolean;
+  /** Where the HTML report goes; undefined with --no-report. */
+  readonly report: string | undefined;
   readonly serve: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
@@ -66,7 +76,7 @@ function integer(
   max: number,
 ): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new CliError(`--${name} must be a whole number, got "${value}"`);
+  if (!/^-?\d+$/.test(value)) throw new CliError(`--${name} must be a whole number, got "${value}"`);
   const n = Number(value);
   if (n < min || n > max) throw new CliError(`--${name} must be between ${min} and ${max}, got ${n}`);
   return n;
@@ -81,15 +91,58 @@ function rate(name: string, value: string | undefined, fallback: number): number
   return n;
 }
 
-export function parseCli(argv: readonly string[]): CliOptions {
+/** The options that take a value, for `valuesAttached`. */
+const VALUED = new Set([
+  "--events",
+  "--jobs",
+  "--fifo-jobs",
+  "--sessions",
+  "--poison-rate",
+  "--transient-rate",
+  "--duplicate-rate",
+  "--stuck-rate",
+  "--seed",
+  "--env",
+  "--time-scale",
+  "--timeout",
+  "--dist",
+  "--report",
+]);
+
+/**
+ * `--events -3` as `--events=-3`: parseArgs refuses a value that starts with a dash ("argument is
+ * ambiguous"), which hides the range message a person needs. Only negative numbers are attached: a
+ * missing value followed by another option (`--events --json`) is still refused as missing.
+ */
+export function valuesAttached(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (VALUED.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
+ * `environ` is the process environment: under `npm start --json`, npm keeps `--json` for itself (and
+ * prints its banner on stderr instead of stdout) and passes it on as npm_config_json=true.
+ */
+export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    parsed = parse(valuesAttached(argv));
   } catch (error) {
     throw new CliError((error as Error).message);
   }
   const v = parsed.values;
   const env = v.env ?? "dev";
+  if (v.report !== undefined && v["no-report"])
+    throw new CliError("--report and --no-report cannot be used together");
+  if (v.report === "") throw new CliError("--report needs a file name (or use --no-report)");
   if (!ENVIRONMENT_NAME.test(env))
     throw new CliError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
@@ -108,7 +161,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     timeScale: integer("time-scale", v["time-scale"], 10, 1, 1_000),
     timeoutMs: integer("timeout", v.timeout, 100, 1, 86_400) * 1000,
     distDir: v.dist,
-    json: v.json ?? false,
+    json: v.json ?? environ.npm_config_json === "true",
+    report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
     serve: v.serve ?? false,
     verbose: v.verbose ?? false,
     help: v.help ?? false,
@@ -135,6 +189,8 @@ function parse(argv: readonly string[]) {
       timeout: { type: "string" },
       dist: { type: "string" },
       json: { type: "boolean" },
+      report: { type: "string" },
+      "no-report": { type: "boolean" },
       serve: { type: "boolean" },
       verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },

@@ -27,7 +27,12 @@ export interface Summary {
   /** Records put back into the stream from the quarantine once the fault was gone. */
   readonly replayed: number;
   readonly lost: number;
-  readonly latencyMs: { readonly p50: number; readonly p99: number };
+  readonly latencyMs: {
+    readonly p50: number;
+    readonly p90: number;
+    readonly p95: number;
+    readonly p99: number;
+  };
   readonly maxIteratorAgeMs: number;
   readonly functions: Record<
     string,
@@ -54,7 +59,8 @@ export interface Progress {
   readonly accounted: number;
   readonly expected: number;
   readonly applied: number;
-  readonly quarantined: number;
+  /** Objects in the quarantine bucket: unreadable records and what dlq-redrive stored, once each. */
+  readonly quarantineObjects: number;
   readonly dlq: number;
 }
 
@@ -244,7 +250,7 @@ export async function runScenario(
       accounted: expected - missing.length,
       expected,
       applied: pipeline.metrics.sum("processor", "Applied"),
-      quarantined: quarantined.size,
+      quarantineObjects: quarantined.size,
       dlq: dead.size,
     });
     // Done when everything is accounted for and the functions have been idle for a moment (workers'
@@ -301,7 +307,7 @@ export async function runScenario(
         accounted: expected - unapplied.length,
         expected,
         applied: pipeline.metrics.sum("processor", "Applied"),
-        quarantined: quarantined.size,
+        quarantineObjects: quarantined.size,
         dlq: dead.size,
       });
       if (unapplied.length === 0 || Date.now() > deadline) {
@@ -356,7 +362,12 @@ export async function runScenario(
     storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
     lost: missing.length,
-    latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
+    latencyMs: {
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+    },
     maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,
     functions,
     missing: missing.slice(0, 20),

@@ -1,12 +1,18 @@
 /**
  * The main job (`npm start`): the whole pipeline on one machine. See `npm start -- --help`.
  */
-import { join } from "node:path";
-import { loadSettings, SettingsError } from "@mcp-pipeline/settings";
+import { readdir, stat } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
+import { loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
 import { CliError, type CliOptions, parseCli, USAGE } from "./cli.ts";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.ts";
-import { type Progress, runScenario, type Summary } from "./run-scenario.ts";
+import { writeReport } from "./report.ts";
+import { type Progress, runScenario } from "./run-scenario.ts";
 import { buildScenario, STUCK_PREFIX } from "./scenario.ts";
+import { serveEnvironment } from "./serve-env.ts";
+import { countSlowRequests, explainSlowRequests } from "./slow-requests.ts";
+import { formatSummary, progressLine } from "./summary-format.ts";
+import { type Counters, Timeline } from "./timeline.ts";
 
 const root = join(import.meta.dirname, "../..");
 
@@ -21,84 +27,61 @@ export function stuckWrites(target: string, body: string) {
     : undefined;
 }
 
-export function formatSummary(s: Summary): string {
-  const rows: [string, string][] = [
-    ["environment", `${s.environment} (durations ÷${s.timeScale})`],
-    ["events in (stream)", String(s.eventsIn)],
-    ["stream records processed", String(s.streamRecordsProcessed)],
-    ["jobs in (queues)", String(s.jobsIn)],
-    ["applied", String(s.applied)],
-    ["duplicates skipped", String(s.duplicatesSkipped)],
-    ["quarantined", String(s.quarantined)],
-    ["retried", String(s.retried)],
-    ["bisected", String(s.bisected)],
-    ["sent to DLQ", String(s.sentToDlq)],
-    ["to on-failure destination", String(s.toFailureDestination)],
-    ["stored by dlq-redrive", String(s.storedByRedrive)],
-    ["replayed after recovery", String(s.replayed)],
-    ["lost", String(s.lost)],
-    ["latency p50 / p99 (job → result)", `${s.latencyMs.p50} ms / ${s.latencyMs.p99} ms`],
-    ["max iterator age", `${s.maxIteratorAgeMs} ms`],
-    ["duration", `${(s.durationMs / 1000).toFixed(1)} s`],
-  ];
-  for (const [name, f] of Object.entries(s.functions)) {
-    rows.push([
-      `  ${name}`,
-      `${f.invocations} invocations, ${f.errors} errors, ${f.timeouts} timeouts, ${f.coldStarts} cold starts, ${f.maxMemoryUsedMb} MB heap`,
-    ]);
-  }
-  const width = Math.max(...rows.map(([k]) => k.length));
-  const lines = rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`);
-  const rule = "-".repeat(Math.max(...lines.map((l) => l.length)));
-  const missing =
-    s.missing.length > 0 ? `\nnot accounted for (first ${s.missing.length}): ${s.missing.join(", ")}` : "";
-  return [rule, ...lines, rule].join("\n") + missing;
-}
-
-function progressLine(p: Progress): string {
-  return `[${(p.elapsedMs / 1000).toFixed(1)}s] accounted ${p.accounted}/${p.expected} · applied ${p.applied} · quarantined ${p.quarantined} · DLQ ${p.dlq}`;
-}
+export const SERVE_HINT = [
+  "rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &",
+  "until grep -qsx '# ready' /tmp/stack.env; do sleep 1; done",
+  "set -a; . /tmp/stack.env; set +a",
+  'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
+] as const;
 
 async function serve(pipeline: LocalPipeline, options: CliOptions): Promise<void> {
-  const n = pipeline.names;
-  const lines = [
-    `AWS_ENDPOINT_URL_KINESIS=${pipeline.endpoints.kinesis}`,
-    `AWS_ENDPOINT_URL_SQS=${pipeline.endpoints.sqs}`,
-    `AWS_ENDPOINT_URL_S3=${pipeline.endpoints.s3}`,
-    `AWS_ENDPOINT_URL_DYNAMODB=${pipeline.endpoints.dynamodb}`,
-    `AWS_REGION=${pipeline.region}`,
-    "AWS_ACCESS_KEY_ID=local",
-    "AWS_SECRET_ACCESS_KEY=local",
-    `STREAM_NAME=${n.stream}`,
-    `TOOL_CALLS_TABLE=${n.toolCallsTable}`,
-    `DEDUPE_TABLE=${n.dedupeTable}`,
-    `QUARANTINE_BUCKET=${n.quarantineBucket}`,
-    `RESULTS_BUCKET=${n.resultsBucket}`,
-    `TOOL_QUEUE_URL=${pipeline.queues.tool.url}`,
-    `TOOL_DLQ_URL=${pipeline.queues.toolDlq.url}`,
-    `FIFO_QUEUE_URL=${pipeline.queues.fifo.url}`,
-    `FIFO_DLQ_URL=${pipeline.queues.fifoDlq.url}`,
-    `FAILURE_QUEUE_URL=${pipeline.queues.failure.url}`,
-    `FAILURE_DLQ_URL=${pipeline.queues.failureDlq.url}`,
-  ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(`${serveEnvironment(pipeline, options.env).join("\n")}\n`);
+  // The same lines as docs/local-runtime.md (operator-docs.test.ts checks): `export $(... | head)` would
+  // hang, since the stack keeps running and the command substitution waits for it.
   process.stderr.write(
-    `serving environment ${options.env} (durations ÷${options.timeScale}); e.g. in another shell:\n` +
-      `  export $(npm start --silent -- --serve | head -n ${lines.length})  # or copy the lines above\n` +
-      `  aws kinesis put-record --stream-name ${n.stream} --partition-key s1 --data "$(echo '{...}' | base64)"\n` +
+    `serving environment ${options.env} (durations ÷${options.timeScale}), region ${pipeline.region}; in another shell:\n` +
+      SERVE_HINT.map((line) => `  ${line}\n`).join("") +
       "press Ctrl-C to stop\n",
   );
-  process.stdout.write("ready\n");
   await new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
 }
 
+/** The environments that exist: the directories of terraform/environments with a tfvars file. */
+async function environments(): Promise<string[]> {
+  const dirs = await readdir(join(root, "terraform", "environments"), { withFileTypes: true });
+  const names: string[] = [];
+  for (const d of dirs)
+    if (d.isDirectory() && (await stat(settingsFile(root, d.name)).catch(() => undefined)))
+      names.push(d.name);
+  return names.sort();
+}
+
+function counters(pipeline: LocalPipeline, progress: Progress | undefined): Counters {
+  const kinesis = pipeline.kinesisEsm?.stats;
+  const sqsRetried = [...pipeline.sqsEsms.values()].reduce(
+    (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
+    0,
+  );
+  const fns = [...pipeline.functions.entries()];
+  return {
+    applied: pipeline.metrics.sum("processor", "Applied"),
+    unreadable: pipeline.metrics.sum("processor", "Quarantined"),
+    quarantineObjects: progress?.quarantineObjects ?? 0,
+    dlq: progress?.dlq ?? 0,
+    retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
+    bisected: kinesis?.bisections ?? 0,
+    invocations: Object.fromEntries(fns.map(([name, f]) => [name, f.stats.invocations])),
+    timeouts: Object.fromEntries(fns.map(([name, f]) => [name, f.stats.timeouts])),
+  };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
   try {
-    options = parseCli(argv);
+    options = parseCli(argv, process.env);
   } catch (error) {
     if (error instanceof CliError) {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
@@ -106,9 +89,30 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+  const env = process.env;
+  if (
+    options.json &&
+    // Under npm start itself, not under a test runner that npx or npm test started.
+    env.npm_lifecycle_event === "start" &&
+    env.npm_lifecycle_script?.includes("scripts/local/start.ts") &&
+    env.npm_config_loglevel !== "silent" &&
+    env.npm_config_json !== "true"
+  )
+    // npm wrote its banner ("> start", the script) on stdout before this process started: say how to avoid it.
+    process.stderr.write(
+      "note: npm printed its banner on stdout before the JSON; for JSON alone: npm start --silent -- --json\n",
+    );
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
+  }
+  const known = await environments();
+  if (!known.includes(options.env)) {
+    process.stderr.write(
+      `no environment "${options.env}": there is no ${relative(root, settingsFile(root, options.env))}\n` +
+        `environments: ${known.join(", ")} (e.g. --env ${known[0] ?? "dev"})\n`,
+    );
+    return 2;
   }
   let settings: Awaited<ReturnType<typeof loadSettings>>;
   try {
@@ -122,8 +126,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   const endpoints = endpointsFromEnvironment(process.env);
+  const timeline = new Timeline();
   const pipeline = new LocalPipeline({
     settings,
+    // The environment's own region (dev: eu-west-1), so names, ARNs and clients match what it deploys.
+    region: settings.region,
+    onKinesisEvent: timeline.onKinesisEvent,
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
@@ -149,19 +157,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
     const tty = process.stderr.isTTY === true;
     let lastPrinted = 0;
+    let lastProgress: Progress | undefined;
+    // Sampled while the scenario runs, for the report's charts.
+    const slow = countSlowRequests();
+    timeline.begin();
+    const sampler = setInterval(() => timeline.sample(counters(pipeline, lastProgress)), timeline.intervalMs);
     const summary = await runScenario(pipeline, buildScenario(options.scenario), {
       environment: options.env,
       timeScale: options.timeScale,
       timeoutMs: options.timeoutMs,
       onProgress: (p) => {
+        lastProgress = p;
         if (tty) process.stderr.write(`\r${progressLine(p)}   `);
         else if (p.elapsedMs - lastPrinted >= 5_000) {
           lastPrinted = p.elapsedMs;
           process.stderr.write(`${progressLine(p)}\n`);
         }
       },
+    }).finally(() => {
+      clearInterval(sampler);
+      slow.restore();
     });
+    const slowNote = explainSlowRequests(slow.count());
+    if (slowNote) process.stderr.write(`${tty ? "\n" : ""}${slowNote}\n`);
+    timeline.sample(counters(pipeline, lastProgress));
     if (tty) process.stderr.write("\n");
+    if (options.report !== undefined) {
+      const file = isAbsolute(options.report) ? options.report : join(process.cwd(), options.report);
+      await writeReport(file, { summary, timeline: timeline.data(), generatedAt: new Date().toISOString() });
+      process.stderr.write(`report: ${file}\n`);
+    }
     process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
     return summary.lost === 0 ? 0 : 1;
   } finally {

@@ -61,7 +61,14 @@ export interface KinesisEsmOptions {
 }
 
 export type KinesisEsmEvent =
-  | { readonly type: "invoked"; readonly shardId: string; readonly records: number; readonly outcome: string }
+  | {
+      readonly type: "invoked";
+      readonly shardId: string;
+      readonly records: number;
+      readonly outcome: string;
+      /** The oldest record's age when the batch was invoked: the shard's iterator age at that moment. */
+      readonly iteratorAgeMs: number;
+    }
   | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
   | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
   | { readonly type: "shard-finished"; readonly shardId: string }
@@ -390,7 +397,8 @@ export class KinesisEventSource {
 
       const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
       const oldest = Math.min(...batch.map((r) => r.arrivalMs));
-      this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, this.#now() - oldest);
+      const iteratorAgeMs = this.#now() - oldest;
+      this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, iteratorAgeMs);
       this.stats.invocations += 1;
       this.stats.invokedRecords += batch.length;
       const result = await this.#options.function.invoke(event);
@@ -404,6 +412,7 @@ export class KinesisEventSource {
           shardId,
           records: batch.length,
           outcome: "function-error",
+          iteratorAgeMs,
         });
         if (settings.bisectBatchOnFunctionError && batch.length > 1) {
           // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
@@ -416,11 +425,23 @@ export class KinesisEventSource {
         }
         functionError = "Unhandled";
       } else if (!settings.reportBatchItemFailures) {
-        this.#options.onEvent?.({ type: "invoked", shardId, records: batch.length, outcome: "success" });
+        this.#options.onEvent?.({
+          type: "invoked",
+          shardId,
+          records: batch.length,
+          outcome: "success",
+          iteratorAgeMs,
+        });
         return;
       } else {
         const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
-        this.#options.onEvent?.({ type: "invoked", shardId, records: batch.length, outcome: reading.kind });
+        this.#options.onEvent?.({
+          type: "invoked",
+          shardId,
+          records: batch.length,
+          outcome: reading.kind,
+          iteratorAgeMs,
+        });
         if (reading.kind === "success") return;
         if (reading.kind === "partial") {
           // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
