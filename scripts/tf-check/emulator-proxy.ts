@@ -1,0 +1,237 @@
+/**
+ * An HTTP proxy in front of moto's server that closes the gaps the hashicorp/aws provider runs into
+ * (docs/deploy.md, "The Terraform check", lists each one). Everything else passes through unchanged.
+ * Used only by `npm run tf:check`; the product's Terraform is never changed to please the emulator.
+ *
+ * 1. CloudWatch over RPC v2 CBOR: translated to awsJson1_0 and back (cbor-json.ts).
+ * 2. SQS RedriveAllowPolicy: moto stores the attribute but never returns it, so the provider waits for
+ *    it forever after SetQueueAttributes. The proxy remembers what was set and adds it to
+ *    GetQueueAttributes answers that ask for it.
+ * 3. Lambda ESMs on an enhanced fan-out consumer: moto refuses a consumer ARN as an event source. The
+ *    proxy creates the mapping on the consumer's stream and answers with the consumer ARN again, so
+ *    Terraform sees what it asked for.
+ */
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  CLOUDWATCH_TARGET_PREFIX,
+  cborRequestToJson,
+  jsonResponseToCbor,
+  rpcV2Operation,
+} from "./cbor-json.ts";
+
+export type ProxyEvent =
+  | { readonly kind: "cloudwatch-cbor"; readonly operation: string; readonly status: number }
+  | { readonly kind: "redrive-allow-policy-returned"; readonly queue: string }
+  | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string };
+
+export interface EmulatorProxy {
+  readonly endpoint: string;
+  /** What the proxy translated, for the check's closing note (each gap that was actually hit). */
+  readonly events: readonly ProxyEvent[];
+  close(): Promise<void>;
+}
+
+interface Upstream {
+  readonly status: number;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: Buffer;
+}
+
+const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consumer\/[^/]+:\d+$/;
+const ESM_PATH = /^\/2015-03-31\/event-source-mappings\/?([0-9a-f-]*)/;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function forward(
+  target: URL,
+  method: string,
+  path: string,
+  headers: IncomingMessage["headers"],
+  body: Buffer,
+): Promise<Upstream> {
+  const outgoing = { ...headers, host: target.host, "content-length": String(body.byteLength) };
+  delete outgoing["transfer-encoding"];
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method, path, headers: outgoing },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function reply(
+  res: ServerResponse,
+  upstream: Upstream,
+  body: Buffer = upstream.body,
+  extra: Record<string, string> = {},
+) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(upstream.headers)) {
+    if (value === undefined || key === "content-length" || key === "transfer-encoding") continue;
+    headers[key] = value;
+  }
+  res.writeHead(upstream.status, { ...headers, ...extra, "content-length": String(body.byteLength) });
+  res.end(body);
+}
+
+export async function startEmulatorProxy(motoEndpoint: string): Promise<EmulatorProxy> {
+  const target = new URL(motoEndpoint);
+  const events: ProxyEvent[] = [];
+  const redriveAllow = new Map<string, string>(); // queue name -> RedriveAllowPolicy
+  const consumerOf = new Map<string, string>(); // ESM UUID -> the consumer ARN it was created with
+  const queueName = (url: unknown) =>
+    String(url ?? "")
+      .split("/")
+      .pop() ?? "";
+
+  const restoreConsumerArns = (body: Buffer): Buffer => {
+    if (consumerOf.size === 0 || body.byteLength === 0) return body;
+    const parsed = JSON.parse(body.toString("utf8")) as {
+      UUID?: string;
+      EventSourceArn?: string;
+      EventSourceMappings?: { UUID?: string; EventSourceArn?: string }[];
+    };
+    const fix = (m: { UUID?: string; EventSourceArn?: string }) => {
+      const consumer = m.UUID === undefined ? undefined : consumerOf.get(m.UUID);
+      if (consumer !== undefined) m.EventSourceArn = consumer;
+    };
+    fix(parsed);
+    for (const m of parsed.EventSourceMappings ?? []) fix(m);
+    return Buffer.from(JSON.stringify(parsed));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? "GET";
+    const path = req.url ?? "/";
+    let body = await readBody(req);
+    const headers = { ...req.headers };
+
+    // 1. CloudWatch, RPC v2 CBOR -> awsJson1_0 -> RPC v2 CBOR.
+    const rpc = rpcV2Operation(path);
+    if (rpc !== null && rpc.service === CLOUDWATCH_TARGET_PREFIX) {
+      const json = Buffer.from(cborRequestToJson(body));
+      delete headers["smithy-protocol"];
+      const upstream = await forward(
+        target,
+        "POST",
+        "/",
+        {
+          ...headers,
+          "content-type": "application/x-amz-json-1.0",
+          accept: "application/json",
+          "x-amz-target": `${CLOUDWATCH_TARGET_PREFIX}.${rpc.operation}`,
+        },
+        json,
+      );
+      events.push({ kind: "cloudwatch-cbor", operation: rpc.operation, status: upstream.status });
+      const cborBody = Buffer.from(jsonResponseToCbor(upstream.body.toString("utf8")));
+      const { "content-type": _type, ...rest } = upstream.headers;
+      reply(res, { ...upstream, headers: rest }, cborBody, {
+        "content-type": "application/cbor",
+        "smithy-protocol": "rpc-v2-cbor",
+      });
+      return;
+    }
+
+    // 2. SQS RedriveAllowPolicy (awsJson1_0: X-Amz-Target AmazonSQS.<Operation>).
+    const sqsTarget = String(headers["x-amz-target"] ?? "");
+    if (sqsTarget === "AmazonSQS.SetQueueAttributes" || sqsTarget === "AmazonSQS.CreateQueue") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        QueueUrl?: string;
+        QueueName?: string;
+        Attributes?: Record<string, string>;
+      };
+      const policy = input.Attributes?.RedriveAllowPolicy;
+      if (policy !== undefined) redriveAllow.set(input.QueueName ?? queueName(input.QueueUrl), policy);
+    }
+    if (sqsTarget === "AmazonSQS.DeleteQueue") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as { QueueUrl?: string };
+      redriveAllow.delete(queueName(input.QueueUrl));
+    }
+    if (sqsTarget === "AmazonSQS.GetQueueAttributes") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        QueueUrl?: string;
+        AttributeNames?: string[];
+      };
+      const upstream = await forward(target, method, path, headers, body);
+      const name = queueName(input.QueueUrl);
+      const policy = redriveAllow.get(name);
+      const wanted = (input.AttributeNames ?? []).some((a) => a === "All" || a === "RedriveAllowPolicy");
+      if (upstream.status === 200 && policy !== undefined && wanted) {
+        const output = JSON.parse(upstream.body.toString("utf8")) as { Attributes?: Record<string, string> };
+        if (output.Attributes?.RedriveAllowPolicy === undefined) {
+          output.Attributes = { ...output.Attributes, RedriveAllowPolicy: policy };
+          events.push({ kind: "redrive-allow-policy-returned", queue: name });
+          reply(res, upstream, Buffer.from(JSON.stringify(output)));
+          return;
+        }
+      }
+      reply(res, upstream);
+      return;
+    }
+
+    // 3. Lambda ESMs whose source is an enhanced fan-out consumer.
+    const esm = ESM_PATH.exec(path);
+    if (esm !== null) {
+      let consumerArn: string | undefined;
+      if ((method === "POST" || method === "PUT") && body.byteLength > 0) {
+        const input = JSON.parse(body.toString("utf8")) as { EventSourceArn?: string };
+        const match = CONSUMER_ARN.exec(input.EventSourceArn ?? "");
+        if (match !== null) {
+          consumerArn = input.EventSourceArn;
+          input.EventSourceArn = match[1] as string;
+          body = Buffer.from(JSON.stringify(input));
+          events.push({ kind: "esm-consumer-arn", consumerArn: consumerArn as string });
+        }
+      }
+      const upstream = await forward(target, method, path, headers, body);
+      if (consumerArn !== undefined && upstream.status < 300) {
+        const created = JSON.parse(upstream.body.toString("utf8")) as { UUID?: string };
+        if (created.UUID !== undefined) consumerOf.set(created.UUID, consumerArn);
+      }
+      reply(res, upstream, upstream.status < 300 ? restoreConsumerArns(upstream.body) : upstream.body);
+      return;
+    }
+
+    reply(res, await forward(target, method, path, headers, body));
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`emulator proxy: ${message}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    events,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}
