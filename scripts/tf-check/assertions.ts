@@ -106,9 +106,17 @@ export async function environmentFindings(
     );
     return Attributes ?? {};
   };
+  // Every mapping, matched by function ARN: moto filters ListEventSourceMappings by FunctionName exactly as
+  // the mapping was created (the pipeline passes ARNs), where AWS accepts a name or an ARN.
+  const allMappings: EventSourceMappingConfiguration[] = [];
+  let marker: string | undefined;
+  do {
+    const page = await lambda.send(new ListEventSourceMappingsCommand({ Marker: marker }));
+    allMappings.push(...(page.EventSourceMappings ?? []));
+    marker = page.NextMarker;
+  } while (marker !== undefined);
   const mappings = async (functionName: string): Promise<EventSourceMappingConfiguration[]> =>
-    (await lambda.send(new ListEventSourceMappingsCommand({ FunctionName: functionName })))
-      .EventSourceMappings ?? [];
+    allMappings.filter((m) => (m.FunctionArn ?? "").endsWith(`:function:${functionName}`));
 
   // Queues: redrive policy (DLQ and receive count), visibility timeout, retention of source and DLQ.
   const queues: [string, boolean, QueueSettings][] = [

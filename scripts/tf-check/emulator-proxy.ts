@@ -44,7 +44,7 @@ interface Upstream {
   readonly body: Buffer;
 }
 
-const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consumer\/[^/]+:\d+$/;
+const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consumer\/[^/:]+(?::[0-9.]+)?$/;
 const ESM_PATH = /^\/2015-03-31\/event-source-mappings\/?([0-9a-f-]*)/;
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -173,24 +173,37 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
         QueueUrl?: string;
         AttributeNames?: string[];
       };
-      const upstream = await forward(target, method, path, headers, body);
+      // moto refuses the name itself ("Unknown Attribute RedriveAllowPolicy"): ask for the others only.
+      const names = input.AttributeNames ?? [];
+      const wanted = names.some((a) => a === "All" || a === "RedriveAllowPolicy");
+      const others = names.filter((a) => a !== "RedriveAllowPolicy");
       const name = queueName(input.QueueUrl);
       const policy = redriveAllow.get(name);
-      const wanted = (input.AttributeNames ?? []).some((a) => a === "All" || a === "RedriveAllowPolicy");
-      if (upstream.status === 200 && policy !== undefined && wanted) {
-        const output = JSON.parse(upstream.body.toString("utf8")) as { Attributes?: Record<string, string> };
-        if (output.Attributes?.RedriveAllowPolicy === undefined) {
-          output.Attributes = { ...output.Attributes, RedriveAllowPolicy: policy };
-          events.push({ kind: "redrive-allow-policy-returned", queue: name });
-          reply(res, upstream, Buffer.from(JSON.stringify(output)));
-          return;
-        }
+      if (!wanted) {
+        reply(res, await forward(target, method, path, headers, body));
+        return;
       }
-      reply(res, upstream);
+      events.push({ kind: "redrive-allow-policy-returned", queue: name });
+      const upstream = await forward(
+        target,
+        method,
+        path,
+        headers,
+        Buffer.from(JSON.stringify({ ...input, AttributeNames: others.length > 0 ? others : ["QueueArn"] })),
+      );
+      if (upstream.status !== 200) {
+        reply(res, upstream);
+        return;
+      }
+      const output = JSON.parse(upstream.body.toString("utf8")) as { Attributes?: Record<string, string> };
+      const attributes = others.length > 0 ? { ...output.Attributes } : {};
+      if (policy !== undefined) attributes.RedriveAllowPolicy = policy;
+      reply(res, upstream, Buffer.from(JSON.stringify({ ...output, Attributes: attributes })));
       return;
     }
 
-    // 3. Lambda ESMs whose source is an enhanced fan-out consumer.
+    // 3. Lambda ESMs whose source is an enhanced fan-out consumer (moto spells its ARN without AWS's
+    // ":<creation epoch>" suffix; both are recognised).
     const esm = ESM_PATH.exec(path);
     if (esm !== null) {
       let consumerArn: string | undefined;
