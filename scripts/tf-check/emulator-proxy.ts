@@ -60,8 +60,13 @@ function forward(
   headers: IncomingMessage["headers"],
   body: Buffer,
 ): Promise<Upstream> {
-  const outgoing = { ...headers, host: target.host, "content-length": String(body.byteLength) };
-  delete outgoing["transfer-encoding"];
+  const outgoing: Record<string, string | string[] | undefined> = {
+    ...headers,
+    host: target.host,
+    "content-length": String(body.byteLength),
+  };
+  // Hop-by-hop headers stay here: the body is forwarded whole, already read.
+  for (const hop of ["transfer-encoding", "expect", "connection", "keep-alive"]) delete outgoing[hop];
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: target.hostname, port: target.port, method, path, headers: outgoing },
