@@ -62,7 +62,10 @@ async function exists(path: string): Promise<boolean> {
 async function mirrorDir(): Promise<string | null> {
   if (values.registry) return null;
   const dir = values.mirror ?? join(toolsDir, "terraform-mirror");
-  if (!(await exists(join(dir, "registry.terraform.io", "hashicorp", "aws"))))
+  const providers = join(dir, "registry.terraform.io", "hashicorp", "aws");
+  const files = (await exists(providers)) ? await readdir(providers, { recursive: true }) : [];
+  // A build in progress leaves terraform-provider-aws_v<version>.partial: not a provider yet.
+  if (!files.some((f) => /terraform-provider-aws_v[^/]*$/.test(f) && !f.endsWith(".partial")))
     throw new CheckFailed(
       `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (about 40 minutes once), or pass --registry where registry.terraform.io is reachable`,
     );

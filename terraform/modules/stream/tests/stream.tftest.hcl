@@ -15,8 +15,8 @@ run "on_demand_with_an_enhanced_fan_out_consumer" {
   }
 
   assert {
-    condition     = aws_kinesis_stream.this.shard_count == null && aws_kinesis_stream.this.stream_mode_details[0].stream_mode == "ON_DEMAND"
-    error_message = "An on-demand stream has no shard count."
+    condition     = aws_kinesis_stream.this.stream_mode_details[0].stream_mode == "ON_DEMAND"
+    error_message = "The stream's mode comes from var.mode."
   }
 
   assert {
