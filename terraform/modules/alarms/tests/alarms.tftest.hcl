@@ -13,6 +13,17 @@ mock_provider "aws" {
       partition = "aws"
     }
   }
+  # The provider validates ARNs, so the mocked ones look like AWS's.
+  mock_resource "aws_sns_topic" {
+    defaults = {
+      arn = "arn:aws:sns:eu-west-1:123456789012:mcp-dev-alarms"
+    }
+  }
+  mock_resource "aws_kms_key" {
+    defaults = {
+      arn = "arn:aws:kms:eu-west-1:123456789012:key/00000000-0000-0000-0000-000000000000"
+    }
+  }
 }
 
 variables {
@@ -48,7 +59,7 @@ run "the_alarm_topic_uses_a_key_cloudwatch_may_use" {
   assert {
     condition = anytrue([
       for s in jsondecode(aws_kms_key.alarms.policy).Statement :
-      s.Effect == "Allow" && try(s.Principal.Service, "") == "cloudwatch.amazonaws.com" && contains(s.Action, "kms:Decrypt") && contains(s.Action, "kms:GenerateDataKey*")
+      s.Effect == "Allow" && try(s.Principal.Service, "") == "cloudwatch.amazonaws.com" && contains(flatten([s.Action]), "kms:Decrypt") && contains(flatten([s.Action]), "kms:GenerateDataKey*")
     ])
     error_message = "The key policy must let cloudwatch.amazonaws.com use kms:Decrypt and kms:GenerateDataKey*."
   }

@@ -1,6 +1,14 @@
 # Valid and invalid inputs of a source queue with its DLQ (run by `npm run tf:check` with a mock AWS
 # provider: nothing is created). Each refused value names the variable whose validation refuses it.
-mock_provider "aws" {}
+mock_provider "aws" {
+  # The provider validates ARNs, so the mocked ones look like AWS's.
+  mock_resource "aws_sqs_queue" {
+    defaults = {
+      arn = "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-session-jobs"
+      url = "https://sqs.eu-west-1.amazonaws.com/123456789012/mcp-dev-session-jobs"
+    }
+  }
+}
 
 variables {
   name                       = "mcp-dev-session-jobs"
