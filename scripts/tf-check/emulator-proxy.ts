@@ -10,6 +10,9 @@
  * 3. Lambda ESMs on an enhanced fan-out consumer: moto refuses a consumer ARN as an event source. The
  *    proxy creates the mapping on the consumer's stream and answers with the consumer ARN again, so
  *    Terraform sees what it asked for.
+ * 4. Kinesis CreateStream: moto ignores its Tags (a perpetual diff on every plan).
+ * 5. Lambda LoggingConfig: moto drops it (a perpetual diff on every function).
+ * And SQS RedrivePolicy is answered compact, as AWS does (moto's spacing shows as a change).
  */
 import {
   createServer,
@@ -29,6 +32,9 @@ import {
 export type ProxyEvent =
   | { readonly kind: "cloudwatch-cbor"; readonly operation: string; readonly status: number }
   | { readonly kind: "redrive-allow-policy-returned"; readonly queue: string }
+  | { readonly kind: "redrive-policy-compacted"; readonly queue: string }
+  | { readonly kind: "stream-tags-added"; readonly stream: string }
+  | { readonly kind: "lambda-logging-config-returned"; readonly function: string }
   | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string };
 
 export interface EmulatorProxy {
@@ -46,6 +52,8 @@ interface Upstream {
 
 const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consumer\/[^/:]+(?::[0-9.]+)?$/;
 const ESM_PATH = /^\/2015-03-31\/event-source-mappings\/?([0-9a-f-]*)/;
+// CreateFunction (no name), GetFunction, DeleteFunction, and .../configuration (Get/UpdateFunctionConfiguration).
+const FUNCTION_PATH = /^\/2015-03-31\/functions\/?([^/]*)(\/configuration)?\/?$/;
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -104,6 +112,7 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
   const events: ProxyEvent[] = [];
   const redriveAllow = new Map<string, string>(); // queue name -> RedriveAllowPolicy
   const consumerOf = new Map<string, string>(); // ESM UUID -> the consumer ARN it was created with
+  const loggingConfig = new Map<string, unknown>(); // function name -> the LoggingConfig it was given
   const queueName = (url: unknown) =>
     String(url ?? "")
       .split("/")
@@ -184,26 +193,98 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
       const others = names.filter((a) => a !== "RedriveAllowPolicy");
       const name = queueName(input.QueueUrl);
       const policy = redriveAllow.get(name);
-      if (!wanted) {
-        reply(res, await forward(target, method, path, headers, body));
-        return;
-      }
-      events.push({ kind: "redrive-allow-policy-returned", queue: name });
-      const upstream = await forward(
-        target,
-        method,
-        path,
-        headers,
-        Buffer.from(JSON.stringify({ ...input, AttributeNames: others.length > 0 ? others : ["QueueArn"] })),
-      );
+      const forwarded = wanted
+        ? Buffer.from(JSON.stringify({ ...input, AttributeNames: others.length > 0 ? others : ["QueueArn"] }))
+        : body;
+      const upstream = await forward(target, method, path, headers, forwarded);
       if (upstream.status !== 200) {
         reply(res, upstream);
         return;
       }
       const output = JSON.parse(upstream.body.toString("utf8")) as { Attributes?: Record<string, string> };
-      const attributes = others.length > 0 ? { ...output.Attributes } : {};
-      if (policy !== undefined) attributes.RedriveAllowPolicy = policy;
+      const attributes = !wanted || others.length > 0 ? { ...output.Attributes } : {};
+      if (wanted && policy !== undefined) {
+        attributes.RedriveAllowPolicy = policy;
+        events.push({ kind: "redrive-allow-policy-returned", queue: name });
+      }
+      // moto answers RedrivePolicy as Python's json.dumps spells it ({"a": 1}); AWS answers it compact.
+      if (attributes.RedrivePolicy !== undefined) {
+        const compact = JSON.stringify(JSON.parse(attributes.RedrivePolicy));
+        if (compact !== attributes.RedrivePolicy) {
+          attributes.RedrivePolicy = compact;
+          events.push({ kind: "redrive-policy-compacted", queue: name });
+        }
+      }
       reply(res, upstream, Buffer.from(JSON.stringify({ ...output, Attributes: attributes })));
+      return;
+    }
+
+    // 4. Kinesis CreateStream ignores its Tags: the proxy adds them with AddTagsToStream, as one call.
+    if (sqsTarget === "Kinesis_20131202.CreateStream") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        StreamName?: string;
+        Tags?: Record<string, string>;
+      };
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status === 200 && input.Tags !== undefined && Object.keys(input.Tags).length > 0) {
+        const tagging = await forward(
+          target,
+          "POST",
+          path,
+          { ...headers, "x-amz-target": "Kinesis_20131202.AddTagsToStream" },
+          Buffer.from(JSON.stringify({ StreamName: input.StreamName, Tags: input.Tags })),
+        );
+        if (tagging.status !== 200) {
+          reply(res, tagging);
+          return;
+        }
+        events.push({ kind: "stream-tags-added", stream: input.StreamName ?? "" });
+      }
+      reply(res, upstream);
+      return;
+    }
+
+    // 5. Lambda LoggingConfig: moto drops it. The proxy remembers what CreateFunction and
+    // UpdateFunctionConfiguration set and puts it back into the function's configuration.
+    const fn = FUNCTION_PATH.exec(path.split("?")[0] ?? "");
+    if (fn !== null) {
+      const functionName =
+        decodeURIComponent(fn[1] ?? "")
+          .split(":function:")
+          .pop()
+          ?.split(":")[0] ?? "";
+      if ((method === "POST" || method === "PUT") && body.byteLength > 0) {
+        const input = JSON.parse(body.toString("utf8")) as { FunctionName?: string; LoggingConfig?: unknown };
+        const key =
+          functionName ||
+          String(input.FunctionName ?? "")
+            .split(":function:")
+            .pop() ||
+          "";
+        if (input.LoggingConfig !== undefined) loggingConfig.set(key, input.LoggingConfig);
+      }
+      if (method === "DELETE" && fn[2] === undefined) loggingConfig.delete(functionName);
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status >= 300 || method === "DELETE" || upstream.body.byteLength === 0) {
+        reply(res, upstream);
+        return;
+      }
+      const output = JSON.parse(upstream.body.toString("utf8")) as {
+        FunctionName?: string;
+        LoggingConfig?: unknown;
+        Configuration?: { FunctionName?: string; LoggingConfig?: unknown };
+      };
+      let changed = false;
+      for (const config of [output, output.Configuration]) {
+        if (config === undefined || config.FunctionName === undefined) continue;
+        const remembered = loggingConfig.get(config.FunctionName);
+        if (remembered !== undefined && config.LoggingConfig === undefined) {
+          config.LoggingConfig = remembered;
+          changed = true;
+        }
+      }
+      if (changed) events.push({ kind: "lambda-logging-config-returned", function: functionName });
+      reply(res, upstream, changed ? Buffer.from(JSON.stringify(output)) : upstream.body);
       return;
     }
 

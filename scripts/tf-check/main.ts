@@ -10,6 +10,7 @@
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error.
  *
  * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
+ *        [--stand-in-provider VERSION]  (tries the check's tooling with another provider build; not a pass)
  */
 import { execFileSync } from "node:child_process";
 import { access, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     moto: { type: "string" },
     root: { type: "string", multiple: true },
     keep: { type: "boolean", default: false },
+    "stand-in-provider": { type: "string" },
   },
 });
 
@@ -171,6 +173,11 @@ async function main(): Promise<void> {
   const moto = await steps.run("moto (.ci/moto.sh)", async () => motoServer());
   const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
   const notes: string[] = [];
+  const standIn = values["stand-in-provider"];
+  if (standIn !== undefined)
+    notes.push(
+      `STAND-IN: hashicorp/aws pinned to ${standIn} in the workspace; this run is not a pass of the check`,
+    );
   try {
     await steps.run("terraform fmt -check -recursive", () =>
       terraformOk({ terraformDir: "", env: process.env }, join(repositoryRoot, "terraform"), [
@@ -181,7 +188,7 @@ async function main(): Promise<void> {
         "-no-color",
       ]),
     );
-    const workspace = await createWorkspace(repositoryRoot, tmp, mirror);
+    const workspace = await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"]);
 
     const modulesDir = join(workspace.terraformDir, "modules");
     for (const module of (await readdir(modulesDir)).sort()) {

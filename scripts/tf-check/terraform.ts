@@ -4,7 +4,7 @@
  * generated CLI configuration file, and with override files that point the AWS provider at the emulator.
  */
 import { spawn } from "node:child_process";
-import { cp, writeFile } from "node:fs/promises";
+import { cp, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** Every service the roots and modules call (the endpoints the override file redirects). */
@@ -92,6 +92,7 @@ export async function createWorkspace(
   repositoryRoot: string,
   tmp: string,
   mirrorDir: string | null,
+  standInProviderVersion?: string,
 ): Promise<Workspace> {
   const terraformDir = join(tmp, "terraform");
   await cp(join(repositoryRoot, "terraform"), terraformDir, {
@@ -104,6 +105,18 @@ export async function createWorkspace(
   await cp(join(repositoryRoot, "dist"), join(tmp, "dist"), { recursive: true }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   });
+  // --stand-in-provider VERSION: every module and root of the copy pins hashicorp/aws to VERSION, for
+  // trying the check's own tooling with another build in a mirror while 6.x is being built. Never used by
+  // .ci/run or CI: it overrides the product's ">= 6.0, < 7.0".
+  if (standInProviderVersion !== undefined) {
+    for (const f of await readdir(terraformDir, { recursive: true })) {
+      if (!f.endsWith("versions.tf")) continue;
+      await writeFile(
+        join(terraformDir, f.replace(/versions\.tf$/, "stand_in_provider_override.tf")),
+        `terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n      version = "${standInProviderVersion}"\n    }\n  }\n}\n`,
+      );
+    }
+  }
   const configFile = join(tmp, "terraform.rc");
   await writeFile(configFile, cliConfig(mirrorDir));
   const env: NodeJS.ProcessEnv = {
