@@ -48,6 +48,8 @@ const { values } = parseArgs({
     root: { type: "string", multiple: true },
     keep: { type: "boolean", default: false },
     "stand-in-provider": { type: "string" },
+    verbose: { type: "boolean", default: false },
+    "skip-module-tests": { type: "boolean", default: false },
   },
 });
 
@@ -188,12 +190,15 @@ async function main(): Promise<void> {
         "-no-color",
       ]),
     );
-    const workspace = await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"]);
+    const workspace = {
+      ...(await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"])),
+      verbose: values.verbose,
+    };
 
     const modulesDir = join(workspace.terraformDir, "modules");
     for (const module of (await readdir(modulesDir)).sort()) {
       const dir = join(modulesDir, module);
-      if (!(await exists(join(dir, "tests")))) continue;
+      if (values["skip-module-tests"] || !(await exists(join(dir, "tests")))) continue;
       await steps.run(`modules/${module}: terraform test`, async () => {
         await terraformOk(workspace, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
         const result = await terraformOk(workspace, dir, ["test", "-no-color"]);

@@ -26,6 +26,8 @@ export interface Workspace {
   /** The copy of terraform/. */
   readonly terraformDir: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Stream Terraform's output as it runs (--verbose), besides keeping it for the error. */
+  readonly verbose?: boolean;
 }
 
 export interface TerraformResult {
@@ -147,12 +149,12 @@ export function terraform(
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    child.stdout.on("data", (c: Buffer) => {
+    const collect = (c: Buffer) => {
       output += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      output += c.toString("utf8");
-    });
+      if (workspace.verbose) process.stdout.write(c);
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
     child.once("error", reject);
     child.once("close", (code) => resolve({ code: code ?? 1, output }));
   });
