@@ -176,7 +176,10 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
         Attributes?: Record<string, string>;
       };
       const policy = input.Attributes?.RedriveAllowPolicy;
-      if (policy !== undefined) redriveAllow.set(input.QueueName ?? queueName(input.QueueUrl), policy);
+      const queue = input.QueueName ?? queueName(input.QueueUrl);
+      // An empty policy removes it (what the provider sends on destroy): no attribute is answered then.
+      if (policy === "") redriveAllow.delete(queue);
+      else if (policy !== undefined) redriveAllow.set(queue, policy);
     }
     if (sqsTarget === "AmazonSQS.DeleteQueue") {
       const input = JSON.parse(body.toString("utf8") || "{}") as { QueueUrl?: string };
