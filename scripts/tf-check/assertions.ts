@@ -12,9 +12,15 @@ import {
   UpdateTableCommand,
 } from "@aws-sdk/client-dynamodb";
 import { GetRoleCommand, IAMClient, ListOpenIDConnectProvidersCommand } from "@aws-sdk/client-iam";
+import {
+  DescribeStreamSummaryCommand,
+  KinesisClient,
+  ListStreamConsumersCommand,
+} from "@aws-sdk/client-kinesis";
 import { GetKeyPolicyCommand, KMSClient } from "@aws-sdk/client-kms";
 import {
   type EventSourceMappingConfiguration,
+  GetEventSourceMappingCommand,
   LambdaClient,
   ListEventSourceMappingsCommand,
 } from "@aws-sdk/client-lambda";
@@ -28,6 +34,7 @@ import {
 import { GetTopicAttributesCommand, SNSClient } from "@aws-sdk/client-sns";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { EnvironmentSettings, QueueSettings, SqsEsmSettings } from "@mcp-pipeline/settings";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
 
 export interface Endpoints {
   /** moto itself: what the emulator holds, not what the proxy remembers. */
@@ -167,15 +174,34 @@ export async function environmentFindings(
   // The processor's Kinesis ESM: every guard of esm-semantics.md §1 as the settings say.
   const processorEsm = await mappings(`${p}-processor`);
   const k = settings.processor.esm;
+  const kinesis = new KinesisClient({ ...config, requestHandler: new NodeHttpHandler() });
+  const streamArn = (await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: outputs.streamName })))
+    .StreamDescriptionSummary?.StreamARN;
+  const consumers =
+    (await kinesis.send(new ListStreamConsumersCommand({ StreamARN: streamArn }))).Consumers ?? [];
+  kinesis.destroy();
+  const consumer = consumers.find((c) => c.ConsumerName === `${p}-processor`)?.ConsumerARN;
+  const viaProxy = new LambdaClient({ ...config, endpoint: endpoints.proxy });
+  const reported =
+    processorEsm[0]?.UUID === undefined
+      ? undefined
+      : (await viaProxy.send(new GetEventSourceMappingCommand({ UUID: processorEsm[0].UUID })))
+          .EventSourceArn;
+  viaProxy.destroy();
   check((f) => {
     expectEqual(f, "processor: number of event source mappings", processorEsm.length, 1);
     const m = processorEsm[0] ?? {};
+    // moto holds the mapping on the stream either way (it refuses consumer ARNs; the proxy maps it to the
+    // consumer's stream): with enhanced fan-out, the consumer must exist and be what Lambda reports.
     const stream = `:stream/${outputs.streamName}`;
-    const source = k.enhanced_fan_out ? `${stream}/consumer/${p}-processor:` : stream;
-    if (!(m.EventSourceArn ?? "").includes(source))
-      f.push(
-        `processor ESM EventSourceArn: ${m.EventSourceArn} does not read ${source} (enhanced_fan_out ${k.enhanced_fan_out})`,
-      );
+    if (!(m.EventSourceArn ?? "").endsWith(stream))
+      f.push(`processor ESM EventSourceArn: ${m.EventSourceArn} does not read ${stream}`);
+    if (k.enhanced_fan_out) {
+      if (consumer === undefined)
+        f.push(`processor: no enhanced fan-out consumer ${p}-processor on the stream`);
+      else expectEqual(f, "processor ESM EventSourceArn as Lambda reports it", reported, consumer);
+    } else if (consumer !== undefined)
+      f.push(`processor: an enhanced fan-out consumer exists though enhanced_fan_out is false`);
     expectEqual(f, "processor ESM BatchSize", m.BatchSize, k.batch_size);
     expectEqual(
       f,
