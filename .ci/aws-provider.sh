@@ -4,13 +4,14 @@
 # reachable). Keyed by version: a second call with the same version does nothing.
 #
 # The provider's go.mod has no /v6 suffix, so the proxy lists only v1.60.0; a commit resolves as a
-# pseudo-version. 5f2286d6d836 is main just after v6.47.0 (its version file says 6.47.1).
+# pseudo-version, which must be spelled out in full: the proxy answers 403 for the bare commit
+# (5f2286d6d836, main just after v6.47.0; its version file says 6.47.1).
 # About 40 minutes and ~9 GB of memory on two cores; the binary is ~900 MB.
 #
 # Usage: .ci/aws-provider.sh [MIRROR_DIR]   prints the mirror directory on its last line.
 set -euo pipefail
 
-COMMIT="${AWS_PROVIDER_COMMIT:-5f2286d6d836}"
+MODULE_VERSION="${AWS_PROVIDER_MODULE_VERSION:-v1.60.1-0.20260602190131-5f2286d6d836}"
 VERSION="${AWS_PROVIDER_VERSION:-6.47.1}"
 MIRROR="${1:-${CI_TOOLS_DIR:-$HOME/.cache/mcp-event-pipelines-ci}/terraform-mirror}"
 PLATFORM="$(go env GOOS)_$(go env GOARCH)"
@@ -25,8 +26,12 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "building hashicorp/aws $VERSION from commit $COMMIT (about 40 minutes on two cores)" >&2
-json="$(GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform-provider-aws@$COMMIT")"
+echo "building hashicorp/aws $VERSION from $MODULE_VERSION (about 40 minutes on two cores)" >&2
+# go mod download prints its error inside the JSON: show it instead of dying silently under set -e.
+if ! json="$(GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform-provider-aws@$MODULE_VERSION")"; then
+  printf '%s\n' "$json" >&2
+  exit 1
+fi
 dir="$(printf '%s' "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
 cp -r "$dir/." "$work/src"
 chmod -R u+w "$work/src"

@@ -122,8 +122,8 @@ resource "aws_iam_role" "deploy" {
 
 # What Terraform needs to manage one environment: its own resources by name prefix, its state key.
 data "aws_iam_policy_document" "deploy" {
-  # checkov:skip=CKV_AWS_111:The only unconstrained write are CreateEventSourceMapping (constrained by lambda:FunctionArn instead: it has no resource type) and the read-only calls below.
-  # checkov:skip=CKV_AWS_356:"*" only where AWS has no resource type: CreateEventSourceMapping and ListEventSourceMappings, DescribeLimits, DescribeLogGroups, GetCallerIdentity.
+  # checkov:skip=CKV_AWS_111:The only unconstrained writes are CreateEventSourceMapping (constrained by lambda:FunctionArn instead: it has no resource type), CreateKey (constrained by its environment tag) and the read-only calls below.
+  # checkov:skip=CKV_AWS_356:"*" only where AWS has no resource type: CreateEventSourceMapping, CreateKey and ListEventSourceMappings, DescribeLimits, DescribeLogGroups, GetCallerIdentity, ListAliases.
   for_each = toset(var.environments)
 
   statement {
@@ -205,9 +205,41 @@ data "aws_iam_policy_document" "deploy" {
     }
   }
   statement {
+    # The alarm topic's customer-managed key (modules/alarms). Keys have random ids, so they are told
+    # apart by the environment tag that modules/pipeline puts on every resource.
+    sid = "AlarmTopicKey"
+    actions = [
+      "kms:DescribeKey", "kms:GetKeyPolicy", "kms:PutKeyPolicy", "kms:GetKeyRotationStatus", "kms:EnableKeyRotation",
+      "kms:ListResourceTags", "kms:TagResource", "kms:UntagResource", "kms:ScheduleKeyDeletion", "kms:CreateAlias",
+      "kms:DeleteAlias", "kms:UpdateAlias",
+    ]
+    resources = ["arn:aws:kms:${var.region}:${local.account}:key/*"]
+    condition {
+      test     = "StringEquals"
+      variable = "aws:ResourceTag/environment"
+      values   = [each.value]
+    }
+  }
+  statement {
+    sid       = "AlarmTopicKeyAlias"
+    actions   = ["kms:CreateAlias", "kms:DeleteAlias", "kms:UpdateAlias"]
+    resources = ["arn:aws:kms:${var.region}:${local.account}:alias/mcp-${each.value}-*"]
+  }
+  statement {
+    # A key has no ARN before it exists: CreateKey has no resource type; it must carry the environment tag.
+    sid       = "CreateAlarmTopicKey"
+    actions   = ["kms:CreateKey", "kms:TagResource"]
+    resources = ["*"]
+    condition {
+      test     = "StringEquals"
+      variable = "aws:RequestTag/environment"
+      values   = [each.value]
+    }
+  }
+  statement {
     # List and Describe calls without a resource type.
     sid       = "ReadWithoutResourceType"
-    actions   = ["lambda:ListEventSourceMappings", "kinesis:DescribeLimits", "logs:DescribeLogGroups", "sts:GetCallerIdentity"]
+    actions   = ["lambda:ListEventSourceMappings", "kinesis:DescribeLimits", "logs:DescribeLogGroups", "sts:GetCallerIdentity", "kms:ListAliases"]
     resources = ["*"]
   }
 }

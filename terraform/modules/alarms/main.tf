@@ -1,6 +1,49 @@
+data "aws_caller_identity" "current" {}
+
+data "aws_partition" "current" {}
+
+# A customer-managed key for the alarm topic. CloudWatch alarms cannot publish to a topic encrypted with
+# the AWS-managed alias/aws/sns: its key policy does not let cloudwatch.amazonaws.com use the key and it
+# cannot be edited, so every notification would be dropped (AWS knowledge center, "Why didn't I receive
+# an SNS notification for my CloudWatch alarm trigger?"). This key's policy lets CloudWatch encrypt
+# (GenerateDataKey*) and decrypt for this account's alarms only; the account administers it through IAM.
+resource "aws_kms_key" "alarms" {
+  description             = "${var.name_prefix}: the alarm topic's key, usable by CloudWatch alarms."
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [
+      {
+        Sid       = "AccountAdministersThroughIam"
+        Effect    = "Allow"
+        Principal = { AWS = "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root" }
+        Action    = "kms:*"
+        Resource  = "*"
+      },
+      {
+        Sid       = "CloudWatchAlarmsPublish"
+        Effect    = "Allow"
+        Principal = { Service = "cloudwatch.amazonaws.com" }
+        Action    = ["kms:Decrypt", "kms:GenerateDataKey*"]
+        Resource  = "*"
+        Condition = {
+          StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
+        }
+      },
+    ]
+  })
+  tags = var.tags
+}
+
+resource "aws_kms_alias" "alarms" {
+  name          = "alias/${var.name_prefix}-alarms"
+  target_key_id = aws_kms_key.alarms.key_id
+}
+
 resource "aws_sns_topic" "alarms" {
   name              = "${var.name_prefix}-alarms"
-  kms_master_key_id = "alias/aws/sns"
+  kms_master_key_id = aws_kms_key.alarms.arn
   tags              = var.tags
 }
 
@@ -217,7 +260,7 @@ resource "aws_cloudwatch_dashboard" "this" {
         {
           type = "metric", width = 12, height = 6,
           properties = {
-            title = "DLQ messages", region = var.region, stat = "Maximum", period = 300,
+            title   = "DLQ messages", region = var.region, stat = "Maximum", period = 300,
             metrics = [for k, q in var.dead_letter_queues : ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", q]]
           }
         },

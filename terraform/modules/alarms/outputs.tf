@@ -3,6 +3,11 @@ output "topic_arn" {
   value       = aws_sns_topic.alarms.arn
 }
 
+output "topic_key_arn" {
+  description = "The customer-managed KMS key of the alarm topic (its policy lets CloudWatch alarms publish)."
+  value       = aws_kms_key.alarms.arn
+}
+
 output "alarm_names" {
   description = "Every alarm's name."
   value = concat(

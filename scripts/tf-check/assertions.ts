@@ -1,0 +1,467 @@
+/**
+ * After `terraform apply`: what the emulator now holds, read with the AWS SDK, against what
+ * terraform.tfvars.json says (read through @mcp-pipeline/settings). Each finding names the resource,
+ * the setting and both values; an empty list means the environment is what its settings say.
+ */
+import { CloudWatchClient, DescribeAlarmsCommand, type MetricAlarm } from "@aws-sdk/client-cloudwatch";
+import {
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+} from "@aws-sdk/client-dynamodb";
+import { GetRoleCommand, IAMClient, ListOpenIDConnectProvidersCommand } from "@aws-sdk/client-iam";
+import {
+  DescribeStreamSummaryCommand,
+  KinesisClient,
+  ListStreamConsumersCommand,
+} from "@aws-sdk/client-kinesis";
+import { GetKeyPolicyCommand, KMSClient } from "@aws-sdk/client-kms";
+import {
+  type EventSourceMappingConfiguration,
+  GetEventSourceMappingCommand,
+  LambdaClient,
+  ListEventSourceMappingsCommand,
+} from "@aws-sdk/client-lambda";
+import {
+  GetBucketEncryptionCommand,
+  GetBucketPolicyCommand,
+  GetBucketVersioningCommand,
+  GetPublicAccessBlockCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { GetTopicAttributesCommand, SNSClient } from "@aws-sdk/client-sns";
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
+import type { EnvironmentSettings, QueueSettings, SqsEsmSettings } from "@mcp-pipeline/settings";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+
+export interface Endpoints {
+  /** moto itself: what the emulator holds, not what the proxy remembers. */
+  readonly emulator: string;
+  /** The proxy, for CloudWatch only: the JavaScript SDK speaks RPC v2 CBOR to it too. */
+  readonly proxy: string;
+}
+
+const credentials = { accessKeyId: "test", secretAccessKey: "test" };
+
+/** The AWS-managed SNS key: CloudWatch alarms cannot publish to a topic encrypted with it. */
+export const AWS_MANAGED_SNS_KEY = "alias/aws/sns";
+
+type Check = (findings: string[]) => void;
+
+function expectEqual(findings: string[], what: string, actual: unknown, expected: unknown): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected))
+    findings.push(
+      `${what}: the emulator holds ${JSON.stringify(actual)}, the settings say ${JSON.stringify(expected)}`,
+    );
+}
+
+/**
+ * The alarm topic must be encrypted with a key whose policy lets CloudWatch use it. Exported for its own
+ * test: a topic on the AWS-managed key (modules/alarms before the fix) fails here.
+ */
+export function alarmTopicFindings(topicKey: string | undefined, keyPolicy: string | undefined): string[] {
+  if (topicKey === undefined || topicKey === "") return ["alarm topic: not encrypted"];
+  if (topicKey === AWS_MANAGED_SNS_KEY || topicKey.endsWith(`:${AWS_MANAGED_SNS_KEY}`))
+    return [
+      `alarm topic: encrypted with ${AWS_MANAGED_SNS_KEY}, whose key policy does not let cloudwatch.amazonaws.com publish: alarm notifications would never be delivered`,
+    ];
+  const statements = (JSON.parse(keyPolicy ?? "{}") as { Statement?: unknown[] }).Statement ?? [];
+  const allowsCloudWatch = statements.some((s) => {
+    const st = s as {
+      Effect?: string;
+      Principal?: { Service?: string | string[] };
+      Action?: string | string[];
+    };
+    const services = [st.Principal?.Service ?? []].flat();
+    const actions = [st.Action ?? []].flat();
+    return (
+      st.Effect === "Allow" &&
+      services.includes("cloudwatch.amazonaws.com") &&
+      actions.includes("kms:Decrypt") &&
+      actions.some((a) => a === "kms:GenerateDataKey*" || a === "kms:GenerateDataKey")
+    );
+  });
+  return allowsCloudWatch
+    ? []
+    : [
+        `alarm topic: the policy of key ${topicKey} does not allow cloudwatch.amazonaws.com kms:Decrypt and kms:GenerateDataKey*`,
+      ];
+}
+
+export async function environmentFindings(
+  settings: EnvironmentSettings,
+  endpoints: Endpoints,
+  outputs: { alarmTopicArn: string; streamName: string },
+): Promise<string[]> {
+  const config = { region: settings.region, credentials, endpoint: endpoints.emulator };
+  const lambda = new LambdaClient(config);
+  const sqs = new SQSClient(config);
+  const dynamodb = new DynamoDBClient(config);
+  const sns = new SNSClient(config);
+  const kms = new KMSClient(config);
+  const cloudwatch = new CloudWatchClient({ ...config, endpoint: endpoints.proxy });
+  const p = settings.name_prefix;
+  const findings: string[] = [];
+  const check = (fn: Check) => fn(findings);
+
+  const queueAttributes = async (name: string) => {
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }),
+    );
+    return Attributes ?? {};
+  };
+  // Every mapping, matched by function ARN: moto filters ListEventSourceMappings by FunctionName exactly as
+  // the mapping was created (the pipeline passes ARNs), where AWS accepts a name or an ARN.
+  const allMappings: EventSourceMappingConfiguration[] = [];
+  let marker: string | undefined;
+  do {
+    const page = await lambda.send(new ListEventSourceMappingsCommand({ Marker: marker }));
+    allMappings.push(...(page.EventSourceMappings ?? []));
+    marker = page.NextMarker;
+  } while (marker !== undefined);
+  const mappings = async (functionName: string): Promise<EventSourceMappingConfiguration[]> =>
+    allMappings.filter((m) => (m.FunctionArn ?? "").endsWith(`:function:${functionName}`));
+
+  // Queues: redrive policy (DLQ and receive count), visibility timeout, retention of source and DLQ.
+  const queues: [string, boolean, QueueSettings][] = [
+    [`${p}-tool-jobs`, false, settings.tool_worker.queue],
+    [`${p}-session-jobs`, true, settings.fifo_worker.queue],
+    [`${p}-stream-failures`, false, settings.dlq_redrive.queue],
+  ];
+  const arns = new Map<string, string>();
+  for (const [name, fifo, q] of queues) {
+    const suffix = fifo ? ".fifo" : "";
+    const source = await queueAttributes(`${name}${suffix}`);
+    const dlq = await queueAttributes(`${name}-dlq${suffix}`);
+    arns.set(name, source.QueueArn ?? "");
+    check((f) => {
+      expectEqual(
+        f,
+        `${name} VisibilityTimeout`,
+        Number(source.VisibilityTimeout),
+        q.visibility_timeout_seconds,
+      );
+      expectEqual(
+        f,
+        `${name} MessageRetentionPeriod`,
+        Number(source.MessageRetentionPeriod),
+        q.message_retention_seconds,
+      );
+      expectEqual(
+        f,
+        `${name}-dlq MessageRetentionPeriod`,
+        Number(dlq.MessageRetentionPeriod),
+        q.dlq_message_retention_seconds,
+      );
+      const redrive = JSON.parse(source.RedrivePolicy ?? "{}") as {
+        deadLetterTargetArn?: string;
+        maxReceiveCount?: unknown;
+      };
+      expectEqual(f, `${name} RedrivePolicy.deadLetterTargetArn`, redrive.deadLetterTargetArn, dlq.QueueArn);
+      expectEqual(
+        f,
+        `${name} RedrivePolicy.maxReceiveCount`,
+        Number(redrive.maxReceiveCount),
+        q.max_receive_count,
+      );
+      if (fifo) expectEqual(f, `${name} FifoQueue`, source.FifoQueue, "true");
+    });
+  }
+
+  // The processor's Kinesis ESM: every guard of esm-semantics.md §1 as the settings say.
+  const processorEsm = await mappings(`${p}-processor`);
+  const k = settings.processor.esm;
+  const kinesis = new KinesisClient({ ...config, requestHandler: new NodeHttpHandler() });
+  const streamArn = (await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: outputs.streamName })))
+    .StreamDescriptionSummary?.StreamARN;
+  const consumers =
+    (await kinesis.send(new ListStreamConsumersCommand({ StreamARN: streamArn }))).Consumers ?? [];
+  kinesis.destroy();
+  const consumer = consumers.find((c) => c.ConsumerName === `${p}-processor`)?.ConsumerARN;
+  const viaProxy = new LambdaClient({ ...config, endpoint: endpoints.proxy });
+  const reported =
+    processorEsm[0]?.UUID === undefined
+      ? undefined
+      : (await viaProxy.send(new GetEventSourceMappingCommand({ UUID: processorEsm[0].UUID })))
+          .EventSourceArn;
+  viaProxy.destroy();
+  check((f) => {
+    expectEqual(f, "processor: number of event source mappings", processorEsm.length, 1);
+    const m = processorEsm[0] ?? {};
+    // moto holds the mapping on the stream either way (it refuses consumer ARNs; the proxy maps it to the
+    // consumer's stream): with enhanced fan-out, the consumer must exist and be what Lambda reports.
+    const stream = `:stream/${outputs.streamName}`;
+    if (!(m.EventSourceArn ?? "").endsWith(stream))
+      f.push(`processor ESM EventSourceArn: ${m.EventSourceArn} does not read ${stream}`);
+    if (k.enhanced_fan_out) {
+      if (consumer === undefined)
+        f.push(`processor: no enhanced fan-out consumer ${p}-processor on the stream`);
+      else expectEqual(f, "processor ESM EventSourceArn as Lambda reports it", reported, consumer);
+    } else if (consumer !== undefined)
+      f.push(`processor: an enhanced fan-out consumer exists though enhanced_fan_out is false`);
+    expectEqual(f, "processor ESM BatchSize", m.BatchSize, k.batch_size);
+    expectEqual(
+      f,
+      "processor ESM MaximumBatchingWindowInSeconds",
+      m.MaximumBatchingWindowInSeconds,
+      k.maximum_batching_window_in_seconds,
+    );
+    expectEqual(f, "processor ESM ParallelizationFactor", m.ParallelizationFactor, k.parallelization_factor);
+    expectEqual(f, "processor ESM StartingPosition", m.StartingPosition, k.starting_position);
+    expectEqual(f, "processor ESM MaximumRetryAttempts", m.MaximumRetryAttempts, k.maximum_retry_attempts);
+    expectEqual(
+      f,
+      "processor ESM MaximumRecordAgeInSeconds",
+      m.MaximumRecordAgeInSeconds,
+      k.maximum_record_age_in_seconds,
+    );
+    expectEqual(
+      f,
+      "processor ESM BisectBatchOnFunctionError",
+      m.BisectBatchOnFunctionError,
+      k.bisect_batch_on_function_error,
+    );
+    expectEqual(
+      f,
+      "processor ESM FunctionResponseTypes",
+      m.FunctionResponseTypes ?? [],
+      k.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
+    );
+    expectEqual(
+      f,
+      "processor ESM DestinationConfig.OnFailure.Destination",
+      m.DestinationConfig?.OnFailure?.Destination,
+      k.on_failure_destination ? arns.get(`${p}-stream-failures`) : undefined,
+    );
+  });
+
+  // The SQS ESMs: batch, window, partial batch responses, maximum concurrency, source queue.
+  const sqsEsms: [string, string, SqsEsmSettings, boolean][] = [
+    ["tool-worker", `${p}-tool-jobs`, settings.tool_worker.esm, false],
+    ["fifo-worker", `${p}-session-jobs`, settings.fifo_worker.esm, true],
+    ["dlq-redrive", `${p}-stream-failures`, settings.dlq_redrive.esm, false],
+  ];
+  for (const [fn, queue, e, fifo] of sqsEsms) {
+    const found = await mappings(`${p}-${fn}`);
+    check((f) => {
+      expectEqual(f, `${fn}: number of event source mappings`, found.length, 1);
+      const m = found[0] ?? {};
+      expectEqual(f, `${fn} ESM EventSourceArn`, m.EventSourceArn, arns.get(queue));
+      expectEqual(f, `${fn} ESM BatchSize`, m.BatchSize, e.batch_size);
+      // FIFO sources take no batching window (§3): the module leaves it unset.
+      if (!fifo)
+        expectEqual(
+          f,
+          `${fn} ESM MaximumBatchingWindowInSeconds`,
+          m.MaximumBatchingWindowInSeconds ?? 0,
+          e.maximum_batching_window_in_seconds,
+        );
+      expectEqual(
+        f,
+        `${fn} ESM FunctionResponseTypes`,
+        m.FunctionResponseTypes ?? [],
+        e.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
+      );
+      expectEqual(
+        f,
+        `${fn} ESM ScalingConfig.MaximumConcurrency`,
+        m.ScalingConfig?.MaximumConcurrency ?? null,
+        e.maximum_concurrency,
+      );
+    });
+  }
+
+  // The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on.
+  const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: `${p}-dedupe` }));
+  const tables = await Promise.all(
+    [`${p}-dedupe`, `${p}-tool-calls`].map((t) => dynamodb.send(new DescribeTableCommand({ TableName: t }))),
+  );
+  check((f) => {
+    expectEqual(f, `${p}-dedupe TimeToLiveStatus`, ttl.TimeToLiveDescription?.TimeToLiveStatus, "ENABLED");
+    expectEqual(f, `${p}-dedupe TTL AttributeName`, ttl.TimeToLiveDescription?.AttributeName, "expiresAt");
+    for (const t of tables)
+      expectEqual(
+        f,
+        `${t.Table?.TableName} DeletionProtectionEnabled`,
+        t.Table?.DeletionProtectionEnabled,
+        true,
+      );
+  });
+
+  // The alarm topic's key, then the alarms: the metrics docs/deploy.md and docs/operations.md name.
+  const topic = await sns.send(new GetTopicAttributesCommand({ TopicArn: outputs.alarmTopicArn }));
+  const topicKey = topic.Attributes?.KmsMasterKeyId;
+  let keyPolicy: string | undefined;
+  if (topicKey !== undefined && !topicKey.includes(AWS_MANAGED_SNS_KEY))
+    keyPolicy = (await kms.send(new GetKeyPolicyCommand({ KeyId: topicKey, PolicyName: "default" }))).Policy;
+  findings.push(...alarmTopicFindings(topicKey, keyPolicy));
+
+  const alarms: MetricAlarm[] = [];
+  let token: string | undefined;
+  do {
+    const page = await cloudwatch.send(
+      new DescribeAlarmsCommand({ AlarmNamePrefix: `${p}-`, NextToken: token }),
+    );
+    alarms.push(...(page.MetricAlarms ?? []));
+    token = page.NextToken;
+  } while (token !== undefined);
+  const byName = new Map(alarms.map((a) => [a.AlarmName ?? "", a]));
+  const esmUuid = processorEsm[0]?.UUID;
+  const functions: [string, number][] = [
+    ["processor", settings.processor.timeout_seconds],
+    ["tool-worker", settings.tool_worker.timeout_seconds],
+    ["fifo-worker", settings.fifo_worker.timeout_seconds],
+    ["dlq-redrive", settings.dlq_redrive.timeout_seconds],
+  ];
+  const expected: { name: string; metric: string; dimension: [string, string]; threshold: number }[] = [
+    {
+      name: `${p}-processor-iterator-age`,
+      metric: "IteratorAge",
+      dimension: ["FunctionName", `${p}-processor`],
+      threshold: settings.alarms.iterator_age_ms,
+    },
+    {
+      name: `${p}-processor-dropped-events`,
+      metric: "DroppedEventCount",
+      dimension: ["EventSourceMappingUUID", esmUuid ?? "?"],
+      threshold: 0,
+    },
+    {
+      name: `${p}-processor-records-to-failure-queue`,
+      metric: "OnFailureDestinationDeliveredEventCount",
+      dimension: ["EventSourceMappingUUID", esmUuid ?? "?"],
+      threshold: 0,
+    },
+    { name: `${p}-records-lost`, metric: "RecordsLost", dimension: ["service", "dlq-redrive"], threshold: 0 },
+    ...queues.flatMap(([name, fifo, q]) => {
+      const key = name.slice(p.length + 1);
+      const suffix = fifo ? ".fifo" : "";
+      return [
+        {
+          name: `${p}-${key}-dlq-messages`,
+          metric: "ApproximateNumberOfMessagesVisible",
+          dimension: ["QueueName", `${name}-dlq${suffix}`] as [string, string],
+          threshold: 0,
+        },
+        {
+          name: `${p}-${key}-dlq-age`,
+          metric: "ApproximateAgeOfOldestMessage",
+          dimension: ["QueueName", `${name}-dlq${suffix}`] as [string, string],
+          threshold: settings.alarms.dlq_oldest_message_age_seconds,
+        },
+        {
+          name: `${p}-${key}-queue-age`,
+          metric: "ApproximateAgeOfOldestMessage",
+          dimension: ["QueueName", `${name}${suffix}`] as [string, string],
+          threshold: q.visibility_timeout_seconds * 2,
+        },
+      ];
+    }),
+    ...functions.flatMap(([fn, timeout]) => [
+      {
+        name: `${p}-${fn}-errors`,
+        metric: "Errors",
+        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
+        threshold: 0,
+      },
+      {
+        name: `${p}-${fn}-throttles`,
+        metric: "Throttles",
+        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
+        threshold: 0,
+      },
+      {
+        name: `${p}-${fn}-duration-near-timeout`,
+        metric: "Duration",
+        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
+        threshold: timeout * 1000 * settings.alarms.duration_timeout_ratio,
+      },
+    ]),
+  ];
+  check((f) => {
+    for (const e of expected) {
+      const a = byName.get(e.name);
+      if (a === undefined) {
+        f.push(`alarm ${e.name} on ${e.metric}: missing`);
+        continue;
+      }
+      expectEqual(f, `alarm ${e.name} MetricName`, a.MetricName, e.metric);
+      expectEqual(
+        f,
+        `alarm ${e.name} Dimensions`,
+        (a.Dimensions ?? []).map((d) => [d.Name, d.Value]),
+        [e.dimension],
+      );
+      expectEqual(f, `alarm ${e.name} Threshold`, a.Threshold, e.threshold);
+      expectEqual(f, `alarm ${e.name} AlarmActions`, a.AlarmActions, [outputs.alarmTopicArn]);
+    }
+  });
+
+  for (const c of [lambda, sqs, dynamodb, sns, kms, cloudwatch]) c.destroy();
+  return findings;
+}
+
+/** Switches deletion protection off on every table, as an operator does before destroying an environment. */
+export async function disableDeletionProtection(emulator: string, region: string): Promise<void> {
+  const dynamodb = new DynamoDBClient({ region, credentials, endpoint: emulator });
+  const { TableNames } = await dynamodb.send(new ListTablesCommand({}));
+  for (const TableName of TableNames ?? [])
+    await dynamodb.send(new UpdateTableCommand({ TableName, DeletionProtectionEnabled: false }));
+  dynamodb.destroy();
+}
+
+/** The bootstrap root: the state bucket's guards, and roles that only this repository's workflows assume. */
+export async function bootstrapFindings(
+  endpoints: Endpoints,
+  outputs: Record<string, unknown>,
+  options: { region: string; repository: string; environments: readonly string[] },
+): Promise<string[]> {
+  const config = { region: options.region, credentials, endpoint: endpoints.emulator };
+  const s3 = new S3Client({ ...config, forcePathStyle: true });
+  const iam = new IAMClient(config);
+  const findings: string[] = [];
+  const Bucket = String(outputs.state_bucket);
+
+  const versioning = await s3.send(new GetBucketVersioningCommand({ Bucket }));
+  expectEqual(findings, `${Bucket} versioning`, versioning.Status, "Enabled");
+  const encryption = await s3.send(new GetBucketEncryptionCommand({ Bucket }));
+  expectEqual(
+    findings,
+    `${Bucket} default encryption`,
+    encryption.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault
+      ?.SSEAlgorithm,
+    "AES256",
+  );
+  const block = await s3.send(new GetPublicAccessBlockCommand({ Bucket }));
+  expectEqual(findings, `${Bucket} public access block`, block.PublicAccessBlockConfiguration, {
+    BlockPublicAcls: true,
+    IgnorePublicAcls: true,
+    BlockPublicPolicy: true,
+    RestrictPublicBuckets: true,
+  });
+  const policy = await s3.send(new GetBucketPolicyCommand({ Bucket }));
+  if (!(policy.Policy ?? "").includes("aws:SecureTransport"))
+    findings.push(`${Bucket} policy: no DenyInsecureTransport statement`);
+
+  const providers = await iam.send(new ListOpenIDConnectProvidersCommand({}));
+  expectEqual(findings, "OIDC providers", (providers.OpenIDConnectProviderList ?? []).length, 1);
+  for (const env of options.environments) {
+    for (const [kind, subject] of [
+      ["deploy", `repo:${options.repository}:environment:${env}`],
+      ["plan", `repo:${options.repository}:pull_request`],
+    ] as const) {
+      const role = await iam.send(new GetRoleCommand({ RoleName: `mcp-${env}-${kind}` }));
+      const trust = decodeURIComponent(role.Role?.AssumeRolePolicyDocument ?? "");
+      if (!trust.includes(subject))
+        findings.push(`mcp-${env}-${kind}: trust policy does not limit sub to ${subject}`);
+      if (!trust.includes("sts:AssumeRoleWithWebIdentity"))
+        findings.push(`mcp-${env}-${kind}: trust policy does not allow sts:AssumeRoleWithWebIdentity`);
+    }
+  }
+  s3.destroy();
+  iam.destroy();
+  return findings;
+}

@@ -1,0 +1,339 @@
+/**
+ * An HTTP proxy in front of moto's server that closes the gaps the hashicorp/aws provider runs into
+ * (docs/deploy.md, "The Terraform check", lists each one). Everything else passes through unchanged.
+ * Used only by `npm run tf:check`; the product's Terraform is never changed to please the emulator.
+ *
+ * 1. CloudWatch over RPC v2 CBOR: translated to awsJson1_0 and back (cbor-json.ts).
+ * 2. SQS RedriveAllowPolicy: moto stores the attribute but never returns it, so the provider waits for
+ *    it forever after SetQueueAttributes. The proxy remembers what was set and adds it to
+ *    GetQueueAttributes answers that ask for it.
+ * 3. Lambda ESMs on an enhanced fan-out consumer: moto refuses a consumer ARN as an event source. The
+ *    proxy creates the mapping on the consumer's stream and answers with the consumer ARN again, so
+ *    Terraform sees what it asked for.
+ * 4. Kinesis CreateStream: moto ignores its Tags (a perpetual diff on every plan).
+ * 5. Lambda LoggingConfig: moto drops it (a perpetual diff on every function).
+ * And SQS RedrivePolicy is answered compact, as AWS does (moto's spacing shows as a change).
+ */
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  CLOUDWATCH_TARGET_PREFIX,
+  cborRequestToJson,
+  jsonResponseToCbor,
+  rpcV2Operation,
+} from "./cbor-json.ts";
+
+export type ProxyEvent =
+  | { readonly kind: "cloudwatch-cbor"; readonly operation: string; readonly status: number }
+  | { readonly kind: "redrive-allow-policy-returned"; readonly queue: string }
+  | { readonly kind: "redrive-policy-compacted"; readonly queue: string }
+  | { readonly kind: "stream-tags-added"; readonly stream: string }
+  | { readonly kind: "lambda-logging-config-returned"; readonly function: string }
+  | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string };
+
+export interface EmulatorProxy {
+  readonly endpoint: string;
+  /** What the proxy translated, for the check's closing note (each gap that was actually hit). */
+  readonly events: readonly ProxyEvent[];
+  close(): Promise<void>;
+}
+
+interface Upstream {
+  readonly status: number;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: Buffer;
+}
+
+const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consumer\/[^/:]+(?::[0-9.]+)?$/;
+const ESM_PATH = /^\/2015-03-31\/event-source-mappings\/?([0-9a-f-]*)/;
+// CreateFunction (no name), GetFunction, DeleteFunction, and .../configuration (Get/UpdateFunctionConfiguration).
+const FUNCTION_PATH = /^\/2015-03-31\/functions\/?([^/]*)(\/configuration)?\/?$/;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function forward(
+  target: URL,
+  method: string,
+  path: string,
+  headers: IncomingMessage["headers"],
+  body: Buffer,
+): Promise<Upstream> {
+  const outgoing: Record<string, string | string[] | undefined> = {
+    ...headers,
+    host: target.host,
+    "content-length": String(body.byteLength),
+  };
+  // Hop-by-hop headers stay here: the body is forwarded whole, already read.
+  for (const hop of ["transfer-encoding", "expect", "connection", "keep-alive"]) delete outgoing[hop];
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method, path, headers: outgoing },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function reply(
+  res: ServerResponse,
+  upstream: Upstream,
+  body: Buffer = upstream.body,
+  extra: Record<string, string> = {},
+) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(upstream.headers)) {
+    if (value === undefined || key === "content-length" || key === "transfer-encoding") continue;
+    headers[key] = value;
+  }
+  res.writeHead(upstream.status, { ...headers, ...extra, "content-length": String(body.byteLength) });
+  res.end(body);
+}
+
+export async function startEmulatorProxy(motoEndpoint: string): Promise<EmulatorProxy> {
+  const target = new URL(motoEndpoint);
+  const events: ProxyEvent[] = [];
+  const redriveAllow = new Map<string, string>(); // queue name -> RedriveAllowPolicy
+  const consumerOf = new Map<string, string>(); // ESM UUID -> the consumer ARN it was created with
+  const loggingConfig = new Map<string, unknown>(); // function name -> the LoggingConfig it was given
+  const queueName = (url: unknown) =>
+    String(url ?? "")
+      .split("/")
+      .pop() ?? "";
+
+  const restoreConsumerArns = (body: Buffer): Buffer => {
+    if (consumerOf.size === 0 || body.byteLength === 0) return body;
+    const parsed = JSON.parse(body.toString("utf8")) as {
+      UUID?: string;
+      EventSourceArn?: string;
+      EventSourceMappings?: { UUID?: string; EventSourceArn?: string }[];
+    };
+    const fix = (m: { UUID?: string; EventSourceArn?: string }) => {
+      const consumer = m.UUID === undefined ? undefined : consumerOf.get(m.UUID);
+      if (consumer !== undefined) m.EventSourceArn = consumer;
+    };
+    fix(parsed);
+    for (const m of parsed.EventSourceMappings ?? []) fix(m);
+    return Buffer.from(JSON.stringify(parsed));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? "GET";
+    const path = req.url ?? "/";
+    let body = await readBody(req);
+    const headers = { ...req.headers };
+
+    // 1. CloudWatch, RPC v2 CBOR -> awsJson1_0 -> RPC v2 CBOR.
+    const rpc = rpcV2Operation(path);
+    if (rpc !== null && rpc.service === CLOUDWATCH_TARGET_PREFIX) {
+      const json = Buffer.from(cborRequestToJson(body));
+      delete headers["smithy-protocol"];
+      const upstream = await forward(
+        target,
+        "POST",
+        "/",
+        {
+          ...headers,
+          "content-type": "application/x-amz-json-1.0",
+          accept: "application/json",
+          "x-amz-target": `${CLOUDWATCH_TARGET_PREFIX}.${rpc.operation}`,
+        },
+        json,
+      );
+      events.push({ kind: "cloudwatch-cbor", operation: rpc.operation, status: upstream.status });
+      const cborBody = Buffer.from(jsonResponseToCbor(upstream.body.toString("utf8")));
+      const { "content-type": _type, ...rest } = upstream.headers;
+      reply(res, { ...upstream, headers: rest }, cborBody, {
+        "content-type": "application/cbor",
+        "smithy-protocol": "rpc-v2-cbor",
+      });
+      return;
+    }
+
+    // 2. SQS RedriveAllowPolicy (awsJson1_0: X-Amz-Target AmazonSQS.<Operation>).
+    const sqsTarget = String(headers["x-amz-target"] ?? "");
+    if (sqsTarget === "AmazonSQS.SetQueueAttributes" || sqsTarget === "AmazonSQS.CreateQueue") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        QueueUrl?: string;
+        QueueName?: string;
+        Attributes?: Record<string, string>;
+      };
+      const policy = input.Attributes?.RedriveAllowPolicy;
+      const queue = input.QueueName ?? queueName(input.QueueUrl);
+      // An empty policy removes it (what the provider sends on destroy): no attribute is answered then.
+      if (policy === "") redriveAllow.delete(queue);
+      else if (policy !== undefined) redriveAllow.set(queue, policy);
+    }
+    if (sqsTarget === "AmazonSQS.DeleteQueue") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as { QueueUrl?: string };
+      redriveAllow.delete(queueName(input.QueueUrl));
+    }
+    if (sqsTarget === "AmazonSQS.GetQueueAttributes") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        QueueUrl?: string;
+        AttributeNames?: string[];
+      };
+      // moto refuses the name itself ("Unknown Attribute RedriveAllowPolicy"): ask for the others only.
+      const names = input.AttributeNames ?? [];
+      const wanted = names.some((a) => a === "All" || a === "RedriveAllowPolicy");
+      const others = names.filter((a) => a !== "RedriveAllowPolicy");
+      const name = queueName(input.QueueUrl);
+      const policy = redriveAllow.get(name);
+      const forwarded = wanted
+        ? Buffer.from(JSON.stringify({ ...input, AttributeNames: others.length > 0 ? others : ["QueueArn"] }))
+        : body;
+      const upstream = await forward(target, method, path, headers, forwarded);
+      if (upstream.status !== 200) {
+        reply(res, upstream);
+        return;
+      }
+      const output = JSON.parse(upstream.body.toString("utf8")) as { Attributes?: Record<string, string> };
+      const attributes = !wanted || others.length > 0 ? { ...output.Attributes } : {};
+      if (wanted && policy !== undefined) {
+        attributes.RedriveAllowPolicy = policy;
+        events.push({ kind: "redrive-allow-policy-returned", queue: name });
+      }
+      // moto answers RedrivePolicy as Python's json.dumps spells it ({"a": 1}); AWS answers it compact.
+      if (attributes.RedrivePolicy !== undefined) {
+        const compact = JSON.stringify(JSON.parse(attributes.RedrivePolicy));
+        if (compact !== attributes.RedrivePolicy) {
+          attributes.RedrivePolicy = compact;
+          events.push({ kind: "redrive-policy-compacted", queue: name });
+        }
+      }
+      reply(res, upstream, Buffer.from(JSON.stringify({ ...output, Attributes: attributes })));
+      return;
+    }
+
+    // 4. Kinesis CreateStream ignores its Tags: the proxy adds them with AddTagsToStream, as one call.
+    if (sqsTarget === "Kinesis_20131202.CreateStream") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        StreamName?: string;
+        Tags?: Record<string, string>;
+      };
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status === 200 && input.Tags !== undefined && Object.keys(input.Tags).length > 0) {
+        const tagging = await forward(
+          target,
+          "POST",
+          path,
+          { ...headers, "x-amz-target": "Kinesis_20131202.AddTagsToStream" },
+          Buffer.from(JSON.stringify({ StreamName: input.StreamName, Tags: input.Tags })),
+        );
+        if (tagging.status !== 200) {
+          reply(res, tagging);
+          return;
+        }
+        events.push({ kind: "stream-tags-added", stream: input.StreamName ?? "" });
+      }
+      reply(res, upstream);
+      return;
+    }
+
+    // 5. Lambda LoggingConfig: moto drops it. The proxy remembers what CreateFunction and
+    // UpdateFunctionConfiguration set and puts it back into the function's configuration.
+    const fn = FUNCTION_PATH.exec(path.split("?")[0] ?? "");
+    if (fn !== null) {
+      const functionName =
+        decodeURIComponent(fn[1] ?? "")
+          .split(":function:")
+          .pop()
+          ?.split(":")[0] ?? "";
+      if ((method === "POST" || method === "PUT") && body.byteLength > 0) {
+        const input = JSON.parse(body.toString("utf8")) as { FunctionName?: string; LoggingConfig?: unknown };
+        const key =
+          functionName ||
+          String(input.FunctionName ?? "")
+            .split(":function:")
+            .pop() ||
+          "";
+        if (input.LoggingConfig !== undefined) loggingConfig.set(key, input.LoggingConfig);
+      }
+      if (method === "DELETE" && fn[2] === undefined) loggingConfig.delete(functionName);
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status >= 300 || method === "DELETE" || upstream.body.byteLength === 0) {
+        reply(res, upstream);
+        return;
+      }
+      const output = JSON.parse(upstream.body.toString("utf8")) as {
+        FunctionName?: string;
+        LoggingConfig?: unknown;
+        Configuration?: { FunctionName?: string; LoggingConfig?: unknown };
+      };
+      let changed = false;
+      for (const config of [output, output.Configuration]) {
+        if (config === undefined || config.FunctionName === undefined) continue;
+        const remembered = loggingConfig.get(config.FunctionName);
+        if (remembered !== undefined && config.LoggingConfig === undefined) {
+          config.LoggingConfig = remembered;
+          changed = true;
+        }
+      }
+      if (changed) events.push({ kind: "lambda-logging-config-returned", function: functionName });
+      reply(res, upstream, changed ? Buffer.from(JSON.stringify(output)) : upstream.body);
+      return;
+    }
+
+    // 3. Lambda ESMs whose source is an enhanced fan-out consumer (moto spells its ARN without AWS's
+    // ":<creation epoch>" suffix; both are recognised).
+    const esm = ESM_PATH.exec(path);
+    if (esm !== null) {
+      let consumerArn: string | undefined;
+      if ((method === "POST" || method === "PUT") && body.byteLength > 0) {
+        const input = JSON.parse(body.toString("utf8")) as { EventSourceArn?: string };
+        const match = CONSUMER_ARN.exec(input.EventSourceArn ?? "");
+        if (match !== null) {
+          consumerArn = input.EventSourceArn;
+          input.EventSourceArn = match[1] as string;
+          body = Buffer.from(JSON.stringify(input));
+          events.push({ kind: "esm-consumer-arn", consumerArn: consumerArn as string });
+        }
+      }
+      const upstream = await forward(target, method, path, headers, body);
+      if (consumerArn !== undefined && upstream.status < 300) {
+        const created = JSON.parse(upstream.body.toString("utf8")) as { UUID?: string };
+        if (created.UUID !== undefined) consumerOf.set(created.UUID, consumerArn);
+      }
+      reply(res, upstream, upstream.status < 300 ? restoreConsumerArns(upstream.body) : upstream.body);
+      return;
+    }
+
+    reply(res, await forward(target, method, path, headers, body));
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`emulator proxy: ${message}`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    events,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}

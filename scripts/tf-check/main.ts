@@ -1,0 +1,228 @@
+/**
+ * npm run tf:check: Terraform for real, against moto's server (docs/deploy.md, "The Terraform check").
+ *
+ *   1. terraform fmt -check -recursive;
+ *   2. terraform test for every module with tests (mock provider, plan only);
+ *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
+ *      init from the provider mirror, validate, plan, apply with the artifacts of `npm run build`, the
+ *      AWS SDK's view of what the emulator holds against the settings, a second plan that must be empty,
+ *      destroy;
+ *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error.
+ *
+ * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
+ *        [--stand-in-provider VERSION]  (tries the check's tooling with another provider build; not a pass)
+ */
+import { execFileSync } from "node:child_process";
+import { access, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadSettings } from "@mcp-pipeline/settings";
+import { bootstrapFindings, disableDeletionProtection, environmentFindings } from "./assertions.ts";
+import { type EmulatorProxy, startEmulatorProxy } from "./emulator-proxy.ts";
+import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
+import { startMoto } from "./moto.ts";
+import { Steps } from "./steps.ts";
+import { createWorkspace, emulatorOverride, terraformOk, type Workspace } from "./terraform.ts";
+
+const repositoryRoot = join(import.meta.dirname, "..", "..");
+const ROOTS = ["dev", "prod", "bootstrap"] as const;
+type Root = (typeof ROOTS)[number];
+
+/** The bootstrap root's inputs under check (its variables' defaults give the environments). */
+const BOOTSTRAP = {
+  region: "eu-west-1",
+  repository: "example-org/mcp-event-pipelines",
+  environments: ["dev", "prod"],
+};
+
+class CheckFailed extends Error {
+  override readonly name = "CheckFailed";
+}
+
+const { values } = parseArgs({
+  options: {
+    mirror: { type: "string" },
+    registry: { type: "boolean", default: false },
+    moto: { type: "string" },
+    root: { type: "string", multiple: true },
+    keep: { type: "boolean", default: false },
+    "stand-in-provider": { type: "string" },
+    verbose: { type: "boolean", default: false },
+    "skip-module-tests": { type: "boolean", default: false },
+  },
+});
+
+const toolsDir = join(homedir(), ".cache", "mcp-event-pipelines-ci");
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The provider mirror: --mirror, else the cache .ci/aws-provider.sh fills; --registry for none. */
+async function mirrorDir(): Promise<string | null> {
+  if (values.registry) return null;
+  const dir = values.mirror ?? join(toolsDir, "terraform-mirror");
+  const providers = join(dir, "registry.terraform.io", "hashicorp", "aws");
+  const files = (await exists(providers)) ? await readdir(providers, { recursive: true }) : [];
+  // A build in progress leaves terraform-provider-aws_v<version>.partial: not a provider yet.
+  if (!files.some((f) => /terraform-provider-aws_v[^/]*$/.test(f) && !f.endsWith(".partial")))
+    throw new CheckFailed(
+      `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (about 40 minutes once), or pass --registry where registry.terraform.io is reachable`,
+    );
+  return dir;
+}
+
+function motoServer(): string {
+  if (values.moto !== undefined) return values.moto;
+  const out = execFileSync("bash", [join(repositoryRoot, ".ci", "moto.sh")], { encoding: "utf8" });
+  return out.trim().split("\n").pop() ?? "";
+}
+
+async function outputs(workspace: Workspace, dir: string): Promise<Record<string, unknown>> {
+  const { output } = await terraformOk(workspace, dir, ["output", "-json"]);
+  const parsed = JSON.parse(output) as Record<string, { value: unknown }>;
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v.value]));
+}
+
+const summaryLine = (output: string, pattern: RegExp) =>
+  output
+    .split("\n")
+    .find((l) => pattern.test(l))
+    ?.trim() ?? "";
+
+async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: string): Promise<string[]> {
+  const dir = join(workspace.terraformDir, root === "bootstrap" ? "bootstrap" : join("environments", root));
+  const notes: string[] = [];
+  const settings = root === "bootstrap" ? null : await loadSettings(repositoryRoot, root);
+  const server = await steps.run(`${root}: start moto`, () => startMoto(moto));
+  let proxy: EmulatorProxy | undefined;
+  try {
+    proxy = await startEmulatorProxy(server.endpoint);
+    const endpoint = proxy.endpoint;
+    await writeFile(
+      join(dir, "emulator_override.tf"),
+      emulatorOverride(endpoint, { localBackend: root !== "bootstrap" }),
+    );
+    // The environments take terraform.tfvars.json as committed; bootstrap takes its two required inputs.
+    if (root === "bootstrap") {
+      const vars = { region: BOOTSTRAP.region, github_repository: BOOTSTRAP.repository };
+      await writeFile(join(dir, "emulator.auto.tfvars.json"), `${JSON.stringify(vars, null, 2)}\n`);
+    }
+
+    await steps.run(`${root}: init`, () =>
+      terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]),
+    );
+    await steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"]));
+    const plan = await steps.run(`${root}: plan`, () =>
+      terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
+    );
+    notes.push(`${root}: ${summaryLine(plan.output, /^Plan: /)}`);
+    const apply = await steps.run(`${root}: apply`, () =>
+      terraformOk(workspace, dir, ["apply", "-input=false", "-no-color", "check.tfplan"]),
+    );
+    notes.push(`${root}: ${summaryLine(apply.output, /^Apply complete!/)}`);
+
+    const out = await outputs(workspace, dir);
+    const findings = await steps.run(`${root}: what the emulator holds (AWS SDK)`, async () => {
+      const endpoints = { emulator: server.endpoint, proxy: endpoint };
+      if (settings === null) return bootstrapFindings(endpoints, out, BOOTSTRAP);
+      return environmentFindings(settings, endpoints, {
+        alarmTopicArn: String(out.alarm_topic_arn),
+        streamName: String(out.stream_name),
+      });
+    });
+    if (findings.length > 0)
+      throw new CheckFailed(
+        `${root}: the emulator does not hold what the settings say:\n  ${findings.join("\n  ")}`,
+      );
+
+    const second = await steps.run(`${root}: second plan (must be empty)`, () =>
+      terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-detailed-exitcode"], [0, 2]),
+    );
+    if (second.code !== 0)
+      throw new CheckFailed(`${root}: the second plan is not empty (a perpetual diff):\n${second.output}`);
+
+    await steps.run(`${root}: destroy`, async () => {
+      // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
+      // deliberately switches off before destroying an environment.
+      if (settings !== null) await disableDeletionProtection(server.endpoint, settings.region);
+      return terraformOk(workspace, dir, ["destroy", "-auto-approve", "-input=false", "-no-color"]);
+    });
+    const gaps = [...new Set(proxy.events.map((e) => e.kind))];
+    notes.push(`${root}: emulator gaps bridged by the proxy: ${gaps.length > 0 ? gaps.join(", ") : "none"}`);
+    return notes;
+  } finally {
+    await proxy?.close();
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const steps = new Steps();
+  const roots = (values.root ?? ROOTS) as Root[];
+  for (const r of roots)
+    if (!ROOTS.includes(r)) throw new CheckFailed(`--root ${r}: one of ${ROOTS.join(", ")}`);
+  if (roots.some((r) => r !== "bootstrap") && !(await exists(join(repositoryRoot, "dist", "manifest.json"))))
+    throw new CheckFailed(
+      "dist/manifest.json is missing: run `npm run build` first (the roots deploy its zips)",
+    );
+
+  const mirror = await mirrorDir();
+  const moto = await steps.run("moto (.ci/moto.sh)", async () => motoServer());
+  const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
+  const notes: string[] = [];
+  const standIn = values["stand-in-provider"];
+  if (standIn !== undefined)
+    notes.push(
+      `STAND-IN: hashicorp/aws pinned to ${standIn} in the workspace; this run is not a pass of the check`,
+    );
+  try {
+    await steps.run("terraform fmt -check -recursive", () =>
+      terraformOk({ terraformDir: "", env: process.env }, join(repositoryRoot, "terraform"), [
+        "fmt",
+        "-check",
+        "-recursive",
+        "-diff",
+        "-no-color",
+      ]),
+    );
+    const workspace = {
+      ...(await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"])),
+      verbose: values.verbose,
+    };
+
+    const modulesDir = join(workspace.terraformDir, "modules");
+    for (const module of (await readdir(modulesDir)).sort()) {
+      const dir = join(modulesDir, module);
+      if (values["skip-module-tests"] || !(await exists(join(dir, "tests")))) continue;
+      await steps.run(`modules/${module}: terraform test`, async () => {
+        await terraformOk(workspace, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
+        const result = await terraformOk(workspace, dir, ["test", "-no-color"]);
+        notes.push(`modules/${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
+      });
+    }
+
+    for (const root of roots) notes.push(...(await checkRoot(steps, workspace, root, moto)));
+
+    for (const fixture of FIXTURES) {
+      const outcome = await steps.run(`fixture ${fixture.name}: must fail`, () =>
+        fixtureOutcome(workspace, fixture),
+      );
+      if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
+      notes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
+    }
+  } finally {
+    if (values.keep) process.stdout.write(`kept ${tmp}\n`);
+    else await rm(tmp, { recursive: true, force: true });
+    process.stdout.write(`\n${notes.join("\n")}\n\n${steps.summary()}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`\ntf:check failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

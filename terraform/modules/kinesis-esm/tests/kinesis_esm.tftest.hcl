@@ -1,0 +1,89 @@
+# Valid and invalid inputs of the processor's Kinesis event source mapping (run by `npm run tf:check`
+# with a mock AWS provider: nothing is created). Each refused value names the variable that refuses it.
+mock_provider "aws" {}
+
+variables {
+  function_name    = "arn:aws:lambda:eu-west-1:123456789012:function:mcp-dev-processor"
+  event_source_arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/mcp-dev-events"
+}
+
+run "every_guard_on_with_an_on_failure_destination" {
+  command = plan
+
+  variables {
+    on_failure_destination_arn = "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-stream-failures"
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.destination_config[0].on_failure[0].destination_arn == "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-stream-failures"
+    error_message = "On-failure records must go to the destination (esm-semantics.md §1.6)."
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.bisect_batch_on_function_error && aws_lambda_event_source_mapping.this.maximum_retry_attempts == 3 && aws_lambda_event_source_mapping.this.maximum_record_age_in_seconds == 3600
+    error_message = "Bisect, bounded retries and bounded record age are the defaults (§1.3)."
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.function_response_types == toset(["ReportBatchItemFailures"])
+    error_message = "Partial batch responses must be on by default (§1.4)."
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.metrics_config[0].metrics == toset(["EventCount"])
+    error_message = "The EventCount metrics feed the dropped-events and failure-queue alarms (§6)."
+  }
+}
+
+run "without_a_destination_no_destination_config" {
+  command = plan
+
+  assert {
+    condition     = length(aws_lambda_event_source_mapping.this.destination_config) == 0
+    error_message = "A null on_failure_destination_arn must leave DestinationConfig unset."
+  }
+}
+
+# "maximum_retry_attempts must be 0-10000: -1 (infinite) can block a shard for the stream's retention."
+run "infinite_retries_are_refused" {
+  command = plan
+
+  variables {
+    maximum_retry_attempts = -1
+  }
+
+  expect_failures = [var.maximum_retry_attempts]
+}
+
+# "maximum_record_age_in_seconds must be 60-604800 (values 0-59 are refused by AWS; -1 is infinite)."
+run "a_record_age_under_60_is_refused" {
+  command = plan
+
+  variables {
+    maximum_record_age_in_seconds = 59
+  }
+
+  expect_failures = [var.maximum_record_age_in_seconds]
+}
+
+# "parallelization_factor must be 1-10."
+run "parallelization_factor_11_is_refused" {
+  command = plan
+
+  variables {
+    parallelization_factor = 11
+  }
+
+  expect_failures = [var.parallelization_factor]
+}
+
+# "starting_position must be TRIM_HORIZON or LATEST."
+run "at_timestamp_is_refused" {
+  command = plan
+
+  variables {
+    starting_position = "AT_TIMESTAMP"
+  }
+
+  expect_failures = [var.starting_position]
+}
