@@ -108,8 +108,9 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
     ...spec,
     colors: spec.series.map((_, i) => PALETTE[i % PALETTE.length] as string),
   }));
-  const verdict =
-    s.lost === 0
+  const verdict = s.timedOut
+    ? `<div class="verdict lost" id="verdict">Timed out with ${s.inFlight} inputs still in flight: not judged (not loss). Still in flight: ${escapeHtml(s.missing.join(", "))}</div>`
+    : s.lost === 0
       ? `<div class="verdict ok" id="verdict">Ledger: lost 0. Every input is accounted for: applied, quarantined, in a DLQ or in the failure queue.</div>`
       : `<div class="verdict lost" id="verdict">Ledger: lost ${s.lost}. Not found anywhere: ${escapeHtml(s.missing.join(", "))}</div>`;
   const latency = (["p50", "p90", "p95", "p99"] as const).map((p) => [p, s.latencyMs[p] ?? 0] as const);

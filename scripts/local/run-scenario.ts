@@ -26,7 +26,15 @@ export interface Summary {
   readonly storedByRedrive: number;
   /** Records put back into the stream from the quarantine once the fault was gone. */
   readonly replayed: number;
+  /** Inputs found nowhere once the pipeline went quiet. A run that runs out of time judges nothing: 0. */
   readonly lost: number;
+  /**
+   * The deadline (--timeout) passed while inputs were still unaccounted for: they were still in flight
+   * (being retried, waiting for a visibility timeout...), which is not loss. `missing` lists them.
+   */
+  readonly timedOut: boolean;
+  /** Inputs not yet accounted for when the run timed out (0 when it did not). */
+  readonly inFlight: number;
   readonly latencyMs: {
     readonly p50: number;
     readonly p90: number;
@@ -38,7 +46,7 @@ export interface Summary {
     string,
     { invocations: number; errors: number; timeouts: number; coldStarts: number; maxMemoryUsedMb: number }
   >;
-  /** The inputs not found anywhere, by kind (empty when lost = 0). */
+  /** The inputs not found anywhere (or, after a timeout, not yet found), by kind. */
   readonly missing: readonly string[];
 }
 
@@ -201,7 +209,7 @@ export async function runScenario(
   let missing: string[] = [];
   let calls = new Map<string, Record<string, unknown>>();
   let quarantined = new Set<string>();
-  const dead = new Map<string, { body: string; attributes: Record<string, string> }>();
+  const dead = new Map<string, { id: string; body: string; attributes: Record<string, string> }>();
   const failures = new Map<string, FailureRange>();
   const inFailureRange = (p: PutRecord) =>
     [...failures.values()].some(
@@ -210,6 +218,7 @@ export async function runScenario(
         compareSequenceNumbers(p.sequenceNumber, f.start) >= 0 &&
         compareSequenceNumbers(p.sequenceNumber, f.end) <= 0,
     );
+  let timedOut = false;
   let lastInvocations = -1;
   let quietSince = Date.now();
 
@@ -226,7 +235,12 @@ export async function runScenario(
       if (!quarantined.has(p.sequenceNumber) && !inFailureRange(p))
         lostNow.push(`poison record ${p.sequenceNumber}`);
     }
-    const deadIds = new Set([...dead.values()].map((d) => d.attributes["pipeline.source.messageId"] ?? ""));
+    // A poison job is in a DLQ either as the worker sent it (its source messageId in an attribute) or as
+    // SQS moved it there after maxReceiveCount receives (a worker that timed out on every receive): such a
+    // message keeps its messageId and carries no attribute of ours (§2.3).
+    const deadIds = new Set(
+      [...dead.values()].flatMap((d) => [d.id, d.attributes["pipeline.source.messageId"] ?? ""]),
+    );
     const deadBodies = new Set([...dead.values()].map((d) => d.body));
     for (const job of validJobs) {
       const status = calls.get(job.callId)?.status;
@@ -256,7 +270,10 @@ export async function runScenario(
     // Done when everything is accounted for and the functions have been idle for a moment (workers'
     // own events are still flowing through the processor until then).
     if (missing.length === 0 && Date.now() - quietSince > 1_500) break;
-    if (Date.now() > deadline) break;
+    if (Date.now() > deadline) {
+      timedOut = missing.length > 0;
+      break;
+    }
     if (missing.length > 0) {
       // Read without deleting (hidden for a minute, then visible again): kept by messageId.
       const [toolDead, fifoDead, failed] = await Promise.all([
@@ -311,6 +328,7 @@ export async function runScenario(
         dlq: dead.size,
       });
       if (unapplied.length === 0 || Date.now() > deadline) {
+        timedOut ||= unapplied.length > 0;
         missing = [
           ...missing,
           ...unapplied.map(
@@ -361,7 +379,9 @@ export async function runScenario(
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
-    lost: missing.length,
+    lost: timedOut ? 0 : missing.length,
+    timedOut,
+    inFlight: timedOut ? missing.length : 0,
     latencyMs: {
       p50: percentile(latencies, 50),
       p90: percentile(latencies, 90),

@@ -188,6 +188,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`report: ${file}\n`);
     }
     process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
+    // 1: inputs lost (a broken promise); 3: out of time with inputs still in flight (not judged).
+    if (summary.timedOut) return 3;
     return summary.lost === 0 ? 0 : 1;
   } finally {
     process.off("SIGINT", onSignal);

@@ -57,7 +57,17 @@ export function formatSummary(s: Summary): string {
       String(s.replayed),
       "quarantined records put back into the stream once the fault stopped",
     ],
-    ["lost", String(s.lost), "inputs found nowhere: not applied, quarantined, in a DLQ or the failure queue"],
+    s.timedOut
+      ? [
+          "lost",
+          `not judged: timed out with ${s.inFlight} inputs in flight`,
+          "raise --timeout: inputs still being retried are not lost",
+        ]
+      : [
+          "lost",
+          String(s.lost),
+          "inputs found nowhere: not applied, quarantined, in a DLQ or the failure queue",
+        ],
     [
       "latency p50 / p99",
       `${s.latencyMs.p50} ms / ${s.latencyMs.p99} ms`,

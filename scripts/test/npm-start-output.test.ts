@@ -25,6 +25,8 @@ const summary: Summary = {
   storedByRedrive: 30,
   replayed: 30,
   lost: 0,
+  timedOut: false,
+  inFlight: 0,
   latencyMs: { p50: 40, p90: 120, p95: 180, p99: 900 },
   maxIteratorAgeMs: 5_300,
   functions: {
@@ -52,6 +54,23 @@ describe("the summary and the progress line", () => {
     expect(text).toMatch(/lost\s+0\s+inputs found nowhere/);
     expect(text).toMatch(/sent to DLQ\s+3\s+messages in the tool and FIFO DLQs/);
     expect(text).toMatch(/processor\s+120 invocations, 4 errors, 1 timeouts/);
+  });
+
+  it("a run that ran out of time says so and is not reported as loss (exit 3, not 1)", () => {
+    const out = formatSummary({
+      ...summary,
+      timedOut: true,
+      inFlight: 12,
+      missing: ["job c-1", "event c-2"],
+    });
+    expect(out).toMatch(/lost\s+not judged: timed out with 12 inputs in flight/);
+    expect(out).not.toMatch(/lost\s+12/);
+    const html = renderReport({
+      summary: { ...summary, timedOut: true, inFlight: 12, missing: ["job c-1"] },
+      timeline: new Timeline().data(),
+      generatedAt: "2026-11-30T00:00:00Z",
+    });
+    expect(html).toContain("Timed out with 12 inputs still in flight: not judged (not loss)");
   });
 
   it("names the quarantine bucket's objects apart from the processor's quarantine writes", () => {

@@ -97,9 +97,9 @@ module "processor" {
   memory_mb            = var.processor.memory_mb
   reserved_concurrency = var.processor.reserved_concurrency
   log_retention_days   = var.processor.log_retention_days
+  # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
   environment = merge(var.processor.environment, {
     TOOL_CALLS_TABLE  = module.tool_calls_table.name
-    DEDUPE_TABLE      = module.dedupe_table.name
     QUARANTINE_BUCKET = module.quarantine_bucket.name
   })
   policy_statements = [
@@ -117,11 +117,10 @@ module "processor" {
       resources = [module.failure_queue.arn]
     },
     {
-      sid = "ToolCallsAndDedupe"
-      actions = [
-        "dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
-      ]
-      resources = [module.tool_calls_table.arn, module.dedupe_table.arn]
+      # One conditional PutItem per call per batch, after one BatchGetItem (and a GetItem after a lost race).
+      sid       = "ToolCalls"
+      actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"]
+      resources = [module.tool_calls_table.arn]
     },
     {
       sid       = "WriteQuarantine"
@@ -161,6 +160,8 @@ module "tool_worker" {
     RESULTS_BUCKET        = module.results_bucket.name
     EVENTS_STREAM_NAME    = module.stream.name
     DEAD_LETTER_QUEUE_URL = module.tool_queue.dlq_url
+    # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
+    MAX_RECEIVE_COUNT = tostring(var.tool_worker.queue.max_receive_count)
   })
   policy_statements = [
     {
@@ -216,6 +217,8 @@ module "fifo_worker" {
     RESULTS_BUCKET        = module.results_bucket.name
     EVENTS_STREAM_NAME    = module.stream.name
     DEAD_LETTER_QUEUE_URL = module.fifo_queue.dlq_url
+    # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
+    MAX_RECEIVE_COUNT = tostring(var.fifo_worker.queue.max_receive_count)
   })
   policy_statements = [
     {
