@@ -305,13 +305,12 @@ describe("the commands the operations and local-runtime docs show", () => {
         encoding: "utf8",
         env: { ...process.env, AWS_ENDPOINT_URL: "", AWS_ENDPOINT_URL_KINESIS: "", AWS_ENDPOINT_URL_SQS: "" },
       });
-      // jq read the whole of stdout as JSON (it exits 5 on npm's banner). npm start exits 0, or 1 when the
-      // scenario's --timeout passed before everything was accounted for on a very busy machine: lost = 0
-      // itself is local-pipeline.test.ts's business.
+      // jq read the whole of stdout as JSON (it exits 5 on npm's banner). npm start exits 0, or 3 when the
+      // scenario's --timeout passed with inputs still in flight on a very busy machine (not judged, lost
+      // stays 0): lost = 0 itself is local-pipeline.test.ts's business.
       const [lost, statuses] = result.stdout.trim().split("\n");
-      expect(statuses, result.stderr).toMatch(/^statuses [01] 0$/);
-      expect(lost).toMatch(/^\d+$/);
-      expect(statuses === "statuses 0 0" ? lost : "0").toBe("0");
+      expect(statuses, result.stderr).toMatch(/^statuses [03] 0$/);
+      expect(lost).toBe("0");
       // No noise: turbo's banner, SQLite's warning and the SDK's per-request warnings stay out.
       expect(result.stderr).not.toMatch(
         /Packages in scope|ExperimentalWarning|\[WARN\] a request has exceeded/,
