@@ -12,6 +12,10 @@
  *    Terraform sees what it asked for.
  * 4. Kinesis CreateStream: moto ignores its Tags (a perpetual diff on every plan).
  * 5. Lambda LoggingConfig: moto drops it (a perpetual diff on every function).
+ * 6. S3 CreateBucket with Tags in its CreateBucketConfiguration (hashicorp/aws 6.x tags on create): moto
+ *    ignores them (a perpetual diff on every bucket, and on its policy). The proxy answers
+ *    UnsupportedArgument, which the provider reads as an S3-compatible API without tag-on-create: it
+ *    creates the bucket without them and tags it with PutBucketTagging, which moto keeps.
  * And SQS RedrivePolicy is answered compact, as AWS does (moto's spacing shows as a change).
  */
 import {
@@ -34,6 +38,7 @@ export type ProxyEvent =
   | { readonly kind: "redrive-allow-policy-returned"; readonly queue: string }
   | { readonly kind: "redrive-policy-compacted"; readonly queue: string }
   | { readonly kind: "stream-tags-added"; readonly stream: string }
+  | { readonly kind: "bucket-tags-on-create-refused"; readonly bucket: string }
   | { readonly kind: "lambda-logging-config-returned"; readonly function: string }
   | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string };
 
@@ -219,6 +224,18 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
         }
       }
       reply(res, upstream, Buffer.from(JSON.stringify({ ...output, Attributes: attributes })));
+      return;
+    }
+
+    // 6. S3 CreateBucket (path style: PUT /<bucket>, no query) with Tags in CreateBucketConfiguration.
+    const bucketPath = /^\/([^/?]+)\/?$/.exec(path);
+    if (method === "PUT" && bucketPath !== null && body.toString("utf8").includes("<Tags>")) {
+      const bucket = bucketPath[1] ?? "";
+      events.push({ kind: "bucket-tags-on-create-refused", bucket });
+      res.writeHead(400, { "content-type": "application/xml" });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?><Error><Code>UnsupportedArgument</Code><Message>Tags in CreateBucketConfiguration are not kept by this emulator</Message><BucketName>${bucket}</BucketName></Error>`,
+      );
       return;
     }
 
