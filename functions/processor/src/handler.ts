@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
-import { dynamoDbDocumentClient, loadConfig } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, loadConfig, once } from "@mcp-pipeline/aws";
 import { failureDetails, InvalidEventError } from "@mcp-pipeline/batch";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { Context, KinesisStreamEvent } from "aws-lambda";
@@ -14,18 +14,6 @@ const metrics = new Metrics({
 });
 
 let deps: ProcessorDeps | undefined;
-
-/** Built on first call, then shared; a failed load is not kept, so the next call tries again. */
-function once<T>(build: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= build().catch((error: unknown) => {
-      value = undefined;
-      throw error;
-    });
-    return value;
-  };
-}
 
 /** Built on the first invocation, then reused: clients and config live as long as the sandbox. */
 function dependencies(functionName: string): ProcessorDeps {

@@ -5,7 +5,8 @@ import type { ClientOptions } from "./client-options.js";
 /** A client built on first use: the first call loads the SDK client module, later calls share it. */
 export type LazyClient<C> = () => Promise<C>;
 
-function once<C>(build: () => Promise<C>): LazyClient<C> {
+/** Built on first call, then shared; a failed load is not kept, so the next call tries again. */
+export function once<C>(build: () => Promise<C>): LazyClient<C> {
   let client: Promise<C> | undefined;
   return () => {
     // A failed load (which only a broken bundle can cause) is not cached: the next call tries again.

@@ -16,8 +16,17 @@ import {
   startKinesisEndpoint,
   startSqsS3Endpoint,
 } from "@mcp-pipeline/emulators";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { type InvokeResult, LocalFunction } from "../src/index.js";
+
+/** What a test starts (event sources, functions): each is stopped after the test, whatever its outcome. */
+export function stoppedAfterEach(): { stop(): Promise<void> }[] {
+  const running: { stop(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((r) => r.stop()));
+  });
+  return running;
+}
 
 export const SCRIPTED_HANDLER = join(import.meta.dirname, "fixtures", "scripted-handler.mjs");
 

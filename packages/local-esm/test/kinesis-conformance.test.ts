@@ -1,21 +1,18 @@
 import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type KinesisEsmSettings,
   KinesisEventSource,
   type KinesisFailureRecord,
   MAX_PAYLOAD_BYTES,
 } from "../src/index.js";
-import { Emulators, eventually, type Payload, RecordingFunction } from "./harness.js";
+import { Emulators, eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 let emulators: Emulators;
-const running: { stop(): Promise<void> }[] = [];
+const running = stoppedAfterEach();
 beforeAll(async () => {
   emulators = await Emulators.start();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 afterAll(() => emulators?.stop());
 

@@ -13,9 +13,9 @@ import {
   KinesisOperation,
   startKinesisFidelityProxy,
 } from "@mcp-pipeline/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmEvent, type KinesisEsmSettings, KinesisEventSource } from "../src/index.js";
-import { eventually, type Payload, RecordingFunction } from "./harness.js";
+import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
  * The Kinesis ESM's read path against a Kinesis that answers the way AWS does where kinesalite is kinder:
@@ -25,7 +25,7 @@ import { eventually, type Payload, RecordingFunction } from "./harness.js";
 let kinesalite: RunningEmulator;
 let proxy: KinesisFidelityProxy;
 let kinesis: KinesisClient;
-const running: { stop(): Promise<void> }[] = [];
+const running = stoppedAfterEach();
 let streams = 0;
 
 beforeAll(async () => {
@@ -33,9 +33,6 @@ beforeAll(async () => {
   proxy = await startKinesisFidelityProxy(kinesalite.endpoint);
   // No SDK-level retries: every injected failure reaches the event source, which must retry it itself.
   kinesis = kinesisClient({ ...emulatorClientOptions(proxy), maxAttempts: 1 });
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 afterAll(async () => {
   await proxy?.stop();

@@ -1,7 +1,7 @@
 import { waitUntilStreamExists } from "@aws-sdk/client-kinesis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmSettings, KinesisEventSource, type KinesisFailureRecord } from "../src/index.js";
-import { Emulators, eventually, RecordingFunction } from "./harness.js";
+import { Emulators, eventually, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
  * esm-semantics.md §1.4 "Partial failures count as retries": a handler that stops at its deadline and
@@ -11,12 +11,9 @@ import { Emulators, eventually, RecordingFunction } from "./harness.js";
  * retry quota"; lint:config rule slow-downstream-exhausts-retries).
  */
 let emulators: Emulators;
-const running: { stop(): Promise<void> }[] = [];
+const running = stoppedAfterEach();
 beforeAll(async () => {
   emulators = await Emulators.start();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 afterAll(() => emulators?.stop());
 

@@ -1,19 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   readBatchResponse,
   type SqsEsmSettings,
   SqsEventSource,
   VisibilityTimeoutError,
 } from "../src/index.js";
-import { Emulators, eventually, type Payload, RecordingFunction } from "./harness.js";
+import { Emulators, eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 let emulators: Emulators;
-const running: { stop(): Promise<void> }[] = [];
+const running = stoppedAfterEach();
 beforeAll(async () => {
   emulators = await Emulators.start();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 afterAll(() => emulators?.stop());
 

@@ -7,9 +7,9 @@ import {
 import { sqsClient } from "@mcp-pipeline/aws";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/emulators";
 import { startMotoServer } from "@mcp-pipeline/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SqsEsmSettings, SqsEventSource } from "../src/index.js";
-import { eventually, type Payload, RecordingFunction } from "./harness.js";
+import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
  * The SQS ESM on FIFO queues against moto's server, which answers the way SQS does where fauxqs does
@@ -19,7 +19,7 @@ import { eventually, type Payload, RecordingFunction } from "./harness.js";
  */
 let moto: RunningEmulator;
 let sqs: SQSClient;
-const running: { stop(): Promise<void> }[] = [];
+const running = stoppedAfterEach();
 let queues = 0;
 
 // moto imports all of its services before it answers: allow for a loaded machine.
@@ -27,9 +27,6 @@ beforeAll(async () => {
   moto = await startMotoServer();
   sqs = sqsClient(emulatorClientOptions(moto));
 }, 300_000);
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((r) => r.stop()));
-});
 afterAll(() => moto?.stop());
 
 const defaults: SqsEsmSettings = {
