@@ -1,7 +1,12 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { DeleteTableCommand, GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
+import {
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  ListShardsCommand,
+  PutRecordsCommand,
+} from "@aws-sdk/client-kinesis";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
@@ -28,6 +33,29 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 60_000): Promi
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+}
+
+/** Every record the stream holds, read from each shard's start to its tip. */
+async function streamRecordCount(): Promise<number> {
+  const { kinesis, names } = pipeline;
+  const { Shards = [] } = await kinesis.send(new ListShardsCommand({ StreamName: names.stream }));
+  let count = 0;
+  for (const shard of Shards) {
+    let { ShardIterator: iterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: names.stream,
+        ShardId: shard.ShardId,
+        ShardIteratorType: "TRIM_HORIZON",
+      }),
+    );
+    while (iterator) {
+      const page = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      count += page.Records?.length ?? 0;
+      if ((page.Records?.length ?? 0) === 0 && page.MillisBehindLatest === 0) break;
+      iterator = page.NextShardIterator;
+    }
+  }
+  return count;
 }
 
 /** Runs the redrive CLI against the running stack, as an operator would with the --serve variables. */
@@ -136,11 +164,12 @@ describe("nothing that failed is out of reach (end to end through the local runt
       return items.map((i) => i?.version);
     });
 
-    // A second replay does nothing, and nothing is applied twice.
+    // A second replay puts nothing into the stream, so nothing can be applied twice.
+    const before = await streamRecordCount();
     const second = await cli(["replay", "--reason", "RetryAttemptsExhausted"]);
     expect(second.out).toContain("0 replayed into");
     expect(second.out).toContain("3 already replayed");
-    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await streamRecordCount()).toBe(before);
     expect((await Promise.all(callIds.map(call))).map((i) => i?.version)).toEqual(versions);
 
     const inspect = await cli(["inspect", "--json"]);

@@ -223,7 +223,7 @@ export class Emulators {
 }
 
 /** Polls `check` until it passes or `timeoutMs` runs out (then its last failure is thrown). */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 10_000): Promise<void> {
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -35,6 +35,8 @@ async function setup(
     timeoutMs?: number;
     environment?: Record<string, string>;
     start?: boolean;
+    /** The mapping's clock, for windows and record ages decided without waiting on a timer. */
+    now?: () => number;
   } = {},
 ) {
   const stream = await emulators.stream(options.shards ?? 1);
@@ -58,6 +60,7 @@ async function setup(
     pollIntervalMs: 50,
     shardRefreshMs: 100,
     retryDelayMs: () => 10,
+    ...(options.now ? { now: options.now } : {}),
   });
   running.push(esm, fn);
   if (options.start !== false) esm.start();
@@ -76,10 +79,27 @@ describe("§1.1 polling, batching and starting position", () => {
   });
 
   it("§1.1 MaximumBatchingWindowInSeconds: records arriving within the window make one batch", async () => {
-    const { stream, fn } = await setup({ settings: { batchingWindowMs: 1_500 } });
+    // The mapping's clock stands still until the test moves it, so "within the window" does not
+    // depend on how fast a loaded machine runs the puts.
+    let clock = Date.now();
+    const { stream, fn, esm } = await setup({ settings: { batchingWindowMs: 1_500 }, now: () => clock });
     await emulators.put(stream.name, ids("w", 3));
-    await new Promise((r) => setTimeout(r, 200));
+    await eventually(() => expect(esm.stats.polledRecords).toBe(3));
     await emulators.put(stream.name, ids("x", 2));
+    await eventually(() => expect(esm.stats.polledRecords).toBe(5));
+    expect(fn.invocations).toHaveLength(0);
+    clock += 1_500;
+    await eventually(() => expect(fn.seen).toHaveLength(5));
+    expect(fn.invocations.map((i) => i.ids.length)).toEqual([5]);
+  });
+
+  it("§1.1 a full batch is invoked before its window ends", async () => {
+    const clock = Date.now();
+    const { fn } = await setup({
+      items: ids("full", 5),
+      settings: { batchSize: 5, batchingWindowMs: 300_000 },
+      now: () => clock,
+    });
     await eventually(() => expect(fn.seen).toHaveLength(5));
     expect(fn.invocations.map((i) => i.ids.length)).toEqual([5]);
   });
@@ -102,7 +122,7 @@ describe("§1.1 polling, batching and starting position", () => {
       start: false,
     });
     esm.start();
-    await new Promise((r) => setTimeout(r, 400));
+    await eventually(() => expect(esm.openedShards.size).toBe(1));
     await emulators.put(stream.name, ids("new", 2));
     await eventually(() => expect(fn.seen).toEqual(["new0", "new1"]));
   });
@@ -186,13 +206,19 @@ describe("§1.3 errors, retries, record age and bisecting", () => {
   });
 
   it("§1.3 MaximumRecordAgeInSeconds discards per record (RecordAgeExceeded, no responseContext) and invokes the fresh ones", async () => {
+    // The mapping reads the clock at the moment the fresh records were put: "old" is at least
+    // 700 ms old then and the fresh ones about 0, however long the machine takes to read them.
+    let clock = Number.POSITIVE_INFINITY;
     const { stream, fn, failures, esm } = await setup({
       items: [{ id: "old" }],
       settings: { maximumRecordAgeMs: 500 },
       start: false,
+      now: () => clock,
     });
-    await new Promise((r) => setTimeout(r, 700));
+    const oldPutBy = Date.now();
+    await eventually(() => expect(Date.now()).toBeGreaterThan(oldPutBy + 700));
     await emulators.put(stream.name, ids("fresh", 5));
+    clock = Date.now();
     esm.start();
     await eventually(() => expect(fn.seen).toHaveLength(5));
     expect(fn.seen).toEqual(ids("fresh", 5).map((r) => r.id));
@@ -260,10 +286,16 @@ describe("§1.4 ReportBatchItemFailures", () => {
     '{"batchItemFailures":null}',
     '{"batchItemFailure":[{"itemIdentifier":"1"}]}',
   ])("§1.4 complete success: the response %s gives one invocation and no retry", async (response) => {
-    const { fn, esm } = await setup({ items: ids("s", 2), environment: { RESPONSE_OVERRIDE: response } });
+    const { stream, fn, esm } = await setup({
+      items: ids("s", 2),
+      environment: { RESPONSE_OVERRIDE: response },
+    });
     await eventually(() => expect(fn.seen).toHaveLength(2));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(fn.invocations).toHaveLength(1);
+    // A shard's batches run in order and a retry comes before the next batch (§1.4): once a record
+    // put afterwards is invoked, a retry of the first batch can no longer happen.
+    await emulators.put(stream.name, [{ id: "after" }]);
+    await eventually(() => expect(fn.seen).toContain("after"));
+    expect(fn.invocations.map((i) => i.ids)).toEqual([["s0", "s1"], ["after"]]);
     expect(esm.stats.retriedBatches).toBe(0);
   });
 
@@ -288,12 +320,13 @@ describe("§1.4 ReportBatchItemFailures", () => {
   });
 
   it("§1.4 without ReportBatchItemFailures the response is ignored", async () => {
-    const { fn, esm } = await setup({
+    const { stream, fn, esm } = await setup({
       items: [{ id: "a", fail: "report" }],
       settings: { reportBatchItemFailures: false },
     });
     await eventually(() => expect(fn.seen).toEqual(["a"]));
-    await new Promise((r) => setTimeout(r, 200));
+    await emulators.put(stream.name, [{ id: "after" }]);
+    await eventually(() => expect(fn.seen).toEqual(["a", "after"]));
     expect(esm.stats.retriedBatches).toBe(0);
   });
 });

@@ -71,7 +71,8 @@ describe("§2.1 polling, batching, visibility", () => {
   it("§2.1 long polling: a message sent after the mapping starts is delivered", async () => {
     const { queue, fn, esm } = await setup();
     await esm.start();
-    await new Promise((r) => setTimeout(r, 300));
+    // The send goes after a receive is on its way, so the message arrives during the mapping's polling.
+    await eventually(() => expect(esm.stats.receiveRequests).toBeGreaterThan(0));
     await emulators.send(queue.url, [{ id: "late" }]);
     await eventually(() => expect(fn.seen).toEqual(["late"]));
   });

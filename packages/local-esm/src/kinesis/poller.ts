@@ -141,6 +141,7 @@ export class KinesisEventSource {
   readonly #now: () => number;
   readonly #started = new Set<string>();
   readonly #finished = new Set<string>();
+  readonly #opened = new Set<string>();
   readonly #loops: Promise<void>[] = [];
   #running = false;
   #discovery: Promise<void> | undefined;
@@ -167,6 +168,14 @@ export class KinesisEventSource {
 
   get finishedShards(): ReadonlySet<string> {
     return this.#finished;
+  }
+
+  /**
+   * Shards this mapping holds an iterator for. With StartingPosition LATEST, a record put after a
+   * shard is here is read and one put before is not (§1.1): callers wait on this, not on a timer.
+   */
+  get openedShards(): ReadonlySet<string> {
+    return this.#opened;
   }
 
   async #discover(): Promise<void> {
@@ -250,6 +259,7 @@ export class KinesisEventSource {
     const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
     let iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
+    this.#opened.add(shardId);
     const buffer: ShardRecord[] = [];
     /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
     let lastRead: string | undefined;

@@ -39,6 +39,8 @@ export type SqsEsmEvent = {
 };
 
 export interface SqsEsmStats {
+  /** ReceiveMessage requests sent, counted when sent: a long poll in flight is counted (§2.1). */
+  receiveRequests: number;
   polledMessages: number;
   invocations: number;
   functionErrors: number;
@@ -69,6 +71,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 export class SqsEventSource {
   readonly stats: SqsEsmStats = {
+    receiveRequests: 0,
     polledMessages: 0,
     invocations: 0,
     functionErrors: 0,
@@ -129,6 +132,7 @@ export class SqsEventSource {
   }
 
   async #receive(max: number, waitSeconds: number): Promise<Message[]> {
+    this.stats.receiveRequests += 1;
     try {
       const { Messages = [] } = await this.#options.sqs.send(
         new ReceiveMessageCommand({
