@@ -15,9 +15,11 @@ export const MOTO_SUITES = [
 export default defineConfig({
   test: {
     exclude: ["**/node_modules/**", "**/dist/**"],
-    // Integration tests start emulators on loopback; a shared two-core machine needs headroom.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Integration tests start emulators on loopback and wait for what they assert, never for a timer.
+    // These bounds only stop a test that hangs: a two-core machine running two copies of the suite
+    // and more besides takes minutes for what takes seconds when idle.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     projects: [
       {
         extends: true,

@@ -82,7 +82,7 @@ describe("the main job (npm start)", () => {
     const faults = [
       ...["--poison-rate", "0.05", "--transient-rate", "0.1", "--stuck-rate", "0.03"],
       // The run ends as soon as everything is accounted for: the deadline only matters on a loaded machine.
-      ...["--seed", "7", "--timeout", "400"],
+      ...["--seed", "7", "--timeout", "1000"],
     ];
     const report = join(childTmp, "report.html");
     const { code, stdout, stderr } = await collect(
@@ -122,7 +122,9 @@ describe("the main job (npm start)", () => {
     expect(summary.toFailureDestination).toBeGreaterThan(0);
     expect(summary.storedByRedrive).toBeGreaterThanOrEqual(summary.toFailureDestination);
     expect(summary.replayed).toBeGreaterThan(0);
-    expect(summary.applied).toBeGreaterThanOrEqual(
+    // An invocation that timed out after its write (a loaded machine) is retried, and the retry finds
+    // the event applied already: it counts as a duplicate then, not as applied a second time.
+    expect(summary.applied + summary.duplicatesSkipped).toBeGreaterThanOrEqual(
       scenario.stream.filter((s) => s.kind === "event" || s.kind === "stuck").length,
     );
     expect(summary.latencyMs.p99).toBeGreaterThanOrEqual(summary.latencyMs.p50);
@@ -132,7 +134,7 @@ describe("the main job (npm start)", () => {
     expect(stderr).not.toMatch(/ExperimentalWarning|\[WARN\] a request has exceeded/);
     // Nothing left behind: the copies of the function code are removed on exit.
     expect(await leftovers()).toEqual(before);
-  }, 600_000);
+  }, 1_200_000);
 
   it("writes an HTML report that renders in headless chromium with data in every chart", async () => {
     if (!reportFile || !reportSummary) throw new Error("the end-to-end run above did not write its report");
@@ -312,7 +314,7 @@ describe("the main job (npm start)", () => {
           "5",
           // Ends when everything is accounted for; the deadline only matters on a loaded machine.
           "--timeout",
-          "400",
+          "1000",
         ],
         {
           cwd: root,
@@ -340,7 +342,7 @@ describe("the main job (npm start)", () => {
     } finally {
       await Promise.all([dynamodb.stop(), kinesis.stop(), sqsS3.stop()]);
     }
-  }, 600_000);
+  }, 1_200_000);
 
   it("refuses an unknown environment with exit code 2, the file it looked for and the environments that exist", async () => {
     const { code, stderr } = await collect(start(["--env", "nowhere"]));

@@ -96,7 +96,7 @@ describe("npm's own warnings", () => {
     });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain("No packages with unreviewed install scripts.");
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("slow SDK requests", () => {

@@ -83,9 +83,16 @@ let stackShell: ChildProcess | undefined;
 let stackEnv: Record<string, string> = {};
 let stackStderr = "";
 
+/**
+ * A documented command as this test runs it: its files under /tmp/ go to the test's own folder, so
+ * two copies of the suite running at once do not share /tmp/stack.env.
+ */
+const privately = (command: string) => command.replace(/\/tmp\/(?!operator-docs-)/g, `${work}/`);
+
 /** bash with the stack's variables (loaded the documented way) and the pinned AWS CLI first on PATH. */
 function bash(script: string, extraEnv: Record<string, string> = {}) {
-  const result = spawnSync("bash", ["-c", `set -euo pipefail\nset -a; . /tmp/stack.env; set +a\n${script}`], {
+  const preamble = privately("set -a; . /tmp/stack.env; set +a");
+  const result = spawnSync("bash", ["-c", `set -euo pipefail\n${preamble}\n${privately(script)}`], {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, PATH: `${dirname(aws)}:${process.env.PATH}`, ...extraEnv },
@@ -101,7 +108,7 @@ function run(command: string) {
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 240_000;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
@@ -145,12 +152,21 @@ describe("the commands the operations and local-runtime docs show", () => {
       work = await mkdtemp(join(tmpdir(), "operator-docs-"));
       // The documented start lines, as written; bash then waits for the stack (its own group, stopped below).
       const lines = local.filter((c) => handlingOf(c).how === "starts the stack");
-      stackShell = spawn("bash", ["-c", `set -euo pipefail\n${lines.join("\n")}\necho sourced\nwait`], {
-        cwd: root,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, AWS_ENDPOINT_URL: "", AWS_ENDPOINT_URL_KINESIS: "", AWS_ENDPOINT_URL_SQS: "" },
-      });
+      stackShell = spawn(
+        "bash",
+        ["-c", `set -euo pipefail\n${privately(lines.join("\n"))}\necho sourced\nwait`],
+        {
+          cwd: root,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+          env: {
+            ...process.env,
+            AWS_ENDPOINT_URL: "",
+            AWS_ENDPOINT_URL_KINESIS: "",
+            AWS_ENDPOINT_URL_SQS: "",
+          },
+        },
+      );
       stackShell.stderr?.on("data", (c) => {
         stackStderr += c;
       });
@@ -162,7 +178,7 @@ describe("the commands the operations and local-runtime docs show", () => {
           reject(new Error(`the stack lines exited with ${code}:\n${stackStderr}`)),
         );
       });
-      const file = await readFile("/tmp/stack.env", "utf8");
+      const file = await readFile(join(work, "stack.env"), "utf8");
       stackEnv = Object.fromEntries(
         file
           .split("\n")
@@ -195,7 +211,7 @@ describe("the commands the operations and local-runtime docs show", () => {
         readFileSync(join(root, "terraform/environments/dev/terraform.tfvars.json"), "utf8"),
       );
       expect(stackEnv.AWS_DEFAULT_REGION).toBe(settings.region);
-    });
+    }, 120_000);
 
     it("local-runtime.md: an event put with `aws kinesis put-record --data fileb://` is applied, not quarantined", async () => {
       const [printf] = find(local, "printf '%s' '{\"specVersion\"");

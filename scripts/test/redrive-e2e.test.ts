@@ -196,7 +196,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
     });
     expect(kept?.Body).toBe('{"not":"a failure record"}');
     expect(kept?.MessageAttributes?.["pipeline.reason.code"]?.StringValue).toBe("schema-violation");
-  }, 60_000);
+  }, 180_000);
 
   it("the tool queue's DLQ is redriven to its source, and the job then runs", async () => {
     const job = encodeToolCallJob({
@@ -214,5 +214,5 @@ describe("nothing that failed is out of reach (end to end through the local runt
     expect(moved.code).toBe(0);
     expect(JSON.parse(moved.out)).toMatchObject({ mode: "mover", moved: 1, failed: 0 });
     await eventually(async () => expect((await call("from-the-dlq"))?.status).toBe("completed"));
-  }, 60_000);
+  }, 180_000);
 });

@@ -57,7 +57,8 @@ export class RecordingFunction {
       {
         name: "scripted",
         codeFile: SCRIPTED_HANDLER,
-        timeoutMs: options.timeoutMs ?? 10_000,
+        // Generous: a batch meant to succeed must not time out on a loaded machine.
+        timeoutMs: options.timeoutMs ?? 60_000,
         memoryMb: options.memoryMb ?? 128,
         environment: options.environment ?? {},
       },
@@ -223,7 +224,7 @@ export class Emulators {
 }
 
 /** Polls `check` until it passes or `timeoutMs` runs out (then its last failure is thrown). */
-export async function eventually(check: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
+export async function eventually(check: () => void | Promise<void>, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {

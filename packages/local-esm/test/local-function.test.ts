@@ -56,8 +56,9 @@ describe("Lambda-like invocation (local sandboxes)", () => {
   });
 
   it("a sandbox that timed out is destroyed; the next invocation starts a new one (cold start)", async () => {
-    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 200 });
-    expect(await fn.invoke(event({ id: "slow", sleepMs: 1_000 }))).toMatchObject({ timedOut: true });
+    // The slow invocation would outlast any timeout; the fast one has seconds to spare on a loaded machine.
+    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 5_000 });
+    expect(await fn.invoke(event({ id: "slow", sleepMs: 600_000 }))).toMatchObject({ timedOut: true });
     expect(await fn.invoke(event({ id: "fast" }))).toMatchObject({ kind: "ok" });
     expect(fn.stats).toMatchObject({ coldStarts: 2, timeouts: 1 });
   });

@@ -30,10 +30,12 @@ async function setup(
     environment?: Record<string, string>;
   } = {},
 ) {
-  const queue = await emulators.queue({ visibilitySeconds: 1, ...options.queue });
+  // A batch that succeeds must not time out or reappear on a loaded machine: generous defaults. Tests
+  // of redelivery pass REDELIVERY, whose messages come back after a short visibility timeout.
+  const queue = await emulators.queue({ visibilitySeconds: 30, ...options.queue });
   if (options.items) await emulators.send(queue.url, options.items);
   const fn = new RecordingFunction({
-    timeoutMs: options.timeoutMs ?? 1_000,
+    timeoutMs: options.timeoutMs ?? 20_000,
     ...(options.environment ? { environment: options.environment } : {}),
   });
   const esm = new SqsEventSource({
@@ -47,6 +49,12 @@ async function setup(
   return { queue, fn, esm };
 }
 
+/**
+ * For tests that wait for messages to come back: a 3 s visibility timeout, and the function's timeout no
+ * longer than it, as Lambda requires (§2.1).
+ */
+const REDELIVERY = { visibilitySeconds: 3, timeoutMs: 3_000 } as const;
+
 const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, ...extra }));
 
@@ -55,8 +63,7 @@ describe("§2.1 polling, batching, visibility", () => {
     const { fn, esm } = await setup({
       items: ids("m", 25),
       settings: { batchSize: 25, batchingWindowMs: 1_000, maximumConcurrency: 2 },
-      // Visibility must cover the window plus the timeout, or messages come back while the batch fills.
-      queue: { visibilitySeconds: 10 },
+      // Visibility (30 s here) must cover the window plus the timeout, or messages come back while the batch fills.
     });
     await esm.start();
     await eventually(() => expect(fn.seen).toHaveLength(25));
@@ -86,7 +93,7 @@ describe("§2.2 ScalingConfig.MaximumConcurrency", () => {
       queue: { visibilitySeconds: 30 },
     });
     await esm.start();
-    await eventually(() => expect(fn.seen).toHaveLength(30), 15_000);
+    await eventually(() => expect(fn.seen).toHaveLength(30));
     expect(fn.fn.stats.maxConcurrency).toBeLessThanOrEqual(3);
     expect(fn.fn.stats.maxConcurrency).toBeGreaterThan(1);
   });
@@ -101,7 +108,7 @@ describe("§2.2 scaling", () => {
     });
     await esm.start();
     expect(esm.pollers).toBe(5);
-    await eventually(() => expect(fn.seen).toHaveLength(60), 15_000);
+    await eventually(() => expect(fn.seen).toHaveLength(60));
     expect(esm.pollers).toBe(8);
     expect(fn.fn.stats.maxConcurrency).toBeLessThanOrEqual(8);
   });
@@ -112,10 +119,11 @@ describe("§2.3 error handling", () => {
     const { fn, esm } = await setup({
       items: [{ id: "ok1" }, { id: "bad", fail: "report" }, { id: "ok2" }],
       settings: { maximumConcurrency: 2 },
-      queue: { maxReceiveCount: 2 },
+      queue: { maxReceiveCount: 2, visibilitySeconds: REDELIVERY.visibilitySeconds },
+      timeoutMs: REDELIVERY.timeoutMs,
     });
     await esm.start();
-    await eventually(() => expect(fn.seen.filter((id) => id === "bad")).toHaveLength(2), 8_000);
+    await eventually(() => expect(fn.seen.filter((id) => id === "bad")).toHaveLength(2));
     expect(fn.seen.filter((id) => id.startsWith("ok")).sort()).toEqual(["ok1", "ok2"]);
     expect(esm.stats.reportedMessages).toBeGreaterThanOrEqual(1);
   });
@@ -124,13 +132,14 @@ describe("§2.3 error handling", () => {
     const { queue, fn, esm } = await setup({
       items: [{ id: "good" }, { id: "poison", fail: "throw" }],
       settings: { maximumConcurrency: 2, batchSize: 10 },
-      queue: { maxReceiveCount: 2 },
+      queue: { maxReceiveCount: 2, visibilitySeconds: REDELIVERY.visibilitySeconds },
+      timeoutMs: REDELIVERY.timeoutMs,
     });
     await esm.start();
     await eventually(async () => {
       const dead = (await emulators.drain(queue.dlqUrl ?? "")) as Payload[];
       expect(dead.map((d) => d.id)).toContain("poison");
-    }, 10_000);
+    });
     expect(fn.seen.filter((id) => id === "poison")).toHaveLength(2);
     expect(esm.stats.functionErrors).toBeGreaterThanOrEqual(2);
   });
@@ -143,13 +152,11 @@ describe("§2.3 error handling", () => {
     const { fn, esm } = await setup({
       items: [{ id: "x" }],
       environment: { RESPONSE_OVERRIDE: response },
-      queue: { maxReceiveCount: 5 },
+      queue: { maxReceiveCount: 5, visibilitySeconds: REDELIVERY.visibilitySeconds },
+      timeoutMs: REDELIVERY.timeoutMs,
     });
     await esm.start();
-    await eventually(
-      () => expect(fn.seen.filter((id) => id === "x").length).toBeGreaterThanOrEqual(2),
-      8_000,
-    );
+    await eventually(() => expect(fn.seen.filter((id) => id === "x").length).toBeGreaterThanOrEqual(2));
     expect(esm.stats.invalidResponses).toBeGreaterThanOrEqual(1);
     expect(esm.stats.deletedMessages).toBe(0);
   });

@@ -63,7 +63,7 @@ async function send(queueUrl: string, items: readonly (Payload & { group: string
 async function setup(items: (Payload & { group: string })[], settings: Partial<SqsEsmSettings> = {}) {
   const queueUrl = await fifoQueue();
   await send(queueUrl, items);
-  const fn = new RecordingFunction({ timeoutMs: 5_000 });
+  const fn = new RecordingFunction({ timeoutMs: 20_000 });
   const esm = new SqsEventSource({
     sqs,
     queueUrl,
@@ -96,7 +96,7 @@ describe("§3 FIFO, against a queue that answers as SQS does (moto)", () => {
     const items = Array.from({ length: 9 }, (_, i) => ({ id: `g${i % 3}-${i}`, group: `g${i % 3}` }));
     const { fn, esm } = await setup(items);
     await esm.start();
-    await eventually(() => expect(fn.seen).toHaveLength(9), 20_000);
+    await eventually(() => expect(fn.seen).toHaveLength(9));
     expect(fn.invocations.map((i) => i.ids)).toEqual([items.map((i) => i.id)]);
   });
 
@@ -108,7 +108,7 @@ describe("§3 FIFO, against a queue that answers as SQS does (moto)", () => {
     }));
     const { fn, esm } = await setup(items, { maximumConcurrency: 3, batchSize: 4 });
     await esm.start();
-    await eventually(() => expect(fn.seen).toHaveLength(18), 20_000);
+    await eventually(() => expect(fn.seen).toHaveLength(18));
     for (let g = 0; g < 3; g++) {
       const order = fn.seen.filter((id) => id.startsWith(`g${g}-`)).map((id) => Number(id.split("-")[1]));
       expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -118,6 +118,6 @@ describe("§3 FIFO, against a queue that answers as SQS does (moto)", () => {
   it("§3 the batching window does not apply to FIFO queues", async () => {
     const { fn, esm } = await setup([{ id: "f1", group: "a" }], { batchingWindowMs: 60_000 });
     await esm.start();
-    await eventually(() => expect(fn.seen).toEqual(["f1"]), 10_000);
+    await eventually(() => expect(fn.seen).toEqual(["f1"]));
   });
 });

@@ -86,10 +86,8 @@ describe("http.request against a loopback server", () => {
     server = createServer((request, response) => {
       seen.push(`${request.method} ${request.url}`);
       const status = Number(new URL(request.url ?? "/", "http://x").searchParams.get("status") ?? 200);
-      if (request.url?.endsWith("/slow")) {
-        setTimeout(() => response.end("late"), 2_000);
-        return;
-      }
+      // Never answers: the tool's timeout is the only way out, however slow the machine is.
+      if (request.url?.endsWith("/slow")) return;
       if (request.url?.endsWith("/garbled")) {
         response.writeHead(200, { "content-type": "application/json" }).end("{not json");
         return;
@@ -111,8 +109,9 @@ describe("http.request against a loopback server", () => {
     server.close();
   });
 
-  const registry = () =>
-    new ToolRegistry(createTools({ HTTP_TOOL_BASE_URL: baseUrl, HTTP_TOOL_TIMEOUT_MS: 200 }));
+  // Long enough for an ordinary loopback request on a loaded machine; only /slow reaches it.
+  const registry = (timeoutMs = 10_000) =>
+    new ToolRegistry(createTools({ HTTP_TOOL_BASE_URL: baseUrl, HTTP_TOOL_TIMEOUT_MS: timeoutMs }));
 
   it("returns the status and parsed JSON body, and sends a POST body", async () => {
     const run = await registry().invoke(
@@ -141,7 +140,7 @@ describe("http.request against a loopback server", () => {
   });
 
   it("times out a slow downstream (transient)", async () => {
-    const error = await registry()
+    const error = await registry(200)
       .invoke(call("http.request", { path: "/slow" }), { logger: silent })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ToolTimeoutError);
@@ -160,7 +159,7 @@ describe("http.request against a loopback server", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const tools = new ToolRegistry(
-      createTools({ HTTP_TOOL_BASE_URL: `http://127.0.0.1:${port}`, HTTP_TOOL_TIMEOUT_MS: 1_000 }),
+      createTools({ HTTP_TOOL_BASE_URL: `http://127.0.0.1:${port}`, HTTP_TOOL_TIMEOUT_MS: 10_000 }),
     );
     const error = await tools.invoke(call("http.request", { path: "/" }), { logger: silent }).catch((e) => e);
     expect([failureKindOf(error), failureCodeOf(error)]).toEqual(["transient", "downstream-unreachable"]);
