@@ -4,9 +4,9 @@
  *   1. terraform fmt -check -recursive;
  *   2. terraform test for every module with tests (mock provider, plan only);
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
- *      init from the provider mirror, validate, plan, apply with the artifacts of `npm run build`, the
- *      AWS SDK's view of what the emulator holds against the settings, a second plan that must be empty,
- *      destroy;
+ *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
+ *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
+ *      that must be empty, destroy;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error.
  * Each root is a lane, and 2 with 4 are one more; the lanes run side by side (lanes.ts says why), at most
  * --jobs at a time (all of them by default; --jobs 1 runs them one after the other).
@@ -121,10 +121,18 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
     await steps.run(`${root}: init`, () =>
       terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]),
     );
-    await steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"]));
-    const plan = await steps.run(`${root}: plan`, () =>
-      terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
-    );
+    // validate and plan side by side: both only read the root (validate takes no state lock), and plan
+    // validates the same configuration again, so validate need not hold plan back. Both end before either
+    // failure is reported, validate's first: no terraform outlives its moto.
+    const [validated, planned] = await Promise.allSettled([
+      steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"])),
+      steps.run(`${root}: plan`, () =>
+        terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
+      ),
+    ]);
+    if (validated.status === "rejected") throw validated.reason;
+    if (planned.status === "rejected") throw planned.reason;
+    const plan = planned.value;
     notes.push(`${root}: ${summaryLine(plan.output, /^Plan: /)}`);
     const apply = await steps.run(`${root}: apply`, () =>
       terraformOk(workspace, dir, ["apply", "-input=false", "-no-color", "check.tfplan"]),
