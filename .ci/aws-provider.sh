@@ -14,6 +14,10 @@ set -euo pipefail
 MODULE_VERSION="${AWS_PROVIDER_MODULE_VERSION:-v1.60.1-0.20260602190131-5f2286d6d836}"
 VERSION="${AWS_PROVIDER_VERSION:-6.47.1}"
 MIRROR="${1:-${CI_TOOLS_DIR:-$HOME/.cache/mcp-event-pipelines-ci}/terraform-mirror}"
+# Absolute: the build writes its output from inside the source copy, and Terraform's CLI configuration
+# needs the path that this prints on its last line.
+mkdir -p "$MIRROR"
+MIRROR="$(cd "$MIRROR" && pwd)"
 PLATFORM="$(go env GOOS)_$(go env GOARCH)"
 DEST="$MIRROR/registry.terraform.io/hashicorp/aws/$VERSION/$PLATFORM"
 BIN="$DEST/terraform-provider-aws_v$VERSION"

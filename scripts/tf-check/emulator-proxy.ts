@@ -16,6 +16,11 @@
  *    ignores them (a perpetual diff on every bucket, and on its policy). The proxy answers
  *    UnsupportedArgument, which the provider reads as an S3-compatible API without tag-on-create: it
  *    creates the bucket without them and tags it with PutBucketTagging, which moto keeps.
+ * 7. Kinesis tags by ARN (ListTagsForResource, TagResource, UntagResource), which hashicorp/aws 6.x uses for
+ *    an enhanced fan-out consumer: moto has none of them and answers HTTP 500, which the AWS SDK for Go
+ *    retries 25 times with backoff, over and over: prod's apply never finished. RegisterStreamConsumer's
+ *    Tags are ignored too. The proxy keeps each consumer's tags (from RegisterStreamConsumer and the tag
+ *    calls) and answers the three calls for a consumer that moto holds.
  * And SQS RedrivePolicy is answered compact, as AWS does (moto's spacing shows as a change).
  */
 import {
@@ -40,7 +45,8 @@ export type ProxyEvent =
   | { readonly kind: "stream-tags-added"; readonly stream: string }
   | { readonly kind: "bucket-tags-on-create-refused"; readonly bucket: string }
   | { readonly kind: "lambda-logging-config-returned"; readonly function: string }
-  | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string };
+  | { readonly kind: "esm-consumer-arn"; readonly consumerArn: string }
+  | { readonly kind: "consumer-tags"; readonly operation: string; readonly consumerArn: string };
 
 export interface EmulatorProxy {
   readonly endpoint: string;
@@ -118,6 +124,7 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
   const redriveAllow = new Map<string, string>(); // queue name -> RedriveAllowPolicy
   const consumerOf = new Map<string, string>(); // ESM UUID -> the consumer ARN it was created with
   const loggingConfig = new Map<string, unknown>(); // function name -> the LoggingConfig it was given
+  const consumerTags = new Map<string, Record<string, string>>(); // consumer ARN -> its tags
   const queueName = (url: unknown) =>
     String(url ?? "")
       .split("/")
@@ -173,8 +180,8 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
     }
 
     // 2. SQS RedriveAllowPolicy (awsJson1_0: X-Amz-Target AmazonSQS.<Operation>).
-    const sqsTarget = String(headers["x-amz-target"] ?? "");
-    if (sqsTarget === "AmazonSQS.SetQueueAttributes" || sqsTarget === "AmazonSQS.CreateQueue") {
+    const amzTarget = String(headers["x-amz-target"] ?? "");
+    if (amzTarget === "AmazonSQS.SetQueueAttributes" || amzTarget === "AmazonSQS.CreateQueue") {
       const input = JSON.parse(body.toString("utf8") || "{}") as {
         QueueUrl?: string;
         QueueName?: string;
@@ -186,11 +193,11 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
       if (policy === "") redriveAllow.delete(queue);
       else if (policy !== undefined) redriveAllow.set(queue, policy);
     }
-    if (sqsTarget === "AmazonSQS.DeleteQueue") {
+    if (amzTarget === "AmazonSQS.DeleteQueue") {
       const input = JSON.parse(body.toString("utf8") || "{}") as { QueueUrl?: string };
       redriveAllow.delete(queueName(input.QueueUrl));
     }
-    if (sqsTarget === "AmazonSQS.GetQueueAttributes") {
+    if (amzTarget === "AmazonSQS.GetQueueAttributes") {
       const input = JSON.parse(body.toString("utf8") || "{}") as {
         QueueUrl?: string;
         AttributeNames?: string[];
@@ -240,7 +247,7 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
     }
 
     // 4. Kinesis CreateStream ignores its Tags: the proxy adds them with AddTagsToStream, as one call.
-    if (sqsTarget === "Kinesis_20131202.CreateStream") {
+    if (amzTarget === "Kinesis_20131202.CreateStream") {
       const input = JSON.parse(body.toString("utf8") || "{}") as {
         StreamName?: string;
         Tags?: Record<string, string>;
@@ -262,6 +269,64 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
       }
       reply(res, upstream);
       return;
+    }
+
+    // 7. Kinesis consumers' tags (awsJson1_1: X-Amz-Target Kinesis_20131202.<Operation>).
+    if (amzTarget === "Kinesis_20131202.RegisterStreamConsumer") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as { Tags?: Record<string, string> };
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status === 200) {
+        const output = JSON.parse(upstream.body.toString("utf8")) as { Consumer?: { ConsumerARN?: string } };
+        const arn = output.Consumer?.ConsumerARN;
+        if (arn !== undefined) consumerTags.set(arn, { ...input.Tags });
+      }
+      reply(res, upstream);
+      return;
+    }
+    if (amzTarget === "Kinesis_20131202.DeregisterStreamConsumer") {
+      const input = JSON.parse(body.toString("utf8") || "{}") as { ConsumerARN?: string };
+      const upstream = await forward(target, method, path, headers, body);
+      if (upstream.status === 200 && input.ConsumerARN !== undefined) consumerTags.delete(input.ConsumerARN);
+      reply(res, upstream);
+      return;
+    }
+    const tagOperation = /^Kinesis_20131202\.(ListTagsForResource|TagResource|UntagResource)$/.exec(
+      amzTarget,
+    );
+    if (tagOperation !== null) {
+      const operation = tagOperation[1] as string;
+      const input = JSON.parse(body.toString("utf8") || "{}") as {
+        ResourceARN?: string;
+        Tags?: Record<string, string>;
+        TagKeys?: string[];
+      };
+      const arn = input.ResourceARN ?? "";
+      if (CONSUMER_ARN.test(arn)) {
+        // The consumer must exist in moto (AWS answers ResourceNotFoundException otherwise): moto's own
+        // DescribeStreamConsumer says so, with its own error.
+        const described = await forward(
+          target,
+          "POST",
+          path,
+          { ...headers, "x-amz-target": "Kinesis_20131202.DescribeStreamConsumer" },
+          Buffer.from(JSON.stringify({ ConsumerARN: arn })),
+        );
+        if (described.status !== 200) {
+          reply(res, described);
+          return;
+        }
+        const tags = { ...consumerTags.get(arn) };
+        if (operation === "TagResource") Object.assign(tags, input.Tags);
+        if (operation === "UntagResource") for (const key of input.TagKeys ?? []) delete tags[key];
+        consumerTags.set(arn, tags);
+        events.push({ kind: "consumer-tags", operation, consumerArn: arn });
+        const output =
+          operation === "ListTagsForResource"
+            ? { Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) }
+            : {};
+        reply(res, described, Buffer.from(JSON.stringify(output)));
+        return;
+      }
     }
 
     // 5. Lambda LoggingConfig: moto drops it. The proxy remembers what CreateFunction and

@@ -4,12 +4,15 @@
  *   1. terraform fmt -check -recursive;
  *   2. terraform test for every module with tests (mock provider, plan only);
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
- *      init from the provider mirror, validate, plan, apply with the artifacts of `npm run build`, the
- *      AWS SDK's view of what the emulator holds against the settings, a second plan that must be empty,
- *      destroy;
+ *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
+ *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
+ *      that must be empty, destroy;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error.
+ * Each root is a lane, and 2 with 4 are one more; the lanes run side by side (lanes.ts says why), at most
+ * --jobs at a time (all of them by default; --jobs 1 runs them one after the other).
  *
  * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
+ *        [--jobs N] [--verbose] [--skip-module-tests]
  *        [--stand-in-provider VERSION]  (tries the check's tooling with another provider build; not a pass)
  */
 import { execFileSync } from "node:child_process";
@@ -21,6 +24,7 @@ import { loadSettings } from "@mcp-pipeline/settings";
 import { bootstrapFindings, disableDeletionProtection, environmentFindings } from "./assertions.ts";
 import { type EmulatorProxy, startEmulatorProxy } from "./emulator-proxy.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
+import { type Lane, runLanes } from "./lanes.ts";
 import { startMoto } from "./moto.ts";
 import { Steps } from "./steps.ts";
 import { createWorkspace, emulatorOverride, terraformOk, type Workspace } from "./terraform.ts";
@@ -50,6 +54,7 @@ const { values } = parseArgs({
     "stand-in-provider": { type: "string" },
     verbose: { type: "boolean", default: false },
     "skip-module-tests": { type: "boolean", default: false },
+    jobs: { type: "string" },
   },
 });
 
@@ -116,10 +121,18 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
     await steps.run(`${root}: init`, () =>
       terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]),
     );
-    await steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"]));
-    const plan = await steps.run(`${root}: plan`, () =>
-      terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
-    );
+    // validate and plan side by side: both only read the root (validate takes no state lock), and plan
+    // validates the same configuration again, so validate need not hold plan back. Both end before either
+    // failure is reported, validate's first: no terraform outlives its moto.
+    const [validated, planned] = await Promise.allSettled([
+      steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"])),
+      steps.run(`${root}: plan`, () =>
+        terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
+      ),
+    ]);
+    if (validated.status === "rejected") throw validated.reason;
+    if (planned.status === "rejected") throw planned.reason;
+    const plan = planned.value;
     notes.push(`${root}: ${summaryLine(plan.output, /^Plan: /)}`);
     const apply = await steps.run(`${root}: apply`, () =>
       terraformOk(workspace, dir, ["apply", "-input=false", "-no-color", "check.tfplan"]),
@@ -150,7 +163,15 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
       // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
       // deliberately switches off before destroying an environment.
       if (settings !== null) await disableDeletionProtection(server.endpoint, settings.region);
-      return terraformOk(workspace, dir, ["destroy", "-auto-approve", "-input=false", "-no-color"]);
+      // -refresh=false: the second plan has just read every resource back; a second refresh of the same
+      // state would only repeat it.
+      return terraformOk(workspace, dir, [
+        "destroy",
+        "-auto-approve",
+        "-refresh=false",
+        "-input=false",
+        "-no-color",
+      ]);
     });
     const gaps = [...new Set(proxy.events.map((e) => e.kind))];
     notes.push(`${root}: emulator gaps bridged by the proxy: ${gaps.length > 0 ? gaps.join(", ") : "none"}`);
@@ -171,6 +192,8 @@ async function main(): Promise<void> {
       "dist/manifest.json is missing: run `npm run build` first (the roots deploy its zips)",
     );
 
+  const jobs = values.jobs === undefined ? roots.length + 1 : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new CheckFailed(`--jobs ${values.jobs}: a positive integer`);
   const mirror = await mirrorDir();
   const moto = await steps.run("moto (.ci/moto.sh)", async () => motoServer());
   const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
@@ -196,25 +219,48 @@ async function main(): Promise<void> {
     };
 
     const modulesDir = join(workspace.terraformDir, "modules");
-    for (const module of (await readdir(modulesDir)).sort()) {
-      const dir = join(modulesDir, module);
-      if (values["skip-module-tests"] || !(await exists(join(dir, "tests")))) continue;
-      await steps.run(`modules/${module}: terraform test`, async () => {
-        await terraformOk(workspace, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
-        const result = await terraformOk(workspace, dir, ["test", "-no-color"]);
-        notes.push(`modules/${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
-      });
-    }
+    const modules: string[] = [];
+    for (const module of (await readdir(modulesDir)).sort())
+      if (!values["skip-module-tests"] && (await exists(join(modulesDir, module, "tests"))))
+        modules.push(module);
 
-    for (const root of roots) notes.push(...(await checkRoot(steps, workspace, root, moto)));
-
-    for (const fixture of FIXTURES) {
-      const outcome = await steps.run(`fixture ${fixture.name}: must fail`, () =>
-        fixtureOutcome(workspace, fixture),
-      );
-      if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
-      notes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
-    }
+    // One lane per root (first: they take longest, which matters with --jobs below the number of lanes),
+    // and one for the module tests and the fixtures (plan-only work, no emulator).
+    const lanes: Lane<string[]>[] = [
+      ...roots.map((root) => ({
+        name: root,
+        run: () => checkRoot(steps, { ...workspace, label: root }, root, moto),
+      })),
+      {
+        name: "module tests and fixtures",
+        run: async () => {
+          const laneNotes: string[] = [];
+          const lane = { ...workspace, label: "modules" };
+          for (const module of modules) {
+            const dir = join(modulesDir, module);
+            await steps.run(`modules/${module}: terraform test`, async () => {
+              await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
+              const result = await terraformOk(lane, dir, ["test", "-no-color"]);
+              laneNotes.push(`modules/${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
+            });
+          }
+          for (const fixture of FIXTURES) {
+            const outcome = await steps.run(`fixture ${fixture.name}: must fail`, () =>
+              fixtureOutcome(lane, fixture),
+            );
+            if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
+            laneNotes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
+          }
+          return laneNotes;
+        },
+      },
+    ];
+    const outcomes = await runLanes(lanes, jobs);
+    for (const outcome of outcomes) if (outcome.ok) notes.push(...outcome.value);
+    const failed = outcomes.flatMap((o) =>
+      o.ok ? [] : [`${o.name}: ${o.error instanceof Error ? o.error.message : String(o.error)}`],
+    );
+    if (failed.length > 0) throw new CheckFailed(failed.join("\n\n"));
   } finally {
     if (values.keep) process.stdout.write(`kept ${tmp}\n`);
     else await rm(tmp, { recursive: true, force: true });

@@ -1,4 +1,8 @@
-/** Named, timed steps: each prints its time as it ends, and the closing note lists them all. */
+/**
+ * Named, timed steps: each prints its time as it ends, and the closing note lists them all. Steps of
+ * different lanes (the roots, the module tests) run at the same time, so each line names its step and the
+ * note gives the wall-clock time besides the sum of the steps.
+ */
 export interface StepTime {
   readonly name: string;
   readonly seconds: number;
@@ -7,6 +11,7 @@ export interface StepTime {
 
 export class Steps {
   readonly times: StepTime[] = [];
+  private readonly started = performance.now();
 
   async run<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const start = performance.now();
@@ -24,18 +29,20 @@ export class Steps {
   private record(name: string, start: number, ok: boolean): void {
     const seconds = (performance.now() - start) / 1000;
     this.times.push({ name, seconds, ok });
-    process.stdout.write(`    ${ok ? "done" : "FAILED"} in ${seconds.toFixed(1)} s\n`);
+    process.stdout.write(`    ${ok ? "done" : "FAILED"}: ${name} in ${seconds.toFixed(1)} s\n`);
   }
 
   summary(): string {
-    const width = Math.max(...this.times.map((t) => t.name.length), 10);
-    const total = this.times.reduce((s, t) => s + t.seconds, 0);
+    const width = Math.max(...this.times.map((t) => t.name.length), 24);
+    const sum = this.times.reduce((s, t) => s + t.seconds, 0);
+    const wall = (performance.now() - this.started) / 1000;
+    const line = (name: string, seconds: number, suffix = "") =>
+      `  ${name.padEnd(width)}  ${seconds.toFixed(1).padStart(7)} s${suffix}`;
     return [
-      "step times:",
-      ...this.times.map(
-        (t) => `  ${t.name.padEnd(width)}  ${t.seconds.toFixed(1).padStart(7)} s${t.ok ? "" : "  FAILED"}`,
-      ),
-      `  ${"total".padEnd(width)}  ${total.toFixed(1).padStart(7)} s`,
+      "step times (in the order they ended):",
+      ...this.times.map((t) => line(t.name, t.seconds, t.ok ? "" : "  FAILED")),
+      line("sum of the steps", sum),
+      line("wall clock (lanes overlap)", wall),
     ].join("\n");
   }
 }

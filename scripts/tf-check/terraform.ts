@@ -28,6 +28,8 @@ export interface Workspace {
   readonly env: NodeJS.ProcessEnv;
   /** Stream Terraform's output as it runs (--verbose), besides keeping it for the error. */
   readonly verbose?: boolean;
+  /** The lane's name, before each streamed line: the lanes run side by side. */
+  readonly label?: string;
 }
 
 export interface TerraformResult {
@@ -149,14 +151,26 @@ export function terraform(
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
+    let streamed = 0; // how much of output has been streamed (whole lines only)
+    const prefix = workspace.label === undefined ? "" : `[${workspace.label}] `;
+    const stream = (all: boolean) => {
+      const end = all ? output.length : output.lastIndexOf("\n") + 1;
+      if (!workspace.verbose || end <= streamed) return;
+      const lines = output.slice(streamed, end).replace(/\n$/, "").split("\n");
+      process.stdout.write(`${lines.map((l) => prefix + l).join("\n")}\n`);
+      streamed = end;
+    };
     const collect = (c: Buffer) => {
       output += c.toString("utf8");
-      if (workspace.verbose) process.stdout.write(c);
+      stream(false);
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code: code ?? 1, output }));
+    child.once("close", (code) => {
+      stream(true);
+      resolve({ code: code ?? 1, output });
+    });
   });
 }
 

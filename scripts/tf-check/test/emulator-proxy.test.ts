@@ -6,9 +6,13 @@ import { join } from "node:path";
 import { CreateRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import {
   CreateStreamCommand,
+  DeregisterStreamConsumerCommand,
   DescribeStreamSummaryCommand,
   KinesisClient,
+  ListTagsForResourceCommand,
   RegisterStreamConsumerCommand,
+  TagResourceCommand,
+  UntagResourceCommand,
 } from "@aws-sdk/client-kinesis";
 import {
   CreateEventSourceMappingCommand,
@@ -199,6 +203,59 @@ describe("a Lambda ESM on an enhanced fan-out consumer", () => {
     const held = await direct.send(new GetEventSourceMappingCommand({ UUID: created.UUID }));
     expect(held.EventSourceArn).toBe(streamArn);
     for (const c of [iam, kinesis, direct, viaProxy]) c.destroy();
+  });
+});
+
+describe("Kinesis tags on an enhanced fan-out consumer (hashicorp/aws 6.x reads them by ARN)", () => {
+  // Kinesis clients default to HTTP/2, which moto's server does not speak; no retries, so that moto's
+  // HTTP 500 shows at once (the provider's SDK retries it 25 times, again and again).
+  const kinesisAt = (endpoint: string) =>
+    new KinesisClient({
+      region,
+      credentials,
+      endpoint,
+      requestHandler: new NodeHttpHandler(),
+      maxAttempts: 1,
+    });
+
+  it("moto answers HTTP 500; through the proxy the consumer keeps the tags it was registered and tagged with", async () => {
+    const direct = kinesisAt(moto.endpoint);
+    const viaProxy = kinesisAt(proxy.endpoint);
+    await direct.send(new CreateStreamCommand({ StreamName: "tags-test", ShardCount: 1 }));
+    const stream = await direct.send(new DescribeStreamSummaryCommand({ StreamName: "tags-test" }));
+    const streamArn = stream.StreamDescriptionSummary?.StreamARN as string;
+    const registered = await viaProxy.send(
+      new RegisterStreamConsumerCommand({
+        StreamARN: streamArn,
+        ConsumerName: "tags-test",
+        Tags: { environment: "prod", owner: "pipelines" },
+      }),
+    );
+    const ResourceARN = registered.Consumer?.ConsumerARN as string;
+
+    const fromMoto = direct.send(new ListTagsForResourceCommand({ ResourceARN }));
+    await expect(fromMoto).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 } });
+
+    const listed = await viaProxy.send(new ListTagsForResourceCommand({ ResourceARN }));
+    expect(listed.Tags).toEqual([
+      { Key: "environment", Value: "prod" },
+      { Key: "owner", Value: "pipelines" },
+    ]);
+    await viaProxy.send(new TagResourceCommand({ ResourceARN, Tags: { cost: "shared" } }));
+    await viaProxy.send(new UntagResourceCommand({ ResourceARN, TagKeys: ["owner"] }));
+    const changed = await viaProxy.send(new ListTagsForResourceCommand({ ResourceARN }));
+    expect(changed.Tags).toEqual([
+      { Key: "environment", Value: "prod" },
+      { Key: "cost", Value: "shared" },
+    ]);
+
+    // A consumer moto does not hold (deregistered): moto's own not-found error, as AWS answers.
+    await viaProxy.send(new DeregisterStreamConsumerCommand({ ConsumerARN: ResourceARN }));
+    await expect(viaProxy.send(new ListTagsForResourceCommand({ ResourceARN }))).rejects.toMatchObject({
+      name: "ResourceNotFoundException",
+    });
+    direct.destroy();
+    viaProxy.destroy();
   });
 });
 
