@@ -57,6 +57,7 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import { syntheticBatch } from "../../functions/processor/bench/lifecycle-workload.ts";
 import { processPerEvent } from "../../functions/processor/bench/per-event-path.ts";
 import { processToolCallEvents } from "../../functions/processor/src/process-events.ts";
+import { parseCli } from "../local/cli.ts";
 import type { ProcessorTrafficCounts } from "../local/processor-traffic.ts";
 import { type LiveRun, liveRun } from "./live-run.ts";
 
@@ -526,6 +527,7 @@ if (timeScale !== undefined && !(Number.isInteger(timeScale) && timeScale >= 1))
   throw new Error(`--time-scale must be a whole number of at least 1, got "${cli["time-scale"]}"`);
 
 const settings = await loadSettings(root, "dev");
+const DEFAULT_TIME_SCALE = parseCli([]).timeScale;
 const devWindow = settings.processor.esm.maximum_batching_window_in_seconds;
 const liveRuns: LiveRun[] = [];
 for (const window of [devWindow, ...LIVE_WINDOWS.filter((w) => w !== devWindow)]) {
@@ -619,7 +621,7 @@ on ${machine}, shared with other jobs. Two measurements: the processor inside a 
 
 The whole local pipeline (scripts/local: the function bundles from dist/ in their sandboxes, the local event
 source mappings, the emulators), the default scenario (\`npm start\` without options; only the deadline is
-${LIVE_TIMEOUT_SECONDS} s instead of 100, for a loaded machine). The processor reaches DynamoDB only through a loopback proxy in
+${LIVE_TIMEOUT_SECONDS} s instead of 100${devRun.timeScale === DEFAULT_TIME_SCALE ? "" : `, and durations are ÷${devRun.timeScale} instead of ÷${DEFAULT_TIME_SCALE} (\`--time-scale ${devRun.timeScale}\`): at ÷${DEFAULT_TIME_SCALE} the processor's timeout is ${settings.processor.timeout_seconds / DEFAULT_TIME_SCALE} s, which invocations overran on this machine while other jobs loaded it`}). The processor reaches DynamoDB only through a loopback proxy in
 front of dynalite (scripts/local/pipeline.ts, the one that injects \`--stuck-rate\` faults): every request it
 forwards is counted, by operation (scripts/local/processor-traffic.ts). Requests the injected fault answered
 never reached DynamoDB and are counted apart. A stream record handed to the processor is new the first
