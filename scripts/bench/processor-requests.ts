@@ -471,7 +471,9 @@ function invocationsNote(run: LiveRun): string {
     ...(t.refusedByFault > 0
       ? [`${t.refusedByFault} writes refused by the injected \`--stuck-rate\` fault`]
       : []),
-    ...((p?.timeouts ?? 0) > 0 ? [`${p?.timeouts} invocations timed out on the loaded machine`] : []),
+    ...((p?.timeouts ?? 0) > 0
+      ? [`${p?.timeouts} ${p?.timeouts === 1 ? "invocation" : "invocations"} timed out on the loaded machine`]
+      : []),
     ...((p?.errors ?? 0) > (p?.timeouts ?? 0)
       ? [`${(p?.errors ?? 0) - (p?.timeouts ?? 0)} other function errors`]
       : []),
