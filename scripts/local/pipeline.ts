@@ -30,6 +30,7 @@ import {
 import type { EnvironmentSettings, FunctionSettings } from "@mcp-pipeline/settings";
 import { unzipTo } from "../lib/unzip.ts";
 import { MetricsSink } from "./metrics-sink.ts";
+import { ProcessorTraffic } from "./processor-traffic.ts";
 import {
   createLocalResources,
   type QueueHandle,
@@ -80,6 +81,8 @@ export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | un
 export class LocalPipeline {
   readonly names: ResourceNames;
   readonly metrics = new MetricsSink();
+  /** The processor's DynamoDB requests (counted at its proxy) and the stream records it received. */
+  readonly processorTraffic = new ProcessorTraffic();
   readonly functions = new Map<FunctionName, LocalFunction>();
   kinesisEsm: KinesisEventSource | undefined;
   readonly sqsEsms = new Map<FunctionName, SqsEventSource>();
@@ -132,11 +135,13 @@ export class LocalPipeline {
     this.s3 = s3Client(this.#client(this.endpoints.s3), {});
     this.dynamodb = new DynamoDBClient({ ...this.#client(this.endpoints.dynamodb) });
     const fault = this.#options.processorDynamoDbFault;
-    if (fault) {
-      this.#faultProxy = await startFaultProxy(this.endpoints.dynamodb, (target, body) =>
-        this.faultsActive ? fault(target, body) : undefined,
-      );
-    }
+    // The processor reaches DynamoDB only through this loopback proxy: it injects the scenario's faults
+    // (if any) and counts what the processor asks of DynamoDB, at the emulator's door.
+    this.#faultProxy = await startFaultProxy(this.endpoints.dynamodb, (target, body) => {
+      const injected = fault && this.faultsActive ? fault(target, body) : undefined;
+      this.processorTraffic.request(target, injected !== undefined);
+      return injected;
+    });
     await this.#createResources();
     await this.#startFunctions();
   }
@@ -257,7 +262,13 @@ export class LocalPipeline {
         region: this.region,
         roleArn: `arn:aws:iam::000000000000:role/${settings.name_prefix}-processor`,
       },
-      function: processor,
+      function: {
+        arn: processor.arn,
+        invoke: (event) => {
+          this.processorTraffic.delivered(event);
+          return processor.invoke(event);
+        },
+      },
       settings: {
         batchSize: esm.batch_size,
         batchingWindowMs: this.#scale(esm.maximum_batching_window_in_seconds * 1000),

@@ -6,6 +6,7 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
 import type { LocalPipeline } from "./pipeline.ts";
+import type { ProcessorTrafficCounts } from "./processor-traffic.ts";
 import type { JobItem, Scenario } from "./scenario.ts";
 
 export interface Summary {
@@ -42,6 +43,11 @@ export interface Summary {
     readonly p99: number;
   };
   readonly maxIteratorAgeMs: number;
+  /**
+   * The processor's DynamoDB requests over the run (counted at the proxy in front of the emulator) and
+   * the stream records it received: the scenario's and the workers' lifecycle events, and replays.
+   */
+  readonly processorDynamoDb: ProcessorTrafficCounts;
   readonly functions: Record<
     string,
     { invocations: number; errors: number; timeouts: number; coldStarts: number; maxMemoryUsedMb: number }
@@ -389,6 +395,7 @@ export async function runScenario(
       p99: percentile(latencies, 99),
     },
     maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,
+    processorDynamoDb: pipeline.processorTraffic.counts(),
     functions,
     missing: missing.slice(0, 20),
   };

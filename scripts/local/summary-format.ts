@@ -74,6 +74,11 @@ export function formatSummary(s: Summary): string {
       "from a job's enqueue to its result in the table",
     ],
     ["max iterator age", `${s.maxIteratorAgeMs} ms`, "the oldest record's age when its batch was invoked"],
+    [
+      "processor DynamoDB requests",
+      `${s.processorDynamoDb.requests} (${s.processorDynamoDb.requestsPerNewRecord.toFixed(2)} per new record)`,
+      `all of the processor's requests, pre-reads included, per stream record received for the first time (${s.processorDynamoDb.firstDeliveries}; ${s.processorDynamoDb.redeliveries} redeliveries)`,
+    ],
     ["duration", `${(s.durationMs / 1000).toFixed(1)} s`, ""],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

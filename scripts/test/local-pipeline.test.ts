@@ -128,6 +128,11 @@ describe("the main job (npm start)", () => {
       scenario.stream.filter((s) => s.kind === "event" || s.kind === "stuck").length,
     );
     expect(summary.latencyMs.p99).toBeGreaterThanOrEqual(summary.latencyMs.p50);
+    // The processor's DynamoDB requests, counted at its proxy in front of the emulator: every record of the
+    // scenario reached it at least once, it wrote, and the stuck events' writes were refused, not counted.
+    expect(summary.processorDynamoDb.firstDeliveries).toBeGreaterThanOrEqual(scenario.stream.length);
+    expect(summary.processorDynamoDb.byOperation.PutItem).toBeGreaterThan(0);
+    expect(summary.processorDynamoDb.refusedByFault).toBeGreaterThan(0);
     expect(stderr).toContain("accounted");
     expect(stderr).toContain(`report: ${report}`);
     // The noise a person should not see (issue 14, item 12): parseArgs, SQLite and SDK warnings as such.

@@ -29,6 +29,14 @@ const summary: Summary = {
   inFlight: 0,
   latencyMs: { p50: 40, p90: 120, p95: 180, p99: 900 },
   maxIteratorAgeMs: 5_300,
+  processorDynamoDb: {
+    byOperation: { BatchGetItem: 90, PutItem: 2_300 },
+    requests: 2_390,
+    refusedByFault: 12,
+    firstDeliveries: 2_880,
+    redeliveries: 150,
+    requestsPerNewRecord: 2_390 / 2_880,
+  },
   functions: {
     processor: { invocations: 120, errors: 4, timeouts: 1, coldStarts: 3, maxMemoryUsedMb: 80 },
     "tool-worker": { invocations: 90, errors: 0, timeouts: 0, coldStarts: 5, maxMemoryUsedMb: 60 },
@@ -54,6 +62,9 @@ describe("the summary and the progress line", () => {
     expect(text).toMatch(/lost\s+0\s+inputs found nowhere/);
     expect(text).toMatch(/sent to DLQ\s+3\s+messages in the tool and FIFO DLQs/);
     expect(text).toMatch(/processor\s+120 invocations, 4 errors, 1 timeouts/);
+    expect(text).toMatch(
+      /processor DynamoDB requests\s+2390 \(0\.83 per new record\)\s+all of the processor's requests, pre-reads included, per stream record received for the first time \(2880; 150 redeliveries\)/,
+    );
   });
 
   it("a run that ran out of time says so and is not reported as loss (exit 3, not 1)", () => {
