@@ -58,7 +58,3 @@ export function decodeFailureRecord(body: string): DecodeResult<KinesisFailureRe
   }
   return { ok: true, value: parsed.data };
 }
-
-export function streamNameOfArn(arn: string): string {
-  return arn.slice(arn.indexOf("/") + 1);
-}

@@ -5,9 +5,9 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
 } from "@aws-sdk/client-kinesis";
+import { streamNameOfArn } from "@mcp-pipeline/arn";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
 import { backoffDelayMs, Jitter, sleep as realSleep, retry, type Sleep } from "@mcp-pipeline/retry";
-import { streamNameOfArn } from "./failure-record.js";
 
 export interface SequenceRange {
   readonly streamArn: string;
