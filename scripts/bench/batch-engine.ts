@@ -18,6 +18,7 @@ import {
   processKinesisBatch,
   SchedulingRule,
 } from "@mcp-pipeline/batch";
+import { sleep } from "@mcp-pipeline/retry";
 import { kinesisRecord } from "@mcp-pipeline/testing";
 
 interface Scenario {
@@ -67,8 +68,6 @@ const deadlineScenarios: Scenario[] = [
     latencyMs: 10,
   },
 ];
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 const boundOf = (s: Scenario): number => {
   const perKey = new Map<string, number>();

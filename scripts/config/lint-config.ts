@@ -5,8 +5,8 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { type EnvironmentSettings, loadSettings, parseSettings, SettingsError } from "@mcp-pipeline/settings";
+import { ExitCode, parseCommandLine, refuseCommandLine, runIfMain, UsageError } from "../lib/cli.ts";
 import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "../terraform/hcl.ts";
 import { liveSettings } from "./live.ts";
 import { type Finding, settingsFindings, type Wiring, wiringFindings } from "./rules.ts";
@@ -51,17 +51,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     values = parse(argv).values;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
+    return refuseCommandLine(error, USAGE);
   }
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return 0;
+    return ExitCode.Ok;
   }
-  if (values.live && !values.env) {
-    process.stderr.write(`--live needs --env\n\n${USAGE}\n`);
-    return 2;
-  }
+  if (values.live && !values.env) return refuseCommandLine(new UsageError("--live needs --env"), USAGE);
   const root = join(TERRAFORM_ROOT, "..");
   const targets: { label: string; settings: () => Promise<EnvironmentSettings> }[] = [];
   if (values.file) {
@@ -101,7 +97,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         (error as NodeJS.ErrnoException).code === "ENOENT"
       ) {
         process.stderr.write(`${target.label}: ${(error as Error).message}\n`);
-        return 2;
+        return ExitCode.Usage;
       }
       throw error;
     }
@@ -111,13 +107,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   problems += wiring.length;
   lines.push(report(`alarms wiring (${wiringDir.replace(`${root}/`, "")})`, wiring));
   process.stdout.write(`${lines.join("\n")}\n`);
-  return problems === 0 ? 0 : 1;
+  return problems === 0 ? ExitCode.Ok : ExitCode.Failed;
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
+  return parseCommandLine(argv, {
     allowPositionals: false,
     options: {
       env: { type: "string" },
@@ -130,12 +124,5 @@ function parse(argv: readonly string[]) {
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(2);
-    },
-  );
-}
+// A crash exits 2, as an unreadable settings file does: 1 means findings only.
+runIfMain(import.meta.url, main, ExitCode.Usage);

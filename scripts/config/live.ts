@@ -12,6 +12,7 @@ import {
   ListEventSourceMappingsCommand,
 } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { queueNameOfArn } from "@mcp-pipeline/arn";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 
 type SqsFunction = "tool_worker" | "fifo_worker" | "dlq_redrive";
@@ -90,7 +91,7 @@ export async function liveSettings(file: EnvironmentSettings, region: string): P
       deadLetterTargetArn?: string;
       maxReceiveCount?: number;
     };
-    const dlqName = redrive.deadLetterTargetArn?.split(":").at(-1);
+    const dlqName = redrive.deadLetterTargetArn && queueNameOfArn(redrive.deadLetterTargetArn);
     const dlq = dlqName
       ? await sqs
           .send(new GetQueueUrlCommand({ QueueName: dlqName }))

@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
 import { ENVIRONMENT_NAME } from "@mcp-pipeline/settings";
+import { fraction, parseCommandLine, UsageError, wholeNumber } from "../lib/cli.ts";
 import type { ScenarioOptions } from "./scenario.ts";
 
 export const USAGE = `npm start -- [options]
@@ -60,106 +60,33 @@ export interface CliOptions {
   readonly help: boolean;
 }
 
-/** A bad command line: the message says which option and why. */
-export class CliError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "CliError";
-  }
-}
-
-function integer(
-  name: string,
-  value: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (!/^-?\d+$/.test(value)) throw new CliError(`--${name} must be a whole number, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) throw new CliError(`--${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function rate(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) {
-    throw new CliError(`--${name} must be a number from 0 to 1, got "${value}"`);
-  }
-  return n;
-}
-
-/** The options that take a value, for `valuesAttached`. */
-const VALUED = new Set([
-  "--events",
-  "--jobs",
-  "--fifo-jobs",
-  "--sessions",
-  "--poison-rate",
-  "--transient-rate",
-  "--duplicate-rate",
-  "--stuck-rate",
-  "--seed",
-  "--env",
-  "--time-scale",
-  "--timeout",
-  "--dist",
-  "--report",
-]);
-
-/**
- * `--events -3` as `--events=-3`: parseArgs refuses a value that starts with a dash ("argument is
- * ambiguous"), which hides the range message a person needs. Only negative numbers are attached: a
- * missing value followed by another option (`--events --json`) is still refused as missing.
- */
-export function valuesAttached(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const next = argv[i + 1];
-    if (VALUED.has(arg) && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${arg}=${next}`);
-      i++;
-    } else out.push(arg);
-  }
-  return out;
-}
-
 /**
  * `environ` is the process environment: under `npm start --json`, npm keeps `--json` for itself (and
  * prints its banner on stderr instead of stdout) and passes it on as npm_config_json=true.
  */
 export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(valuesAttached(argv));
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  const v = parsed.values;
+  const v = parse(argv).values;
   const env = v.env ?? "dev";
   if (v.report !== undefined && v["no-report"])
-    throw new CliError("--report and --no-report cannot be used together");
-  if (v.report === "") throw new CliError("--report needs a file name (or use --no-report)");
+    throw new UsageError("--report and --no-report cannot be used together");
+  if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
   if (!ENVIRONMENT_NAME.test(env))
-    throw new CliError(`--env must name an environment (e.g. dev), got "${env}"`);
+    throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
     scenario: {
-      events: integer("events", v.events, 2_000, 0, 1_000_000),
-      jobs: integer("jobs", v.jobs, 300, 0, 100_000),
-      fifoJobs: integer("fifo-jobs", v["fifo-jobs"], 100, 0, 100_000),
-      sessions: integer("sessions", v.sessions, 20, 1, 100_000),
-      poisonRate: rate("poison-rate", v["poison-rate"], 0.01),
-      transientRate: rate("transient-rate", v["transient-rate"], 0.05),
-      duplicateRate: rate("duplicate-rate", v["duplicate-rate"], 0.02),
-      stuckRate: rate("stuck-rate", v["stuck-rate"], 0.002),
-      seed: integer("seed", v.seed, 42, 0, 2 ** 32 - 1),
+      events: wholeNumber("events", v.events, { fallback: 2_000, min: 0, max: 1_000_000 }),
+      jobs: wholeNumber("jobs", v.jobs, { fallback: 300, min: 0, max: 100_000 }),
+      fifoJobs: wholeNumber("fifo-jobs", v["fifo-jobs"], { fallback: 100, min: 0, max: 100_000 }),
+      sessions: wholeNumber("sessions", v.sessions, { fallback: 20, min: 1, max: 100_000 }),
+      poisonRate: fraction("poison-rate", v["poison-rate"], 0.01),
+      transientRate: fraction("transient-rate", v["transient-rate"], 0.05),
+      duplicateRate: fraction("duplicate-rate", v["duplicate-rate"], 0.02),
+      stuckRate: fraction("stuck-rate", v["stuck-rate"], 0.002),
+      seed: wholeNumber("seed", v.seed, { fallback: 42, min: 0, max: 2 ** 32 - 1 }),
     },
     env,
-    timeScale: integer("time-scale", v["time-scale"], 10, 1, 1_000),
-    timeoutMs: integer("timeout", v.timeout, 100, 1, 86_400) * 1000,
+    timeScale: wholeNumber("time-scale", v["time-scale"], { fallback: 10, min: 1, max: 1_000 }),
+    timeoutMs: wholeNumber("timeout", v.timeout, { fallback: 100, min: 1, max: 86_400 }) * 1000,
     distDir: v.dist,
     json: v.json ?? environ.npm_config_json === "true",
     report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
@@ -170,9 +97,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
+  return parseCommandLine(argv, {
     allowPositionals: false,
     options: {
       events: { type: "string" },

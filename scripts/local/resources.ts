@@ -20,7 +20,7 @@ import {
   createTableWhenActive,
   waitForStreamActive,
 } from "@mcp-pipeline/emulators";
-import { DEDUPE_TTL_ATTRIBUTE, dedupeTableDefinition } from "@mcp-pipeline/idempotency";
+import { dedupeTableDefinition, dedupeTimeToLive } from "@mcp-pipeline/idempotency";
 import type { EnvironmentSettings, QueueSettings } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 
@@ -163,12 +163,7 @@ export async function createLocalResources(
 
   await createTableWhenActive(dynamodb, toolCallsTableDefinition(names.toolCallsTable));
   await createTableWhenActive(dynamodb, dedupeTableDefinition(names.dedupeTable));
-  await dynamodb.send(
-    new UpdateTimeToLiveCommand({
-      TableName: names.dedupeTable,
-      TimeToLiveSpecification: { AttributeName: DEDUPE_TTL_ATTRIBUTE, Enabled: true },
-    }),
-  );
+  await dynamodb.send(new UpdateTimeToLiveCommand(dedupeTimeToLive(names.dedupeTable)));
   await createBucketWhenReady(s3, { Bucket: names.quarantineBucket });
   await createBucketWhenReady(s3, { Bucket: names.resultsBucket });
 

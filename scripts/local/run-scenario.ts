@@ -5,6 +5,7 @@ import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
+import { sleep } from "@mcp-pipeline/retry";
 import type { LocalPipeline } from "./pipeline.ts";
 import type { ProcessorTrafficCounts } from "./processor-traffic.ts";
 import type { JobItem, Scenario } from "./scenario.ts";
@@ -301,7 +302,7 @@ export async function runScenario(
         });
       }
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
 
   // The downstream recovers: faults off, then what the processor gave up on goes back into the stream
@@ -343,7 +344,7 @@ export async function runScenario(
         ];
         break;
       }
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
     }
   }
 

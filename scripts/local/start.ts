@@ -4,7 +4,8 @@
 import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
-import { CliError, type CliOptions, parseCli, USAGE } from "./cli.ts";
+import { ExitCode, refuseCommandLine, runIfMain } from "../lib/cli.ts";
+import { type CliOptions, parseCli, USAGE } from "./cli.ts";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.ts";
 import { writeReport } from "./report.ts";
 import { type Progress, runScenario } from "./run-scenario.ts";
@@ -83,11 +84,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     options = parseCli(argv, process.env);
   } catch (error) {
-    if (error instanceof CliError) {
-      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    throw error;
+    return refuseCommandLine(error, USAGE);
   }
   const env = process.env;
   if (
@@ -104,7 +101,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);
-    return 0;
+    return ExitCode.Ok;
   }
   const known = await environments();
   if (!known.includes(options.env)) {
@@ -112,7 +109,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `no environment "${options.env}": there is no ${relative(root, settingsFile(root, options.env))}\n` +
         `environments: ${known.join(", ")} (e.g. --env ${known[0] ?? "dev"})\n`,
     );
-    return 2;
+    return ExitCode.Usage;
   }
   let settings: Awaited<ReturnType<typeof loadSettings>>;
   try {
@@ -120,7 +117,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof SettingsError) {
       process.stderr.write(`${error.message}\n`);
-      return 2;
+      return ExitCode.Usage;
     }
     throw error;
   }
@@ -148,7 +145,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await pipeline.start();
     if (options.serve) {
       await serve(pipeline, options);
-      return 0;
+      return ExitCode.Ok;
     }
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
@@ -190,7 +187,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
     // 1: inputs lost (a broken promise); 3: out of time with inputs still in flight (not judged).
     if (summary.timedOut) return 3;
-    return summary.lost === 0 ? 0 : 1;
+    return summary.lost === 0 ? ExitCode.Ok : ExitCode.Failed;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -198,12 +195,4 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main, ExitCode.Failed);

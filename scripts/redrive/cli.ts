@@ -3,7 +3,6 @@
  * Reaches AWS (or LocalStack, or `npm start -- --serve`) through the standard variables: AWS_REGION,
  * credentials, AWS_ENDPOINT_URL_*.
  */
-import { parseArgs } from "node:util";
 import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
@@ -16,6 +15,14 @@ import {
   replayedAt,
   replayQuarantine,
 } from "@mcp-pipeline/redrive";
+import {
+  ExitCode,
+  parseCommandLine,
+  refuseCommandLine,
+  runIfMain,
+  UsageError,
+  wholeNumber,
+} from "../lib/cli.ts";
 
 export const USAGE = `npm run redrive -- <command> [options]
 
@@ -50,13 +57,6 @@ Options
 
 Exit status: 0 done, 1 failed, 2 bad command line.`;
 
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
 const QUEUES: Record<string, [string, string]> = {
   "tool-jobs": ["TOOL_DLQ_URL", "TOOL_QUEUE_URL"],
   "session-jobs": ["FIFO_DLQ_URL", "FIFO_QUEUE_URL"],
@@ -82,13 +82,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   try {
     parsed = parse(argv);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
+    return refuseCommandLine(error, USAGE);
   }
   const { values: v, positionals } = parsed;
   if (v.help || positionals.length === 0) {
     process.stdout.write(`${USAGE}\n`);
-    return v.help ? 0 : 2;
+    return v.help ? ExitCode.Ok : ExitCode.Usage;
   }
   const [command, ...rest] = positionals;
   const out = (text: string, json: unknown) =>
@@ -104,9 +103,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       if (!b) throw new UsageError("no quarantine bucket: pass --bucket or set QUARANTINE_BUCKET");
       return b;
     };
-    const rate = v.rate === undefined ? 100 : Number(v.rate);
-    if (!Number.isInteger(rate) || rate < 1 || rate > 10_000)
-      throw new UsageError(`--rate must be a whole number 1-10000, got "${v.rate}"`);
+    const rate = wholeNumber("rate", v.rate, { fallback: 100, min: 1, max: 10_000 });
     const filter: QuarantineFilter = {
       ...(v.reason !== undefined ? { reason: v.reason } : {}),
       ...(v.session !== undefined ? { session: v.session } : {}),
@@ -137,7 +134,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
           ].join("\n"),
           counts,
         );
-        return 0;
+        return ExitCode.Ok;
       }
       case "show": {
         const key = rest[0];
@@ -162,7 +159,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
           decoded,
           replayedAt: marked ?? null,
         });
-        return 0;
+        return ExitCode.Ok;
       }
       case "replay": {
         const stream = v.stream ?? env.STREAM_NAME;
@@ -182,7 +179,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
             : `${summary.replayed} replayed into ${stream}, ${summary.alreadyReplayed} already replayed before (of ${summary.matched} matched)`,
           summary,
         );
-        return 0;
+        return ExitCode.Ok;
       }
       case "dlq": {
         const named = v.queue ? QUEUES[v.queue] : undefined;
@@ -223,25 +220,20 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
             : `${summary.moved} moved back to ${to} (${summary.mode}), ${summary.failed} refused or not taken (left in the DLQ), ${summary.arrivedAfterStart} arrived in the DLQ after the start (left for the next run)`,
           summary,
         );
-        return summary.failed === 0 ? 0 : 1;
+        return summary.failed === 0 ? ExitCode.Ok : ExitCode.Failed;
       }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
-      return 2;
-    }
+    if (error instanceof UsageError) return refuseCommandLine(error, USAGE);
     process.stderr.write(`${(error as Error).name}: ${(error as Error).message}\n`);
-    return 1;
+    return ExitCode.Failed;
   }
 }
 
 function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    strict: true,
+  return parseCommandLine(argv, {
     allowPositionals: true,
     options: {
       reason: { type: "string" },
@@ -263,12 +255,4 @@ function parse(argv: readonly string[]) {
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`${String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main, ExitCode.Failed);

@@ -11,7 +11,8 @@ import { startDynamoDb, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators
 import { loadSettings, settingsFile } from "@mcp-pipeline/settings";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliError, parseCli } from "../local/cli.ts";
+import { UsageError } from "../lib/cli.ts";
+import { parseCli } from "../local/cli.ts";
 import { buildScenario } from "../local/scenario.ts";
 import { bundleAll } from "./bundles.ts";
 import { launchChromium } from "./chromium.ts";
@@ -399,7 +400,7 @@ describe("npm start's command line", () => {
     [["stray"], "Unexpected argument 'stray'"],
     [["--events"], "Option '--events <value>' argument missing"],
   ])("refuses %j: %s", (argv, message) => {
-    expect(() => parseCli(argv)).toThrow(CliError);
+    expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
   });
 });

@@ -25,7 +25,18 @@ describe("npm run redrive: bad command lines get a clear error and exit code 2",
     [["inspect"], "no quarantine bucket"],
     [["inspect", "--bucket", "b", "--since", "yesterday"], "--since must be an ISO instant"],
     [["replay", "--bucket", "b"], "no stream"],
-    [["replay", "--bucket", "b", "--stream", "s", "--rate", "0"], "--rate must be a whole number"],
+    [
+      ["replay", "--bucket", "b", "--stream", "s", "--rate", "0"],
+      "--rate must be between 1 and 10000, got 0",
+    ],
+    [
+      ["replay", "--bucket", "b", "--stream", "s", "--rate", "-5"],
+      "--rate must be between 1 and 10000, got -5",
+    ],
+    [
+      ["replay", "--bucket", "b", "--stream", "s", "--rate", "1.5"],
+      '--rate must be a whole number, got "1.5"',
+    ],
     [["show", "--bucket", "b"], "show needs the object key"],
     [["dlq"], "dlq needs --from and --to"],
     [["dlq", "--queue", "nope"], "--queue must be one of tool-jobs, session-jobs, stream-failures"],
@@ -34,6 +45,8 @@ describe("npm run redrive: bad command lines get a clear error and exit code 2",
     const { code, err, out } = await run(argv);
     expect(code).toBe(2);
     expect(err + out).toContain(message);
+    // The message, then the usage.
+    expect(err + out).toContain("npm run redrive -- <command> [options]");
   });
 
   it("--help prints the usage and exits 0", async () => {

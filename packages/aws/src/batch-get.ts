@@ -1,5 +1,6 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TransientError } from "@mcp-pipeline/contracts";
+import { backoffDelayMs, Jitter, sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 
 /** BatchGetItem reads at most 100 keys a request. */
 export const BATCH_GET_MAX_KEYS = 100;
@@ -18,10 +19,11 @@ export class BatchGetIncompleteError extends TransientError {
 export interface BatchGetOptions {
   /** Retries of UnprocessedKeys, with exponential backoff and full jitter. */
   readonly maxRetries?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: Sleep;
 }
 
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** 50, 100, 200 ... ms ceilings, at most 1 s, fully jittered. */
+const UNPROCESSED_BACKOFF = { baseMs: 50, capMs: 1_000, jitter: Jitter.Full } as const;
 
 /**
  * Reads every key with consistent reads, 100 keys a request, asking again for the UnprocessedKeys
@@ -35,13 +37,13 @@ export async function batchGetAll<T>(
   options: BatchGetOptions = {},
 ): Promise<T[]> {
   const maxRetries = options.maxRetries ?? 5;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? realSleep;
   const items: T[] = [];
   for (let start = 0; start < keys.length; start += BATCH_GET_MAX_KEYS) {
     let pending = keys.slice(start, start + BATCH_GET_MAX_KEYS);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > maxRetries) throw new BatchGetIncompleteError(pending.length);
-      if (attempt > 0) await sleep(Math.random() * Math.min(1000, 25 * 2 ** attempt));
+      if (attempt > 0) await sleep(backoffDelayMs(attempt, UNPROCESSED_BACKOFF));
       const response = await client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [...pending], ConsistentRead: true } } }),
       );

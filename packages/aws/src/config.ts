@@ -1,3 +1,4 @@
+import { describeIssue } from "@mcp-pipeline/schema-issues";
 import type * as z from "zod";
 
 export class ConfigError extends Error {
@@ -31,7 +32,5 @@ export function loadConfig<S extends ConfigSchema>(
 ): z.output<S> {
   const parsed = schema.safeParse(env);
   if (parsed.success) return parsed.data as z.output<S>;
-  throw new ConfigError(
-    parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(env)"}: ${issue.message}`),
-  );
+  throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, "(env)")));
 }

@@ -5,6 +5,7 @@ import {
   type PutRecordsRequestEntry,
 } from "@aws-sdk/client-kinesis";
 import { messageOf, TransientError } from "@mcp-pipeline/contracts";
+import { backoffDelayMs, Jitter, sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 
 /**
  * PutRecords limits: 500 records and 5 MiB a request, 1 MiB a record, partition keys included
@@ -53,7 +54,7 @@ export interface PutRecordsOptions {
   readonly ordering?: OrderingMode;
   readonly limits?: PutRecordsLimits;
   readonly random?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: Sleep;
 }
 
 export interface WrittenRecord {
@@ -173,7 +174,7 @@ export async function putRecords(
   const maxDelayMs = options.maxDelayMs ?? 2_000;
   const ordering = options.ordering ?? OrderingMode.Relaxed;
   const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = options.sleep ?? realSleep;
 
   const written: WrittenRecord[] = [];
   const rejected: RejectedRecord[] = [];
@@ -230,9 +231,10 @@ export async function putRecords(
 
   let round = 0;
   while (pending.length > 0) {
-    if (round > 0) {
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1));
-      if (ceiling > 0) await sleep(Math.floor(random() * ceiling));
+    if (round > 0 && baseDelayMs > 0 && maxDelayMs > 0) {
+      await sleep(
+        backoffDelayMs(round, { baseMs: baseDelayMs, capMs: maxDelayMs, jitter: Jitter.Full }, random),
+      );
     }
     const plan = planRequests(pending, (i) => sizes[i] as number, keyOf, limits, ordering);
     const retry: number[] = [];

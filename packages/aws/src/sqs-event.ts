@@ -1,4 +1,5 @@
 import type { Message, MessageSystemAttributeName } from "@aws-sdk/client-sqs";
+import { parseArn } from "@mcp-pipeline/arn";
 import type { SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from "aws-lambda";
 
 /** The system attributes the SQS ESM asks for and passes on (esm-semantics.md §2.4). */
@@ -11,11 +12,6 @@ export const ESM_SYSTEM_ATTRIBUTES: MessageSystemAttributeName[] = [
   "MessageGroupId",
   "MessageDeduplicationId",
 ];
-
-/** The region in a queue ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
-export function regionOfArn(arn: string): string {
-  return arn.split(":")[3] ?? "";
-}
 
 /**
  * A message from ReceiveMessage in the shape Lambda's SQS event source delivers it (§2.4): attribute
@@ -52,6 +48,6 @@ export function toSqsEventRecord(message: Message, queueArn: string): SQSRecord 
       : {}),
     eventSource: "aws:sqs",
     eventSourceARN: queueArn,
-    awsRegion: regionOfArn(queueArn),
+    awsRegion: parseArn(queueArn).region,
   };
 }

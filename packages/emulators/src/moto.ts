@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { backoffDelayMs, retry } from "@mcp-pipeline/retry";
 import type { RunningEmulator } from "./index.js";
 
 /** moto could not be installed or started; `output` holds what the installer or the server printed. */
@@ -91,19 +92,19 @@ async function answering(endpoint: string, child: ChildProcess, output: () => st
   child.once("exit", (code) => {
     exited = code;
   });
-  let delayMs = 50;
-  for (;;) {
-    if (exited !== undefined)
-      throw new MotoStartError(`moto_server exited (${exited}) before answering`, output());
-    try {
+  await retry(
+    async () => {
+      if (exited !== undefined)
+        throw new MotoStartError(`moto_server exited (${exited}) before answering`, output());
       const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(5_000) });
       await response.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      delayMs = Math.min(delayMs * 2, 500);
-    }
-  }
+    },
+    {
+      maxAttempts: Number.POSITIVE_INFINITY,
+      delayMs: (retry) => backoffDelayMs(retry, { baseMs: 50, capMs: 500 }),
+      retryable: (error) => !(error instanceof MotoStartError),
+    },
+  );
 }
 
 function stopProcessGroup(child: ChildProcess): Promise<void> {

@@ -29,6 +29,7 @@ import {
   GetQueueAttributesCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { backoffDelayMs, retry } from "@mcp-pipeline/retry";
 
 /** How long a resource may take to become usable before the wait gives up (seconds), and the polling. */
 export interface ReadyWaitOptions {
@@ -106,19 +107,21 @@ export async function waitForQueue(
   options: ReadyWaitOptions = {},
 ): Promise<Record<string, string>> {
   const deadline = Date.now() + (options.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS) * 1000;
-  let delayMs = POLL.minDelay * 1000;
-  for (;;) {
-    try {
-      const { Attributes = {} } = await client.send(
-        new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] }),
-      );
-      return Attributes;
-    } catch (error) {
-      if (Date.now() + delayMs > deadline)
-        throw new ResourceNotReadyError(`queue ${queueUrl}`, { cause: error });
-    }
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    delayMs = Math.min(delayMs * 2, POLL.maxDelay * 1000);
+  const delayMs = (retry: number) =>
+    backoffDelayMs(retry, { baseMs: POLL.minDelay * 1000, capMs: POLL.maxDelay * 1000 });
+  try {
+    const { Attributes = {} } = await retry(
+      () => client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["All"] })),
+      {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        delayMs,
+        // Give up rather than wait past the deadline.
+        retryable: (_error, attempt) => Date.now() + delayMs(attempt) <= deadline,
+      },
+    );
+    return Attributes;
+  } catch (error) {
+    throw new ResourceNotReadyError(`queue ${queueUrl}`, { cause: error });
   }
 }
 

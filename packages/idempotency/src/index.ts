@@ -7,4 +7,4 @@ export {
   IdempotencyStore,
   type IdempotencyStoreOptions,
 } from "./store.js";
-export { DEDUPE_TTL_ATTRIBUTE, dedupeTableDefinition } from "./table.js";
+export { dedupeTableDefinition, dedupeTimeToLive } from "./table.js";

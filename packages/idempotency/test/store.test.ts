@@ -1,4 +1,5 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DescribeTimeToLiveCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
 import {
@@ -14,6 +15,7 @@ import {
   AlreadyInProgressError,
   ClaimLostError,
   dedupeTableDefinition,
+  dedupeTimeToLive,
   IdempotencyStore,
   runOnce,
 } from "../src/index.js";
@@ -219,3 +221,20 @@ describe.each(backends)(
     });
   },
 );
+
+describe("the dedupe table's TTL", () => {
+  it("names the field every completed row carries: epoch seconds, the retention after completion", async () => {
+    // Prepare: the table's TTL as scripts/local and Terraform set it.
+    await client.send(new UpdateTimeToLiveCommand(dedupeTimeToLive(table)));
+    const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: table }));
+    const attribute = TimeToLiveDescription?.AttributeName;
+    // Act
+    await runOnce(store(), "evt-ttl", 30_000, async () => undefined);
+    // Assess: DynamoDB deletes the row by this attribute only once its retention has passed.
+    const { Item } = await client.send(
+      new GetCommand({ TableName: table, Key: { id: "processor#evt-ttl" } }),
+    );
+    expect(attribute).toBeDefined();
+    expect(Item?.[attribute as string]).toBe(Math.floor(clock / 1000) + 86_400);
+  });
+});

@@ -1,9 +1,15 @@
+import { InvalidArnError, streamNameOfArn } from "@mcp-pipeline/arn";
 import type { KinesisStreamRecord } from "aws-lambda";
 import type { KinesisSource } from "./schema.js";
 
+/** A record is quarantined whatever its source ARN says: one that names no stream is filed under unknown-stream. */
 function streamNameOf(streamArn: string): string {
-  const name = streamArn.split("/").at(-1);
-  return name && name.length > 0 ? name : "unknown-stream";
+  try {
+    return streamNameOfArn(streamArn);
+  } catch (error) {
+    if (error instanceof InvalidArnError) return "unknown-stream";
+    throw error;
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { describeIssue } from "@mcp-pipeline/schema-issues";
 import type { QuarantineRecord } from "./schema.js";
 import { QUARANTINE_FORMAT_VERSION } from "./version.js";
 
@@ -134,4 +135,4 @@ export function validateQuarantineRecord(value: unknown): QuarantineValidation {
 
 /** `source.sequenceNumber: Invalid string: must match pattern /^\d{1,128}$/; ...` */
 export const describeIssues = (issues: readonly QuarantineIssue[]) =>
-  issues.map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`).join("; ");
+  issues.map((issue) => describeIssue(issue)).join("; ");

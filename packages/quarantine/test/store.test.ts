@@ -82,6 +82,15 @@ describe("quarantine store on S3 (fauxqs)", () => {
     await expect(read).rejects.toMatchObject({ key: "kinesis/odd.json" });
   });
 
+  it("files a record by its stream's name, and one whose source ARN names no stream under unknown-stream", () => {
+    const source = record(3).source;
+    expect(quarantineKeyFor(source)).toMatch(/^kinesis\/tool-call-events\/2026\/11\/30\//);
+    // Nothing is lost for a malformed ARN: the record is still quarantined, under a key that says so.
+    expect(quarantineKeyFor({ ...source, streamArn: "tool-call-events" })).toBe(
+      `kinesis/unknown-stream/2026/11/30/${source.shardId}/${source.sequenceNumber}.json`,
+    );
+  });
+
   it("derives the shard from eventID", () => {
     const r = kinesisRecord({ partitionKey: "p", data: {}, sequence: 1, shardId: "shardId-000000000003" });
     expect(kinesisSourceOf(r).shardId).toBe("shardId-000000000003");

@@ -1,4 +1,5 @@
 import { BadJsonError, type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
+import { dottedIssue } from "@mcp-pipeline/schema-issues";
 import * as z from "zod";
 
 const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
@@ -52,17 +53,8 @@ export function decodeFailureRecord(body: string): DecodeResult<KinesisFailureRe
   if (!parsed.success) {
     return {
       ok: false,
-      error: new SchemaViolationError(
-        parsed.error.issues.map((i) => ({
-          path: i.path.map(String).join(".") || "(root)",
-          message: i.message,
-        })),
-      ),
+      error: new SchemaViolationError(parsed.error.issues.map((issue) => dottedIssue(issue))),
     };
   }
   return { ok: true, value: parsed.data };
-}
-
-export function streamNameOfArn(arn: string): string {
-  return arn.slice(arn.indexOf("/") + 1);
 }

@@ -2,7 +2,6 @@ export {
   decodeFailureRecord,
   type KinesisFailureRecord,
   kinesisFailureRecordSchema,
-  streamNameOfArn,
 } from "./failure-record.js";
 export { countMessages, type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
 export {

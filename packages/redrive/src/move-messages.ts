@@ -10,6 +10,7 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from "@aws-sdk/client-sqs";
+import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 
 export interface MoveOptions {
   readonly dlqUrl: string;
@@ -22,7 +23,7 @@ export interface MoveOptions {
   readonly pollIntervalMs?: number;
   /** Called after each step: messages moved so far, and the figure they are measured against. */
   readonly onProgress?: (moved: number, total: number) => void;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: Sleep;
   readonly now?: () => number;
 }
 
@@ -150,7 +151,7 @@ export async function countMessages(sqs: SQSClient, url: string): Promise<number
  *   the id of a message sent before (SQS's answer to a de-duplicated send).
  */
 export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promise<MoveSummary> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = options.sleep ?? realSleep;
   const now = options.now ?? Date.now;
   const startedAt = now();
   const dlq = await attributes(sqs, options.dlqUrl);

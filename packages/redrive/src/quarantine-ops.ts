@@ -8,6 +8,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { compareSequenceNumbers, OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { type QuarantineRecord, readQuarantineRecord } from "@mcp-pipeline/quarantine";
+import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {
@@ -175,7 +176,7 @@ export interface ReplayOptions {
   readonly ratePerSecond?: number;
   readonly onProgress?: (done: number, total: number) => void;
   readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: Sleep;
 }
 
 export interface ReplaySummary {
@@ -200,7 +201,7 @@ export async function replayQuarantine(
   options: ReplayOptions,
 ): Promise<ReplaySummary> {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = options.sleep ?? realSleep;
   // A record and its copies quarantined again after a replay are one record: it was replayed when
   // any of its objects is marked, and a replay puts it back once and marks every object of it.
   const groups = sameRecordGroups(entries);

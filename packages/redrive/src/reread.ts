@@ -5,8 +5,9 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
 } from "@aws-sdk/client-kinesis";
+import { streamNameOfArn } from "@mcp-pipeline/arn";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
-import { streamNameOfArn } from "./failure-record.js";
+import { backoffDelayMs, Jitter, sleep as realSleep, retry, type Sleep } from "@mcp-pipeline/retry";
 
 export interface SequenceRange {
   readonly streamArn: string;
@@ -24,7 +25,7 @@ export interface RereadResult {
 
 export interface RereadOptions {
   readonly maxAttempts?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: Sleep;
 }
 
 const THROTTLED = new Set([
@@ -32,6 +33,9 @@ const THROTTLED = new Set([
   "LimitExceededException",
   "KMSThrottlingException",
 ]);
+
+/** 200, 400, 800 ... ms ceilings, at most 5 s, at least half of each waited. */
+const THROTTLE_BACKOFF = { baseMs: 200, capMs: 5_000, jitter: Jitter.Equal } as const;
 
 /**
  * Reads the records of a sequence range back from the stream: GetShardIterator AT_SEQUENCE_NUMBER,
@@ -47,20 +51,15 @@ export async function rereadRange(
   range: SequenceRange,
   options: RereadOptions = {},
 ): Promise<RereadResult> {
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const maxAttempts = options.maxAttempts ?? 8;
   const records: _Record[] = [];
 
-  const withRetry = async <T>(call: () => Promise<T>): Promise<T> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        if (!THROTTLED.has((error as Error).name) || attempt >= maxAttempts) throw error;
-        await sleep(Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2));
-      }
-    }
-  };
+  const withRetry = <T>(call: () => Promise<T>): Promise<T> =>
+    retry(call, {
+      maxAttempts: options.maxAttempts ?? 8,
+      retryable: (error) => THROTTLED.has((error as Error).name),
+      delayMs: (r) => backoffDelayMs(r, THROTTLE_BACKOFF),
+      sleep: options.sleep ?? realSleep,
+    });
   const iteratorFrom = async (
     type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON",
     sequence?: string,

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { describeIssue } from "@mcp-pipeline/schema-issues";
 import { ENVIRONMENT_NAME, type EnvironmentSettings, environmentSettingsSchema } from "./schema.js";
 
 /** The settings file of an environment could not be read or breaks the schema; `problems` lists each. */
@@ -25,7 +26,7 @@ export function parseSettings(file: string, json: unknown): EnvironmentSettings 
   if (parsed.success) return parsed.data;
   throw new SettingsError(
     file,
-    parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`),
+    parsed.error.issues.map((issue) => describeIssue(issue)),
   );
 }
 

@@ -10,6 +10,7 @@ import {
 } from "@aws-sdk/client-kinesis";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { backoffDelayMs, retry, sleep } from "@mcp-pipeline/retry";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import type { Invokable } from "../invokable.js";
@@ -101,7 +102,12 @@ export interface KinesisEsmStats {
   expiredIterators: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
+const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
+/** Waits before a failed batch is invoked again: 100 ms doubling to 5 s (AWS's timing is not documented). */
+const BATCH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
+/** Waits between the tries to deliver a failure record to the on-failure destination. */
+const DESTINATION_BACKOFF = { baseMs: 200, capMs: 5_000 } as const;
 
 /** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
 function laneOf(partitionKey: string, lanes: number): number {
@@ -251,7 +257,7 @@ export class KinesisEventSource {
     this.stats.readErrors += 1;
     const errorName = error instanceof Error ? error.name : typeof error;
     this.#options.onEvent?.({ type: "read-error", shardId, operation, errorName, attempt });
-    await sleep(this.#options.readRetryDelayMs?.(attempt) ?? Math.min(5_000, 50 * 2 ** attempt));
+    await sleep(this.#options.readRetryDelayMs?.(attempt) ?? backoffDelayMs(attempt, READ_BACKOFF));
   }
 
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
@@ -469,7 +475,7 @@ export class KinesisEventSource {
         return;
       }
       this.stats.retriedBatches += 1;
-      await sleep(this.#options.retryDelayMs?.(attempts) ?? Math.min(5_000, 100 * 2 ** (attempts - 1)));
+      await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
     }
   }
 
@@ -495,17 +501,17 @@ export class KinesisEventSource {
     this.#options.onEvent?.({ type: "discarded", record });
     const destination = this.#options.onFailure;
     if (!destination) return;
-    for (let attempt = 1; attempt <= 5; attempt++) {
-      try {
-        await destination.sqs.send(
-          new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
-        );
-        this.stats.onFailureDelivered += records.length;
-        return;
-      } catch {
-        await sleep(100 * 2 ** attempt);
-      }
+    try {
+      await retry(
+        () =>
+          destination.sqs.send(
+            new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
+          ),
+        { maxAttempts: 5, delayMs: (r) => backoffDelayMs(r, DESTINATION_BACKOFF) },
+      );
+      this.stats.onFailureDelivered += records.length;
+    } catch {
+      this.stats.destinationDeliveryFailures += 1;
     }
-    this.stats.destinationDeliveryFailures += 1;
   }
 }

@@ -6,6 +6,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/aws";
+import { sleep } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import type { Invokable } from "../invokable.js";
@@ -60,8 +61,6 @@ export class VisibilityTimeoutError extends Error {
     this.name = "VisibilityTimeoutError";
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Lambda's SQS event source mapping, run locally (esm-semantics.md §2, §3, §9.2): long polling,

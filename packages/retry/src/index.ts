@@ -1,0 +1,3 @@
+export { type Backoff, backoffDelayMs, Jitter } from "./backoff.js";
+export { type RetryOptions, retry } from "./retry.js";
+export { type Sleep, sleep } from "./sleep.js";

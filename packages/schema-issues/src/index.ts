@@ -1,0 +1,8 @@
+export {
+  type DottedIssue,
+  describeIssue,
+  dottedIssue,
+  issuePath,
+  type PathIssue,
+  ROOT,
+} from "./describe-issue.js";
