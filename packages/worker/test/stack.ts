@@ -48,7 +48,7 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
-import { createTools } from "@mcp-pipeline/tools";
+import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSRecord } from "aws-lambda";
 import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
 
@@ -204,6 +204,7 @@ export class WorkerStack {
       mode,
       registry: new ToolRegistry(
         createTools({ HTTP_TOOL_BASE_URL: this.downstream.url, HTTP_TOOL_TIMEOUT_MS: 300 }),
+        inputValidators,
       ),
       toolCalls: new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }),
       idempotency: new IdempotencyStore({
