@@ -1,16 +1,8 @@
 import type { RegisteredTool } from "@mcp-pipeline/tool-registry";
-import * as z from "zod";
+import type { ToolsConfig } from "./config.js";
 import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";
 import { textStats } from "./text-stats.js";
-
-/** Settings the tools read from the function's environment. */
-export const toolsConfigSchema = z.object({
-  /** Where `http.request` sends its calls. Without it, the tool is not offered. */
-  HTTP_TOOL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  HTTP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(900_000).default(5_000),
-});
-export type ToolsConfig = z.infer<typeof toolsConfigSchema>;
 
 /**
  * Every tool the workers run. To add one: write `src/<your-tool>.ts` with `defineTool` (see

@@ -1,4 +1,5 @@
-export { allTools, createTools, type ToolsConfig, toolsConfigSchema } from "./catalogue.js";
+export { allTools, createTools } from "./catalogue.js";
+export { type ToolsConfig, toolsConfigSchema } from "./config.js";
 export { DownstreamStatusError, type HttpRequestArgs, type HttpRequestResult } from "./http-request.js";
 export { inputValidators } from "./input-validators.js";
 export { type LatencyArgs, latency } from "./latency.js";
