@@ -123,6 +123,11 @@ export function optional<T>(inner: Field<T>): Field<T | undefined> {
   return field(optionalRule(inner));
 }
 
+/** As `.nullable()`: null passes as it is; anything else must pass. */
+export function nullable<T>(inner: Field<T>): Field<T | null> {
+  return field((value, path, issues) => (value === null ? null : inner(value, path, issues)));
+}
+
 /**
  * As `.default(value)`: an absent value becomes `value`, unchecked as zod leaves it, and (an object or
  * array) a shallow copy, so that no caller can change the default of the next parse.

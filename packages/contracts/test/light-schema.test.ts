@@ -104,7 +104,7 @@ describe("light schemas against zod", () => {
     );
   });
 
-  it("withDefault(...) is .default(...), and optional(...) is .optional()", () => {
+  it("withDefault(...) is .default(...), optional(...) .optional() and nullable(...) .nullable()", () => {
     fc.assert(
       fc.property(anyValue, (v) => {
         expectSame(
@@ -118,6 +118,8 @@ describe("light schemas against zod", () => {
           v,
         );
         expectSame(s.withDefault(s.boolean(), true), z.boolean().default(true), v);
+        expectSame(s.nullable(s.text()), z.string().nullable(), v);
+        expectSame(s.optional(s.nullable(s.integer({}))), z.number().int().nullable().optional(), v);
       }),
       { numRuns: 2_000 },
     );
