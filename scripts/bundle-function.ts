@@ -11,7 +11,7 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { deterministicZip } from "./lib/deterministic-zip.ts";
 
 /**
@@ -20,6 +20,36 @@ import { deterministicZip } from "./lib/deterministic-zip.ts";
  * docs/benchmarks/cold-start.md). A bundle that holds one is refused.
  */
 const NEVER_CALLED = /node_modules\/zod\/v4\/locales\/(?!en\.js$|index\.js$)[^/]+\.js$/;
+
+/**
+ * Packages whose modules have no side effects at load but whose package.json does not say so
+ * (`"sideEffects": false`, as their sibling SDK packages do). Without the flag esbuild keeps every module
+ * such a package reaches, used or not: @aws-sdk/lib-dynamodb, reached through @mcp-pipeline/aws's client
+ * factories, put the whole DynamoDB client (about 55 KiB) on the import path of dlq-redrive, which never
+ * calls DynamoDB (docs/benchmarks/cold-start.md).
+ */
+const SIDE_EFFECT_FREE = ["@aws-sdk/lib-dynamodb"];
+
+const sideEffectFree: Plugin = {
+  name: "side-effect-free",
+  setup(build) {
+    const inPackage = (path: string) =>
+      SIDE_EFFECT_FREE.some((name) => path.includes(`/node_modules/${name}/`));
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === sideEffectFree) return undefined;
+      const named = SIDE_EFFECT_FREE.some((name) => args.path === name || args.path.startsWith(`${name}/`));
+      if (!named && !(args.path.startsWith(".") && inPackage(args.importer))) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: sideEffectFree,
+      });
+      if (resolved.errors.length > 0 || !inPackage(resolved.path)) return undefined;
+      return { path: resolved.path, sideEffects: false };
+    });
+  },
+};
 
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
@@ -55,6 +85,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
+    plugins: [sideEffectFree],
     logLevel: "warning",
   });
 

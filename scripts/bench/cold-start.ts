@@ -274,13 +274,20 @@ chunks it needs, and what only a dynamic import reaches is in chunks of its own 
 nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
 zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
 set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential providers and the workers'
-S3 result write. The decoders run
-hand-written validators held to the zod schemas by packages/contracts/test/validators.test.ts, and the
-quarantine format's writer and reader one held to its schema by packages/quarantine/test/validate.test.ts,
-not zod; the processor's configuration is declared with zod/mini; zod is imported as a namespace so esbuild
-drops what a bundle does not call. Every bundle includes the AWS SDK clients it uses (bundled, not taken from
-the runtime, so the deployed code is the tested code). The equivalent is built the same way, so it is split
-too.
+S3 result write. Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written
+validators held to the zod schemas by packages/contracts/test/validators.test.ts; the quarantine format's
+writer and reader one held to its schema by packages/quarantine/test/validate.test.ts; dlq-redrive's failure
+records one held to theirs by packages/redrive/test/failure-record.test.ts; every function's configuration
+(and dlq-redrive's manual actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the
+same hand-written rules, each held to the zod schema it replaced by its function's test/config.test.ts (the
+workers': packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at
+build time by Ajv's \`standalone\` module (\`npm run generate:validators\`), held to Ajv's start-up compiler
+by packages/tools/test/input-validators.test.ts. The zod schemas stay the definitions, in files that the
+bundles do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file it loads).
+@aws-sdk/lib-dynamodb is bundled as free of side effects (its package.json does not say so, its siblings'
+do), so that dlq-redrive, which never calls DynamoDB, does not load the DynamoDB client. Every bundle
+includes the AWS SDK clients it uses (bundled, not taken from the runtime, so the deployed code is the
+tested code). The equivalent is built the same way, so it is split too.
 
 Why the S3 and Kinesis client factories are subpath entries of @mcp-pipeline/aws (\`/s3-client\`,
 \`/kinesis-client\`), not index exports: esbuild assigns whole files to chunks by static reachability before
@@ -290,10 +297,18 @@ re-export is loaded at import; re-exported by the index, the S3 client (about 10
 never. The workers load the S3 client (\`lazyS3Client\`) and the result write on the first result over the
 inline limit.
 
-What still costs: the processor's configuration on zod/mini (about 23 KiB at import) and a newer
-\`@smithy/core\` than the equivalent's (127 against 118 KiB); the workers load Ajv (tool argument schemas,
-compiled at cold start, about 150 KiB with ajv-formats) and zod's full build (their configuration and tool
-definitions); dlq-redrive uses S3 and Kinesis on every failure record, so they stay on its import path.
+What still costs: the SDK clients, and code that the rare paths' chunks share with the handler. The
+processor and the equivalent bundle the same \`@smithy/core\`, but the processor loads more of it (126 against
+118 KiB), and more of \`@aws-sdk/core\` and \`@smithy/node-http-handler\`: the XML protocol, checksum streams
+and the HTTP/2 handler, which its S3 chunk (the quarantine) and a Kinesis chunk need. The Kinesis chunk is
+there only because @mcp-pipeline/aws's index re-exports \`lazyKinesisClient\` (the processor never calls
+Kinesis); lazy clients as subpath entries of that package would drop it. The workers load three clients
+(DynamoDB, Kinesis for every job's events, SQS for the DLQ, which only a poison message needs) and the larger
+\`@smithy/core\` that the three need; an SQS client loaded on first use would take about 25 KiB off their
+import. dlq-redrive uses S3 and Kinesis on every failure record, so they stay on its import path (S3 alone is
+about 240 KiB of it). The zips also carry what only a rare path loads (the S3 client, the SDK's credential
+providers, which Lambda's environment credentials never call): that is what keeps them above the
+equivalent's, whose only client is DynamoDB's.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writeFile(doc, report);

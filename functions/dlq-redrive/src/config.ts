@@ -1,49 +1,53 @@
-import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
-import * as z from "zod";
+import * as s from "@mcp-pipeline/contracts/light-schema";
 
-const queueUrl = sqsQueueUrlSchema;
+// Hand-written field rules, not zod: zod's full build was an eighth of what dlq-redrive's cold start
+// loaded, for a configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
+// test/config.test.ts holds both schemas to the zod ones they replace: the same values, paths and messages.
+
+const queueUrl = s.sqsQueueUrl();
 
 /** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
-export const redriveConfigSchema = z.object({
-  QUARANTINE_BUCKET: z.string().min(3).max(63),
+export const redriveConfigSchema = s.object({
+  QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** The stream that failed records are re-read from and replayed into. */
-  STREAM_NAME: streamNameSchema,
+  STREAM_NAME: s.streamName(),
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
-  REDRIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  REDRIVE_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 64 }), 4),
   /**
    * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
    * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
    */
-  QUARANTINE_PUT_CONCURRENCY: z.coerce.number().int().min(1).max(128).default(32),
-  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(10_000),
+  QUARANTINE_PUT_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 128 }), 32),
+  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 10_000),
 });
 
-export type RedriveConfig = z.infer<typeof redriveConfigSchema>;
+export type RedriveConfig = s.Output<typeof redriveConfigSchema.shape>;
 
 /** What a manual invocation (console, `aws lambda invoke`) may ask for. */
-export const manualActionSchema = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("replay"),
-    filter: z
-      .object({
-        reason: z.string().optional(),
-        since: z.iso.datetime().optional(),
-        until: z.iso.datetime().optional(),
-        session: z.string().optional(),
-        shardId: z.string().optional(),
-      })
-      .default({}),
-    dryRun: z.boolean().default(true),
-    ratePerSecond: z.number().int().min(1).max(1_000).default(100),
+export const manualActionSchema = s.oneOf("action", {
+  replay: s.object({
+    action: s.literal("replay"),
+    filter: s.withDefault(
+      s.object({
+        reason: s.optional(s.text()),
+        since: s.optional(s.datetime()),
+        until: s.optional(s.datetime()),
+        session: s.optional(s.text()),
+        shardId: s.optional(s.text()),
+      }),
+      {},
+    ),
+    dryRun: s.withDefault(s.boolean(), true),
+    ratePerSecond: s.withDefault(s.integer({ min: 1, max: 1_000 }), 100),
   }),
-  z.object({
-    action: z.literal("redrive-dlq"),
+  "redrive-dlq": s.object({
+    action: s.literal("redrive-dlq"),
     dlqUrl: queueUrl,
     sourceUrl: queueUrl,
-    dryRun: z.boolean().default(true),
-    ratePerSecond: z.number().int().min(1).max(500).optional(),
+    dryRun: s.withDefault(s.boolean(), true),
+    ratePerSecond: s.optional(s.integer({ min: 1, max: 500 })),
   }),
-]);
+});
 
-export type ManualAction = z.infer<typeof manualActionSchema>;
+export type ManualAction = NonNullable<(typeof manualActionSchema)["output"]>;

@@ -1,29 +1,25 @@
-import { en } from "zod/locales";
-import * as z from "zod/mini";
+import * as s from "@mcp-pipeline/contracts/light-schema";
 
-// zod/mini, not zod's full build: this schema is the only zod on the processor's path, and the full
-// build's load time is most of a cold start's own code (docs/benchmarks/cold-start.md). zod/mini
-// installs no messages of its own; the English ones keep ConfigError as readable as before.
-z.config(en());
-
-const tableName = z.string().check(z.minLength(3), z.maxLength(255));
+// Hand-written field rules, not zod: this schema was the only zod on the processor's path, and zod's load
+// time is a large part of a cold start's own code (docs/benchmarks/cold-start.md). test/config.test.ts holds
+// it to the zod schema it replaces: the same values, variables named and messages.
 
 /**
  * The processor's environment, set by terraform/modules/function and by the local runtime.
  * No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
  * A DEDUPE_TABLE variable left in the environment is ignored.
  */
-export const processorConfigSchema = z.object({
-  TOOL_CALLS_TABLE: tableName,
-  QUARANTINE_BUCKET: z.string().check(z.minLength(3), z.maxLength(63)),
+export const processorConfigSchema = s.object({
+  TOOL_CALLS_TABLE: s.text({ min: 3, max: 255 }),
+  QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** Partition keys processed at once within a batch. */
-  PROCESSOR_CONCURRENCY: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(256)), 16),
+  PROCESSOR_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 256 }), 16),
   /**
    * Stop starting records when less than this much of the invocation remains. Must exceed the
    * slowest call write (a conditional write, plus a re-read and rewrite after a lost race) so that
    * what is in flight can still finish.
    */
-  DEADLINE_MARGIN_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(900_000)), 5_000),
+  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 5_000),
 });
 
-export type ProcessorConfig = z.infer<typeof processorConfigSchema>;
+export type ProcessorConfig = s.Output<typeof processorConfigSchema.shape>;

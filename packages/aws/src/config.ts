@@ -1,5 +1,4 @@
 import { describeIssue } from "@mcp-pipeline/schema-issues";
-import type * as z from "zod";
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -12,25 +11,27 @@ export class ConfigError extends Error {
 }
 
 /**
- * Any zod schema, the full build's or zod/mini's: both carry `safeParse`. A function whose hot path
- * needs no other zod can declare its configuration with zod/mini and keep zod's full build (and its
- * load time) out of its bundle; this file imports zod's types only.
+ * Anything with zod's `safeParse`: a zod schema (the full build's or zod/mini's), or one of the hand-written
+ * schemas of @mcp-pipeline/contracts/light-schema that the functions declare their environment with, which
+ * keep zod (and its load time) out of their bundles (docs/benchmarks/cold-start.md).
  */
-export type ConfigSchema = z.core.$ZodType & {
-  safeParse(
-    input: unknown,
-  ): { success: true; data: unknown } | { success: false; error: { issues: readonly z.core.$ZodIssue[] } };
-};
+export interface ConfigSchema<T> {
+  safeParse(input: unknown):
+    | { readonly success: true; readonly data: T }
+    | {
+        readonly success: false;
+        readonly error: {
+          readonly issues: readonly { readonly path: readonly PropertyKey[]; message: string }[];
+        };
+      };
+}
 
 /**
  * Parses a function's environment once, at cold start, and lists every problem at once. A function
  * that starts with a bad setting fails its first invocation loudly instead of misbehaving per record.
  */
-export function loadConfig<S extends ConfigSchema>(
-  schema: S,
-  env: Record<string, string | undefined>,
-): z.output<S> {
+export function loadConfig<T>(schema: ConfigSchema<T>, env: Record<string, string | undefined>): T {
   const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data as z.output<S>;
+  if (parsed.success) return parsed.data;
   throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, "(env)")));
 }

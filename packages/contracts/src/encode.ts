@@ -1,5 +1,7 @@
-import { lifecycleEventSchema, type ToolCallLifecycleEvent } from "./lifecycle-event.js";
-import { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";
+import type { SchemaIssue } from "./decode-error.js";
+import type { ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import type { ToolCallJob } from "./tool-call-job.js";
+import { validateLifecycleEvent, validateToolCallJob } from "./validators.js";
 
 export class EncodeError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -16,14 +18,20 @@ export interface KinesisRecordInput {
 
 const utf8 = new TextEncoder();
 
+const listed = (issues: readonly SchemaIssue[]) => issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+
+// The hand-written validators, not the zod schemas: the workers encode an event per step of every job,
+// and zod's load time would be a large part of their cold start (docs/benchmarks/cold-start.md).
+// test/validators.test.ts holds them to the schemas: the same verdicts, issues and values.
+
 /**
  * Serialises an event after validating it, so that a producer can never publish what a consumer
  * would quarantine. `decodeLifecycleEvent(base64(encode(e)))` returns `e`.
  */
 export function encodeLifecycleEvent(event: ToolCallLifecycleEvent): string {
-  const parsed = lifecycleEventSchema.safeParse(event);
-  if (!parsed.success) throw new EncodeError(`invalid lifecycle event: ${parsed.error.message}`);
-  return JSON.stringify(parsed.data);
+  const checked = validateLifecycleEvent(event);
+  if (!checked.ok) throw new EncodeError(`invalid lifecycle event: ${listed(checked.issues)}`);
+  return JSON.stringify(checked.value);
 }
 
 export function encodeLifecycleEventRecord(event: ToolCallLifecycleEvent): KinesisRecordInput {
@@ -32,7 +40,7 @@ export function encodeLifecycleEventRecord(event: ToolCallLifecycleEvent): Kines
 
 /** Serialises a job as an SQS body. `decodeToolCallJob(encodeToolCallJob(j))` returns `j`. */
 export function encodeToolCallJob(job: ToolCallJob): string {
-  const parsed = toolCallJobSchema.safeParse(job);
-  if (!parsed.success) throw new EncodeError(`invalid tool-call job: ${parsed.error.message}`);
-  return JSON.stringify(parsed.data);
+  const checked = validateToolCallJob(job);
+  if (!checked.ok) throw new EncodeError(`invalid tool-call job: ${listed(checked.issues)}`);
+  return JSON.stringify(checked.value);
 }

@@ -96,7 +96,7 @@ export function string(rule: StringRule = {}): Rule {
  * zod's `iso.datetime({ precision: 3 })`: UTC only, milliseconds required, calendar dates checked
  * (February 29th only in leap years). The same expression as zod's, so the two cannot disagree.
  */
-const DATE =
+export const DATE =
   "(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))";
 const INSTANT = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$`);
 

@@ -5,6 +5,9 @@ import {
   type DecodeResult,
   decodeLifecycleEvent,
   decodeToolCallJob,
+  EncodeError,
+  encodeLifecycleEvent,
+  encodeToolCallJob,
   lifecycleEventSchema,
   SchemaViolationError,
   toolCallJobSchema,
@@ -263,5 +266,36 @@ describe("the hand-written validators decide as the zod schemas do", () => {
       expect(validateLifecycleEvent(value).ok).toBe(lifecycleEventSchema.safeParse(value).success);
       expect(validateToolCallJob(value).ok).toBe(toolCallJobSchema.safeParse(value).success);
     }
+  });
+
+  /** What encode.ts did with the zod schema before validators.ts: the reference (the text, or the issues). */
+  function zodEncode(value: unknown, schema: z.ZodType) {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return { text: JSON.stringify(parsed.data) };
+    return {
+      error: "EncodeError",
+      issues: parsed.error.issues
+        .map((i) => `${i.path.length === 0 ? "(root)" : i.path.map(String).join(".")}: ${i.message}`)
+        .sort(),
+    };
+  }
+
+  function encoded(encode: (value: never) => string, value: unknown) {
+    try {
+      return { text: encode(value as never) };
+    } catch (error) {
+      if (!(error instanceof EncodeError)) throw error;
+      // "invalid <what>: <path>: <message>; ..." (no message of these tables holds "; ")
+      const issues = error.message.slice(error.message.indexOf(": ") + 2).split("; ");
+      return { error: error.name, issues: issues.sort() };
+    }
+  }
+
+  it.each(eventCases)("the event encoder refuses and writes as the zod schema does: %s", (_name, value) => {
+    expect(encoded(encodeLifecycleEvent, value)).toEqual(zodEncode(value, lifecycleEventSchema));
+  });
+
+  it.each(jobCases)("the job encoder refuses and writes as the zod schema does: %s", (_name, value) => {
+    expect(encoded(encodeToolCallJob, value)).toEqual(zodEncode(value, toolCallJobSchema));
   });
 });

@@ -1,45 +1,45 @@
 import { BadJsonError, type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
+import * as s from "@mcp-pipeline/contracts/light-schema";
 import { dottedIssue } from "@mcp-pipeline/schema-issues";
-import * as z from "zod";
+import type { KinesisFailureRecord } from "./failure-record-schema.js";
 
-const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
-const instant = z.iso.datetime();
+const sequenceRule = s.text({ pattern: /^\d{1,128}$/, patternMessage: "expected a sequence number" });
 
 /**
- * The on-failure record Lambda's Kinesis ESM sends to SQS (esm-semantics.md §1.6): metadata only.
- * "All of the fields shown in the KinesisBatchInfo property will always be present."
+ * kinesisFailureRecordSchema, field for field, on hand-written rules: what decodeFailureRecord runs on
+ * every failure record, so that dlq-redrive's cold start does not load zod (docs/benchmarks/cold-start.md).
+ * The zod schema stays the definition; test/failure-record.test.ts holds the two to the same verdicts,
+ * field paths, messages and values.
  */
-export const kinesisFailureRecordSchema = z.object({
-  requestContext: z.object({
-    requestId: z.string(),
-    functionArn: z.string(),
-    condition: z.string().min(1),
-    approximateInvokeCount: z.number().int().min(0),
+const failureRecordRule = s.object({
+  requestContext: s.object({
+    requestId: s.text(),
+    functionArn: s.text(),
+    condition: s.text({ min: 1 }),
+    approximateInvokeCount: s.integer({ min: 0 }),
   }),
-  /** Absent for RecordAgeExceeded (AWS-recorded). */
-  responseContext: z
-    .object({
-      statusCode: z.number().int(),
-      executedVersion: z.string(),
-      functionError: z.string().nullable(),
-    })
-    .optional(),
-  version: z.string(),
-  timestamp: instant,
-  KinesisBatchInfo: z.object({
-    shardId: z.string().min(1),
-    startSequenceNumber: sequence,
-    endSequenceNumber: sequence,
-    approximateArrivalOfFirstRecord: instant,
-    approximateArrivalOfLastRecord: instant,
-    batchSize: z.number().int().min(1),
-    streamArn: z
-      .string()
-      .regex(/^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream\/[a-zA-Z0-9_.-]+$/, "expected a stream ARN"),
+  responseContext: s.optional(
+    s.object({
+      statusCode: s.integer({}),
+      executedVersion: s.text(),
+      functionError: s.nullable(s.text()),
+    }),
+  ),
+  version: s.text(),
+  timestamp: s.datetime(),
+  KinesisBatchInfo: s.object({
+    shardId: s.text({ min: 1 }),
+    startSequenceNumber: sequenceRule,
+    endSequenceNumber: sequenceRule,
+    approximateArrivalOfFirstRecord: s.datetime(),
+    approximateArrivalOfLastRecord: s.datetime(),
+    batchSize: s.integer({ min: 1 }),
+    streamArn: s.text({
+      pattern: /^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream\/[a-zA-Z0-9_.-]+$/,
+      patternMessage: "expected a stream ARN",
+    }),
   }),
 });
-
-export type KinesisFailureRecord = z.infer<typeof kinesisFailureRecordSchema>;
 
 /** Parses an SQS body as an on-failure record; anything else is a typed decode error. */
 export function decodeFailureRecord(body: string): DecodeResult<KinesisFailureRecord> {
@@ -49,12 +49,12 @@ export function decodeFailureRecord(body: string): DecodeResult<KinesisFailureRe
   } catch (cause) {
     return { ok: false, error: new BadJsonError(`not JSON: ${(cause as Error).message}`, { cause }) };
   }
-  const parsed = kinesisFailureRecordSchema.safeParse(json);
+  const parsed = failureRecordRule.safeParse(json);
   if (!parsed.success) {
     return {
       ok: false,
       error: new SchemaViolationError(parsed.error.issues.map((issue) => dottedIssue(issue))),
     };
   }
-  return { ok: true, value: parsed.data };
+  return { ok: true, value: parsed.data as KinesisFailureRecord };
 }

@@ -11,7 +11,8 @@ import { type DecodeResult, failureCodeOf, messageOf, TransientError } from "@mc
 import { type QuarantineRecord, quarantineKeyFor } from "@mcp-pipeline/quarantine";
 import type { SQSRecord } from "aws-lambda";
 import { forEachBounded } from "./bounded.js";
-import { decodeFailureRecord, type KinesisFailureRecord } from "./failure-record.js";
+import { decodeFailureRecord } from "./failure-record.js";
+import type { KinesisFailureRecord } from "./failure-record-schema.js";
 import type { RereadResult, SequenceRange } from "./reread.js";
 
 export interface LostRange {

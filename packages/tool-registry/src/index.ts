@@ -23,3 +23,10 @@ export {
   type ToolDefinition,
   type ToolLogger,
 } from "./tool.js";
+export {
+  type ArgumentValidator,
+  type PrecompiledValidators,
+  precompiledValidators,
+  type SchemaCompiler,
+  type ValidationError,
+} from "./validator.js";

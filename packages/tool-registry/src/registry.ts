@@ -1,6 +1,3 @@
-import type { ErrorObject, ValidateFunction } from "ajv";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import {
   type ArgumentProblem,
   DeadlinePassedError,
@@ -13,6 +10,7 @@ import {
 } from "./errors.js";
 import { Semaphore } from "./semaphore.js";
 import type { ToolContext, ToolDefinition, ToolLogger } from "./tool.js";
+import type { ArgumentValidator, SchemaCompiler, ValidationError } from "./validator.js";
 
 /** Any tool, whatever its argument type: the registry validates before it calls `run`. */
 export type RegisteredTool = ToolDefinition<never, unknown>;
@@ -51,11 +49,11 @@ export interface ToolRun {
 
 interface Entry {
   readonly tool: RegisteredTool;
-  readonly validate: ValidateFunction;
+  readonly validate: ArgumentValidator;
   readonly semaphore: Semaphore;
 }
 
-function problemsOf(errors: readonly ErrorObject[] | null | undefined): ArgumentProblem[] {
+function problemsOf(errors: readonly ValidationError[] | null | undefined): ArgumentProblem[] {
   return (errors ?? []).map((e) => ({
     path: e.instancePath,
     message:
@@ -79,18 +77,17 @@ function toJson(tool: string, value: unknown): string {
 }
 
 /**
- * The tools a worker can run. Every tool's inputSchema is compiled once, at start-up, so a broken
- * schema stops the function from starting instead of failing jobs one by one; arguments are checked
- * against it (JSON Schema draft 2020-12, formats included, with Ajv) before the tool runs.
+ * The tools a worker can run. Every tool's validator is obtained once, at start-up, so a broken schema
+ * stops the function from starting instead of failing jobs one by one; arguments are checked against it
+ * (JSON Schema draft 2020-12, formats included, with Ajv) before the tool runs. `compile` gives the
+ * validators: `compileWithAjv()` (`@mcp-pipeline/tool-registry/ajv`) compiles the schemas now; the
+ * workers use `precompiledValidators` over code compiled at build time, which keeps Ajv out of their
+ * cold start.
  */
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(tools: readonly RegisteredTool[]) {
-    // Strict mode refuses unknown keywords and ambiguous schemas: a typo in a schema is an error, not a
-    // silently looser check.
-    const ajv = new Ajv2020({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
-    addFormats(ajv);
+  constructor(tools: readonly RegisteredTool[], compile: SchemaCompiler) {
     for (const tool of tools) {
       if (!TOOL_NAME.test(tool.name)) {
         throw new ToolDefinitionError(tool.name, "the name must be 1-128 of [A-Za-z0-9_.-]");
@@ -105,9 +102,9 @@ export class ToolRegistry {
       if (tool.inputSchema.type !== "object") {
         throw new ToolDefinitionError(tool.name, 'an MCP inputSchema must have type "object"');
       }
-      let validate: ValidateFunction;
+      let validate: ArgumentValidator;
       try {
-        validate = ajv.compile(tool.inputSchema);
+        validate = compile(tool);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new ToolDefinitionError(tool.name, `inputSchema does not compile: ${reason}`, { cause: error });

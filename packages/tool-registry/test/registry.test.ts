@@ -1,10 +1,12 @@
 import { failureKindOf, PermanentError } from "@mcp-pipeline/contracts";
 import { describe, expect, it } from "vitest";
+import { compileWithAjv } from "../src/ajv.js";
 import {
   DeadlinePassedError,
   defineTool,
   InvalidArgumentsError,
   InvalidResultError,
+  precompiledValidators,
   type RegisteredTool,
   ToolDefinitionError,
   ToolRegistry,
@@ -49,14 +51,14 @@ const tool = (overrides: Partial<RegisteredTool>): RegisteredTool => ({
 
 describe("ToolRegistry.invoke", () => {
   it("runs a tool with valid arguments and returns the value with its JSON text", async () => {
-    const registry = new ToolRegistry([greet as RegisteredTool]);
+    const registry = new ToolRegistry([greet as RegisteredTool], compileWithAjv());
     const run = await registry.invoke(call("greet", { name: "Ada", times: 2 }), { logger: silent });
     expect(run.value).toBe("hello Adahello Ada");
     expect(run.json).toBe('"hello Adahello Ada"');
   });
 
   it("refuses an unknown tool with a permanent UnknownToolError naming the tools it has", async () => {
-    const registry = new ToolRegistry([greet as RegisteredTool]);
+    const registry = new ToolRegistry([greet as RegisteredTool], compileWithAjv());
     const error = await registry.invoke(call("graet"), { logger: silent }).catch((e) => e);
     expect(error).toBeInstanceOf(UnknownToolError);
     expect(failureKindOf(error)).toBe("permanent");
@@ -71,13 +73,16 @@ describe("ToolRegistry.invoke", () => {
     [{ name: "Ada", extra: true }, [{ path: "", message: 'has unexpected property "extra"' }]],
   ])("refuses arguments %j before the tool runs, with the problems by path", async (args, problems) => {
     let ran = false;
-    const registry = new ToolRegistry([
-      tool({
-        run: async () => {
-          ran = true;
-        },
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        tool({
+          run: async () => {
+            ran = true;
+          },
+        }),
+      ],
+      compileWithAjv(),
+    );
     const error = await registry.invoke(call("greet", args), { logger: silent }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidArgumentsError);
     expect(failureKindOf(error)).toBe("permanent");
@@ -87,13 +92,16 @@ describe("ToolRegistry.invoke", () => {
 
   it("fails a call whose deadline has passed without running it (permanent)", async () => {
     let ran = false;
-    const registry = new ToolRegistry([
-      tool({
-        run: async () => {
-          ran = true;
-        },
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        tool({
+          run: async () => {
+            ran = true;
+          },
+        }),
+      ],
+      compileWithAjv(),
+    );
     const past = new Date(Date.now() - 1_000).toISOString();
     const error = await registry
       .invoke(call("greet", { name: "Ada" }, { deadline: past }), { logger: silent })
@@ -104,7 +112,7 @@ describe("ToolRegistry.invoke", () => {
   });
 
   it("times out a tool that ignores its signal, as a transient ToolTimeoutError", async () => {
-    const registry = new ToolRegistry([tool({ timeoutMs: 30, run: () => sleep(5_000) })]);
+    const registry = new ToolRegistry([tool({ timeoutMs: 30, run: () => sleep(5_000) })], compileWithAjv());
     const error = await registry.invoke(call("greet", { name: "Ada" }), { logger: silent }).catch((e) => e);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(failureKindOf(error)).toBe("transient");
@@ -112,18 +120,21 @@ describe("ToolRegistry.invoke", () => {
 
   it("aborts the tool's signal at the timeout, and the invocation's budget can shorten the timeout", async () => {
     let reason: unknown;
-    const registry = new ToolRegistry([
-      tool({
-        timeoutMs: 10_000,
-        run: (_args, { signal }) =>
-          new Promise((_, reject) => {
-            signal.addEventListener("abort", () => {
-              reason = signal.reason;
-              reject(signal.reason);
-            });
-          }),
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        tool({
+          timeoutMs: 10_000,
+          run: (_args, { signal }) =>
+            new Promise((_, reject) => {
+              signal.addEventListener("abort", () => {
+                reason = signal.reason;
+                reject(signal.reason);
+              });
+            }),
+        }),
+      ],
+      compileWithAjv(),
+    );
     const error = await registry
       // The registry's clock stands still: no time passes between the call and the start (see below for the wait).
       .invoke(call("greet", { name: "Ada" }), { logger: silent, budgetMs: 20, now: () => 1_000 })
@@ -142,19 +153,22 @@ describe("ToolRegistry.invoke", () => {
       const firstHolds = new Promise<void>((r) => {
         holding = r;
       });
-      const registry = new ToolRegistry([
-        tool({
-          timeoutMs: 10_000,
-          concurrency: 1,
-          run: (_args, { signal }) =>
-            new Promise((resolve, reject) => {
-              started += 1;
-              holders.push(() => resolve("done"));
-              holding();
-              signal.addEventListener("abort", () => reject(signal.reason));
-            }),
-        }),
-      ]);
+      const registry = new ToolRegistry(
+        [
+          tool({
+            timeoutMs: 10_000,
+            concurrency: 1,
+            run: (_args, { signal }) =>
+              new Promise((resolve, reject) => {
+                started += 1;
+                holders.push(() => resolve("done"));
+                holding();
+                signal.addEventListener("abort", () => reject(signal.reason));
+              }),
+          }),
+        ],
+        compileWithAjv(),
+      );
       return { registry, firstHolds, letGo: () => holders.shift()?.(), started: () => started };
     }
 
@@ -207,18 +221,21 @@ describe("ToolRegistry.invoke", () => {
   it("keeps at most `concurrency` runs of a tool in flight", async () => {
     let active = 0;
     let peak = 0;
-    const registry = new ToolRegistry([
-      tool({
-        concurrency: 2,
-        run: async () => {
-          active += 1;
-          peak = Math.max(peak, active);
-          await sleep(10);
-          active -= 1;
-          return "done";
-        },
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        tool({
+          concurrency: 2,
+          run: async () => {
+            active += 1;
+            peak = Math.max(peak, active);
+            await sleep(10);
+            active -= 1;
+            return "done";
+          },
+        }),
+      ],
+      compileWithAjv(),
+    );
     const runs = Array.from({ length: 7 }, () =>
       registry.invoke(call("greet", { name: "Ada" }), { logger: silent }),
     );
@@ -228,13 +245,16 @@ describe("ToolRegistry.invoke", () => {
   });
 
   it("passes a tool's own errors through with their kind", async () => {
-    const registry = new ToolRegistry([
-      tool({
-        name: "perm",
-        run: async () => Promise.reject(new PermanentError("quota-exhausted", "no quota")),
-      }),
-      tool({ name: "boom", run: async () => Promise.reject(new Error("socket hang up")) }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        tool({
+          name: "perm",
+          run: async () => Promise.reject(new PermanentError("quota-exhausted", "no quota")),
+        }),
+        tool({ name: "boom", run: async () => Promise.reject(new Error("socket hang up")) }),
+      ],
+      compileWithAjv(),
+    );
     const perm = await registry.invoke(call("perm", { name: "x" }), { logger: silent }).catch((e) => e);
     const boom = await registry.invoke(call("boom", { name: "x" }), { logger: silent }).catch((e) => e);
     expect([perm.code, failureKindOf(perm)]).toEqual(["quota-exhausted", "permanent"]);
@@ -242,14 +262,14 @@ describe("ToolRegistry.invoke", () => {
   });
 
   it("refuses a result that has no JSON form (permanent: the tool has a bug)", async () => {
-    const registry = new ToolRegistry([tool({ run: async () => ({ n: 10n }) })]);
+    const registry = new ToolRegistry([tool({ run: async () => ({ n: 10n }) })], compileWithAjv());
     const error = await registry.invoke(call("greet", { name: "Ada" }), { logger: silent }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidResultError);
     expect(failureKindOf(error)).toBe("permanent");
   });
 
   it("stores undefined as null", async () => {
-    const registry = new ToolRegistry([tool({ run: async () => undefined })]);
+    const registry = new ToolRegistry([tool({ run: async () => undefined })], compileWithAjv());
     expect((await registry.invoke(call("greet", { name: "Ada" }), { logger: silent })).json).toBe("null");
   });
 });
@@ -268,19 +288,58 @@ describe("ToolRegistry construction fails fast on a bad definition", () => {
     ],
     ["an invalid schema", tool({ inputSchema: { type: "object", required: "name" } }), "does not compile"],
   ])("%s", (_label, definition, message) => {
-    expect(() => new ToolRegistry([definition])).toThrow(ToolDefinitionError);
-    expect(() => new ToolRegistry([definition])).toThrow(message);
+    expect(() => new ToolRegistry([definition], compileWithAjv())).toThrow(ToolDefinitionError);
+    expect(() => new ToolRegistry([definition], compileWithAjv())).toThrow(message);
   });
 
   it("a name declared twice", () => {
-    expect(() => new ToolRegistry([greet as RegisteredTool, greet as RegisteredTool])).toThrow(
-      "declared twice",
-    );
+    expect(
+      () => new ToolRegistry([greet as RegisteredTool, greet as RegisteredTool], compileWithAjv()),
+    ).toThrow("declared twice");
   });
 
   it("describes its tools as MCP tools/list does", () => {
-    expect(new ToolRegistry([greet as RegisteredTool]).describe()).toEqual([
+    expect(new ToolRegistry([greet as RegisteredTool], compileWithAjv()).describe()).toEqual([
       { name: "greet", description: "Greets someone", inputSchema: greet.inputSchema },
     ]);
+  });
+});
+
+describe("validators compiled at build time (precompiledValidators)", () => {
+  // Real validators, compiled here by Ajv as the build compiles them, under the tool's name.
+  const compiled = (schema: unknown = greet.inputSchema) => ({
+    validators: { greet: compileWithAjv()(tool({ inputSchema: schema as RegisteredTool["inputSchema"] })) },
+    schemas: { greet: JSON.stringify(schema) },
+  });
+
+  it("checks arguments with the tool's validator, with the problems by path", async () => {
+    const registry = new ToolRegistry([greet as RegisteredTool], precompiledValidators(compiled()));
+    expect((await registry.invoke(call("greet", { name: "Ada" }), { logger: silent })).value).toBe(
+      "hello Ada",
+    );
+    const error = await registry.invoke(call("greet", { name: 7 }), { logger: silent }).catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentsError);
+    expect(error.problems).toEqual([{ path: "/name", message: "must be string" }]);
+  });
+
+  it("refuses at start-up a tool that has no validator", () => {
+    const other = tool({ name: "other" });
+    expect(() => new ToolRegistry([other], precompiledValidators(compiled()))).toThrow(ToolDefinitionError);
+    expect(() => new ToolRegistry([other], precompiledValidators(compiled()))).toThrow(
+      "no validator was compiled for it at build time",
+    );
+  });
+
+  it("refuses at start-up a tool whose inputSchema changed since its validator was compiled", () => {
+    const stale = compiled({ ...greet.inputSchema, required: [] });
+    expect(() => new ToolRegistry([greet as RegisteredTool], precompiledValidators(stale))).toThrow(
+      "its validator was compiled from another version of its inputSchema",
+    );
+  });
+
+  it("does not take a validator from the prototype chain for a tool named like one of its keys", () => {
+    expect(() => new ToolRegistry([tool({ name: "toString" })], precompiledValidators(compiled()))).toThrow(
+      ToolDefinitionError,
+    );
   });
 });

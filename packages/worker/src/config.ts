@@ -1,45 +1,41 @@
-import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
+import * as s from "@mcp-pipeline/contracts/light-schema";
 import { toolsConfigSchema } from "@mcp-pipeline/tools";
-import * as z from "zod";
+
+// Hand-written field rules, not zod: zod's full build was a sixth of what a worker's cold start loaded
+// (docs/benchmarks/cold-start.md). test/config.test.ts holds this schema to the zod one it replaces: the
+// same values, variables named and messages.
 
 /** DynamoDB's item limit is 400 KB; the rest of the call's item needs room beside an inline result. */
 export const MAX_INLINE_RESULT_BYTES = 350_000;
 
 /** A worker's environment, set by terraform/modules/function and by the local runtime. */
-export const workerConfigSchema = z
-  .object({
-    TOOL_CALLS_TABLE: z.string().min(3).max(255),
-    DEDUPE_TABLE: z.string().min(3).max(255),
-    /** Where results too large for the table go, as `results/<callId>/<runId>.json`. */
-    RESULTS_BUCKET: z.string().min(3).max(63),
-    /** The lifecycle stream the worker publishes started/completed/failed events to. */
-    EVENTS_STREAM_NAME: streamNameSchema,
-    /** The source queue's DLQ: poison messages go there at once, with their reason. */
-    DEAD_LETTER_QUEUE_URL: sqsQueueUrlSchema,
-    /**
-     * The source queue's redrive policy maxReceiveCount. When set, a job whose attempt at this receive
-     * count fails (or is not started) is recorded in the tool-calls table as dead-lettered, with
-     * DEAD_LETTER_QUEUE_URL: SQS moves it there instead of delivering it again (§2.3). Unset, such a call
-     * shows `retrying` until it is redriven.
-     */
-    MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).max(1000).optional(),
-    /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
-    /** Stop starting jobs when less than this much of the invocation remains. */
-    DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(5_000),
-    IDEMPOTENCY_RETENTION_SECONDS: z.coerce
-      .number()
-      .int()
-      .min(60)
-      .default(14 * 24 * 3600),
-    /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
-    RESULT_INLINE_MAX_BYTES: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_INLINE_RESULT_BYTES)
-      .default(256 * 1024),
-  })
-  .extend(toolsConfigSchema.shape);
+export const workerConfigSchema = s.object({
+  TOOL_CALLS_TABLE: s.text({ min: 3, max: 255 }),
+  DEDUPE_TABLE: s.text({ min: 3, max: 255 }),
+  /** Where results too large for the table go, as `results/<callId>/<runId>.json`. */
+  RESULTS_BUCKET: s.text({ min: 3, max: 63 }),
+  /** The lifecycle stream the worker publishes started/completed/failed events to. */
+  EVENTS_STREAM_NAME: s.streamName(),
+  /** The source queue's DLQ: poison messages go there at once, with their reason. */
+  DEAD_LETTER_QUEUE_URL: s.sqsQueueUrl(),
+  /**
+   * The source queue's redrive policy maxReceiveCount. When set, a job whose attempt at this receive
+   * count fails (or is not started) is recorded in the tool-calls table as dead-lettered, with
+   * DEAD_LETTER_QUEUE_URL: SQS moves it there instead of delivering it again (§2.3). Unset, such a call
+   * shows `retrying` until it is redriven.
+   */
+  MAX_RECEIVE_COUNT: s.optional(s.integer({ coerce: true, min: 1, max: 1000 })),
+  /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
+  WORKER_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 256 }), 10),
+  /** Stop starting jobs when less than this much of the invocation remains. */
+  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 5_000),
+  IDEMPOTENCY_RETENTION_SECONDS: s.withDefault(s.integer({ coerce: true, min: 60 }), 14 * 24 * 3600),
+  /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
+  RESULT_INLINE_MAX_BYTES: s.withDefault(
+    s.integer({ coerce: true, min: 0, max: MAX_INLINE_RESULT_BYTES }),
+    256 * 1024,
+  ),
+  ...toolsConfigSchema.shape,
+});
 
-export type WorkerConfig = z.infer<typeof workerConfigSchema>;
+export type WorkerConfig = s.Output<typeof workerConfigSchema.shape>;

@@ -14,7 +14,7 @@ import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
-import { createTools } from "@mcp-pipeline/tools";
+import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { workerConfigSchema } from "./config.js";
 import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
@@ -54,7 +54,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
     const sqs = sqsClient();
     built = {
       mode: options.mode,
-      registry: new ToolRegistry(createTools(config)),
+      registry: new ToolRegistry(createTools(config), inputValidators),
       toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
       idempotency: new IdempotencyStore({
         client: dynamo,

@@ -6,6 +6,7 @@ import { TransientError } from "@mcp-pipeline/contracts";
 import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs } from "../src/index.js";
@@ -204,19 +205,22 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
 
   it("a job that always fails transiently is dead-lettered in the table once SQS moves it to the DLQ, and its redrive moves the call on", async () => {
     let healthy = false;
-    const registry = new ToolRegistry([
-      defineTool({
-        name: "test.flaky",
-        description: "Fails transiently until the downstream is healthy.",
-        inputSchema: { type: "object" },
-        timeoutMs: 10_000,
-        concurrency: 4,
-        run: async () => {
-          if (!healthy) throw new TransientError("downstream-5xx", "HTTP 503 (test)");
-          return { ok: true };
-        },
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        defineTool({
+          name: "test.flaky",
+          description: "Fails transiently until the downstream is healthy.",
+          inputSchema: { type: "object" },
+          timeoutMs: 10_000,
+          concurrency: 4,
+          run: async () => {
+            if (!healthy) throw new TransientError("downstream-5xx", "HTTP 503 (test)");
+            return { ok: true };
+          },
+        }),
+      ],
+      compileWithAjv(),
+    );
     const doomed = job("test.flaky", {});
     await stack.send(stack.standard, [body(doomed)]);
     // maxReceiveCount is 3 (stack.reset); the worker is told so.
@@ -365,21 +369,24 @@ describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
     const barrier = new Promise<void>((r) => {
       bothStarted = r;
     });
-    const registry = new ToolRegistry([
-      defineTool({
-        name: "test.paired",
-        description: "Returns once two runs have started.",
-        inputSchema: { type: "object" },
-        timeoutMs: 10_000,
-        concurrency: 10,
-        run: async () => {
-          started += 1;
-          if (started === 2) bothStarted();
-          await barrier;
-          return { started };
-        },
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        defineTool({
+          name: "test.paired",
+          description: "Returns once two runs have started.",
+          inputSchema: { type: "object" },
+          timeoutMs: 10_000,
+          concurrency: 10,
+          run: async () => {
+            started += 1;
+            if (started === 2) bothStarted();
+            await barrier;
+            return { started };
+          },
+        }),
+      ],
+      compileWithAjv(),
+    );
     const jobs = Array.from({ length: 6 }, () => job("test.paired", {}));
     await stack.send(stack.standard, jobs.map(body));
     const records = await stack.receive(stack.standard);
@@ -406,21 +413,24 @@ describe("a tool's time budget counts the wait for its concurrency slot (issue 1
     const holding = new Promise<void>((r) => {
       firstHolds = r;
     });
-    const registry = new ToolRegistry([
-      defineTool({
-        name: "test.single",
-        description: "One run at a time; returns when let go.",
-        inputSchema: { type: "object" },
-        timeoutMs: 5_000,
-        concurrency: 1,
-        run: (_args, { signal }) =>
-          new Promise((resolve, reject) => {
-            holders.push(() => resolve({ ok: true }));
-            firstHolds();
-            signal.addEventListener("abort", () => reject(signal.reason));
-          }),
-      }),
-    ]);
+    const registry = new ToolRegistry(
+      [
+        defineTool({
+          name: "test.single",
+          description: "One run at a time; returns when let go.",
+          inputSchema: { type: "object" },
+          timeoutMs: 5_000,
+          concurrency: 1,
+          run: (_args, { signal }) =>
+            new Promise((resolve, reject) => {
+              holders.push(() => resolve({ ok: true }));
+              firstHolds();
+              signal.addEventListener("abort", () => reject(signal.reason));
+            }),
+        }),
+      ],
+      compileWithAjv(),
+    );
     const [a, b] = [job("test.single", {}), job("test.single", {})];
     await stack.send(stack.standard, [body(a), body(b)]);
     const records = await stack.receive(stack.standard);

@@ -2,6 +2,7 @@ import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { startFaultProxy } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
 import { body, job, WorkerStack } from "./stack.js";
@@ -37,7 +38,7 @@ function countingRegistry(): { registry: ToolRegistry; runs: () => number } {
       return { run: runs, padding: "x".repeat(5_000) };
     },
   });
-  return { registry: new ToolRegistry([tool]), runs: () => runs };
+  return { registry: new ToolRegistry([tool], compileWithAjv()), runs: () => runs };
 }
 
 /** Fails every request of one DynamoDB operation, as an unavailable partition would. */

@@ -48,7 +48,7 @@ import {
 } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
-import { createTools } from "@mcp-pipeline/tools";
+import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSRecord } from "aws-lambda";
 import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
 
@@ -206,6 +206,7 @@ export class WorkerStack {
         // Long enough that an ordinary loopback request finishes on a machine under heavy load; only
         // `/slow/` (which never answers) reaches it.
         createTools({ HTTP_TOOL_BASE_URL: this.downstream.url, HTTP_TOOL_TIMEOUT_MS: HTTP_TOOL_TIMEOUT_MS }),
+        inputValidators,
       ),
       toolCalls: new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }),
       idempotency: new IdempotencyStore({

@@ -1,0 +1,249 @@
+import { type SchemaIssue, SchemaViolationError } from "./decode-error.js";
+import {
+  boolean as booleanRule,
+  DATE,
+  discriminated,
+  literal as literalRule,
+  object as objectRule,
+  optional as optionalRule,
+  type Rule,
+  type StringRule,
+  string,
+} from "./field-rules.js";
+
+/**
+ * Typed schemas built on the hand-written field rules (field-rules.ts), for what a function parses at
+ * cold start (its environment) or rarely (a manual action): the same verdicts, field paths and messages
+ * as the zod schemas they replace, at a fraction of zod's load time (docs/benchmarks/cold-start.md). Each
+ * user holds its schema to the zod one by a test. `safeParse` has the shape of zod's, so loadConfig
+ * (@mcp-pipeline/aws) takes either.
+ */
+
+/** One field: a rule that carries its output type, and parses a value alone (e.g. to read a default). */
+export interface Field<T> extends Rule {
+  parse(value: unknown): T;
+  /** Type only: what the field gives. */
+  readonly output?: T;
+}
+
+export type Issue = { readonly path: readonly string[]; readonly message: string };
+
+export type SafeParse<T> =
+  | { readonly success: true; readonly data: T }
+  | {
+      readonly success: false;
+      readonly error: { readonly issues: readonly Issue[]; readonly message: string };
+    };
+
+/** A schema a value is parsed with: zod's `safeParse` and `parse`. */
+export interface Schema<T> extends Field<T> {
+  safeParse(input: unknown): SafeParse<T>;
+}
+
+/** An object schema, with its fields as zod's `shape`. */
+export interface ObjectSchema<S extends Shape> extends Schema<Output<S>> {
+  readonly shape: S;
+}
+
+type Shape = Readonly<Record<string, Field<unknown>>>;
+type OutputOf<F> = F extends Field<infer T> ? T : never;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** The object a shape gives; fields that may be undefined are optional keys, as zod infers them. */
+export type Output<S extends Shape> = Simplify<
+  { [K in keyof S as undefined extends OutputOf<S[K]> ? never : K]: OutputOf<S[K]> } & {
+    [K in keyof S as undefined extends OutputOf<S[K]> ? K : never]?: OutputOf<S[K]>;
+  }
+>;
+
+function run(rule: Rule, value: unknown): { value: unknown; issues: SchemaIssue[] } {
+  const issues: SchemaIssue[] = [];
+  const kept = rule(value, [], issues);
+  return { value: kept, issues };
+}
+
+function field<T>(rule: Rule): Field<T> {
+  return Object.assign(((value, path, issues) => rule(value, path, issues)) as Rule, {
+    parse(value: unknown): T {
+      const { value: kept, issues } = run(rule, value);
+      if (issues.length > 0) throw new SchemaViolationError(issues);
+      return kept as T;
+    },
+  });
+}
+
+/** field-rules paths are joined with "." ("(root)" for the value itself); no key here holds a dot. */
+const pathOf = (issue: SchemaIssue): string[] => (issue.path === "(root)" ? [] : issue.path.split("."));
+
+function schema<T>(rule: Rule): Schema<T> {
+  return Object.assign(field<T>(rule), {
+    safeParse(input: unknown): SafeParse<T> {
+      const { value, issues } = run(rule, input);
+      if (issues.length === 0) return { success: true, data: value as T };
+      return {
+        success: false,
+        error: {
+          issues: issues.map((issue) => ({ path: pathOf(issue), message: issue.message })),
+          message: issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+        },
+      };
+    },
+  });
+}
+
+/** As `z.object(shape)`: every field checked, unknown keys dropped, absent optional fields left out. */
+export function object<S extends Shape>(shape: S): ObjectSchema<S> {
+  return Object.assign(schema<Output<S>>(objectRule(shape)), { shape });
+}
+
+/** As `z.string()` with `.min`, `.max` and `.regex(pattern, message)`. */
+export function text(rule: StringRule = {}): Field<string> {
+  return field(string(rule));
+}
+
+/** As `z.literal(value)`. */
+export function literal<T extends string>(value: T): Field<T> {
+  return field(literalRule(value));
+}
+
+/** As `z.boolean()`. */
+export function boolean(): Field<boolean> {
+  return field(booleanRule());
+}
+
+/** zod's `iso.datetime()`: UTC ("Z"), seconds required, any fraction of a second, calendar dates checked. */
+const DATETIME = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z))$`);
+
+/** As `z.iso.datetime()`. */
+export function datetime(): Field<string> {
+  return text({ pattern: DATETIME, patternMessage: "Invalid ISO datetime" });
+}
+
+/** As `.optional()`: absent stays absent; present must pass. */
+export function optional<T>(inner: Field<T>): Field<T | undefined> {
+  return field(optionalRule(inner));
+}
+
+/** As `.nullable()`: null passes as it is; anything else must pass. */
+export function nullable<T>(inner: Field<T>): Field<T | null> {
+  return field((value, path, issues) => (value === null ? null : inner(value, path, issues)));
+}
+
+/**
+ * As `.default(value)`: an absent value becomes `value`, unchecked as zod leaves it, and (an object or
+ * array) a shallow copy, so that no caller can change the default of the next parse.
+ */
+export function withDefault<T>(inner: Field<T>, value: T): Field<T> {
+  const fresh = (): T =>
+    Array.isArray(value)
+      ? ([...value] as T)
+      : typeof value === "object" && value !== null
+        ? { ...value }
+        : value;
+  return field((input, path, issues) => (input === undefined ? fresh() : inner(input, path, issues)));
+}
+
+/** As `z.discriminatedUnion(key, options)`, the options given by their discriminator value. */
+export function oneOf<O extends Readonly<Record<string, ObjectSchema<Shape>>>>(
+  key: string,
+  options: O,
+): Schema<{ [K in keyof O]: OutputOf<O[K]> }[keyof O]> {
+  return schema(discriminated(key, options));
+}
+
+/** zod's name of a value's type, as its messages say it. */
+function typeName(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+function expected(issues: SchemaIssue[], path: readonly string[], type: string, value: unknown): void {
+  issues.push({
+    path: path.length === 0 ? "(root)" : path.join("."),
+    message: `Invalid input: expected ${type}, received ${typeName(value)}`,
+  });
+}
+
+function bounds(
+  value: number,
+  path: readonly string[],
+  issues: SchemaIssue[],
+  limits: { min?: number; max?: number },
+): void {
+  const at = path.length === 0 ? "(root)" : path.join(".");
+  if (limits.min !== undefined && !(value >= limits.min))
+    issues.push({ path: at, message: `Too small: expected number to be >=${limits.min}` });
+  if (limits.max !== undefined && !(value <= limits.max))
+    issues.push({ path: at, message: `Too big: expected number to be <=${limits.max}` });
+}
+
+/**
+ * As `z.number().int().min(min).max(max)`, or with `coerce` as `z.coerce.number()...`: what an
+ * environment variable (always text) becomes through `Number(...)`, so "" is 0 and "1e3" is 1000, as with
+ * zod.
+ */
+export function integer(limits: { min?: number; max?: number; coerce?: boolean }): Field<number> {
+  return field((input, path, issues) => {
+    const value = limits.coerce ? Number(input) : input;
+    if (typeof value !== "number" || Number.isNaN(value) || !Number.isFinite(value)) {
+      expected(issues, path, "number", value);
+      return value;
+    }
+    if (!Number.isSafeInteger(value)) {
+      const at = path.length === 0 ? "(root)" : path.join(".");
+      if (!Number.isInteger(value)) {
+        issues.push({ path: at, message: "Invalid input: expected int, received number" });
+        return value;
+      }
+      issues.push({
+        path: at,
+        message:
+          value > 0
+            ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`
+            : `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`,
+      });
+    }
+    bounds(value, path, issues, limits);
+    return value;
+  });
+}
+
+const HTTP_URL = /^https?:\/\//i;
+
+/**
+ * As `z.url({ protocol: /^https?$/ })`: http(s) with "://", parsed by WHATWG URL; the value kept is the
+ * text trimmed, without tabs and newlines, as zod keeps it.
+ */
+export function httpUrl(): Field<string> {
+  return field((value, path, issues) => {
+    if (typeof value !== "string") {
+      expected(issues, path, "string", value);
+      return value;
+    }
+    const trimmed = value.trim();
+    const url = HTTP_URL.test(trimmed) ? URL.parse(trimmed) : null;
+    if (url === null || !/^https?:$/.test(url.protocol)) {
+      issues.push({ path: path.length === 0 ? "(root)" : path.join("."), message: "Invalid URL" });
+      return value;
+    }
+    return trimmed.replace(/[\t\n\r]/g, "");
+  });
+}
+
+/**
+ * An SQS queue URL, checked by shape rather than as a WHATWG URL: emulators answer with hosts such as
+ * sqs.us-east-1.127.0.0.1, which URL parsers refuse. As `sqsQueueUrlSchema` of @mcp-pipeline/aws.
+ */
+export function sqsQueueUrl(): Field<string> {
+  return text({
+    pattern: /^https?:\/\/[^/\s]+\/\d{12}\/[A-Za-z0-9_-]{1,80}(\.fifo)?$/,
+    patternMessage: "expected an SQS queue URL",
+  });
+}
+
+/** A Kinesis stream name. As `streamNameSchema` of @mcp-pipeline/aws. */
+export function streamName(): Field<string> {
+  return text({ pattern: /^[a-zA-Z0-9_.-]{1,128}$/, patternMessage: "expected a Kinesis stream name" });
+}

@@ -1,0 +1,156 @@
+import { loadConfig, sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { MAX_INLINE_RESULT_BYTES, workerConfigSchema } from "../src/index.js";
+
+/**
+ * src/config.ts (with the tools' settings, packages/tools/src/config.ts) declares a worker's environment
+ * with hand-written field rules, not zod, for load time (docs/benchmarks/cold-start.md). The zod schema it
+ * replaced, below as it was, is the reference: every case of the bad-settings table and generated
+ * environments must give the same verdict and value, and the same problems (variable and message, which
+ * ConfigError lists).
+ */
+const reference = z.object({
+  TOOL_CALLS_TABLE: z.string().min(3).max(255),
+  DEDUPE_TABLE: z.string().min(3).max(255),
+  RESULTS_BUCKET: z.string().min(3).max(63),
+  EVENTS_STREAM_NAME: streamNameSchema,
+  DEAD_LETTER_QUEUE_URL: sqsQueueUrlSchema,
+  MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).max(1000).optional(),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
+  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(5_000),
+  IDEMPOTENCY_RETENTION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(14 * 24 * 3600),
+  RESULT_INLINE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_INLINE_RESULT_BYTES)
+    .default(256 * 1024),
+  HTTP_TOOL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  HTTP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(900_000).default(5_000),
+});
+
+type Parser = { safeParse(input: unknown): { success: boolean; data?: unknown; error?: unknown } };
+type Failure = { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+
+function outcome(schema: Parser, env: Record<string, string | undefined>) {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return { success: true, data: parsed.data };
+  const problems = (parsed.error as Failure).issues.map(
+    (i) => `${i.path.map(String).join(".")}: ${i.message}`,
+  );
+  return { success: false, problems: problems.sort() };
+}
+
+const good = {
+  TOOL_CALLS_TABLE: "tool-calls",
+  DEDUPE_TABLE: "dedupe",
+  RESULTS_BUCKET: "results",
+  EVENTS_STREAM_NAME: "events",
+  DEAD_LETTER_QUEUE_URL: "http://sqs.us-east-1.127.0.0.1:4566/000000000000/jobs-dlq",
+};
+
+const cases: [string, Record<string, string | undefined>][] = [
+  ["the minimum", good],
+  [
+    "every setting",
+    {
+      ...good,
+      MAX_RECEIVE_COUNT: "5",
+      WORKER_CONCURRENCY: "20",
+      DEADLINE_MARGIN_MS: "1000",
+      IDEMPOTENCY_RETENTION_SECONDS: "60",
+      RESULT_INLINE_MAX_BYTES: "350000",
+      HTTP_TOOL_BASE_URL: " https://api.example.com/v1 ",
+      HTTP_TOOL_TIMEOUT_MS: "900000",
+    },
+  ],
+  ["nothing", {}],
+  ["a short table name", { ...good, DEDUPE_TABLE: "dd" }],
+  ["a bucket name of 64 characters", { ...good, RESULTS_BUCKET: "b".repeat(64) }],
+  ["a stream name with a space", { ...good, EVENTS_STREAM_NAME: "my events" }],
+  ["a stream name of 129 characters", { ...good, EVENTS_STREAM_NAME: "s".repeat(129) }],
+  ["a queue name instead of a URL", { ...good, DEAD_LETTER_QUEUE_URL: "jobs-dlq" }],
+  [
+    "a queue URL without an account",
+    { ...good, DEAD_LETTER_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/jobs" },
+  ],
+  ["a FIFO queue URL", { ...good, DEAD_LETTER_QUEUE_URL: `${good.DEAD_LETTER_QUEUE_URL}.fifo` }],
+  ["maxReceiveCount 0", { ...good, MAX_RECEIVE_COUNT: "0" }],
+  ["maxReceiveCount 1001", { ...good, MAX_RECEIVE_COUNT: "1001" }],
+  ["an empty maxReceiveCount (Number('') is 0)", { ...good, MAX_RECEIVE_COUNT: "" }],
+  ["concurrency 257", { ...good, WORKER_CONCURRENCY: "257" }],
+  ["a word for concurrency", { ...good, WORKER_CONCURRENCY: "ten" }],
+  ["a retention under a minute", { ...good, IDEMPOTENCY_RETENTION_SECONDS: "59" }],
+  ["an inline limit over DynamoDB's room", { ...good, RESULT_INLINE_MAX_BYTES: "350001" }],
+  ["a fractional inline limit", { ...good, RESULT_INLINE_MAX_BYTES: "1024.5" }],
+  ["a base URL that is not a URL", { ...good, HTTP_TOOL_BASE_URL: "not a url" }],
+  ["an FTP base URL", { ...good, HTTP_TOOL_BASE_URL: "ftp://files.example" }],
+  ["a base URL without //", { ...good, HTTP_TOOL_BASE_URL: "http:example.com" }],
+  ["an empty base URL", { ...good, HTTP_TOOL_BASE_URL: "" }],
+  ["a tool timeout of 0", { ...good, HTTP_TOOL_TIMEOUT_MS: "0" }],
+  [
+    "several bad settings at once",
+    { ...good, RESULTS_BUCKET: "", WORKER_CONCURRENCY: "0", HTTP_TOOL_BASE_URL: "x" },
+  ],
+];
+
+describe("a worker's configuration against the zod schema it replaced", () => {
+  it.each(cases)("%s: the same values or the same problems", (_label, env) => {
+    expect(outcome(workerConfigSchema, env)).toEqual(outcome(reference, env));
+  });
+
+  it("agrees on generated environments", () => {
+    const setting = fc.option(
+      fc.oneof(
+        fc.constantFrom(
+          "",
+          "0",
+          "1",
+          "59",
+          "60",
+          "256",
+          "1000",
+          "1001",
+          "350000",
+          "350001",
+          "1.5",
+          "1e3",
+          "x",
+        ),
+        fc.constantFrom("events", "a.b-c_1", good.DEAD_LETTER_QUEUE_URL, "https://example.com", "ftp://x"),
+        fc.integer({ min: -10, max: 2_000_000 }).map(String),
+        fc.string({ maxLength: 140 }),
+      ),
+      { nil: undefined },
+    );
+    const env = fc.record(Object.fromEntries(Object.keys(reference.shape).map((key) => [key, setting])), {
+      requiredKeys: [],
+    });
+    fc.assert(
+      fc.property(env, (e) => {
+        expect(outcome(workerConfigSchema, e)).toEqual(outcome(reference, e));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("a bad setting is a ConfigError naming the variable", () => {
+    const error = (() => {
+      try {
+        loadConfig(workerConfigSchema, { ...good, WORKER_CONCURRENCY: "0" });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toMatchObject({
+      name: "ConfigError",
+      problems: ["WORKER_CONCURRENCY: Too small: expected number to be >=1"],
+    });
+  });
+});
