@@ -60,7 +60,7 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
     add(
       RuleId.BisectOff,
       "processor.esm.bisect_batch_on_function_error",
-      "bisect is off: one poison record fails its whole batch until retries run out, taking good records with it (esm-semantics.md §1.3)",
+      "bisect is off: one poison record fails its whole batch until retries run out, taking good records with it (docs/aws-semantics.md §1.3)",
     );
   }
   if (esm.maximum_retry_attempts === -1) {

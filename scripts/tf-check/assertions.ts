@@ -171,7 +171,7 @@ export async function environmentFindings(
     });
   }
 
-  // The processor's Kinesis ESM: every guard of esm-semantics.md §1 as the settings say.
+  // The processor's Kinesis ESM: every guard of docs/aws-semantics.md §1 as the settings say.
   const processorEsm = await mappings(`${p}-processor`);
   const k = settings.processor.esm;
   const kinesis = new KinesisClient({ ...config, requestHandler: new NodeHttpHandler() });

@@ -64,7 +64,7 @@ async function prefetch(
 /**
  * Decode every record, skip the ones the dedupe table says are done, run each of the rest once per
  * eventId (claim, write, complete), quarantine what can never succeed, answer with the partial batch
- * response (esm-semantics.md §1.4).
+ * response (docs/aws-semantics.md §1.4).
  */
 export async function processPerEvent(
   records: readonly KinesisStreamRecord[],

@@ -76,7 +76,7 @@ const changedCall = (change: ApplyChange): boolean => change === "created" || ch
 /**
  * The processor's core: decode every record, fold all the events of each call in the batch onto the
  * pre-read state and write each call once (conditionally on the version read), quarantine what can
- * never succeed, and answer Lambda with the partial batch response (esm-semantics.md §1.4).
+ * never succeed, and answer Lambda with the partial batch response (docs/aws-semantics.md §1.4).
  *
  * The effect is a join (docs/idempotency.md), so it is its own idempotency: a redelivered or dominated
  * event changes nothing and costs no write, and no dedupe table is needed. The engine still runs the

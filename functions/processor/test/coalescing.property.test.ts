@@ -2,7 +2,7 @@
  * The coalescing path against the per-event path it replaced (bench/per-event-path.ts), on dynalite:
  * random workloads (calls, sessions, retries, late events, producer duplicates, shuffled orders), cut
  * into random batches, delivered the way Lambda does for Kinesis (after a partial failure, again from
- * the reported sequence number: esm-semantics.md §1.4 "Checkpoint rule"), with write failures injected
+ * the reported sequence number: docs/aws-semantics.md §1.4 "Checkpoint rule"), with write failures injected
  * into the tool-calls client: failures before the write reaches the table, and failures after it was
  * applied (the answer lost on the way back).
  */

@@ -2,7 +2,7 @@ import type { Message, MessageSystemAttributeName } from "@aws-sdk/client-sqs";
 import { parseArn } from "@mcp-pipeline/arn";
 import type { SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from "aws-lambda";
 
-/** The system attributes the SQS ESM asks for and passes on (esm-semantics.md §2.4). */
+/** The system attributes the SQS ESM asks for and passes on (docs/aws-semantics.md §2.4). */
 export const ESM_SYSTEM_ATTRIBUTES: MessageSystemAttributeName[] = [
   "ApproximateReceiveCount",
   "SentTimestamp",

@@ -1,6 +1,6 @@
 /**
  * When to stop starting work. Lambda kills an invocation at its timeout and then retries the whole
- * batch (esm-semantics.md §1.3 "During invocation"; §1.4: a timeout is a function error), so it is
+ * batch (docs/aws-semantics.md §1.3 "During invocation"; §1.4: a timeout is a function error), so it is
  * better to stop starting records while there is still time to finish the ones in flight and report
  * the rest as failed: the next invocation begins exactly there.
  */

@@ -14,7 +14,7 @@ import { adaptiveRule, SchedulingRule } from "./schedule.js";
 export const FailureScope = {
   /** SQS standard: nothing else; every message stands alone. */
   Item: "item",
-  /** SQS FIFO: the rest of the record's group (esm-semantics.md §3 "Partial failure guidance"). */
+  /** SQS FIFO: the rest of the record's group (docs/aws-semantics.md §3 "Partial failure guidance"). */
   Key: "key",
   /**
    * Kinesis: the rest of the key and every record after it in the shard, because Lambda checkpoints

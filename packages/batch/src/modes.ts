@@ -18,7 +18,7 @@ export interface BatchOptions<T> {
 /**
  * Kinesis: records of one partition key strictly in shard order, keys concurrently. This is why the
  * project has its own engine: Powertools' BatchProcessor runs Kinesis records in parallel without
- * regard to partition key (esm-semantics.md §8 "Ordering broken by parallel processing in Powertools"),
+ * regard to partition key (docs/aws-semantics.md §8 "Ordering broken by parallel processing in Powertools"),
  * and its sequential mode gives up all concurrency.
  */
 export function processKinesisBatch(

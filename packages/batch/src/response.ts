@@ -13,7 +13,7 @@ export interface BatchItemFailure {
 /**
  * The partial batch response, only obtainable from the builders below. Lambda reads an empty or null
  * identifier, a misspelled key or an unknown id as a whole-batch failure, and a missing
- * `batchItemFailures` key as success (esm-semantics.md §1.4, §2.3), so the builders validate every
+ * `batchItemFailures` key as success (docs/aws-semantics.md §1.4, §2.3), so the builders validate every
  * identifier against the batch and always write the key, even when the list is empty.
  */
 export interface PartialBatchResponse {

@@ -12,7 +12,7 @@ const noSetAside = async (): Promise<void> => {
   throw new Error("nothing should be set aside here");
 };
 
-describe("Kinesis mode: key order and concurrency (esm-semantics.md §1.2 'Ordering guarantee')", () => {
+describe("Kinesis mode: key order and concurrency (docs/aws-semantics.md §1.2 'Ordering guarantee')", () => {
   it("runs each partition key strictly in shard order and keys concurrently within the cap", async () => {
     const clock = new StepClock();
     const records = batch("ABACBCAADDBC");

@@ -24,7 +24,7 @@ function outcomeOf<T>(items: T[], outcomes: ItemOutcome[]): BatchOutcome<T> {
 const kin = (n: number): KinesisStreamRecord[] =>
   Array.from({ length: n }, (_, i) => kinesisRecord({ partitionKey: "k", data: {}, sequence: i }));
 
-describe("partial batch response builder (esm-semantics.md §1.4 and §2.3: what Lambda reads as success or total failure)", () => {
+describe("partial batch response builder (docs/aws-semantics.md §1.4 and §2.3: what Lambda reads as success or total failure)", () => {
   it("always writes the batchItemFailures key, so a success can never be misspelled", () => {
     expect(JSON.stringify(kinesisBatchResponse(outcomeOf(kin(2), [ok, ok])))).toBe(
       '{"batchItemFailures":[]}',

@@ -13,7 +13,7 @@ import { Permanent, StepClock, Transient } from "./harness.js";
 const messages = (n: number): SQSRecord[] =>
   Array.from({ length: n }, (_, i) => sqsRecord({ messageId: `m-${i}`, body: `{"i":${i}}` }));
 
-describe("SQS standard mode (esm-semantics.md §2.3 'ReportBatchItemFailures on SQS')", () => {
+describe("SQS standard mode (docs/aws-semantics.md §2.3 'ReportBatchItemFailures on SQS')", () => {
   it("reports each transiently failed message by messageId and acknowledges the rest", async () => {
     const clock = new StepClock();
     const records = messages(10);
@@ -82,7 +82,7 @@ describe("SQS standard mode (esm-semantics.md §2.3 'ReportBatchItemFailures on 
   });
 });
 
-describe("SQS FIFO mode (esm-semantics.md §3 'Partial failure guidance')", () => {
+describe("SQS FIFO mode (docs/aws-semantics.md §3 'Partial failure guidance')", () => {
   // Three groups interleaved as SQS may deliver them; the failure is in the middle of group B.
   const layout = ["A", "B", "C", "A", "B", "C", "B", "A", "B", "C"];
   const fifo = (): SQSRecord[] =>

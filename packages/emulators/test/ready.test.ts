@@ -31,7 +31,7 @@ import {
   waitForTableActive,
 } from "../src/index.js";
 
-// AWS takes seconds to turn a table or stream ACTIVE, and a write before that fails (esm-semantics.md
+// AWS takes seconds to turn a table or stream ACTIVE, and a write before that fails (docs/aws-semantics.md §10
 // and the DynamoDB/Kinesis API references: CreateTable and CreateStream answer CREATING). The emulators
 // here take time too, so a test that writes without waiting fails; the helpers wait by asking.
 const SLOW_MS = 300;

@@ -1,6 +1,6 @@
 /**
  * How an event source mapping with ReportBatchItemFailures reads a function's response
- * (esm-semantics.md §1.4 for Kinesis, §2.3 for SQS, §9.1 item 6, §9.2 item 4).
+ * (docs/aws-semantics.md §1.4 for Kinesis, §2.3 for SQS, §9.1 item 6, §9.2 item 4).
  */
 export type BatchResponseReading =
   | { readonly kind: "success" }

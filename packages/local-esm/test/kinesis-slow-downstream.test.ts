@@ -4,7 +4,7 @@ import { type KinesisEsmSettings, KinesisEventSource, type KinesisFailureRecord 
 import { Emulators, eventually, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
- * esm-semantics.md §1.4 "Partial failures count as retries": a handler that stops at its deadline and
+ * docs/aws-semantics.md §1.4 "Partial failures count as retries": a handler that stops at its deadline and
  * reports the first unstarted record (as the processor does) uses one retry attempt per invocation,
  * although nothing failed. A downstream that is only slow then sends the tail of a batch to the
  * on-failure destination once the attempts run out (docs/batch-engine.md "A slow downstream and the

@@ -14,7 +14,7 @@ import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from ".
 /**
  * The SQS ESM on FIFO queues against moto's server, which answers the way SQS does where fauxqs does
  * not: one ReceiveMessage returns several messages of one message group, and the group's later messages
- * are held back while earlier ones are in flight (esm-semantics.md §3). fauxqs returns one message per
+ * are held back while earlier ones are in flight (docs/aws-semantics.md §3). fauxqs returns one message per
  * group per receive, which hides batches that hold several messages of a group.
  */
 let moto: RunningEmulator;

@@ -20,7 +20,7 @@ export const kinesisSourceSchema = z.object({
   shardId: z.string().min(1),
   sequenceNumber: z.string().regex(/^\d{1,128}$/),
   partitionKey: z.string().min(1).max(256),
-  /** Epoch seconds with milliseconds, as Lambda delivers it (esm-semantics.md §1.7). */
+  /** Epoch seconds with milliseconds, as Lambda delivers it (docs/aws-semantics.md §1.7). */
   approximateArrivalTimestamp: z.number(),
 });
 

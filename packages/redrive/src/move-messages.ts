@@ -34,7 +34,7 @@ export interface MoveSummary {
    * ApproximateNumberOfMessagesToMove (move task); for the mover, SQS's approximate figure.
    */
   readonly waiting: number;
-  /** True when `waiting` is SQS's approximate count (it lags: esm-semantics.md §4), not a count. */
+  /** True when `waiting` is SQS's approximate count (it lags: docs/aws-semantics.md §4), not a count. */
   readonly waitingIsApproximate: boolean;
   /** SQS's ApproximateNumberOfMessages when the move started, as SQS reported it. */
   readonly approximateWaiting: number;
@@ -134,7 +134,7 @@ export async function countMessages(sqs: SQSClient, url: string): Promise<number
 
 /**
  * Moves the messages a DLQ holds when the move starts back to its source queue, once each, as
- * StartMessageMoveTask does (esm-semantics.md §4): with that API (polled with ListMessageMoveTasks
+ * StartMessageMoveTask does (docs/aws-semantics.md §4): with that API (polled with ListMessageMoveTasks
  * until it ends) where the endpoint has it, otherwise with a mover that receives, sends to the source
  * and deletes. The mover:
  * - leaves in the DLQ what arrived after it started (SentTimestamp after its start: a message it
@@ -144,7 +144,7 @@ export async function countMessages(sqs: SQSClient, url: string): Promise<number
  *   message's deduplication ID will be replaced with the original message's ID", and "All redriven
  *   messages are considered new messages with a new messageID" (Amazon SQS Developer Guide,
  *   https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html;
- *   esm-semantics.md §4). Reusing the original id would let SQS drop the message as a duplicate
+ *   docs/aws-semantics.md §4). Reusing the original id would let SQS drop the message as a duplicate
  *   within five minutes of its first send (§3) while answering success; a re-run of the mover after a
  *   crash is the one duplicate that is dropped, which is what is wanted;
  * - deletes a message from the DLQ only once the source has taken it: accepted, and not answered with

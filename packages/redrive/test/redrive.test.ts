@@ -136,7 +136,7 @@ function deps(quarantineBucket: string, dlqUrl: string, lost: LostRange[]): Fail
 const message = (id: string, body: unknown) =>
   sqsRecord({ messageId: id, body: typeof body === "string" ? body : JSON.stringify(body) });
 
-describe("rereadRange (esm-semantics.md §1.6: the failure record holds only the range)", () => {
+describe("rereadRange (docs/aws-semantics.md §1.6: the failure record holds only the range)", () => {
   it("reads back exactly the records from the start to the end sequence number", async () => {
     const s = await stream(Array.from({ length: 10 }, (_, i) => ({ key: `k${i % 3}`, body: `r${i}` })));
     const result = await rereadRange(kinesis, {
@@ -336,7 +336,7 @@ describe("coveringPrefixes", () => {
   });
 });
 
-describe("dlq-redrive with ParallelizationFactor > 1 (esm-semantics.md §1.2, §1.6)", () => {
+describe("dlq-redrive with ParallelizationFactor > 1 (docs/aws-semantics.md §1.2, §1.6)", () => {
   it.each([TrimmedStart.ServeFromHorizon, TrimmedStart.InvalidArgument])(
     "counts a lane's trimmed first record as lost although other lanes' records fill the batch size (trimmed start answered as %s)",
     async (trimmedStart) => {

@@ -3,7 +3,7 @@ import * as z from "zod";
 /**
  * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.
  * Terraform reads the file natively; the local runtime, the tests and the config linter read it through
- * this schema. Ranges are AWS's (esm-semantics.md §1-3, §7); Terraform's `validation` blocks repeat them.
+ * this schema. Ranges are AWS's (docs/aws-semantics.md §1-3, §7); Terraform's `validation` blocks repeat them.
  */
 
 /** An environment's name: its directory under terraform/environments and the tfvars' `environment`. */

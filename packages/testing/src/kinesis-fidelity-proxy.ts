@@ -76,7 +76,7 @@ function answerError(response: ServerResponse, type: string, message: string): v
  *   one answers ExpiredIteratorException (each NextShardIterator is a new iterator with its own
  *   lifetime); `expireIterators()` ages every iterator at once so tests need not wait;
  * - `failNext` throttles or fails GetShardIterator, GetRecords or ListShards calls, the "before
- *   invocation" errors Lambda retries without counting them as attempts (esm-semantics.md §1.3).
+ *   invocation" errors Lambda retries without counting them as attempts (docs/aws-semantics.md §1.3).
  * The proxy hands out its own iterator tokens and keeps the upstream ones; every other call passes
  * through untouched. JSON protocol only (what the SDK's Kinesis client speaks).
  */

@@ -4,7 +4,7 @@ import { forward, listenOnLoopback, type RunningEmulator, relay, startMoto } fro
 /**
  * moto's server (@mcp-pipeline/emulators' startMoto: installed by `.ci/moto.sh`, on a free 127.0.0.1
  * port) behind a proxy, for the tests that must see SQS FIFO as AWS answers it. AWS returns several
- * messages of one message group in one receive (esm-semantics.md §3; moto does the same, holding the
+ * messages of one message group in one receive (docs/aws-semantics.md §3; moto does the same, holding the
  * group while they are in flight); fauxqs returns one message per group per receive, and withholds the
  * group's later messages while that one is in flight, so no proxy in front of it could return them.
  *

@@ -4,7 +4,7 @@ export const TEST_REGION = "us-east-1";
 export const TEST_ACCOUNT = "123456789012";
 export const TEST_STREAM_ARN = `arn:aws:kinesis:${TEST_REGION}:${TEST_ACCOUNT}:stream/tool-call-events`;
 
-/** A Kinesis sequence number: 56 digits, increasing with `n` (esm-semantics.md §1.7). */
+/** A Kinesis sequence number: 56 digits, increasing with `n` (docs/aws-semantics.md §1.7). */
 export function sequenceNumber(n: number): string {
   return `4959033827149025660855969253836157109592157598913${String(n).padStart(7, "0")}`;
 }

@@ -9,7 +9,7 @@ export const CallStatus = {
   Failed: "failed",
   /**
    * The last attempt SQS allows (the queue's maxReceiveCount) failed: SQS moves the job to the DLQ
-   * (esm-semantics.md §2.3, §9.2 item 5). `deadLetter` says where. Not final: a redriven job's next
+   * (docs/aws-semantics.md §2.3, §9.2 item 5). `deadLetter` says where. Not final: a redriven job's next
    * attempt supersedes it.
    */
   DeadLettered: "dead-lettered",

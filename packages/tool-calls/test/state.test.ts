@@ -190,7 +190,7 @@ describe("a call that left the pipeline for the DLQ says so, until a redriven at
   });
 
   it("a redriven job's next attempt supersedes it, and its outcome ends the call", () => {
-    // Redriven messages are new messages (esm-semantics.md §4): the receive count starts again at 1.
+    // Redriven messages are new messages (docs/aws-semantics.md §4): the receive count starts again at 1.
     const redriven = fold([...toTheDlq, started("s1-redrive", 9, 1)]);
     expect(redriven).toMatchObject({ status: "started", attempts: 3 });
     expect(redriven).not.toHaveProperty("deadLetter");

@@ -29,7 +29,7 @@ const ok = (tag: string) => ({ path: `/ok/${tag}` });
 const ids = (response: { batchItemFailures: readonly { itemIdentifier: unknown }[] }) =>
   response.batchItemFailures.map((f) => f.itemIdentifier);
 
-describe("tool-worker on a standard queue (esm-semantics.md §2)", () => {
+describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
   it("a batch of 10 with a tool timeout and a body that is not JSON: 8 stored, 1 reported, 1 in the DLQ", async () => {
     const jobs = Array.from({ length: 8 }, (_, i) => job("http.request", ok(`job-${i}`)));
     const slow = job("http.request", { path: "/slow/one" });
@@ -490,7 +490,7 @@ async function receivedFromMoto(
   return Messages.map((m) => toSqsEventRecord(m, eventSourceArn));
 }
 
-describe("fifo-worker on a FIFO queue (esm-semantics.md §3)", () => {
+describe("fifo-worker on a FIFO queue (docs/aws-semantics.md §3)", () => {
   it("three groups with a failure in the middle of one: the rest of that group reported, others done in order", async () => {
     const group = (g: string, paths: string[]) =>
       paths.map((p) => ({ ...body(job("http.request", { path: p }, { sessionId: g })), group: g }));

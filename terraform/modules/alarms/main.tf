@@ -59,7 +59,7 @@ locals {
 }
 
 # IteratorAge: how far the processor lags the stream. Lambda emits nothing while the stream is idle,
-# so missing data is not breaching (esm-semantics.md §6). The threshold is the environment's tolerance
+# so missing data is not breaching (docs/aws-semantics.md §6). The threshold is the environment's tolerance
 # for stale tool-call state; a blocked shard shows here first.
 resource "aws_cloudwatch_metric_alarm" "iterator_age" {
   alarm_name          = "${var.name_prefix}-processor-iterator-age"

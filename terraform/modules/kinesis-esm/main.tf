@@ -1,4 +1,4 @@
-# The processor's Kinesis event source mapping with every guard of esm-semantics.md §1 on: partial
+# The processor's Kinesis event source mapping with every guard of docs/aws-semantics.md §1 on: partial
 # batch responses, bisect on error, bounded retries and record age, and an on-failure destination,
 # so a poison record never blocks its shard for the stream's whole retention.
 resource "aws_lambda_event_source_mapping" "this" {

@@ -78,7 +78,7 @@ module "fifo_queue" {
 }
 
 # On-failure records of the processor's ESM; consumed by dlq-redrive. A standard queue: FIFO queues
-# are not supported as ESM destinations (esm-semantics.md §1.6).
+# are not supported as ESM destinations (docs/aws-semantics.md §1.6).
 module "failure_queue" {
   source                        = "../queue"
   name                          = "${local.p}-stream-failures"

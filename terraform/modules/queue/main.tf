@@ -27,7 +27,7 @@ resource "aws_sqs_queue" "this" {
   tags                  = var.tags
 }
 
-# Standalone resources get drift detection; the inline arguments do not (esm-semantics.md §7).
+# Standalone resources get drift detection; the inline arguments do not (docs/aws-semantics.md §7).
 resource "aws_sqs_queue_redrive_policy" "this" {
   queue_url = aws_sqs_queue.this.id
   redrive_policy = jsonencode({

@@ -15,7 +15,7 @@ variable "fifo" {
 }
 
 variable "visibility_timeout_seconds" {
-  description = "At least 6 x the consumer's timeout + batching window (esm-semantics.md §2.1)."
+  description = "At least 6 x the consumer's timeout + batching window (docs/aws-semantics.md §2.1)."
   type        = number
 
   validation {
@@ -47,7 +47,7 @@ variable "dlq_message_retention_seconds" {
 }
 
 variable "max_receive_count" {
-  description = "Receives before SQS moves a message to the DLQ (>= 5 recommended, esm-semantics.md §2.3)."
+  description = "Receives before SQS moves a message to the DLQ (>= 5 recommended, docs/aws-semantics.md §2.3)."
   type        = number
   default     = 5
 

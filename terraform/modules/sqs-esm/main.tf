@@ -1,4 +1,4 @@
-# A worker's SQS event source mapping (esm-semantics.md §2-3): partial batch responses by messageId,
+# A worker's SQS event source mapping (docs/aws-semantics.md §2-3): partial batch responses by messageId,
 # and a maximum concurrency so the mapping does not read messages it cannot invoke (§2.3 over-pull).
 resource "aws_lambda_event_source_mapping" "this" {
   function_name                      = var.function_name

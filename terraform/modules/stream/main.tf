@@ -5,7 +5,7 @@ resource "aws_kinesis_stream" "this" {
   encryption_type  = "KMS"
   kms_key_id       = var.kms_key_id
 
-  # Explicit list: "ALL" should not be used (esm-semantics.md §7). IteratorAgeMilliseconds per shard
+  # Explicit list: "ALL" should not be used (docs/aws-semantics.md §7). IteratorAgeMilliseconds per shard
   # shows which shard a stuck record blocks.
   shard_level_metrics = var.shard_level_metrics
 
@@ -17,7 +17,7 @@ resource "aws_kinesis_stream" "this" {
 }
 
 # Enhanced fan-out: the processor gets its own 2 MB/s per shard and HTTP/2 push; its ESM then reads
-# through the consumer ARN (esm-semantics.md §1.1).
+# through the consumer ARN (docs/aws-semantics.md §1.1).
 resource "aws_kinesis_stream_consumer" "this" {
   count = var.enhanced_fan_out_consumer_name == null ? 0 : 1
 

@@ -37,7 +37,7 @@ variable "retention_period_hours" {
 
   validation {
     condition     = var.retention_period_hours >= 24 && var.retention_period_hours <= 8760
-    error_message = "retention_period_hours must be 24-8760 (esm-semantics.md §7)."
+    error_message = "retention_period_hours must be 24-8760 (docs/aws-semantics.md §7)."
   }
 }
 
@@ -57,7 +57,7 @@ variable "shard_level_metrics" {
       "IncomingBytes", "IncomingRecords", "OutgoingBytes", "OutgoingRecords",
       "WriteProvisionedThroughputExceeded", "ReadProvisionedThroughputExceeded", "IteratorAgeMilliseconds",
     ], m)])
-    error_message = "Unknown shard-level metric (esm-semantics.md §7 lists the valid ones)."
+    error_message = "Unknown shard-level metric (docs/aws-semantics.md §7 lists the valid ones)."
   }
 }
 

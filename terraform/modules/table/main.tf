@@ -9,7 +9,7 @@ resource "aws_dynamodb_table" "this" {
     type = "S"
   }
 
-  # attribute_name only when enabled (esm-semantics.md §7, aws_dynamodb_table ttl).
+  # attribute_name only when enabled (docs/aws-semantics.md §7, aws_dynamodb_table ttl).
   dynamic "ttl" {
     for_each = var.ttl_attribute == null ? [] : [var.ttl_attribute]
     content {

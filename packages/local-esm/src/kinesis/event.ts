@@ -24,7 +24,7 @@ export interface StreamIdentity {
   readonly roleArn: string;
 }
 
-/** The record in the shape Lambda delivers it (esm-semantics.md §1.7). */
+/** The record in the shape Lambda delivers it (docs/aws-semantics.md §1.7). */
 export function kinesisEventRecord(
   record: ShardRecord,
   shardId: string,

@@ -6,7 +6,7 @@ export const FailureCondition = {
 } as const;
 export type FailureCondition = (typeof FailureCondition)[keyof typeof FailureCondition];
 
-/** The on-failure record Lambda sends to an SQS or SNS destination (esm-semantics.md §1.6): metadata only. */
+/** The on-failure record Lambda sends to an SQS or SNS destination (docs/aws-semantics.md §1.6): metadata only. */
 export interface KinesisFailureRecord {
   readonly requestContext: {
     readonly requestId: string;

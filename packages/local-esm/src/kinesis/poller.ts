@@ -118,7 +118,7 @@ function laneOf(partitionKey: string, lanes: number): number {
 }
 
 /**
- * Lambda's Kinesis event source mapping, run locally (esm-semantics.md §1, §9.1): one poller per
+ * Lambda's Kinesis event source mapping, run locally (docs/aws-semantics.md §1, §9.1): one poller per
  * shard, batches by size, window and the 6 MB payload limit, in-order processing per shard (per
  * partition key with a parallelization factor), whole-batch retry, MaximumRetryAttempts,
  * MaximumRecordAgeInSeconds, BisectBatchOnFunctionError, ReportBatchItemFailures, the on-failure

@@ -56,14 +56,14 @@ export class VisibilityTimeoutError extends Error {
   constructor(functionTimeoutMs: number, visibilitySeconds: number) {
     super(
       `the function's timeout (${functionTimeoutMs / 1000} s) exceeds the queue's visibility timeout ` +
-        `(${visibilitySeconds} s); Lambda refuses this event source mapping (esm-semantics.md §2.1)`,
+        `(${visibilitySeconds} s); Lambda refuses this event source mapping (docs/aws-semantics.md §2.1)`,
     );
     this.name = "VisibilityTimeoutError";
   }
 }
 
 /**
- * Lambda's SQS event source mapping, run locally (esm-semantics.md §2, §3, §9.2): long polling,
+ * Lambda's SQS event source mapping, run locally (docs/aws-semantics.md §2, §3, §9.2): long polling,
  * batch size and window, up to MaximumConcurrency batches in flight, deletion of what succeeded,
  * partial batch responses by messageId (an invalid response deletes nothing). Visibility timeouts,
  * receive counts, redrive to the DLQ and FIFO group locking are the queue's own behaviour.

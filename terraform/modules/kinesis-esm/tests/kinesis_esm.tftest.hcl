@@ -16,7 +16,7 @@ run "every_guard_on_with_an_on_failure_destination" {
 
   assert {
     condition     = aws_lambda_event_source_mapping.this.destination_config[0].on_failure[0].destination_arn == "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-stream-failures"
-    error_message = "On-failure records must go to the destination (esm-semantics.md §1.6)."
+    error_message = "On-failure records must go to the destination (docs/aws-semantics.md §1.6)."
   }
 
   assert {

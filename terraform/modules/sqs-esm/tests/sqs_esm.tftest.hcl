@@ -17,7 +17,7 @@ run "standard_queue_with_partial_batch_responses_and_maximum_concurrency" {
 
   assert {
     condition     = aws_lambda_event_source_mapping.this.function_response_types == toset(["ReportBatchItemFailures"])
-    error_message = "Partial batch responses must be on by default (esm-semantics.md §2.3)."
+    error_message = "Partial batch responses must be on by default (docs/aws-semantics.md §2.3)."
   }
 
   assert {

@@ -39,7 +39,7 @@ run "provisioned_with_two_shards_and_no_consumer" {
   }
 }
 
-# "retention_period_hours must be 24-8760 (esm-semantics.md §7)."
+# "retention_period_hours must be 24-8760 (docs/aws-semantics.md §7)."
 run "a_retention_under_24_hours_is_refused" {
   command = plan
 
@@ -73,7 +73,7 @@ run "an_unknown_mode_is_refused" {
   expect_failures = [var.mode]
 }
 
-# "Unknown shard-level metric (esm-semantics.md §7 lists the valid ones)."
+# "Unknown shard-level metric (docs/aws-semantics.md §7 lists the valid ones)."
 run "all_shard_level_metrics_is_refused" {
   command = plan
 
