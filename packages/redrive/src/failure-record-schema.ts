@@ -7,7 +7,7 @@ const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
 const instant = z.iso.datetime();
 
 /**
- * The on-failure record Lambda's Kinesis ESM sends to SQS (esm-semantics.md §1.6): metadata only.
+ * The on-failure record Lambda's Kinesis ESM sends to SQS (docs/aws-semantics.md §1.6): metadata only.
  * "All of the fields shown in the KinesisBatchInfo property will always be present."
  */
 export const kinesisFailureRecordSchema = z.object({

@@ -30,7 +30,7 @@ function expectSame(value: unknown): void {
   expect(outcome(decodeFailureRecord(text))).toEqual(zodDecode(JSON.parse(text)));
 }
 
-/** esm-semantics.md §1.6: the on-failure record Lambda's Kinesis ESM sends. */
+/** docs/aws-semantics.md §1.6: the on-failure record Lambda's Kinesis ESM sends. */
 const record = {
   requestContext: {
     requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
