@@ -12,7 +12,7 @@ export type Rule = (value: unknown, path: readonly string[], issues: SchemaIssue
 
 const ABSENT: unique symbol = Symbol("absent");
 
-function issue(issues: SchemaIssue[], path: readonly string[], message: string): void {
+export function issue(issues: SchemaIssue[], path: readonly string[], message: string): void {
   issues.push({ path: path.length === 0 ? "(root)" : path.join("."), message });
 }
 
@@ -25,7 +25,8 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-function expected(issues: SchemaIssue[], path: readonly string[], type: string, value: unknown): void {
+/** zod's message for a value of the wrong type. */
+export function expected(issues: SchemaIssue[], path: readonly string[], type: string, value: unknown): void {
   issue(issues, path, `Invalid input: expected ${type}, received ${typeName(value)}`);
 }
 

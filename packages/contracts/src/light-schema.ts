@@ -3,6 +3,7 @@ import {
   boolean as booleanRule,
   DATE,
   discriminated,
+  expected,
   literal as literalRule,
   object as objectRule,
   optional as optionalRule,
@@ -148,22 +149,6 @@ export function oneOf<O extends Readonly<Record<string, ObjectSchema<Shape>>>>(
   options: O,
 ): Schema<{ [K in keyof O]: OutputOf<O[K]> }[keyof O]> {
   return schema(discriminated(key, options));
-}
-
-/** zod's name of a value's type, as its messages say it. */
-function typeName(value: unknown): string {
-  if (value === undefined) return "undefined";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  return typeof value;
-}
-
-function expected(issues: SchemaIssue[], path: readonly string[], type: string, value: unknown): void {
-  issues.push({
-    path: path.length === 0 ? "(root)" : path.join("."),
-    message: `Invalid input: expected ${type}, received ${typeName(value)}`,
-  });
 }
 
 function bounds(
