@@ -1,6 +1,7 @@
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { handler, manualActionSchema } from "../src/index.js";
+import { manualActionSchema } from "../src/config.js";
+import { handler } from "../src/index.js";
 
 afterEach(() => vi.unstubAllEnvs());
 
