@@ -62,7 +62,7 @@ export async function bundleFunction(
 
   const result = await build({
     absWorkingDir: functionDir,
-    entryPoints: { index: "src/handler.ts" },
+    entryPoints: { index: "src/index.ts" },
     outdir: outDir,
     outExtension: { ".js": ".mjs" },
     // ESM code splitting: what only a dynamic import reaches goes to chunks that Node loads on first use

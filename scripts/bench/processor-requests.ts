@@ -56,7 +56,7 @@ import {
 import type { KinesisStreamRecord } from "aws-lambda";
 import { syntheticBatch } from "../../functions/processor/bench/lifecycle-workload.ts";
 import { processPerEvent } from "../../functions/processor/bench/per-event-path.ts";
-import { processToolCallEvents } from "../../functions/processor/src/process-events.ts";
+import { processToolCallEvents } from "../../functions/processor/src/core.ts";
 import { parseCli } from "../local/cli.ts";
 import type { ProcessorTrafficCounts } from "../local/processor-traffic.ts";
 import { type LiveRun, liveRun } from "./live-run.ts";

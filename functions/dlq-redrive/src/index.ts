@@ -1,2 +1,2 @@
-export { type ManualAction, manualActionSchema, type RedriveConfig, redriveConfigSchema } from "./config.js";
-export { handler, InvalidEventError } from "./handler.js";
+// What Lambda calls: `index.handler` in the bundle (scripts/bundle-function.ts).
+export { handler } from "./handler.js";

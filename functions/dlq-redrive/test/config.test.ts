@@ -2,7 +2,7 @@ import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { manualActionSchema, redriveConfigSchema } from "../src/index.js";
+import { manualActionSchema, redriveConfigSchema } from "../src/config.js";
 
 /**
  * src/config.ts declares dlq-redrive's environment and its manual actions with hand-written field rules,

@@ -1,6 +1,17 @@
-import { lambdaContext } from "@mcp-pipeline/testing";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { handler, manualActionSchema } from "../src/index.js";
+import { ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { captureOutput, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import {
+  createBucketWhenReady,
+  createQueueWhenReady,
+  emulatorClientOptions,
+  type RunningEmulator,
+  startSqsS3,
+} from "@mcp-pipeline/testing/emulators";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { manualActionSchema } from "../src/config.js";
+import { handler } from "../src/index.js";
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -45,4 +56,70 @@ describe("dlq-redrive handler: bad events and configuration", () => {
       await expect(run).rejects.toThrow("QUARANTINE_PUT_CONCURRENCY");
     },
   );
+});
+
+describe("dlq-redrive handler: the consumer shell over packages/redrive, against the emulators", () => {
+  let sqsS3: RunningEmulator;
+  let sqs: SQSClient;
+  let dlqUrl: string;
+  const bucket = "quarantine-handler-test";
+
+  beforeAll(async () => {
+    sqsS3 = await startSqsS3();
+    sqs = sqsClient(emulatorClientOptions(sqsS3));
+    ({ url: dlqUrl } = await createQueueWhenReady(sqs, { QueueName: "failures-dlq" }));
+    await createBucketWhenReady(s3Client(emulatorClientOptions(sqsS3)), { Bucket: bucket });
+  });
+  afterAll(() => sqsS3?.stop());
+
+  /** The handler as a new sandbox loads it, with this stack's environment. */
+  async function freshHandler() {
+    vi.resetModules();
+    const env = {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+      AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
+      AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
+      QUARANTINE_BUCKET: bucket,
+      STREAM_NAME: "events",
+      DEAD_LETTER_QUEUE_URL: dlqUrl,
+    };
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    return (await import("../src/index.js")).handler;
+  }
+
+  it("keeps a message that is not an on-failure record in the failure queue's DLQ and emits EMF metrics", async () => {
+    const handler = await freshHandler();
+    const stray = sqsRecord({ messageId: "stray-1", body: "not a failure record" });
+    const { result, lines } = await captureOutput(() =>
+      handler({ Records: [stray] }, lambdaContext({ functionName: "dlq-redrive" })),
+    );
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(lines.find((l) => l._aws !== undefined)).toMatchObject({
+      FailureRecords: 1,
+      DeadLettered: 1,
+      RecordsQuarantined: 0,
+      service: "dlq-redrive",
+    });
+    expect(lines.some((l) => l.message === "not an on-failure record: kept in the failure queue's DLQ")).toBe(
+      true,
+    );
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    expect(Messages.map((m) => m.Body)).toEqual(["not a failure record"]);
+  });
+
+  it("runs a manual replay (a dry run unless asked otherwise) and logs what it did", async () => {
+    const handler = await freshHandler();
+    const { result, lines } = await captureOutput(() =>
+      handler({ action: "replay" }, lambdaContext({ functionName: "dlq-redrive" })),
+    );
+    expect(result).toEqual({ matched: 0, alreadyReplayed: 0, replayed: 0, dryRun: true });
+    expect(lines.find((l) => l.message === "manual action done")).toMatchObject({
+      action: "replay",
+      result: { dryRun: true },
+    });
+  });
 });

@@ -1,4 +1,14 @@
-import { createWorkerHandler, QueueMode } from "@mcp-pipeline/worker";
+import { consumerHandler } from "@mcp-pipeline/consumer-shell";
+import { QueueMode, workerConsumer } from "@mcp-pipeline/worker";
+import { fifoWorkerConfigSchema } from "./config.js";
+import { toolRegistry } from "./core.js";
 
-/** Lambda entry point (`index.handler` in the bundle). Configuration: packages/worker/src/config.ts. */
-export const handler = createWorkerHandler({ service: "fifo-worker", mode: QueueMode.Fifo });
+/** SQS FIFO queue -> tools: message groups (sessions) concurrently, each in order (§3). */
+export const handler = consumerHandler(
+  workerConsumer({
+    service: "fifo-worker",
+    mode: QueueMode.Fifo,
+    config: fifoWorkerConfigSchema,
+    registry: toolRegistry,
+  }),
+);

@@ -16,7 +16,7 @@ import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
 import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import type { ProcessResult } from "../src/index.js";
+import type { ProcessResult } from "../src/core.js";
 
 /**
  * The processor's previous algorithm, kept out of the function bundle (nothing under src/ imports it):

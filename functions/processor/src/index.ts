@@ -1,8 +1,2 @@
-export { type ProcessorConfig, processorConfigSchema } from "./config.js";
-export { handler, InvalidEventError } from "./handler.js";
-export {
-  type BatchSummary,
-  type ProcessorDeps,
-  type ProcessResult,
-  processToolCallEvents,
-} from "./process-events.js";
+// What Lambda calls: `index.handler` in the bundle (scripts/bundle-function.ts).
+export { handler } from "./handler.js";

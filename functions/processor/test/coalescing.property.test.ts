@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lifecycleWorkload, seeded } from "../bench/lifecycle-workload.js";
 import { processPerEvent } from "../bench/per-event-path.js";
-import { processToolCallEvents } from "../src/index.js";
+import { processToolCallEvents } from "../src/core.js";
 import { Stack } from "./stack.js";
 
 type Fault = "none" | "before" | "after";

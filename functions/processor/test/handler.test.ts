@@ -1,4 +1,4 @@
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "./stack.js";
@@ -41,6 +41,32 @@ describe("processor handler: a thin shell configured only through the environmen
     expect((await stack.calls()).size).toBe(5);
     const emf = lines.map((l) => JSON.parse(l)).find((l) => l._aws?.CloudWatchMetrics);
     expect(emf).toMatchObject({ Applied: 5, Records: 5, Quarantined: 0, Failed: 0, service: "processor" });
+  });
+
+  it("quarantines a record that can never succeed through the S3 client loaded on first use, and names the function", async () => {
+    const handler = await freshHandler({
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+      AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
+      AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
+      TOOL_CALLS_TABLE: stack.tables.toolCalls,
+      QUARANTINE_BUCKET: stack.tables.bucket,
+    });
+    const [record] = startedRecords(1, 1).records;
+    const bad = { ...record, kinesis: { ...record?.kinesis, data: Buffer.from("{oops").toString("base64") } };
+    const { result, lines } = await captureOutput(() =>
+      handler({ Records: [bad] }, lambdaContext({ timeoutMs: 30_000, functionName: "processor-dev" })),
+    );
+    vi.unstubAllEnvs();
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const quarantined = lines.find((l) => l.message === "record quarantined");
+    expect(quarantined).toMatchObject({ sequenceNumber: record?.kinesis.sequenceNumber });
+    expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ Records: 1, Quarantined: 1, Failed: 0 });
+    expect(await stack.quarantined()).toEqual([
+      expect.objectContaining({ quarantinedBy: "processor-dev", data: bad.kinesis.data }),
+    ]);
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { kinesisRecord, lambdaContext, sequenceNumber } from "@mcp-pipeline/test
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { lifecycleWorkload, seeded, syntheticBatch } from "../bench/lifecycle-workload.js";
-import { processToolCallEvents } from "../src/index.js";
+import { processToolCallEvents } from "../src/core.js";
 import { Stack, startedRecords } from "./stack.js";
 
 let stack: Stack;

@@ -17,7 +17,7 @@ import {
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import type { PerEventDeps } from "../bench/per-event-path.js";
-import type { ProcessorDeps } from "../src/index.js";
+import type { ProcessorDeps } from "../src/core.js";
 
 /** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
 export class Stack {

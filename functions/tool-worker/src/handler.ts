@@ -1,4 +1,14 @@
-import { createWorkerHandler, QueueMode } from "@mcp-pipeline/worker";
+import { consumerHandler } from "@mcp-pipeline/consumer-shell";
+import { QueueMode, workerConsumer } from "@mcp-pipeline/worker";
+import { toolWorkerConfigSchema } from "./config.js";
+import { toolRegistry } from "./core.js";
 
-/** Lambda entry point (`index.handler` in the bundle). Configuration: packages/worker/src/config.ts. */
-export const handler = createWorkerHandler({ service: "tool-worker", mode: QueueMode.Standard });
+/** SQS standard queue -> tools: messages independently, up to WORKER_CONCURRENCY at once (§2). */
+export const handler = consumerHandler(
+  workerConsumer({
+    service: "tool-worker",
+    mode: QueueMode.Standard,
+    config: toolWorkerConfigSchema,
+    registry: toolRegistry,
+  }),
+);

@@ -1,14 +1,14 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
-import { toolsConfigSchema } from "@mcp-pipeline/tools";
 
 // Hand-written field rules, not zod: zod's full build was a sixth of what a worker's cold start loaded
 // (docs/benchmarks/cold-start.md). test/config.test.ts holds this schema to the zod one it replaces: the
-// same values, variables named and messages.
+// same values, variables named and messages. The settings of the tools a worker runs are the function's:
+// functions/<worker>/src/config.ts adds them to these.
 
 /** DynamoDB's item limit is 400 KB; the rest of the call's item needs room beside an inline result. */
 export const MAX_INLINE_RESULT_BYTES = 350_000;
 
-/** A worker's environment, set by terraform/modules/function and by the local runtime. */
+/** The worker's part of a worker function's environment, set by terraform/modules/function and by the local runtime. */
 export const workerConfigSchema = s.object({
   TOOL_CALLS_TABLE: s.text({ min: 3, max: 255 }),
   DEDUPE_TABLE: s.text({ min: 3, max: 255 }),
@@ -35,7 +35,6 @@ export const workerConfigSchema = s.object({
     s.integer({ coerce: true, min: 0, max: MAX_INLINE_RESULT_BYTES }),
     256 * 1024,
   ),
-  ...toolsConfigSchema.shape,
 });
 
 export type WorkerConfig = s.Output<typeof workerConfigSchema.shape>;

@@ -1,10 +1,5 @@
 export { MAX_INLINE_RESULT_BYTES, type WorkerConfig, workerConfigSchema } from "./config.js";
-export {
-  createWorkerHandler,
-  InvalidEventError,
-  type WorkerHandler,
-  type WorkerHandlerOptions,
-} from "./handler.js";
+export { type WorkerOptions, workerConsumer, workerMetrics } from "./consumer.js";
 export {
   completedEvent,
   deadLetteredEvent,

@@ -1,3 +1,4 @@
+import { once } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
   deadlineFromContext,
@@ -6,6 +7,7 @@ import {
   processKinesisBatch,
   type RemainingTime,
 } from "@mcp-pipeline/batch";
+import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import {
   type DecodeResult,
   decodeLifecycleEvent,
@@ -15,11 +17,48 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
-import type { ApplyChange, CallCache, Folded, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import {
+  type ApplyChange,
+  type CallCache,
+  type Folded,
+  ToolCallStore,
+  type ToolCallStoreOptions,
+} from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import { groupByCall } from "./group-by-call.js";
+import type { ProcessorConfig } from "./config.js";
 
-/** Everything the core needs, injected: the handler wires real clients, tests wire emulators. */
+/** The decoded events of one call in a batch, in shard order. */
+export interface CallEvents {
+  readonly events: ToolCallLifecycleEvent[];
+  /** `indices[i]` is the batch index of `events[i]`, ascending. */
+  readonly indices: number[];
+}
+
+export interface Grouped {
+  readonly calls: ReadonlyMap<string, CallEvents>;
+  /** `positionOf[index]`: where a record's event sits among its call's events (-1: undecodable). */
+  readonly positionOf: readonly number[];
+}
+
+/** Groups a batch's decodable events by `callId`, keeping shard order within each call. */
+export function groupByCall(decoded: readonly DecodeResult<ToolCallLifecycleEvent>[]): Grouped {
+  const calls = new Map<string, CallEvents>();
+  const positionOf = decoded.map((result, index) => {
+    if (!result.ok) return -1;
+    const event = result.value;
+    let call = calls.get(event.callId);
+    if (!call) {
+      call = { events: [], indices: [] };
+      calls.set(event.callId, call);
+    }
+    call.events.push(event);
+    call.indices.push(index);
+    return call.events.length - 1;
+  });
+  return { calls, positionOf };
+}
+
+/** Everything the core needs, injected: processorDeps wires real clients, tests wire emulators. */
 export interface ProcessorDeps {
   readonly toolCalls: Pick<ToolCallStore, "applyEvents" | "prefetch">;
   /** Durably stores a record that can never succeed; resolves once stored. */
@@ -146,3 +185,52 @@ export async function processToolCallEvents(
     },
   };
 }
+
+/**
+ * The core's dependencies from the configuration, built once per sandbox by the consumer shell. The
+ * DynamoDB client is injected; the quarantine is the rare path, so the S3 client and the quarantine
+ * writer load on the first bad record, not at import (quarantine-writer.ts, docs/benchmarks/cold-start.md).
+ */
+export function processorDeps(
+  config: ProcessorConfig,
+  { logger, functionName }: Sandbox,
+  dynamo: ToolCallStoreOptions["client"],
+): ProcessorDeps {
+  const writer = once(async () => {
+    const rare = await import("./quarantine-writer.js");
+    return { ...rare, client: rare.s3Client() };
+  });
+  return {
+    toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
+    quarantine: async (record, reason) => {
+      const { kinesisSourceOf, writeQuarantineRecord, client } = await writer();
+      const { key } = await writeQuarantineRecord(client, config.QUARANTINE_BUCKET, {
+        formatVersion: 1,
+        source: kinesisSourceOf(record),
+        data: record.kinesis.data,
+        reason,
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: functionName,
+      });
+      logger.warn("record quarantined", { sequenceNumber: record.kinesis.sequenceNumber, reason, key });
+    },
+    concurrency: config.PROCESSOR_CONCURRENCY,
+    deadlineMarginMs: config.DEADLINE_MARGIN_MS,
+    onPrefetchError: (error) => logger.warn("batch pre-read failed; reading per call", { error }),
+  };
+}
+
+/** How the shell reports a batch: what became of its records, how long it took and how old it was. */
+export const processorReport: BatchReport<BatchSummary> = {
+  failure: "record not processed",
+  summary: "batch processed",
+  metrics: (summary) => ({
+    Records: ["Count", summary.records],
+    Applied: ["Count", summary.applied],
+    Duplicates: ["Count", summary.duplicates],
+    Quarantined: ["Count", summary.quarantined],
+    Failed: ["Count", summary.failed],
+    BatchDuration: ["Milliseconds", summary.durationMs],
+    OldestRecordAge: ["Milliseconds", summary.oldestRecordAgeMs],
+  }),
+};

@@ -1,0 +1,114 @@
+import type { sqsClient } from "@mcp-pipeline/aws";
+import { sendToDeadLetterQueue } from "@mcp-pipeline/aws";
+import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import type { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
+import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
+import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
+import {
+  type FailureStoreDeps,
+  type FailureStoreSummary,
+  listQuarantine,
+  moveMessages,
+  replayQuarantine,
+  rereadRange,
+  storedQuarantineKeys,
+  storeFailureRecords,
+} from "@mcp-pipeline/redrive";
+import type { SQSRecord } from "aws-lambda";
+import { type ManualAction, manualActionSchema, type RedriveConfig } from "./config.js";
+
+// dlq-redrive's core is packages/redrive's: failure records to the quarantine (storeFailureRecords), and
+// the quarantine replay and DLQ redrive it runs when invoked by hand. Here: the wiring and the dispatch.
+
+export interface RedriveClients {
+  readonly s3: ReturnType<typeof s3Client>;
+  readonly kinesis: ReturnType<typeof kinesisClient>;
+  readonly sqs: ReturnType<typeof sqsClient>;
+}
+
+/** What both paths need, built once per sandbox by the consumer shell. */
+export interface RedriveDeps {
+  readonly config: RedriveConfig;
+  readonly clients: RedriveClients;
+  readonly failures: FailureStoreDeps;
+}
+
+/** The clients are injected; the failure records' path is wired to them and to the configuration. */
+export function redriveDeps(config: RedriveConfig, clients: RedriveClients, sandbox: Sandbox): RedriveDeps {
+  const { s3, kinesis, sqs } = clients;
+  const { logger, functionName } = sandbox;
+  const failures: FailureStoreDeps = {
+    reread: (range) => rereadRange(kinesis, range),
+    quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record, { ifAbsent: true }),
+    storedKeys: (prefix) => storedQuarantineKeys(s3, config.QUARANTINE_BUCKET, prefix),
+    putConcurrency: config.QUARANTINE_PUT_CONCURRENCY,
+    deadLetter: async (record, reason) => {
+      await sendToDeadLetterQueue(sqs, config.DEAD_LETTER_QUEUE_URL, record, reason);
+      logger.error("not an on-failure record: kept in the failure queue's DLQ", {
+        messageId: record.messageId,
+        reason,
+      });
+    },
+    onLost: (lost) => logger.error("records lost: the stream no longer holds this failed range", { ...lost }),
+    functionName,
+    concurrency: config.REDRIVE_CONCURRENCY,
+    deadlineMarginMs: config.DEADLINE_MARGIN_MS,
+  };
+  return { config, clients, failures };
+}
+
+/** A batch of the Kinesis failure queue: every failed range re-read from the stream into the quarantine. */
+export const storeFailures = (records: readonly SQSRecord[], context: RemainingTime, deps: RedriveDeps) =>
+  storeFailureRecords(records, context, deps.failures);
+
+/** How the shell reports a batch of failure records: what became of the records they name. */
+export const redriveReport: BatchReport<FailureStoreSummary> = {
+  failure: "failure record reported for retry",
+  summary: "failure records processed",
+  metrics: (summary) => ({
+    FailureRecords: ["Count", summary.messages],
+    RecordsQuarantined: ["Count", summary.stored],
+    RecordsAlreadyQuarantined: ["Count", summary.alreadyStored],
+    RecordsLost: ["Count", summary.lost],
+    DeadLettered: ["Count", summary.deadLettered],
+  }),
+};
+
+/** A manual invocation's payload (docs/operations.md); anything else is refused, nothing having run. */
+export function parseManualAction(event: unknown): ManualAction {
+  const parsed = manualActionSchema.safeParse(event);
+  if (!parsed.success) {
+    throw new InvalidEventError(`expected an SQS event or a manual action: ${parsed.error.message}`);
+  }
+  return parsed.data;
+}
+
+/** Replays quarantined records into the stream, or moves a DLQ's messages back to their queue. */
+export async function runManualAction(
+  action: ManualAction,
+  { config, clients }: RedriveDeps,
+): Promise<unknown> {
+  const { s3, kinesis, sqs } = clients;
+  if (action.action === "replay") {
+    const { reason, since, until, session, shardId } = action.filter;
+    const entries = await listQuarantine(s3, config.QUARANTINE_BUCKET, {
+      ...(reason !== undefined ? { reason } : {}),
+      ...(since !== undefined ? { since: Date.parse(since) } : {}),
+      ...(until !== undefined ? { until: Date.parse(until) } : {}),
+      ...(session !== undefined ? { session } : {}),
+      ...(shardId !== undefined ? { shardId } : {}),
+    });
+    return replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, entries, {
+      streamName: config.STREAM_NAME,
+      dryRun: action.dryRun,
+      ratePerSecond: action.ratePerSecond,
+    });
+  }
+  return moveMessages(sqs, {
+    dlqUrl: action.dlqUrl,
+    sourceUrl: action.sourceUrl,
+    dryRun: action.dryRun,
+    ...(action.ratePerSecond ? { ratePerSecond: action.ratePerSecond } : {}),
+  });
+}
