@@ -21,6 +21,7 @@ export {
   LocalFunction,
   type LogSink,
 } from "./lambda/local-function.js";
+export { unzip, unzipTo } from "./lambda/unzip.js";
 export {
   type SqsEsmEvent,
   type SqsEsmOptions,
