@@ -22,6 +22,7 @@ export {
   type LogSink,
 } from "./lambda/local-function.js";
 export { unzip, unzipTo } from "./lambda/unzip.js";
+export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,
   type SqsEsmOptions,

@@ -6,7 +6,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sendToDeadLetterQueue, sqsClient, toSqsEventRecord } from "@mcp-pipeline/aws";
+import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { countMessages } from "@mcp-pipeline/redrive";
 import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";

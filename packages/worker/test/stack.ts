@@ -15,14 +15,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import {
-  dynamoDbDocumentClient,
-  ESM_SYSTEM_ATTRIBUTES,
-  putAllRecords,
-  sendToDeadLetterQueue,
-  sqsClient,
-  toSqsEventRecord,
-} from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, putAllRecords, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { PartialBatchResponse } from "@mcp-pipeline/batch";
@@ -35,6 +28,7 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import {
   createBucketWhenReady,
   createQueueWhenReady,
