@@ -15,10 +15,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { onDemandTable } from "@mcp-pipeline/aws";
+import { unzipTo } from "@mcp-pipeline/local-esm";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { bundleFunction } from "../bundle-function.ts";
-import { unzipTo } from "../lib/unzip.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** `npm run bench:cold-start -- --runs=15` for more rounds. */

@@ -1,18 +1,21 @@
 /**
  * One run of the default `npm start` scenario for the processor benchmark: the whole local pipeline
  * (function bundles from dist/ in their sandboxes, the local ESMs, the emulators), with the processor's
- * DynamoDB requests counted at the proxy in front of the emulator (scripts/local/processor-traffic.ts),
+ * DynamoDB requests counted at the proxy in front of the emulator (packages/local-pipeline/src/processor-traffic.ts),
  * and afterwards the stream as the run left it, read from TRIM_HORIZON shard by shard.
  */
 import { join } from "node:path";
 import { GetRecordsCommand, GetShardIteratorCommand, ListShardsCommand } from "@aws-sdk/client-kinesis";
+import {
+  buildScenario,
+  LocalPipeline,
+  type ProcessorTrafficCounts,
+  parseCli,
+  runScenario,
+  type Summary,
+  stuckWrites,
+} from "@mcp-pipeline/local-pipeline";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
-import { parseCli } from "../local/cli.ts";
-import { LocalPipeline } from "../local/pipeline.ts";
-import type { ProcessorTrafficCounts } from "../local/processor-traffic.ts";
-import { runScenario, type Summary } from "../local/run-scenario.ts";
-import { buildScenario } from "../local/scenario.ts";
-import { stuckWrites } from "../local/start.ts";
 
 /** A record of the stream, as GetRecords returned it. */
 export interface StreamRecord {

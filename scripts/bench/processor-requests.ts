@@ -43,6 +43,7 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
+import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-pipeline";
 import { kinesisSourceOf, type QuarantineReason, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { countRequests, kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/testing";
@@ -57,8 +58,6 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import { syntheticBatch } from "../../functions/processor/bench/lifecycle-workload.ts";
 import { processPerEvent } from "../../functions/processor/bench/per-event-path.ts";
 import { processToolCallEvents } from "../../functions/processor/src/core.ts";
-import { parseCli } from "../local/cli.ts";
-import type { ProcessorTrafficCounts } from "../local/processor-traffic.ts";
 import { type LiveRun, liveRun } from "./live-run.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -621,11 +620,11 @@ on ${machine}, shared with other jobs. Two measurements: the processor inside a 
 
 ## Live: the default \`npm start\` scenario
 
-The whole local pipeline (scripts/local: the function bundles from dist/ in their sandboxes, the local event
+The whole local pipeline (packages/local-pipeline: the function bundles from dist/ in their sandboxes, the local event
 source mappings, the emulators), the default scenario (\`npm start\` without options; only the deadline is
 ${LIVE_TIMEOUT_SECONDS} s instead of 100${devRun.timeScale === DEFAULT_TIME_SCALE ? "" : `, and durations are ÷${devRun.timeScale} instead of ÷${DEFAULT_TIME_SCALE} (\`--time-scale ${devRun.timeScale}\`): at ÷${DEFAULT_TIME_SCALE} the processor's timeout is ${settings.processor.timeout_seconds / DEFAULT_TIME_SCALE} s, which invocations overran on this machine while other jobs loaded it`}). The processor reaches DynamoDB only through a loopback proxy in
-front of dynalite (scripts/local/pipeline.ts, the one that injects \`--stuck-rate\` faults): every request it
-forwards is counted, by operation (scripts/local/processor-traffic.ts). Requests the injected fault answered
+front of dynalite (packages/local-pipeline/src/pipeline.ts, the one that injects \`--stuck-rate\` faults): every request it
+forwards is counted, by operation (packages/local-pipeline/src/processor-traffic.ts). Requests the injected fault answered
 never reached DynamoDB and are counted apart. A stream record handed to the processor is new the first
 time (by eventID, \`shardId:sequenceNumber\`) and a redelivery after that (a retried or bisected batch,
 §1.4). The processor receives the scenario's records **and the workers' own lifecycle events**: the tool and

@@ -8,7 +8,7 @@
  */
 import { appendFile, readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { ExitCode, runIfMain } from "../lib/cli.ts";
+import { ExitCode, runIfMain } from "@mcp-pipeline/cli";
 
 /** The part of vitest's JSON report read here. */
 export interface VitestReport {

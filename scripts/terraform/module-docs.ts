@@ -4,7 +4,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "./hcl.ts";
+import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 
 export const BEGIN = "<!-- BEGIN_TF_DOCS -->";
 export const END = "<!-- END_TF_DOCS -->";

@@ -15,8 +15,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { SERVE_HINT } from "@mcp-pipeline/local-pipeline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SERVE_HINT } from "../local/start.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** The commands of a Markdown file's ```sh blocks, one per line, `\` continuations joined. */

@@ -4,8 +4,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { environmentSettingsSchema, loadSettings } from "@mcp-pipeline/settings";
-import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   body,
   expression,
@@ -14,7 +12,9 @@ import {
   parseDirectory,
   TERRAFORM_ROOT,
   terraformDirectories,
-} from "../terraform/hcl.ts";
+} from "@mcp-pipeline/terraform-hcl";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { MODULES, moduleDocs, withDocs } from "../terraform/module-docs.ts";
 
 const ENVIRONMENTS = ["dev", "prod"];

@@ -33,5 +33,4 @@ export {
   type WrittenRecord,
 } from "./producer.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
-export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs-event.js";
 export { onDemandTable } from "./tables.js";

@@ -224,7 +224,7 @@ describe.each(backends)(
 
 describe("the dedupe table's TTL", () => {
   it("names the field every completed row carries: epoch seconds, the retention after completion", async () => {
-    // Prepare: the table's TTL as scripts/local and Terraform set it.
+    // Prepare: the table's TTL as the local pipeline and Terraform set it.
     await client.send(new UpdateTimeToLiveCommand(dedupeTimeToLive(table)));
     const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: table }));
     const attribute = TimeToLiveDescription?.AttributeName;

@@ -21,6 +21,8 @@ export {
   LocalFunction,
   type LogSink,
 } from "./lambda/local-function.js";
+export { unzip, unzipTo } from "./lambda/unzip.js";
+export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,
   type SqsEsmOptions,

@@ -8,14 +8,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
-import {
-  createQueueWhenReady,
-  createStreamWhenActive,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startKinesisEndpoint,
-  startSqsS3Endpoint,
-} from "@mcp-pipeline/emulators";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterEach, expect } from "vitest";
 import { type InvokeResult, LocalFunction } from "../src/index.js";
 
@@ -100,22 +93,28 @@ export class RecordingFunction {
   }
 }
 
-/** Kinesis (kinesalite) and SQS (fauxqs) on loopback, with helpers to create and fill resources. */
+/**
+ * Kinesis (kinesalite) and SQS (fauxqs) on loopback, or moto's server under MCP_TEST_AWS=moto (the
+ * stack of @mcp-pipeline/testing), with helpers to create and fill resources.
+ */
 export class Emulators {
   private constructor(
-    readonly kinesisEmulator: RunningEmulator,
-    readonly sqsEmulator: RunningEmulator,
+    private readonly stack: EmulatorStack,
     readonly kinesis: KinesisClient,
     readonly sqs: SQSClient,
   ) {}
 
   static async start(): Promise<Emulators> {
-    const [k, s] = await Promise.all([startKinesisEndpoint(), startSqsS3Endpoint()]);
-    return new Emulators(k, s, kinesisClient(emulatorClientOptions(k)), sqsClient(emulatorClientOptions(s)));
+    const stack = await EmulatorStack.start({ kinesis: true, sqsS3: true, followBackend: true });
+    return new Emulators(
+      stack,
+      kinesisClient(emulatorClientOptions(stack.kinesis)),
+      sqsClient(emulatorClientOptions(stack.sqsS3)),
+    );
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.kinesisEmulator.stop(), this.sqsEmulator.stop()]);
+    await this.stack.stop();
   }
 
   #n = 0;
@@ -126,7 +125,7 @@ export class Emulators {
 
   async stream(shards = 1): Promise<{ name: string; arn: string }> {
     const name = this.name("stream");
-    await createStreamWhenActive(this.kinesis, { StreamName: name, ShardCount: shards });
+    await this.stack.createStream(name, shards);
     return { name, arn: `arn:aws:kinesis:us-east-1:000000000000:stream/${name}` };
   }
 
@@ -150,28 +149,18 @@ export class Emulators {
     options: { fifo?: boolean; visibilitySeconds?: number; maxReceiveCount?: number } = {},
   ): Promise<{ url: string; arn: string; dlqUrl?: string }> {
     const suffix = options.fifo ? ".fifo" : "";
-    const fifo = options.fifo ? { FifoQueue: "true" } : {};
-    let redrive: Record<string, string> = {};
-    let dlqUrl: string | undefined;
-    if (options.maxReceiveCount !== undefined) {
-      const dlq = await createQueueWhenReady(this.sqs, {
-        QueueName: `${this.name("dlq")}${suffix}`,
-        Attributes: fifo,
-      });
-      dlqUrl = dlq.url;
-      const dlqArn = await this.arnOf(dlqUrl);
-      redrive = {
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlqArn,
-          maxReceiveCount: options.maxReceiveCount,
-        }),
-      };
-    }
-    const { url: QueueUrl } = await createQueueWhenReady(this.sqs, {
-      QueueName: `${this.name("queue")}${suffix}`,
-      Attributes: { ...fifo, ...redrive, VisibilityTimeout: String(options.visibilitySeconds ?? 30) },
+    // The DLQ is named first, as it is created first.
+    const dlq =
+      options.maxReceiveCount !== undefined
+        ? { name: `${this.name("dlq")}${suffix}`, maxReceiveCount: options.maxReceiveCount }
+        : undefined;
+    const { url, arn, dlqUrl } = await this.stack.createQueue({
+      name: `${this.name("queue")}${suffix}`,
+      sharedAttributes: options.fifo ? { FifoQueue: "true" } : {},
+      attributes: { VisibilityTimeout: String(options.visibilitySeconds ?? 30) },
+      ...(dlq ? { dlq } : {}),
     });
-    return { url: QueueUrl, arn: await this.arnOf(QueueUrl), ...(dlqUrl ? { dlqUrl } : {}) };
+    return { url, arn, ...(dlqUrl ? { dlqUrl } : {}) };
   }
 
   /** Messages still in the queue, visible, in flight or delayed: 0 once every message is deleted. */
@@ -187,13 +176,6 @@ export class Emulators {
       }),
     );
     return Object.values(Attributes).reduce((sum, n) => sum + Number(n), 0);
-  }
-
-  async arnOf(url: string): Promise<string> {
-    const { Attributes } = await this.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["QueueArn"] }),
-    );
-    return Attributes?.QueueArn ?? "";
   }
 
   async send(queueUrl: string, items: readonly (Payload & { group?: string })[]): Promise<void> {

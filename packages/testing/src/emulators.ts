@@ -31,6 +31,12 @@ export {
   startFaithfulDynamoDb,
 } from "./dynamodb-fidelity-proxy.js";
 export {
+  EmulatorStack,
+  type EmulatorStackOptions,
+  type QueueSpec,
+  type StackQueue,
+} from "./emulator-stack.js";
+export {
   type EntryFault,
   type FaultProxy,
   type FaultProxyOptions,

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { DeadLetterAttribute, ESM_SYSTEM_ATTRIBUTES, sqsClient, toSqsEventRecord } from "@mcp-pipeline/aws";
+import { DeadLetterAttribute, sqsClient } from "@mcp-pipeline/aws";
 import { TransientError } from "@mcp-pipeline/contracts";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";

@@ -15,14 +15,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import {
-  dynamoDbDocumentClient,
-  ESM_SYSTEM_ATTRIBUTES,
-  putAllRecords,
-  sendToDeadLetterQueue,
-  sqsClient,
-  toSqsEventRecord,
-} from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, putAllRecords, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { PartialBatchResponse } from "@mcp-pipeline/batch";
@@ -35,17 +28,8 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
-import {
-  createBucketWhenReady,
-  createQueueWhenReady,
-  createStreamWhenActive,
-  createTableWhenActive,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startFaithfulDynamoDb,
-  startKinesis,
-  startSqsS3,
-} from "@mcp-pipeline/testing/emulators";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
@@ -104,7 +88,7 @@ export interface Queue {
  */
 export class WorkerStack {
   private constructor(
-    private readonly emulators: RunningEmulator[],
+    private readonly stack: EmulatorStack,
     readonly downstream: Downstream,
     readonly dynamo: DynamoDBDocumentClient,
     readonly s3: S3Client,
@@ -113,21 +97,19 @@ export class WorkerStack {
   ) {}
 
   static async start(): Promise<WorkerStack> {
-    const [dynamo, sqsS3, kinesis, downstream] = await Promise.all([
+    const [stack, downstream] = await Promise.all([
       // DynamoDB's answers where dynalite's differ (a failed conditional write returns the item); tables
       // stay CREATING for a while, as on AWS: the stack uses them only once ACTIVE.
-      startFaithfulDynamoDb({ createTableMs: 200 }),
-      startSqsS3(),
-      startKinesis(),
+      EmulatorStack.start({ dynamodb: { createTableMs: 200 }, sqsS3: true, kinesis: true }),
       Downstream.start(),
     ]);
     return new WorkerStack(
-      [dynamo, sqsS3, kinesis],
+      stack,
       downstream,
-      dynamoDbDocumentClient(emulatorClientOptions(dynamo)),
-      s3Client(emulatorClientOptions(sqsS3)),
-      sqsClient(emulatorClientOptions(sqsS3)),
-      kinesisClient(emulatorClientOptions(kinesis)),
+      dynamoDbDocumentClient(emulatorClientOptions(stack.dynamodb)),
+      s3Client(emulatorClientOptions(stack.sqsS3)),
+      sqsClient(emulatorClientOptions(stack.sqsS3)),
+      kinesisClient(emulatorClientOptions(stack.kinesis)),
     );
   }
 
@@ -153,11 +135,11 @@ export class WorkerStack {
 
   /** DynamoDB, SQS and S3, Kinesis endpoints. */
   get endpoints(): string[] {
-    return this.emulators.map((e) => e.endpoint);
+    return this.stack.endpoints;
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.emulators.map((e) => e.stop()), this.downstream.stop()]);
+    await Promise.all([this.stack.stop(), this.downstream.stop()]);
   }
 
   private n = 0;
@@ -174,28 +156,22 @@ export class WorkerStack {
       bucket: `results-${n}`,
       stream: `events-${n}`,
     };
-    await createTableWhenActive(this.dynamo, toolCallsTableDefinition(this.names.toolCalls));
-    await createTableWhenActive(this.dynamo, dedupeTableDefinition(this.names.dedupe));
-    await createBucketWhenReady(this.s3, { Bucket: this.names.bucket });
-    await createStreamWhenActive(this.kinesis, { StreamName: this.names.stream, ShardCount: 1 });
+    await this.stack.createTable(toolCallsTableDefinition(this.names.toolCalls));
+    await this.stack.createTable(dedupeTableDefinition(this.names.dedupe));
+    await this.stack.createBucket(this.names.bucket);
+    await this.stack.createStream(this.names.stream);
     this.standard = await this.createQueue(`jobs-${n}`, false, maxReceiveCount);
     this.fifo = await this.createQueue(`jobs-${n}.fifo`, true, maxReceiveCount);
   }
 
   private async createQueue(name: string, fifo: boolean, maxReceiveCount: number): Promise<Queue> {
-    const fifoAttributes = fifo ? { FifoQueue: "true", ContentBasedDeduplication: "false" } : {};
-    const dlqName = fifo ? name.replace(/\.fifo$/, "-dlq.fifo") : `${name}-dlq`;
-    const dlq = await createQueueWhenReady(this.sqs, { QueueName: dlqName, Attributes: fifoAttributes });
-    const dlqUrl = dlq.url;
-    const source = await createQueueWhenReady(this.sqs, {
-      QueueName: name,
-      Attributes: {
-        ...fifoAttributes,
-        VisibilityTimeout: "30",
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
-      },
+    const queue = await this.stack.createQueue({
+      name,
+      sharedAttributes: fifo ? { FifoQueue: "true", ContentBasedDeduplication: "false" } : {},
+      attributes: { VisibilityTimeout: "30" },
+      dlq: { name: fifo ? name.replace(/\.fifo$/, "-dlq.fifo") : `${name}-dlq`, maxReceiveCount },
     });
-    return { url: source.url, arn: source.arn, dlqUrl };
+    return { url: queue.url, arn: queue.arn, dlqUrl: queue.dlqUrl ?? "" };
   }
 
   deps(mode: QueueMode, overrides: Partial<WorkerDeps> = {}): WorkerDeps {

@@ -5,12 +5,12 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/aws";
 import { sleep } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import type { Invokable } from "../invokable.js";
 import { MAX_PAYLOAD_BYTES } from "../kinesis/event.js";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./event.js";
 
 export interface SqsEsmSettings {
   readonly batchSize: number;

@@ -1,0 +1,9 @@
+export {
+  ExitCode,
+  fraction,
+  parseCommandLine,
+  refuseCommandLine,
+  runIfMain,
+  UsageError,
+  wholeNumber,
+} from "./cli.js";

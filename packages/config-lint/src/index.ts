@@ -1,0 +1,12 @@
+export { main, readWiring } from "./lint-config.js";
+export { liveSettings } from "./live.js";
+export {
+  type DeadlineMarginDefaults,
+  type Finding,
+  type FunctionKey,
+  RuleId,
+  settingsFindings,
+  TOLERATED_SLOWDOWN,
+  type Wiring,
+  wiringFindings,
+} from "./rules.js";

@@ -1,0 +1,224 @@
+/**
+ * Configuration rules: settings that lose data or stall a pipeline, found before `terraform apply`.
+ * Pure functions of an environment's settings (and, for alarms, of the pipeline's wiring).
+ */
+import type { EnvironmentSettings } from "@mcp-pipeline/settings";
+
+export interface Finding {
+  readonly rule: RuleId;
+  /** Dotted path of the setting in terraform.tfvars.json. */
+  readonly setting: string;
+  readonly message: string;
+}
+
+export const RuleId = {
+  BisectOff: "bisect-off",
+  InfiniteRetries: "infinite-retries",
+  InfiniteRecordAge: "infinite-record-age",
+  NoOnFailureDestination: "no-on-failure-destination",
+  ReportBatchItemFailuresOff: "report-batch-item-failures-off",
+  VisibilityTimeoutTooShort: "visibility-timeout-too-short",
+  BatchExceedsTimeout: "batch-exceeds-timeout",
+  MaxConcurrencyAboveReserved: "max-concurrency-above-reserved",
+  FifoBatchSize: "fifo-batch-size",
+  DlqRetentionNotLonger: "dlq-retention-not-longer",
+  RecordAgeBeyondRetention: "record-age-beyond-retention",
+  MissingAlarms: "missing-alarms",
+  DeadlineMarginNotBelowTimeout: "deadline-margin-not-below-timeout",
+  SlowDownstreamExhaustsRetries: "slow-downstream-exhausts-retries",
+} as const;
+export type RuleId = (typeof RuleId)[keyof typeof RuleId];
+
+/**
+ * How much slower than `expected_record_latency_ms` the processor's downstream may get before deadline
+ * partial responses alone use up its retries (docs/batch-engine.md "A slow downstream and the retry
+ * quota"): a slowdown this large is a brownout the pipeline should ride out, not a failure.
+ */
+export const TOLERATED_SLOWDOWN = 10;
+
+const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
+const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
+export type FunctionKey = (typeof FUNCTIONS)[number];
+
+/**
+ * Each function's own DEADLINE_MARGIN_MS when the environment does not set it. The functions' config
+ * schemas own these values, and a package may not import a function: the command-line entry
+ * (scripts/lint-config.ts) reads them from the schemas and passes them in.
+ */
+export type DeadlineMarginDefaults = Readonly<Record<FunctionKey, number>>;
+
+/** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
+export function settingsFindings(
+  s: EnvironmentSettings,
+  marginDefaultsMs: DeadlineMarginDefaults,
+): Finding[] {
+  const out: Finding[] = [];
+  const add = (rule: RuleId, setting: string, message: string) => out.push({ rule, setting, message });
+  const esm = s.processor.esm;
+
+  if (!esm.bisect_batch_on_function_error) {
+    add(
+      RuleId.BisectOff,
+      "processor.esm.bisect_batch_on_function_error",
+      "bisect is off: one poison record fails its whole batch until retries run out, taking good records with it (docs/aws-semantics.md §1.3)",
+    );
+  }
+  if (esm.maximum_retry_attempts === -1) {
+    add(
+      RuleId.InfiniteRetries,
+      "processor.esm.maximum_retry_attempts",
+      "infinite retries: a record that always fails blocks its shard until the stream's retention drops it (§1.3)",
+    );
+  }
+  if (esm.maximum_record_age_in_seconds === -1) {
+    add(
+      RuleId.InfiniteRecordAge,
+      "processor.esm.maximum_record_age_in_seconds",
+      "infinite record age: only retention bounds how long a shard waits on a failing record (§1.3)",
+    );
+  }
+  if (!esm.on_failure_destination) {
+    add(
+      RuleId.NoOnFailureDestination,
+      "processor.esm.on_failure_destination",
+      "no on-failure destination: records discarded after retries or record age are dropped without a trace (§1.6)",
+    );
+  }
+  if (!esm.report_batch_item_failures) {
+    add(
+      RuleId.ReportBatchItemFailuresOff,
+      "processor.esm.report_batch_item_failures",
+      "ReportBatchItemFailures is off: the processor's partial responses are ignored and a failure retries the whole batch (§1.4)",
+    );
+  }
+  if (esm.maximum_record_age_in_seconds > s.stream.retention_period_hours * 3600) {
+    add(
+      RuleId.RecordAgeBeyondRetention,
+      "processor.esm.maximum_record_age_in_seconds",
+      `record age ${esm.maximum_record_age_in_seconds} s exceeds the stream's retention (${s.stream.retention_period_hours} h): records expire from the stream before the age limit can send them to the failure queue`,
+    );
+  }
+
+  // Every deadline-driven partial response counts as a retry attempt (§1.4), so a downstream that is only
+  // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
+  // Worst case: one partition key, so the batch runs one record at a time.
+  if (esm.maximum_retry_attempts !== -1) {
+    const margin = Number(s.processor.environment.DEADLINE_MARGIN_MS ?? marginDefaultsMs.processor);
+    const invocations = esm.maximum_retry_attempts + 1;
+    const usableMs = s.processor.timeout_seconds * 1000 - margin;
+    const neededMs = TOLERATED_SLOWDOWN * esm.batch_size * s.processor.expected_record_latency_ms;
+    if (invocations * usableMs < neededMs) {
+      add(
+        RuleId.SlowDownstreamExhaustsRetries,
+        "processor.esm.maximum_retry_attempts",
+        `${invocations} invocations x ${usableMs} ms usable (timeout - deadline margin) < ${TOLERATED_SLOWDOWN} x ${esm.batch_size} records x ${s.processor.expected_record_latency_ms} ms: a downstream ${TOLERATED_SLOWDOWN} times slower than expected makes deadline partial responses until the retries run out, and records that never failed go to the failure queue (§1.4 "Partial failures count as retries")`,
+      );
+    }
+  }
+
+  for (const name of SQS_FUNCTIONS) {
+    const fn = s[name];
+    if (!fn.esm.report_batch_item_failures) {
+      add(
+        RuleId.ReportBatchItemFailuresOff,
+        `${name}.esm.report_batch_item_failures`,
+        "ReportBatchItemFailures is off: one failed message returns its whole batch to the queue (§2.3)",
+      );
+    }
+    const window = name === "fifo_worker" ? 0 : fn.esm.maximum_batching_window_in_seconds;
+    const needed = 6 * fn.timeout_seconds + window;
+    if (fn.queue.visibility_timeout_seconds < needed) {
+      add(
+        RuleId.VisibilityTimeoutTooShort,
+        `${name}.queue.visibility_timeout_seconds`,
+        `visibility timeout ${fn.queue.visibility_timeout_seconds} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
+      );
+    }
+    const reserved = fn.reserved_concurrency;
+    if (reserved !== null && fn.esm.maximum_concurrency !== null && fn.esm.maximum_concurrency > reserved) {
+      add(
+        RuleId.MaxConcurrencyAboveReserved,
+        `${name}.esm.maximum_concurrency`,
+        `maximum concurrency ${fn.esm.maximum_concurrency} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2)`,
+      );
+    }
+    if (fn.queue.dlq_message_retention_seconds <= fn.queue.message_retention_seconds) {
+      add(
+        RuleId.DlqRetentionNotLonger,
+        `${name}.queue.dlq_message_retention_seconds`,
+        `the DLQ keeps messages ${fn.queue.dlq_message_retention_seconds} s, not longer than its source (${fn.queue.message_retention_seconds} s): a standard DLQ keeps the original enqueue time, so messages can expire on arrival (§3, SQS DLQ retention)`,
+      );
+    }
+  }
+
+  if (s.fifo_worker.esm.batch_size > 10) {
+    add(
+      RuleId.FifoBatchSize,
+      "fifo_worker.esm.batch_size",
+      `batch size ${s.fifo_worker.esm.batch_size}: FIFO queues allow at most 10 (§3)`,
+    );
+  }
+
+  for (const name of FUNCTIONS) {
+    const fn = s[name];
+    const margin = Number(fn.environment.DEADLINE_MARGIN_MS ?? marginDefaultsMs[name]);
+    if (margin >= fn.timeout_seconds * 1000) {
+      add(
+        RuleId.DeadlineMarginNotBelowTimeout,
+        `${name}.environment.DEADLINE_MARGIN_MS`,
+        `a deadline margin of ${margin} ms is not below the ${fn.timeout_seconds} s timeout: the function stops before it starts anything, and every record is retried until it is discarded`,
+      );
+    }
+    const worst = fn.esm.batch_size * fn.expected_record_latency_ms;
+    if (worst > fn.timeout_seconds * 1000) {
+      add(
+        RuleId.BatchExceedsTimeout,
+        `${name}.esm.batch_size`,
+        `batch size ${fn.esm.batch_size} x expected ${fn.expected_record_latency_ms} ms per record = ${worst} ms, over the ${fn.timeout_seconds} s timeout: a full batch times out by design`,
+      );
+    }
+  }
+  return out;
+}
+
+/** The wiring of the pipeline module: which queues and functions feed the alarms module. */
+export interface Wiring {
+  readonly queues: readonly string[];
+  readonly functions: readonly string[];
+  /** The alarms module's `dead_letter_queues`, `source_queues` and `functions` expressions. */
+  readonly alarmInputs: {
+    readonly deadLetterQueues: string;
+    readonly sourceQueues: string;
+    readonly functions: string;
+  };
+}
+
+export function wiringFindings(wiring: Wiring): Finding[] {
+  const out: Finding[] = [];
+  for (const q of wiring.queues) {
+    if (!wiring.alarmInputs.deadLetterQueues.includes(`module.${q}.dlq_name`)) {
+      out.push({
+        rule: RuleId.MissingAlarms,
+        setting: `module.${q}`,
+        message: `queue ${q}: its DLQ has no alarms`,
+      });
+    }
+    if (!wiring.alarmInputs.sourceQueues.includes(`module.${q}.name`)) {
+      out.push({
+        rule: RuleId.MissingAlarms,
+        setting: `module.${q}`,
+        message: `queue ${q}: no alarm on its backlog age`,
+      });
+    }
+  }
+  for (const f of wiring.functions) {
+    if (!wiring.alarmInputs.functions.includes(`module.${f}`)) {
+      out.push({
+        rule: RuleId.MissingAlarms,
+        setting: `module.${f}`,
+        message: `function ${f}: no Errors, Throttles and Duration alarms`,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,124 @@
+import { fraction, parseCommandLine, UsageError, wholeNumber } from "@mcp-pipeline/cli";
+import { ENVIRONMENT_NAME } from "@mcp-pipeline/settings";
+import type { ScenarioOptions } from "./scenario.js";
+
+export const USAGE = `npm start -- [options]
+
+Runs the whole pipeline on this machine: starts DynamoDB, Kinesis, SQS and S3 emulators on 127.0.0.1
+(or uses AWS_ENDPOINT_URL_* when all four services are set), creates the environment's stream, queues,
+DLQs, tables and buckets, runs every function bundle from dist/ under the local event source mappings,
+drives a scenario and prints a summary. Nothing is written outside a temporary directory, which is
+removed on exit and on Ctrl-C.
+
+Scenario
+  --events N           lifecycle events put into the stream              (default 2000)
+  --jobs N             jobs sent to the tool queue (standard)            (default 300)
+  --fifo-jobs N        jobs sent to the FIFO queue, grouped by session   (default 100)
+  --sessions N         sessions (partition keys and message groups)      (default 20)
+  --poison-rate R      fraction of records and messages that are unreadable   (default 0.01)
+  --transient-rate R   fraction of jobs whose first attempt fails transiently (default 0.05)
+  --duplicate-rate R   fraction of stream records put twice              (default 0.02)
+  --stuck-rate R       fraction of stream events whose writes keep failing until the processor's
+                       retries run out: they (and the rest of their batch) go to the failure
+                       queue and dlq-redrive; at the end the fault stops and they are replayed
+                                                                         (default 0.002)
+  --seed N             the same seed gives the same scenario             (default 42)
+
+Run
+  --env NAME           settings from terraform/environments/NAME/terraform.tfvars.json (default dev)
+  --time-scale N       divide every duration setting by N: function and visibility timeouts,
+                       batching windows, record age, *_MS variables     (default 10)
+  --timeout S          give up waiting for the scenario after S seconds  (default 100)
+  --dist DIR           where the function zips are                       (default dist/, built by npm start)
+  --json               print the summary as one JSON object on stdout (everything else goes to stderr);
+                       \`npm start --json\` works too and keeps npm's own banner off stdout
+  --report FILE        write an HTML report (charts over time, the ledger's verdict) to FILE
+                                                              (default .tmp/npm-start-report.html)
+  --no-report          write no report
+  --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
+                       \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
+                       credentials and the resource names, ending with the comment line "# ready"
+  --verbose            show the functions' warning and error logs
+  -h, --help           show this help
+
+Exit status: 0 when lost = 0, 1 when anything was lost, 2 on a bad option or setting.`;
+
+/** Relative to the repository root (npm start's working directory). */
+export const DEFAULT_REPORT = ".tmp/npm-start-report.html";
+
+export interface CliOptions {
+  readonly scenario: ScenarioOptions;
+  readonly env: string;
+  readonly timeScale: number;
+  readonly timeoutMs: number;
+  readonly distDir: string | undefined;
+  readonly json: boolean;
+  /** Where the HTML report goes; undefined with --no-report. */
+  readonly report: string | undefined;
+  readonly serve: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+/**
+ * `environ` is the process environment: under `npm start --json`, npm keeps `--json` for itself (and
+ * prints its banner on stderr instead of stdout) and passes it on as npm_config_json=true.
+ */
+export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
+  const v = parse(argv).values;
+  const env = v.env ?? "dev";
+  if (v.report !== undefined && v["no-report"])
+    throw new UsageError("--report and --no-report cannot be used together");
+  if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
+  if (!ENVIRONMENT_NAME.test(env))
+    throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
+  return {
+    scenario: {
+      events: wholeNumber("events", v.events, { fallback: 2_000, min: 0, max: 1_000_000 }),
+      jobs: wholeNumber("jobs", v.jobs, { fallback: 300, min: 0, max: 100_000 }),
+      fifoJobs: wholeNumber("fifo-jobs", v["fifo-jobs"], { fallback: 100, min: 0, max: 100_000 }),
+      sessions: wholeNumber("sessions", v.sessions, { fallback: 20, min: 1, max: 100_000 }),
+      poisonRate: fraction("poison-rate", v["poison-rate"], 0.01),
+      transientRate: fraction("transient-rate", v["transient-rate"], 0.05),
+      duplicateRate: fraction("duplicate-rate", v["duplicate-rate"], 0.02),
+      stuckRate: fraction("stuck-rate", v["stuck-rate"], 0.002),
+      seed: wholeNumber("seed", v.seed, { fallback: 42, min: 0, max: 2 ** 32 - 1 }),
+    },
+    env,
+    timeScale: wholeNumber("time-scale", v["time-scale"], { fallback: 10, min: 1, max: 1_000 }),
+    timeoutMs: wholeNumber("timeout", v.timeout, { fallback: 100, min: 1, max: 86_400 }) * 1000,
+    distDir: v.dist,
+    json: v.json ?? environ.npm_config_json === "true",
+    report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
+    serve: v.serve ?? false,
+    verbose: v.verbose ?? false,
+    help: v.help ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseCommandLine(argv, {
+    allowPositionals: false,
+    options: {
+      events: { type: "string" },
+      jobs: { type: "string" },
+      "fifo-jobs": { type: "string" },
+      sessions: { type: "string" },
+      "poison-rate": { type: "string" },
+      "transient-rate": { type: "string" },
+      "duplicate-rate": { type: "string" },
+      "stuck-rate": { type: "string" },
+      seed: { type: "string" },
+      env: { type: "string" },
+      "time-scale": { type: "string" },
+      timeout: { type: "string" },
+      dist: { type: "string" },
+      json: { type: "boolean" },
+      report: { type: "string" },
+      "no-report": { type: "boolean" },
+      serve: { type: "boolean" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

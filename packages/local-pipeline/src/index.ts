@@ -1,0 +1,23 @@
+export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
+export {
+  type Endpoints,
+  endpointsFromEnvironment,
+  type FunctionName,
+  LocalPipeline,
+  type PipelineOptions,
+} from "./pipeline.js";
+export type { ProcessorTrafficCounts } from "./processor-traffic.js";
+export {
+  createLocalResources,
+  type LocalResources,
+  type QueueHandle,
+  type QueueRole,
+  queueAttributes,
+  type ResourceClients,
+  type ResourceNames,
+  resourceNames,
+  SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
+} from "./resources.js";
+export { type Progress, runScenario, type Summary } from "./run-scenario.js";
+export { buildScenario, type Scenario, type ScenarioOptions, STUCK_PREFIX } from "./scenario.js";
+export { main, SERVE_HINT, stuckWrites } from "./start.js";

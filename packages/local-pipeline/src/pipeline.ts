@@ -1,0 +1,336 @@
+/**
+ * The whole pipeline on one machine: embedded emulators (or any endpoints given as AWS_ENDPOINT_URL_*),
+ * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
+ * event source mappings of packages/local-esm configured from terraform.tfvars.json.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { type ClientOptions, sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import {
+  type EmbeddedEmulators,
+  type InjectedFault,
+  type RunningEmulator,
+  startEmulators,
+  startFaultProxy,
+} from "@mcp-pipeline/emulators";
+import {
+  type Invokable,
+  type KinesisEsmEvent,
+  KinesisEventSource,
+  LocalFunction,
+  SqsEventSource,
+  unzipTo,
+} from "@mcp-pipeline/local-esm";
+import type { EnvironmentSettings, FunctionSettings } from "@mcp-pipeline/settings";
+import { MetricsSink } from "./metrics-sink.js";
+import { ProcessorTraffic } from "./processor-traffic.js";
+import {
+  createLocalResources,
+  type QueueHandle,
+  type QueueRole,
+  type ResourceNames,
+  resourceNames,
+} from "./resources.js";
+
+export { type QueueHandle, type ResourceNames, resourceNames } from "./resources.js";
+
+export interface Endpoints {
+  readonly dynamodb: string;
+  readonly kinesis: string;
+  readonly sqs: string;
+  readonly s3: string;
+}
+
+export interface PipelineOptions {
+  readonly settings: EnvironmentSettings;
+  /** Every duration setting is divided by this (function and visibility timeouts, windows, record age). */
+  readonly timeScale: number;
+  /** Directory holding <function>.zip (the build's dist/). */
+  readonly distDir: string;
+  /** Endpoints from AWS_ENDPOINT_URL_*; when absent, embedded emulators are started. */
+  readonly endpoints?: Endpoints;
+  readonly region?: string;
+  readonly onKinesisEvent?: (event: KinesisEsmEvent) => void;
+  /** Log lines of the functions that are not metrics (errors and warnings, by default). */
+  readonly onLog?: (functionName: string, line: string) => void;
+  /**
+   * Faults injected into the processor's DynamoDB requests (a loopback proxy between the processor and
+   * DynamoDB), while `faultsActive` is true: how a scenario makes records fail until retries run out.
+   */
+  readonly processorDynamoDbFault?: (target: string, body: string) => InjectedFault | undefined;
+}
+
+const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/** Reads endpoints from the standard variables; undefined unless all four services resolve. */
+export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | undefined {
+  const of = (service: string) => env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
+  const [dynamodb, kinesis, sqs, s3] = [of("DYNAMODB"), of("KINESIS"), of("SQS"), of("S3")];
+  if (!dynamodb || !kinesis || !sqs || !s3) return undefined;
+  return { dynamodb, kinesis, sqs, s3 };
+}
+
+export class LocalPipeline {
+  readonly names: ResourceNames;
+  readonly metrics = new MetricsSink();
+  /** The processor's DynamoDB requests (counted at its proxy) and the stream records it received. */
+  readonly processorTraffic = new ProcessorTraffic();
+  readonly functions = new Map<FunctionName, LocalFunction>();
+  kinesisEsm: KinesisEventSource | undefined;
+  readonly sqsEsms = new Map<FunctionName, SqsEventSource>();
+  queues = {} as Record<QueueRole, QueueHandle>;
+  endpoints: Endpoints = { dynamodb: "", kinesis: "", sqs: "", s3: "" };
+  streamArn = "";
+  kinesis!: KinesisClient;
+  sqs!: SQSClient;
+  s3!: S3Client;
+  dynamodb!: DynamoDBClient;
+  readonly #options: PipelineOptions;
+  #emulators: EmbeddedEmulators | undefined;
+  #faultProxy: (RunningEmulator & { readonly injected: () => number }) | undefined;
+  /** Turn injected faults off (the downstream "recovers"), e.g. before a replay. */
+  faultsActive = true;
+  #codeDir: string | undefined;
+  #stopped = false;
+
+  constructor(options: PipelineOptions) {
+    this.#options = options;
+    this.names = resourceNames(options.settings.name_prefix);
+  }
+
+  get region(): string {
+    return this.#options.region ?? "us-east-1";
+  }
+
+  #client(endpoint: string): ClientOptions {
+    return { endpoint, region: this.region, credentials: { accessKeyId: "local", secretAccessKey: "local" } };
+  }
+
+  #scale(ms: number): number {
+    return Math.max(1, Math.round(ms / this.#options.timeScale));
+  }
+
+  async start(): Promise<void> {
+    if (this.#options.endpoints) {
+      this.endpoints = this.#options.endpoints;
+    } else {
+      this.#emulators = await startEmulators();
+      this.endpoints = {
+        dynamodb: this.#emulators.dynamodb.endpoint,
+        kinesis: this.#emulators.kinesis.endpoint,
+        sqs: this.#emulators.sqsS3.endpoint,
+        s3: this.#emulators.sqsS3.endpoint,
+      };
+    }
+    this.kinesis = kinesisClient(this.#client(this.endpoints.kinesis));
+    this.sqs = sqsClient(this.#client(this.endpoints.sqs));
+    this.s3 = s3Client(this.#client(this.endpoints.s3), {});
+    this.dynamodb = new DynamoDBClient({ ...this.#client(this.endpoints.dynamodb) });
+    const fault = this.#options.processorDynamoDbFault;
+    // The processor reaches DynamoDB only through this loopback proxy: it injects the scenario's faults
+    // (if any) and counts what the processor asks of DynamoDB, at the emulator's door.
+    this.#faultProxy = await startFaultProxy(this.endpoints.dynamodb, (target, body) => {
+      const injected = fault && this.faultsActive ? fault(target, body) : undefined;
+      this.processorTraffic.request(target, injected !== undefined);
+      return injected;
+    });
+    await this.#createResources();
+    await this.#startFunctions();
+  }
+
+  async #createResources(): Promise<void> {
+    const created = await createLocalResources(
+      { kinesis: this.kinesis, sqs: this.sqs, s3: this.s3, dynamodb: this.dynamodb },
+      this.#options.settings,
+      this.names,
+      this.#options.timeScale,
+    );
+    this.streamArn = created.streamArn;
+    this.queues = created.queues;
+  }
+
+  /** The function's environment: its settings (durations in ms scaled), resource names, endpoints. */
+  #environment(name: FunctionName, fn: FunctionSettings): Record<string, string> {
+    const scaled = Object.fromEntries(
+      Object.entries(fn.environment).map(([k, v]) =>
+        k.endsWith("_MS") && /^\d+$/.test(v) ? [k, String(this.#scale(Number(v)))] : [k, v],
+      ),
+    );
+    const n = this.names;
+    const common = {
+      TOOL_CALLS_TABLE: n.toolCallsTable,
+      METRICS_NAMESPACE: "McpPipeline",
+      POWERTOOLS_LOG_LEVEL: "WARN",
+    };
+    const own: Record<FunctionName, Record<string, string>> = {
+      processor: {
+        QUARANTINE_BUCKET: n.quarantineBucket,
+        ...(this.#faultProxy ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint } : {}),
+      },
+      "tool-worker": {
+        DEDUPE_TABLE: n.dedupeTable,
+        RESULTS_BUCKET: n.resultsBucket,
+        EVENTS_STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.toolDlq.url,
+        // The source queue's maxReceiveCount: a job failing at that receive is recorded dead-lettered.
+        MAX_RECEIVE_COUNT: String(this.#options.settings.tool_worker.queue.max_receive_count),
+      },
+      "fifo-worker": {
+        DEDUPE_TABLE: n.dedupeTable,
+        RESULTS_BUCKET: n.resultsBucket,
+        EVENTS_STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.fifoDlq.url,
+        MAX_RECEIVE_COUNT: String(this.#options.settings.fifo_worker.queue.max_receive_count),
+      },
+      "dlq-redrive": {
+        QUARANTINE_BUCKET: n.quarantineBucket,
+        STREAM_NAME: n.stream,
+        DEAD_LETTER_QUEUE_URL: this.queues.failureDlq.url,
+      },
+    };
+    return { ...common, ...own[name], ...scaled };
+  }
+
+  async #startFunctions(): Promise<void> {
+    const { settings, distDir } = this.#options;
+    this.#codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    const baseEnv: Record<string, string> = {
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      AWS_REGION: this.region,
+      AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamodb,
+      AWS_ENDPOINT_URL_KINESIS: this.endpoints.kinesis,
+      AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
+      AWS_ENDPOINT_URL_S3: this.endpoints.s3,
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+    const sink = (fn: string, line: string) => {
+      if (!this.metrics.accept(fn, line)) this.#options.onLog?.(fn, line);
+    };
+    const settingsOf: Record<FunctionName, FunctionSettings> = {
+      processor: settings.processor,
+      "tool-worker": settings.tool_worker,
+      "fifo-worker": settings.fifo_worker,
+      "dlq-redrive": settings.dlq_redrive,
+    };
+    for (const name of FUNCTION_NAMES) {
+      const zip = await readFile(join(distDir, `${name}.zip`)).catch((error: unknown) => {
+        throw new Error(`${join(distDir, `${name}.zip`)} is missing: run \`npm run build\` first`, {
+          cause: error,
+        });
+      });
+      const dir = await mkdtemp(join(this.#codeDir, `${name}-`));
+      // index.mjs and the chunks it imports, as Lambda unpacks the package.
+      const codeFile = await unzipTo(zip, dir).catch((error: unknown) => {
+        throw new Error(`${name}.zip: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
+      });
+      const fn = settingsOf[name];
+      this.functions.set(
+        name,
+        new LocalFunction(
+          {
+            name: `${settings.name_prefix}-${name}`,
+            codeFile,
+            timeoutMs: this.#scale(fn.timeout_seconds * 1000),
+            memoryMb: fn.memory_mb,
+            environment: this.#environment(name, fn),
+            region: this.region,
+          },
+          baseEnv,
+          sink,
+        ),
+      );
+    }
+
+    const processor = this.functions.get("processor") as LocalFunction;
+    const esm = settings.processor.esm;
+    this.kinesisEsm = new KinesisEventSource({
+      kinesis: this.kinesis,
+      streamName: this.names.stream,
+      stream: {
+        streamArn: this.streamArn,
+        region: this.region,
+        roleArn: `arn:aws:iam::000000000000:role/${settings.name_prefix}-processor`,
+      },
+      function: {
+        arn: processor.arn,
+        invoke: (event) => {
+          this.processorTraffic.delivered(event);
+          return processor.invoke(event);
+        },
+      },
+      settings: {
+        batchSize: esm.batch_size,
+        batchingWindowMs: this.#scale(esm.maximum_batching_window_in_seconds * 1000),
+        parallelizationFactor: esm.parallelization_factor,
+        startingPosition: esm.starting_position,
+        maximumRetryAttempts: esm.maximum_retry_attempts,
+        maximumRecordAgeMs:
+          esm.maximum_record_age_in_seconds === -1
+            ? -1
+            : this.#scale(esm.maximum_record_age_in_seconds * 1000),
+        bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
+        reportBatchItemFailures: esm.report_batch_item_failures,
+      },
+      onFailure: { sqs: this.sqs, queueUrl: this.queues.failure.url },
+      pollIntervalMs: this.#scale(1_000),
+      shardRefreshMs: 1_000,
+      ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
+    });
+    this.kinesisEsm.start();
+
+    for (const [name, queue, fnSettings] of [
+      ["tool-worker", this.queues.tool, settings.tool_worker],
+      ["fifo-worker", this.queues.fifo, settings.fifo_worker],
+      ["dlq-redrive", this.queues.failure, settings.dlq_redrive],
+    ] as const) {
+      const fn = this.functions.get(name) as LocalFunction;
+      const invokable: Invokable & { timeoutMs: number } = {
+        arn: fn.arn,
+        timeoutMs: fn.definition.timeoutMs,
+        invoke: (event) => fn.invoke(event),
+      };
+      const source = new SqsEventSource({
+        sqs: this.sqs,
+        queueUrl: queue.url,
+        function: invokable,
+        settings: {
+          batchSize: fnSettings.esm.batch_size,
+          batchingWindowMs: this.#scale(fnSettings.esm.maximum_batching_window_in_seconds * 1000),
+          maximumConcurrency: fnSettings.esm.maximum_concurrency,
+          reportBatchItemFailures: fnSettings.esm.report_batch_item_failures,
+        },
+        waitTimeSeconds: 1,
+      });
+      await source.start();
+      this.sqsEsms.set(name, source);
+    }
+  }
+
+  /** Requests the fault proxy answered with an error. */
+  get injectedFaults(): number {
+    return this.#faultProxy?.injected() ?? 0;
+  }
+
+  /** Stops the mappings (in-flight invocations finish), the sandboxes and the emulators; removes the code copies. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await Promise.all([this.kinesisEsm?.stop(), ...[...this.sqsEsms.values()].map((s) => s.stop())]);
+    await Promise.all([...this.functions.values()].map((f) => f.stop()));
+    for (const client of [this.kinesis, this.sqs, this.s3, this.dynamodb]) client?.destroy();
+    await this.#faultProxy?.stop();
+    await this.#emulators?.stop();
+    if (this.#codeDir) await rm(this.#codeDir, { recursive: true, force: true });
+  }
+}

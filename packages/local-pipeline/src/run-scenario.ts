@@ -1,0 +1,403 @@
+/** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
+import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
+import { sleep } from "@mcp-pipeline/retry";
+import type { LocalPipeline } from "./pipeline.js";
+import type { ProcessorTrafficCounts } from "./processor-traffic.js";
+import type { JobItem, Scenario } from "./scenario.js";
+
+export interface Summary {
+  readonly environment: string;
+  readonly timeScale: number;
+  readonly durationMs: number;
+  readonly eventsIn: number;
+  readonly streamRecordsProcessed: number;
+  readonly jobsIn: number;
+  readonly applied: number;
+  readonly duplicatesSkipped: number;
+  readonly quarantined: number;
+  readonly retried: number;
+  readonly bisected: number;
+  readonly sentToDlq: number;
+  readonly toFailureDestination: number;
+  /** Records dlq-redrive re-read from the stream into the quarantine. */
+  readonly storedByRedrive: number;
+  /** Records put back into the stream from the quarantine once the fault was gone. */
+  readonly replayed: number;
+  /** Inputs found nowhere once the pipeline went quiet. A run that runs out of time judges nothing: 0. */
+  readonly lost: number;
+  /**
+   * The deadline (--timeout) passed while inputs were still unaccounted for: they were still in flight
+   * (being retried, waiting for a visibility timeout...), which is not loss. `missing` lists them.
+   */
+  readonly timedOut: boolean;
+  /** Inputs not yet accounted for when the run timed out (0 when it did not). */
+  readonly inFlight: number;
+  readonly latencyMs: {
+    readonly p50: number;
+    readonly p90: number;
+    readonly p95: number;
+    readonly p99: number;
+  };
+  readonly maxIteratorAgeMs: number;
+  /**
+   * The processor's DynamoDB requests over the run (counted at the proxy in front of the emulator) and
+   * the stream records it received: the scenario's and the workers' lifecycle events, and replays.
+   */
+  readonly processorDynamoDb: ProcessorTrafficCounts;
+  readonly functions: Record<
+    string,
+    { invocations: number; errors: number; timeouts: number; coldStarts: number; maxMemoryUsedMb: number }
+  >;
+  /** The inputs not found anywhere (or, after a timeout, not yet found), by kind. */
+  readonly missing: readonly string[];
+}
+
+interface PutRecord {
+  readonly item: Scenario["stream"][number];
+  shardId: string;
+  sequenceNumber: string;
+}
+
+interface FailureRange {
+  readonly shardId: string;
+  readonly start: string;
+  readonly end: string;
+}
+
+export interface Progress {
+  readonly elapsedMs: number;
+  readonly accounted: number;
+  readonly expected: number;
+  readonly applied: number;
+  /** Objects in the quarantine bucket: unreadable records and what dlq-redrive stored, once each. */
+  readonly quarantineObjects: number;
+  readonly dlq: number;
+}
+
+function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonly JobItem[], fifo: boolean) {
+  const ids = new Map<JobItem, string>();
+  for (let i = 0; i < jobs.length; i += 10) {
+    const chunk = jobs.slice(i, i + 10);
+    const response = await pipeline.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: chunk.map((job, n) => ({
+          Id: String(n),
+          MessageBody: job.body,
+          ...(fifo
+            ? {
+                MessageGroupId: job.group,
+                MessageDeduplicationId: `${i + n}-${job.kind === "job" ? job.callId : "poison"}`,
+              }
+            : {}),
+        })),
+      }),
+    );
+    if ((response.Failed ?? []).length > 0)
+      throw new Error(`SendMessageBatch refused ${response.Failed?.length} jobs`);
+    for (const ok of response.Successful ?? []) ids.set(chunk[Number(ok.Id)] as JobItem, ok.MessageId ?? "");
+  }
+  return ids;
+}
+
+/** Messages of a queue, read without deleting (they become visible again after a minute). */
+async function peek(pipeline: LocalPipeline, queueUrl: string) {
+  const out: { id: string; body: string; attributes: Record<string, string> }[] = [];
+  for (;;) {
+    const { Messages = [] } = await pipeline.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 60,
+        // A peek must not long-poll: the source queues wait 20 s per empty receive (terraform/modules/queue).
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ["All"],
+      }),
+    );
+    if (Messages.length === 0) return out;
+    for (const m of Messages) {
+      out.push({
+        id: m.MessageId ?? "",
+        body: m.Body ?? "",
+        attributes: Object.fromEntries(
+          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
+        ),
+      });
+    }
+  }
+}
+
+async function scanCalls(pipeline: LocalPipeline) {
+  const calls = new Map<string, Record<string, unknown>>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await pipeline.dynamodb.send(
+      new ScanCommand({
+        TableName: pipeline.names.toolCallsTable,
+        ...(start ? { ExclusiveStartKey: start as never } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const call = unmarshall(item);
+      calls.set(String(call.callId), call);
+    }
+    start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
+  } while (start);
+  return calls;
+}
+
+async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string>> {
+  const out = new Set<string>();
+  let token: string | undefined;
+  do {
+    const page = await pipeline.s3.send(
+      new ListObjectsV2Command({
+        Bucket: pipeline.names.quarantineBucket,
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? [])
+      out.add(
+        object.Key?.split("/")
+          .at(-1)
+          ?.replace(/\.json$/, "") ?? "",
+      );
+    token = page.NextContinuationToken;
+  } while (token);
+  return out;
+}
+
+/**
+ * Puts the scenario into the stream and the queues, waits until every input is accounted for (applied,
+ * quarantined, in a DLQ or in the on-failure destination) or `timeoutMs` passes, and returns the summary.
+ * An input found nowhere is lost; the run's promise is that this count is 0.
+ */
+export async function runScenario(
+  pipeline: LocalPipeline,
+  scenario: Scenario,
+  options: { environment: string; timeScale: number; timeoutMs: number; onProgress?: (p: Progress) => void },
+): Promise<Summary> {
+  const started = Date.now();
+  const puts: PutRecord[] = scenario.stream.map((item) => ({ item, shardId: "", sequenceNumber: "" }));
+  const result = await putRecords(
+    pipeline.kinesis,
+    { streamName: pipeline.names.stream },
+    scenario.stream.map((s) => ({ data: s.data, partitionKey: s.partitionKey })),
+  );
+  if (result.rejected.length > 0)
+    throw new Error(`${result.rejected.length} stream records could not be put`);
+  for (const w of result.written)
+    Object.assign(puts[w.index] as PutRecord, { shardId: w.shardId, sequenceNumber: w.sequenceNumber });
+  const [jobIds, fifoIds] = await Promise.all([
+    sendJobs(pipeline, pipeline.queues.tool.url, scenario.jobs, false),
+    sendJobs(pipeline, pipeline.queues.fifo.url, scenario.fifoJobs, true),
+  ]);
+
+  const events = puts.filter((p) => p.item.kind === "event" || p.item.kind === "stuck");
+  const poisonRecords = puts.filter((p) => p.item.kind === "poison");
+  const allJobs = [...scenario.jobs, ...scenario.fifoJobs];
+  const validJobs = allJobs.filter((j): j is Extract<JobItem, { kind: "job" }> => j.kind === "job");
+  const poisonJobIds = new Set(
+    allJobs.filter((j) => j.kind === "poison").map((j) => jobIds.get(j) ?? fifoIds.get(j) ?? ""),
+  );
+  const expected = events.length + poisonRecords.length + validJobs.length + poisonJobIds.size;
+
+  let missing: string[] = [];
+  let calls = new Map<string, Record<string, unknown>>();
+  let quarantined = new Set<string>();
+  const dead = new Map<string, { id: string; body: string; attributes: Record<string, string> }>();
+  const failures = new Map<string, FailureRange>();
+  const inFailureRange = (p: PutRecord) =>
+    [...failures.values()].some(
+      (f) =>
+        f.shardId === p.shardId &&
+        compareSequenceNumbers(p.sequenceNumber, f.start) >= 0 &&
+        compareSequenceNumbers(p.sequenceNumber, f.end) <= 0,
+    );
+  let timedOut = false;
+  let lastInvocations = -1;
+  let quietSince = Date.now();
+
+  const account = async () => {
+    [calls, quarantined] = await Promise.all([scanCalls(pipeline), quarantinedSequences(pipeline)]);
+    const lostNow: string[] = [];
+    for (const e of events) {
+      const callId = (e.item as { callId: string }).callId;
+      // Applied, or given up on and kept: in the quarantine (dlq-redrive re-read it) or in a failed range.
+      const kept = quarantined.has(e.sequenceNumber) || inFailureRange(e);
+      if (!calls.get(callId)?.requestedAt && !kept) lostNow.push(`event ${callId}`);
+    }
+    for (const p of poisonRecords) {
+      if (!quarantined.has(p.sequenceNumber) && !inFailureRange(p))
+        lostNow.push(`poison record ${p.sequenceNumber}`);
+    }
+    // A poison job is in a DLQ either as the worker sent it (its source messageId in an attribute) or as
+    // SQS moved it there after maxReceiveCount receives (a worker that timed out on every receive): such a
+    // message keeps its messageId and carries no attribute of ours (§2.3).
+    const deadIds = new Set(
+      [...dead.values()].flatMap((d) => [d.id, d.attributes["pipeline.source.messageId"] ?? ""]),
+    );
+    const deadBodies = new Set([...dead.values()].map((d) => d.body));
+    for (const job of validJobs) {
+      const status = calls.get(job.callId)?.status;
+      if (status !== "completed" && status !== "failed" && !deadBodies.has(job.body))
+        lostNow.push(`job ${job.callId}`);
+    }
+    for (const id of poisonJobIds) if (!deadIds.has(id)) lostNow.push(`poison job ${id}`);
+    return lostNow;
+  };
+
+  const deadline = started + options.timeoutMs;
+  for (;;) {
+    missing = await account();
+    const invocations = [...pipeline.functions.values()].reduce((n, f) => n + f.stats.invocations, 0);
+    if (invocations !== lastInvocations) {
+      lastInvocations = invocations;
+      quietSince = Date.now();
+    }
+    options.onProgress?.({
+      elapsedMs: Date.now() - started,
+      accounted: expected - missing.length,
+      expected,
+      applied: pipeline.metrics.sum("processor", "Applied"),
+      quarantineObjects: quarantined.size,
+      dlq: dead.size,
+    });
+    // Done when everything is accounted for and the functions have been idle for a moment (workers'
+    // own events are still flowing through the processor until then).
+    if (missing.length === 0 && Date.now() - quietSince > 1_500) break;
+    if (Date.now() > deadline) {
+      timedOut = missing.length > 0;
+      break;
+    }
+    if (missing.length > 0) {
+      // Read without deleting (hidden for a minute, then visible again): kept by messageId.
+      const [toolDead, fifoDead, failed] = await Promise.all([
+        peek(pipeline, pipeline.queues.toolDlq.url),
+        peek(pipeline, pipeline.queues.fifoDlq.url),
+        peek(pipeline, pipeline.queues.failure.url),
+      ]);
+      for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
+      for (const f of failed) {
+        const info = (
+          JSON.parse(f.body) as {
+            KinesisBatchInfo: { shardId: string; startSequenceNumber: string; endSequenceNumber: string };
+          }
+        ).KinesisBatchInfo;
+        failures.set(f.id, {
+          shardId: info.shardId,
+          start: info.startSequenceNumber,
+          end: info.endSequenceNumber,
+        });
+      }
+    }
+    await sleep(500);
+  }
+
+  // The downstream recovers: faults off, then what the processor gave up on goes back into the stream
+  // (docs/operations.md), and every valid event must end up applied.
+  let replayed = 0;
+  const givenUp = [
+    ...(await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket, {
+      reason: "RetryAttemptsExhausted",
+    })),
+    ...(await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket, { reason: "RecordAgeExceeded" })),
+  ];
+  if (givenUp.length > 0 && Date.now() < deadline) {
+    pipeline.faultsActive = false;
+    const entries = givenUp;
+    replayed = (
+      await replayQuarantine(pipeline.s3, pipeline.kinesis, pipeline.names.quarantineBucket, entries, {
+        streamName: pipeline.names.stream,
+        ratePerSecond: 500,
+      })
+    ).replayed;
+    for (;;) {
+      calls = await scanCalls(pipeline);
+      const unapplied = events.filter((e) => !calls.get((e.item as { callId: string }).callId)?.requestedAt);
+      options.onProgress?.({
+        elapsedMs: Date.now() - started,
+        accounted: expected - unapplied.length,
+        expected,
+        applied: pipeline.metrics.sum("processor", "Applied"),
+        quarantineObjects: quarantined.size,
+        dlq: dead.size,
+      });
+      if (unapplied.length === 0 || Date.now() > deadline) {
+        timedOut ||= unapplied.length > 0;
+        missing = [
+          ...missing,
+          ...unapplied.map(
+            (e) => `event ${(e.item as { callId: string }).callId} (not applied after replay)`,
+          ),
+        ];
+        break;
+      }
+      await sleep(500);
+    }
+  }
+
+  const latencies = validJobs.flatMap((job) => {
+    const finishedAt = calls.get(job.callId)?.finishedAt;
+    return typeof finishedAt === "string" ? [Date.parse(finishedAt) - job.enqueuedAt] : [];
+  });
+  const kinesis = pipeline.kinesisEsm?.stats;
+  const sqsRetried = [...pipeline.sqsEsms.values()].reduce(
+    (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
+    0,
+  );
+  const functions = Object.fromEntries(
+    [...pipeline.functions.entries()].map(([name, f]) => [
+      name,
+      {
+        invocations: f.stats.invocations,
+        errors: f.stats.errors,
+        timeouts: f.stats.timeouts,
+        coldStarts: f.stats.coldStarts,
+        maxMemoryUsedMb: f.stats.maxMemoryUsedMb,
+      },
+    ]),
+  );
+  return {
+    environment: options.environment,
+    timeScale: options.timeScale,
+    durationMs: Date.now() - started,
+    eventsIn: scenario.stream.length,
+    streamRecordsProcessed: kinesis?.polledRecords ?? 0,
+    jobsIn: allJobs.length,
+    applied: pipeline.metrics.sum("processor", "Applied"),
+    duplicatesSkipped:
+      pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
+    quarantined: pipeline.metrics.sum("processor", "Quarantined"),
+    retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
+    bisected: kinesis?.bisections ?? 0,
+    sentToDlq: dead.size,
+    toFailureDestination: kinesis?.discardedRecords ?? 0,
+    storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
+    replayed,
+    lost: timedOut ? 0 : missing.length,
+    timedOut,
+    inFlight: timedOut ? missing.length : 0,
+    latencyMs: {
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+    },
+    maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,
+    processorDynamoDb: pipeline.processorTraffic.counts(),
+    functions,
+    missing: missing.slice(0, 20),
+  };
+}

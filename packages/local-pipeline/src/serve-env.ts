@@ -1,0 +1,36 @@
+/**
+ * What `npm start -- --serve` prints on stdout: a file a shell can load with `set -a; . FILE; set +a`
+ * (or `export $(grep -v '^#' FILE)`), so every line is either NAME=value or a comment.
+ */
+import type { LocalPipeline } from "./pipeline.js";
+
+/** The last line: a comment, so loading the file does nothing with it; scripts wait for it. */
+export const READY_LINE = "# ready";
+
+export function serveEnvironment(pipeline: LocalPipeline, environment: string): string[] {
+  const n = pipeline.names;
+  return [
+    `# npm start -- --serve: environment ${environment}, stopped with Ctrl-C`,
+    `AWS_ENDPOINT_URL_KINESIS=${pipeline.endpoints.kinesis}`,
+    `AWS_ENDPOINT_URL_SQS=${pipeline.endpoints.sqs}`,
+    `AWS_ENDPOINT_URL_S3=${pipeline.endpoints.s3}`,
+    `AWS_ENDPOINT_URL_DYNAMODB=${pipeline.endpoints.dynamodb}`,
+    // The SDKs read AWS_REGION, the AWS CLI v1 only AWS_DEFAULT_REGION: both, the environment's region.
+    `AWS_REGION=${pipeline.region}`,
+    `AWS_DEFAULT_REGION=${pipeline.region}`,
+    "AWS_ACCESS_KEY_ID=local",
+    "AWS_SECRET_ACCESS_KEY=local",
+    `STREAM_NAME=${n.stream}`,
+    `TOOL_CALLS_TABLE=${n.toolCallsTable}`,
+    `DEDUPE_TABLE=${n.dedupeTable}`,
+    `QUARANTINE_BUCKET=${n.quarantineBucket}`,
+    `RESULTS_BUCKET=${n.resultsBucket}`,
+    `TOOL_QUEUE_URL=${pipeline.queues.tool.url}`,
+    `TOOL_DLQ_URL=${pipeline.queues.toolDlq.url}`,
+    `FIFO_QUEUE_URL=${pipeline.queues.fifo.url}`,
+    `FIFO_DLQ_URL=${pipeline.queues.fifoDlq.url}`,
+    `FAILURE_QUEUE_URL=${pipeline.queues.failure.url}`,
+    `FAILURE_DLQ_URL=${pipeline.queues.failureDlq.url}`,
+    READY_LINE,
+  ];
+}

@@ -1,0 +1,240 @@
+// Issue 14 item 9: the local stack is built from the same settings as Terraform and with the attributes
+// terraform/modules declare. This test reads what packages/local-pipeline/src/resources.ts created, through the APIs,
+// and compares it to the environment's terraform.tfvars.json and to the modules.
+import { join } from "node:path";
+import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeStreamSummaryCommand, ListShardsCommand } from "@aws-sdk/client-kinesis";
+import { HeadBucketCommand } from "@aws-sdk/client-s3";
+import { GetQueueAttributesCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { type EmbeddedEmulators, emulatorClientOptions, startEmulators } from "@mcp-pipeline/emulators";
+import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
+import {
+  body,
+  expression,
+  type HclConfig,
+  parseDirectory,
+  TERRAFORM_ROOT,
+} from "@mcp-pipeline/terraform-hcl";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createLocalResources,
+  type LocalResources,
+  type ResourceClients,
+  type ResourceNames,
+  resourceNames,
+} from "../src/resources.js";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const ENVIRONMENTS = ["dev", "prod"] as const;
+
+let emulators: EmbeddedEmulators;
+let clients: ResourceClients;
+let pipelineModule: HclConfig;
+let queueModule: HclConfig;
+let tableModule: HclConfig;
+const stacks = new Map<
+  string,
+  { settings: EnvironmentSettings; names: ResourceNames; created: LocalResources }
+>();
+
+beforeAll(async () => {
+  // Creation delays as on AWS (tables and streams CREATING, the stream UPDATING after a retention
+  // change): the local stack must wait for ACTIVE before it configures or uses anything.
+  emulators = await startEmulators({
+    dynamodb: { createTableMs: 150 },
+    kinesis: { createStreamMs: 150, updateStreamMs: 150 },
+  });
+  clients = {
+    dynamodb: new DynamoDBClient(emulatorClientOptions(emulators.dynamodb)),
+    kinesis: kinesisClient(emulatorClientOptions(emulators.kinesis)),
+    sqs: sqsClient(emulatorClientOptions(emulators.sqsS3)),
+    s3: s3Client(emulatorClientOptions(emulators.sqsS3)),
+  };
+  pipelineModule = await parseDirectory(join(TERRAFORM_ROOT, "modules", "pipeline"));
+  queueModule = await parseDirectory(join(TERRAFORM_ROOT, "modules", "queue"));
+  tableModule = await parseDirectory(join(TERRAFORM_ROOT, "modules", "table"));
+  for (const environment of ENVIRONMENTS) {
+    const settings = await loadSettings(ROOT, environment);
+    const names = resourceNames(settings.name_prefix);
+    stacks.set(environment, {
+      settings,
+      names,
+      created: await createLocalResources(clients, settings, names),
+    });
+  }
+}, 120_000);
+afterAll(async () => {
+  for (const client of Object.values(clients ?? {})) client.destroy();
+  await emulators?.stop();
+});
+
+const stack = (environment: string) => {
+  const found = stacks.get(environment);
+  if (!found) throw new Error(`no local stack for ${environment}`);
+  return found;
+};
+
+/** A pipeline module argument, `${...}` removed: `var.tool_worker.queue.max_receive_count`. */
+const argument = (module: string, name: string) => {
+  const block = body(pipelineModule, "module", module);
+  if (!block) throw new Error(`terraform/modules/pipeline has no module "${module}"`);
+  return block[name] === undefined ? undefined : expression(block[name]);
+};
+/** `${expression}` as Terraform writes an interpolation. */
+const ref = (name: string) => `\${${name}}`;
+/** The name template a module gets, with local.p replaced by the environment's prefix. */
+const declaredName = (module: string, prefix: string) =>
+  String(argument(module, "name")).replaceAll(ref("local.p"), prefix);
+
+const queueResource = (name: "this" | "dlq") =>
+  ((queueModule.resource as Record<string, Record<string, Record<string, unknown>[]>>).aws_sqs_queue?.[
+    name
+  ] ?? [])[0] ?? {};
+/** `var.fifo ? "messageGroup" : null` -> "messageGroup" (what the module sets on a FIFO queue). */
+const fifoValue = (value: unknown) => /\?\s*"([^"]+)"/.exec(expression(value))?.[1];
+
+async function attributes(queueName: string): Promise<Record<string, string>> {
+  const { QueueUrl } = await clients.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
+  const { Attributes = {} } = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }),
+  );
+  return Attributes;
+}
+
+async function tableKeys(client: DynamoDBClient, tableName: string) {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  return {
+    status: Table?.TableStatus,
+    keys: Table?.KeySchema,
+    billing: Table?.BillingModeSummary?.BillingMode,
+  };
+}
+
+const QUEUES = [
+  { module: "tool_queue", settings: "tool_worker", source: "toolQueue", dlq: "toolDlq", role: "tool" },
+  { module: "fifo_queue", settings: "fifo_worker", source: "fifoQueue", dlq: "fifoDlq", role: "fifo" },
+  {
+    module: "failure_queue",
+    settings: "dlq_redrive",
+    source: "failureQueue",
+    dlq: "failureDlq",
+    role: "failure",
+  },
+] as const;
+
+describe.each(ENVIRONMENTS)(
+  "the local %s stack matches its settings and terraform/modules",
+  (environment) => {
+    it.each(QUEUES)("$module: retention, visibility, long polling, redrive and its DLQ", async (q) => {
+      const { settings, names, created } = stack(environment);
+      const declared = settings[q.settings].queue;
+      const fifo = argument(q.module, "fifo") === "true";
+      const suffix = fifo ? ".fifo" : "";
+      // Names as the queue module builds them from the pipeline's name argument.
+      const base = declaredName(q.module, settings.name_prefix);
+      expect(names[q.source]).toBe(
+        String(queueResource("this").name)
+          .replace(ref("var.name"), base)
+          .replace(ref("local.suffix"), suffix),
+      );
+      expect(names[q.dlq]).toBe(`${base}-dlq${suffix}`);
+      // The pipeline passes these settings to the module, which sets them on the queues.
+      expect(argument(q.module, "visibility_timeout_seconds")).toBe(
+        `var.${q.settings}.queue.visibility_timeout_seconds`,
+      );
+      expect(argument(q.module, "message_retention_seconds")).toBe(
+        `var.${q.settings}.queue.message_retention_seconds`,
+      );
+      expect(argument(q.module, "dlq_message_retention_seconds")).toBe(
+        `var.${q.settings}.queue.dlq_message_retention_seconds`,
+      );
+      expect(argument(q.module, "max_receive_count")).toBe(`var.${q.settings}.queue.max_receive_count`);
+
+      const source = await attributes(names[q.source]);
+      expect(source.VisibilityTimeout).toBe(String(declared.visibility_timeout_seconds));
+      expect(source.MessageRetentionPeriod).toBe(String(declared.message_retention_seconds));
+      expect(source.ReceiveMessageWaitTimeSeconds).toBe(
+        String(queueResource("this").receive_wait_time_seconds),
+      );
+      expect(JSON.parse(source.RedrivePolicy ?? "{}")).toEqual({
+        deadLetterTargetArn: created.queues[`${q.role}Dlq`].arn,
+        maxReceiveCount: declared.max_receive_count,
+      });
+      expect(source.QueueArn).toBe(created.queues[q.role].arn);
+      if (fifo) {
+        expect(source.FifoQueue).toBe("true");
+        expect(source.DeduplicationScope).toBe(fifoValue(queueResource("this").deduplication_scope));
+        expect(source.FifoThroughputLimit).toBe(fifoValue(queueResource("this").fifo_throughput_limit));
+      }
+
+      const dlq = await attributes(names[q.dlq]);
+      expect(dlq.MessageRetentionPeriod).toBe(String(declared.dlq_message_retention_seconds));
+      expect(dlq.QueueArn).toBe(created.queues[`${q.role}Dlq`].arn);
+      if (fifo) expect(dlq.FifoQueue).toBe("true");
+      expect(JSON.parse(dlq.RedriveAllowPolicy ?? "{}")).toEqual({
+        redrivePermission: "byQueue",
+        sourceQueueArns: [created.queues[q.role].arn],
+      });
+    });
+
+    it("tables: the keys and the TTL the modules declare (the dedupe table expires rows by expiresAt)", async () => {
+      const { names, settings } = stack(environment);
+      expect(names.toolCallsTable).toBe(declaredName("tool_calls_table", settings.name_prefix));
+      expect(names.dedupeTable).toBe(declaredName("dedupe_table", settings.name_prefix));
+      const tableResource = ((
+        tableModule.resource as Record<string, Record<string, Record<string, unknown>[]>>
+      ).aws_dynamodb_table?.this ?? [])[0];
+      expect(tableResource?.billing_mode).toBe("PAY_PER_REQUEST");
+
+      for (const [module, tableName] of [
+        ["tool_calls_table", names.toolCallsTable],
+        ["dedupe_table", names.dedupeTable],
+      ] as const) {
+        const { status, keys, billing } = await tableKeys(clients.dynamodb, tableName);
+        expect(status).toBe("ACTIVE");
+        expect(billing).toBe("PAY_PER_REQUEST");
+        expect(keys).toEqual([{ AttributeName: argument(module, "hash_key"), KeyType: "HASH" }]);
+        const ttlAttribute = argument(module, "ttl_attribute");
+        const { TimeToLiveDescription } = await clients.dynamodb.send(
+          new DescribeTimeToLiveCommand({ TableName: tableName }),
+        );
+        expect(TimeToLiveDescription).toEqual(
+          ttlAttribute === undefined
+            ? { TimeToLiveStatus: "DISABLED" }
+            : { TimeToLiveStatus: "ENABLED", AttributeName: ttlAttribute },
+        );
+      }
+      expect(argument("dedupe_table", "ttl_attribute")).toBe("expiresAt");
+    });
+
+    it("the stream: its shard count and retention period", async () => {
+      const { settings, names, created } = stack(environment);
+      expect(names.stream).toBe(declaredName("stream", settings.name_prefix));
+      expect(argument("stream", "shard_count")).toBe("var.stream.shard_count");
+      expect(argument("stream", "retention_period_hours")).toBe("var.stream.retention_period_hours");
+      const { StreamDescriptionSummary } = await clients.kinesis.send(
+        new DescribeStreamSummaryCommand({ StreamName: names.stream }),
+      );
+      expect(StreamDescriptionSummary?.StreamStatus).toBe("ACTIVE");
+      expect(StreamDescriptionSummary?.StreamARN).toBe(created.streamArn);
+      expect(StreamDescriptionSummary?.RetentionPeriodHours).toBe(settings.stream.retention_period_hours);
+      const { Shards = [] } = await clients.kinesis.send(new ListShardsCommand({ StreamName: names.stream }));
+      expect(Shards).toHaveLength(
+        settings.stream.mode === "PROVISIONED"
+          ? settings.stream.shard_count
+          : Math.max(2, settings.stream.shard_count),
+      );
+    });
+
+    it("the buckets exist", async () => {
+      const { names } = stack(environment);
+      for (const bucket of [names.quarantineBucket, names.resultsBucket]) {
+        const head = await clients.s3.send(new HeadBucketCommand({ Bucket: bucket }));
+        expect(head.$metadata.httpStatusCode).toBe(200);
+      }
+    });
+  },
+);

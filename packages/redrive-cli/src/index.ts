@@ -1,0 +1,1 @@
+export { main, USAGE } from "./cli.js";

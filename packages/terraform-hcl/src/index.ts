@@ -1,0 +1,11 @@
+export {
+  body,
+  expression,
+  type HclBlock,
+  type HclConfig,
+  names,
+  parseDirectory,
+  parseFile,
+  TERRAFORM_ROOT,
+  terraformDirectories,
+} from "./hcl.js";
