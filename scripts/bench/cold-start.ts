@@ -300,9 +300,8 @@ inline limit.
 What still costs: the SDK clients, and code that the rare paths' chunks share with the handler. The
 processor and the equivalent bundle the same \`@smithy/core\`, but the processor loads more of it (126 against
 118 KiB), and more of \`@aws-sdk/core\` and \`@smithy/node-http-handler\`: the XML protocol, checksum streams
-and the HTTP/2 handler, which its S3 chunk (the quarantine) and a Kinesis chunk need. The Kinesis chunk is
-there only because @mcp-pipeline/aws's index re-exports \`lazyKinesisClient\` (the processor never calls
-Kinesis); lazy clients as subpath entries of that package would drop it. The workers load three clients
+and the HTTP/2 handler, which its S3 chunk (the quarantine) needs. (A Kinesis chunk that only an unused
+\`lazyKinesisClient\` export of @mcp-pipeline/aws put there is gone with that export.) The workers load three clients
 (DynamoDB, Kinesis for every job's events, SQS for the DLQ, which only a poison message needs) and the larger
 \`@smithy/core\` that the three need; an SQS client loaded on first use would take about 25 KiB off their
 import. dlq-redrive uses S3 and Kinesis on every failure record, so they stay on its import path (S3 alone is

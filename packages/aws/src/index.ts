@@ -14,7 +14,7 @@ export { dynamoDbDocumentClient, sqsClient } from "./clients.js";
 export { ConfigError, type ConfigSchema, loadConfig } from "./config.js";
 export { sqsQueueUrlSchema, streamNameSchema } from "./config-schemas.js";
 export { DeadLetterAttribute, type DeadLetterReason, sendToDeadLetterQueue } from "./dead-letter.js";
-export { type LazyClient, lazyKinesisClient, lazyS3Client, once } from "./lazy-clients.js";
+export { type LazyClient, lazyS3Client, once } from "./lazy-clients.js";
 export {
   OrderingMode,
   type ProducerRecord,

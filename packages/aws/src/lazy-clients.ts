@@ -1,4 +1,3 @@
-import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { ClientOptions } from "./client-options.js";
 
@@ -29,9 +28,4 @@ export function lazyS3Client(
   env: NodeJS.ProcessEnv = process.env,
 ): LazyClient<S3Client> {
   return once(async () => (await import("./s3-client.js")).s3Client(options, env));
-}
-
-/** As lazyS3Client, for Kinesis (re-reading a failed range, replaying quarantine). */
-export function lazyKinesisClient(options: ClientOptions = {}): LazyClient<KinesisClient> {
-  return once(async () => (await import("./kinesis-client.js")).kinesisClient(options));
 }

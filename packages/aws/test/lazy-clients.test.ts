@@ -1,8 +1,7 @@
-import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { ConfigError, lazyKinesisClient, lazyS3Client, loadConfig } from "../src/index.js";
+import { ConfigError, lazyS3Client, loadConfig } from "../src/index.js";
 
 describe("lazy clients: built on first use, then shared", () => {
   it("lazyS3Client loads the S3 client once and keeps s3Client's path-style rule", async () => {
@@ -13,14 +12,6 @@ describe("lazy clients: built on first use, then shared", () => {
     expect(await s3()).toBe(first);
     expect(first.config.forcePathStyle).toBe(true);
     expect((await lazyS3Client({ region: "us-east-1" }, {})()).config.forcePathStyle).toBe(false);
-  });
-
-  it("lazyKinesisClient loads the Kinesis client once", async () => {
-    const kinesis = lazyKinesisClient({ region: "us-east-1", maxAttempts: 7 });
-    const client = await kinesis();
-    expect(client).toBeInstanceOf(KinesisClient);
-    expect(await kinesis()).toBe(client);
-    expect(await client.config.maxAttempts()).toBe(7);
   });
 });
 
