@@ -7,7 +7,14 @@ import {
   type KinesisFailureRecord,
   MAX_PAYLOAD_BYTES,
 } from "../src/index.js";
-import { Emulators, eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
+import {
+  Emulators,
+  eventually,
+  KINESIS_TEST_SETTINGS,
+  type Payload,
+  RecordingFunction,
+  stoppedAfterEach,
+} from "./harness.js";
 
 let emulators: Emulators;
 const running = stoppedAfterEach();
@@ -15,17 +22,6 @@ beforeAll(async () => {
   emulators = await Emulators.start();
 });
 afterAll(() => emulators?.stop());
-
-const defaults: KinesisEsmSettings = {
-  batchSize: 10,
-  batchingWindowMs: 0,
-  parallelizationFactor: 1,
-  startingPosition: "TRIM_HORIZON",
-  maximumRetryAttempts: 2,
-  maximumRecordAgeMs: -1,
-  bisectBatchOnFunctionError: false,
-  reportBatchItemFailures: true,
-};
 
 async function setup(
   options: {
@@ -55,7 +51,7 @@ async function setup(
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
     function: fn,
-    settings: { ...defaults, ...options.settings },
+    settings: { ...KINESIS_TEST_SETTINGS, ...options.settings },
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
     shardRefreshMs: 100,

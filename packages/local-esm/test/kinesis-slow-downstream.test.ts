@@ -1,7 +1,13 @@
 import { waitUntilStreamExists } from "@aws-sdk/client-kinesis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmSettings, KinesisEventSource, type KinesisFailureRecord } from "../src/index.js";
-import { Emulators, eventually, RecordingFunction, stoppedAfterEach } from "./harness.js";
+import {
+  Emulators,
+  eventually,
+  KINESIS_TEST_SETTINGS,
+  RecordingFunction,
+  stoppedAfterEach,
+} from "./harness.js";
 
 /**
  * docs/aws-semantics.md §1.4 "Partial failures count as retries": a handler that stops at its deadline and
@@ -18,14 +24,9 @@ beforeAll(async () => {
 afterAll(() => emulators?.stop());
 
 const settings: KinesisEsmSettings = {
-  batchSize: 10,
-  batchingWindowMs: 0,
-  parallelizationFactor: 1,
-  startingPosition: "TRIM_HORIZON",
+  ...KINESIS_TEST_SETTINGS,
   maximumRetryAttempts: 1,
-  maximumRecordAgeMs: -1,
   bisectBatchOnFunctionError: true,
-  reportBatchItemFailures: true,
 };
 
 // Each record takes 600 ms and nothing starts with less than 1.5 s of the 3 s left: at most three records
