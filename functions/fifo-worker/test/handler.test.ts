@@ -1,40 +1,25 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import { body, job, WorkerStack } from "../../../packages/worker/test/stack.js";
+import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
 
-let stack: WorkerStack;
-beforeAll(async () => {
-  stack = await WorkerStack.start();
-  await stack.reset();
-});
-afterAll(() => stack?.stop());
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-/** The handler as a new sandbox loads it: its configuration and clients are built on its first invocation. */
-async function freshHandler(env: Record<string, string | undefined>) {
-  vi.resetModules();
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  return (await import("../src/index.js")).handler;
-}
+const suite = workerHandlerSuite(() => import("../src/index.js"));
 
 describe("fifo-worker handler: the consumer shell over the worker, configured only through the environment", () => {
   it("reaches every service through AWS_ENDPOINT_URL_*, runs the catalogue's tools and emits EMF metrics", async () => {
-    const handler = await freshHandler(stack.functionEnvironment(stack.fifo.dlqUrl));
-    await stack.send(stack.fifo, [
+    const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.fifo.dlqUrl));
+    await suite.stack.send(suite.stack.fifo, [
       { ...body(job("text.stats", { text: "one two" })), group: "s1" },
       { body: "not a job", group: "s2" },
     ]);
-    const records = await stack.receive(stack.fifo);
+    const records = await suite.stack.receive(suite.stack.fifo);
     const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
 
     expect(result).toEqual({ batchItemFailures: [] });
     const emf = lines.find((l) => l._aws !== undefined);
     expect(emf).toMatchObject({ Jobs: 2, Succeeded: 1, DeadLettered: 1, Retried: 0, service: "fifo-worker" });
     expect(lines.some((l) => l.message === "poison message sent to the DLQ")).toBe(true);
-    expect((await stack.drain(stack.fifo.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
+    expect((await suite.stack.drain(suite.stack.fifo.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
   });
 
   it.each([
@@ -42,7 +27,7 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
     ["an event without Records", { records: [] }],
     ["Records that is not an array", { Records: "x" }],
   ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await freshHandler({});
+    const handler = await suite.freshHandler({});
     await expect(handler(event, lambdaContext())).rejects.toMatchObject({
       name: "InvalidEventError",
       message: "expected an SQS event with a Records array",
@@ -50,8 +35,8 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
   });
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
-    const handler = await freshHandler({
-      ...stack.functionEnvironment(stack.fifo.dlqUrl),
+    const handler = await suite.freshHandler({
+      ...suite.stack.functionEnvironment(suite.stack.fifo.dlqUrl),
       WORKER_CONCURRENCY: "0",
       HTTP_TOOL_TIMEOUT_MS: "0",
       TOOL_CALLS_TABLE: undefined,

@@ -1,43 +1,31 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import { body, job, WorkerStack } from "../../../packages/worker/test/stack.js";
+import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
 
-let stack: WorkerStack;
-beforeAll(async () => {
-  stack = await WorkerStack.start();
-  await stack.reset();
-});
-afterAll(() => stack?.stop());
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-/** The handler as a new sandbox loads it: its configuration and clients are built on its first invocation. */
-async function freshHandler(env: Record<string, string | undefined>) {
-  vi.resetModules();
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  return (await import("../src/index.js")).handler;
-}
+const suite = workerHandlerSuite(() => import("../src/index.js"));
 
 describe("tool-worker handler: the consumer shell over the worker, configured only through the environment", () => {
   it("reaches every service through AWS_ENDPOINT_URL_*, runs the catalogue's tools and emits EMF metrics", async () => {
-    const handler = await freshHandler(stack.functionEnvironment(stack.standard.dlqUrl));
-    await stack.send(stack.standard, [body(job("text.stats", { text: "one two" })), { body: "not a job" }]);
-    const records = await stack.receive(stack.standard);
+    const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.standard.dlqUrl));
+    await suite.stack.send(suite.stack.standard, [
+      body(job("text.stats", { text: "one two" })),
+      { body: "not a job" },
+    ]);
+    const records = await suite.stack.receive(suite.stack.standard);
     const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
 
     expect(result).toEqual({ batchItemFailures: [] });
     const emf = lines.find((l) => l._aws !== undefined);
     expect(emf).toMatchObject({ Jobs: 2, Succeeded: 1, DeadLettered: 1, Retried: 0, service: "tool-worker" });
     expect(lines.some((l) => l.message === "poison message sent to the DLQ")).toBe(true);
-    expect((await stack.drain(stack.standard.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
+    expect((await suite.stack.drain(suite.stack.standard.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
   });
 
   it("returns the failed messageIds as the partial batch response (§2.3)", async () => {
-    const handler = await freshHandler(stack.functionEnvironment(stack.standard.dlqUrl));
-    await stack.send(stack.standard, [body(job("http.request", { path: "/status/500/x" }))]);
-    const records = await stack.receive(stack.standard);
+    const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.standard.dlqUrl));
+    await suite.stack.send(suite.stack.standard, [body(job("http.request", { path: "/status/500/x" }))]);
+    const records = await suite.stack.receive(suite.stack.standard);
     const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
     expect(lines.find((l) => l.message === "job reported for retry")).toMatchObject({
@@ -47,19 +35,19 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
   });
 
   it("with MAX_RECEIVE_COUNT, records a call whose last allowed attempt failed as dead-lettered, with its DLQ", async () => {
-    const handler = await freshHandler({
-      ...stack.functionEnvironment(stack.standard.dlqUrl),
+    const handler = await suite.freshHandler({
+      ...suite.stack.functionEnvironment(suite.stack.standard.dlqUrl),
       MAX_RECEIVE_COUNT: "1",
     });
     const doomed = job("http.request", { path: "/status/503/last" });
-    await stack.send(stack.standard, [body(doomed)]);
-    const records = await stack.receive(stack.standard);
+    await suite.stack.send(suite.stack.standard, [body(doomed)]);
+    const records = await suite.stack.receive(suite.stack.standard);
     const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
     expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ Retried: 1, LeavingForDlq: 1 });
-    expect(await stack.call(doomed.callId)).toMatchObject({
+    expect(await suite.stack.call(doomed.callId)).toMatchObject({
       status: "dead-lettered",
-      deadLetter: { queue: stack.standard.dlqUrl, attempt: 1 },
+      deadLetter: { queue: suite.stack.standard.dlqUrl, attempt: 1 },
     });
   });
 
@@ -68,7 +56,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
     ["an event without Records", { records: [] }],
     ["Records that is not an array", { Records: "x" }],
   ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await freshHandler({});
+    const handler = await suite.freshHandler({});
     await expect(handler(event, lambdaContext())).rejects.toMatchObject({
       name: "InvalidEventError",
       message: "expected an SQS event with a Records array",
@@ -76,7 +64,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
   });
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
-    const handler = await freshHandler({
+    const handler = await suite.freshHandler({
       TOOL_CALLS_TABLE: "tool-calls",
       DEAD_LETTER_QUEUE_URL: "not-a-url",
       RESULT_INLINE_MAX_BYTES: "500000",

@@ -34,6 +34,7 @@ import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mc
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSRecord } from "aws-lambda";
+import { afterAll, afterEach, beforeAll, vi } from "vitest";
 import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
 
 /** The `http.request` tool's timeout in the stack. */
@@ -374,3 +375,30 @@ export function job(
 }
 
 export const body = (j: ToolCallJob) => ({ body: encodeToolCallJob(j) });
+
+/**
+ * A worker function's handler tests: one stack for the file, and `freshHandler(env)`, the handler as a new
+ * sandbox loads it (its configuration and clients are built on its first invocation), through `load`.
+ */
+export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H }>) {
+  let stack: WorkerStack | undefined;
+  beforeAll(async () => {
+    stack = await WorkerStack.start();
+    await stack.reset();
+  });
+  afterAll(() => stack?.stop());
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  return {
+    get stack(): WorkerStack {
+      if (!stack) throw new Error("the worker stack starts in beforeAll: use it inside a test");
+      return stack;
+    },
+    async freshHandler(env: Record<string, string | undefined>): Promise<H> {
+      vi.resetModules();
+      for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+      return (await load()).handler;
+    },
+  };
+}
