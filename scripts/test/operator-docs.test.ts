@@ -261,7 +261,7 @@ describe("the commands the operations and local-runtime docs show", () => {
       await writeFile(join(work, "job.json"), body);
       // The CLI v1 sends `aws sqs` to AWS unless told the endpoint (docs/local-runtime.md says so).
       run(
-        `aws sqs send-message --queue-url "$TOOL_DLQ_URL" --message-body file://${work}/job.json --endpoint-url "$AWS_ENDPOINT_URL_SQS"`,
+        `aws sqs send-message --queue-url "$TOOL_JOBS_DLQ_URL" --message-body file://${work}/job.json --endpoint-url "$AWS_ENDPOINT_URL_SQS"`,
       );
       const [attributes] = find(local, "aws sqs get-queue-attributes");
       expect(JSON.parse(run(attributes as string).stdout).Attributes).toHaveProperty("QueueArn");

@@ -77,22 +77,41 @@ describe("modules follow one structure", () => {
 });
 
 describe("IAM: least privilege", () => {
+  type Statement = { sid: string; actions: string[] | string; resources: string[] | string };
+  const locals = () =>
+    Object.assign({}, ...((pipeline().locals as Record<string, unknown>[] | undefined) ?? [])) as Record<
+      string,
+      unknown
+    >;
+  /** A local's statement list, `${local.worker_statements}` followed to the list it names. */
+  const statementList = (value: unknown): Statement[] => {
+    const named = /^\$\{local\.(\w+)\}$/.exec(typeof value === "string" ? value : "");
+    if (named) return statementList(locals()[named[1] as string]);
+    return (value ?? []) as Statement[];
+  };
   const statements = () => {
     const out: { module: string; sid: string; actions: string; resources: string }[] = [];
-    for (const name of names(pipeline(), "module")) {
-      const block = body(pipeline(), "module", name) ?? {};
-      const list = block.policy_statements as
-        | { sid: string; actions: string[] | string; resources: string[] | string }[]
-        | undefined;
-      for (const s of list ?? []) {
+    const push = (module: string, list: Statement[]) => {
+      for (const s of list) {
         out.push({
-          module: name,
+          module,
           sid: s.sid,
           actions: JSON.stringify(s.actions),
           resources: JSON.stringify(s.resources),
         });
       }
+    };
+    for (const name of names(pipeline(), "module")) {
+      const block = body(pipeline(), "module", name) ?? {};
+      if (block.for_each === undefined) push(name, statementList(block.policy_statements));
     }
+    // The SQS consumers (one for_each): the statements on their own queue are written in the module
+    // block, the others per consumer in local.sqs_consumer_statements.
+    const consumerStatements = locals().sqs_consumer_statements as Record<string, unknown>;
+    for (const [key, list] of Object.entries(consumerStatements)) push(key, statementList(list));
+    const ownQueue = expression(body(pipeline(), "module", "sqs_consumer")?.policy_statements);
+    for (const key of Object.keys(consumerStatements))
+      push(key, [{ sid: `${key}:own queue`, actions: ownQueue, resources: ownQueue }]);
     return out;
   };
 

@@ -13,6 +13,7 @@ import {
   type DeadlineMarginDefaults,
   type Finding,
   settingsFindings,
+  type WiredModule,
   type Wiring,
   wiringFindings,
 } from "./rules.js";
@@ -31,7 +32,12 @@ Exit status: 0 no findings, 1 findings, 2 bad options or an unreadable settings 
 export async function readWiring(dir: string): Promise<Wiring> {
   const config = await parseDirectory(dir);
   const modules = names(config, "module");
-  const bySource = (source: string) => modules.filter((m) => body(config, "module", m)?.source === source);
+  const bySource = (source: string): WiredModule[] =>
+    modules.flatMap((name) => {
+      const block = body(config, "module", name);
+      if (block?.source !== source) return [];
+      return block.for_each === undefined ? [{ name }] : [{ name, forEach: expression(block.for_each) }];
+    });
   const alarms = body(config, "module", "alarms") ?? {};
   return {
     queues: bySource("../queue"),

@@ -181,10 +181,16 @@ export function settingsFindings(
   return out;
 }
 
+/** A module of the pipeline: its name and, when it is one instance per key, its `for_each` expression. */
+export interface WiredModule {
+  readonly name: string;
+  readonly forEach?: string;
+}
+
 /** The wiring of the pipeline module: which queues and functions feed the alarms module. */
 export interface Wiring {
-  readonly queues: readonly string[];
-  readonly functions: readonly string[];
+  readonly queues: readonly WiredModule[];
+  readonly functions: readonly WiredModule[];
   /** The alarms module's `dead_letter_queues`, `source_queues` and `functions` expressions. */
   readonly alarmInputs: {
     readonly deadLetterQueues: string;
@@ -193,30 +199,43 @@ export interface Wiring {
   };
 }
 
+/**
+ * Whether an alarm input covers a module: a single module is named with its output
+ * (`module.processor.name`); a `for_each` module is covered by a `for` over the same collection that
+ * indexes it (`for key, c in local.sqs_consumers : ... module.queue[c.queue].name`).
+ */
+function covers(input: string, module: WiredModule, output: string): boolean {
+  if (module.forEach === undefined) return input.includes(`module.${module.name}${output}`);
+  return (
+    new RegExp(`\\bin ${module.forEach.replaceAll(".", "\\.")}\\s*:`).test(input) &&
+    new RegExp(`module\\.${module.name}\\[[^\\]]+\\]${output.replaceAll(".", "\\.")}`).test(input)
+  );
+}
+
 export function wiringFindings(wiring: Wiring): Finding[] {
   const out: Finding[] = [];
   for (const q of wiring.queues) {
-    if (!wiring.alarmInputs.deadLetterQueues.includes(`module.${q}.dlq_name`)) {
+    if (!covers(wiring.alarmInputs.deadLetterQueues, q, ".dlq_name")) {
       out.push({
         rule: RuleId.MissingAlarms,
-        setting: `module.${q}`,
-        message: `queue ${q}: its DLQ has no alarms`,
+        setting: `module.${q.name}`,
+        message: `queue ${q.name}: its DLQ has no alarms`,
       });
     }
-    if (!wiring.alarmInputs.sourceQueues.includes(`module.${q}.name`)) {
+    if (!covers(wiring.alarmInputs.sourceQueues, q, ".name")) {
       out.push({
         rule: RuleId.MissingAlarms,
-        setting: `module.${q}`,
-        message: `queue ${q}: no alarm on its backlog age`,
+        setting: `module.${q.name}`,
+        message: `queue ${q.name}: no alarm on its backlog age`,
       });
     }
   }
   for (const f of wiring.functions) {
-    if (!wiring.alarmInputs.functions.includes(`module.${f}`)) {
+    if (!covers(wiring.alarmInputs.functions, f, "")) {
       out.push({
         rule: RuleId.MissingAlarms,
-        setting: `module.${f}`,
-        message: `function ${f}: no Errors, Throttles and Duration alarms`,
+        setting: `module.${f.name}`,
+        message: `function ${f.name}: no Errors, Throttles and Duration alarms`,
       });
     }
   }

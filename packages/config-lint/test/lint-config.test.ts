@@ -61,7 +61,8 @@ describe("lint:config", () => {
     const { code, out } = await run(["--env", "dev", "--terraform-dir", join(fixtures, "missing-alarms")]);
     expect(code).toBe(1);
     expect(reported(out)).toEqual([RuleId.MissingAlarms]);
-    expect(out).toContain("queue tool_queue: its DLQ has no alarms");
+    expect(out).toContain("queue queue: its DLQ has no alarms");
+    expect(out).not.toContain("queue queue: no alarm on its backlog age");
     expect(out).toContain("function fifo_worker: no Errors, Throttles and Duration alarms");
   });
 

@@ -179,7 +179,7 @@ export class LocalPipeline {
         DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.toolDlq.url,
+        DEAD_LETTER_QUEUE_URL: this.queues.toolJobsDlq.url,
         // The source queue's maxReceiveCount: a job failing at that receive is recorded dead-lettered.
         MAX_RECEIVE_COUNT: String(this.#options.settings.tool_worker.queue.max_receive_count),
       },
@@ -187,13 +187,13 @@ export class LocalPipeline {
         DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.fifoDlq.url,
+        DEAD_LETTER_QUEUE_URL: this.queues.sessionJobsDlq.url,
         MAX_RECEIVE_COUNT: String(this.#options.settings.fifo_worker.queue.max_receive_count),
       },
       "dlq-redrive": {
         QUARANTINE_BUCKET: n.quarantineBucket,
         STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.failureDlq.url,
+        DEAD_LETTER_QUEUE_URL: this.queues.streamFailuresDlq.url,
       },
     };
     return { ...common, ...own[name], ...scaled };
@@ -282,7 +282,7 @@ export class LocalPipeline {
         bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
         reportBatchItemFailures: esm.report_batch_item_failures,
       },
-      onFailure: { sqs: this.sqs, queueUrl: this.queues.failure.url },
+      onFailure: { sqs: this.sqs, queueUrl: this.queues.streamFailures.url },
       pollIntervalMs: this.#scale(1_000),
       shardRefreshMs: 1_000,
       ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
@@ -290,9 +290,9 @@ export class LocalPipeline {
     this.kinesisEsm.start();
 
     for (const [name, queue, fnSettings] of [
-      ["tool-worker", this.queues.tool, settings.tool_worker],
-      ["fifo-worker", this.queues.fifo, settings.fifo_worker],
-      ["dlq-redrive", this.queues.failure, settings.dlq_redrive],
+      ["tool-worker", this.queues.toolJobs, settings.tool_worker],
+      ["fifo-worker", this.queues.sessionJobs, settings.fifo_worker],
+      ["dlq-redrive", this.queues.streamFailures, settings.dlq_redrive],
     ] as const) {
       const fn = this.functions.get(name) as LocalFunction;
       const invokable: Invokable & { timeoutMs: number } = {

@@ -30,12 +30,12 @@ export interface ResourceNames {
   readonly dedupeTable: string;
   readonly quarantineBucket: string;
   readonly resultsBucket: string;
-  readonly toolQueue: string;
-  readonly toolDlq: string;
-  readonly fifoQueue: string;
-  readonly fifoDlq: string;
-  readonly failureQueue: string;
-  readonly failureDlq: string;
+  readonly toolJobsQueue: string;
+  readonly toolJobsDlq: string;
+  readonly sessionJobsQueue: string;
+  readonly sessionJobsDlq: string;
+  readonly streamFailuresQueue: string;
+  readonly streamFailuresDlq: string;
 }
 
 /** Names derived from the environment's prefix, as the Terraform modules name them. */
@@ -46,12 +46,12 @@ export function resourceNames(prefix: string): ResourceNames {
     dedupeTable: `${prefix}-dedupe`,
     quarantineBucket: `${prefix}-quarantine`,
     resultsBucket: `${prefix}-results`,
-    toolQueue: `${prefix}-tool-jobs`,
-    toolDlq: `${prefix}-tool-jobs-dlq`,
-    fifoQueue: `${prefix}-session-jobs.fifo`,
-    fifoDlq: `${prefix}-session-jobs-dlq.fifo`,
-    failureQueue: `${prefix}-stream-failures`,
-    failureDlq: `${prefix}-stream-failures-dlq`,
+    toolJobsQueue: `${prefix}-tool-jobs`,
+    toolJobsDlq: `${prefix}-tool-jobs-dlq`,
+    sessionJobsQueue: `${prefix}-session-jobs.fifo`,
+    sessionJobsDlq: `${prefix}-session-jobs-dlq.fifo`,
+    streamFailuresQueue: `${prefix}-stream-failures`,
+    streamFailuresDlq: `${prefix}-stream-failures-dlq`,
   };
 }
 
@@ -60,7 +60,13 @@ export interface QueueHandle {
   readonly arn: string;
 }
 
-export type QueueRole = "tool" | "toolDlq" | "fifo" | "fifoDlq" | "failure" | "failureDlq";
+export type QueueRole =
+  | "toolJobs"
+  | "toolJobsDlq"
+  | "sessionJobs"
+  | "sessionJobsDlq"
+  | "streamFailures"
+  | "streamFailuresDlq";
 
 export interface LocalResources {
   readonly streamArn: string;
@@ -167,24 +173,36 @@ export async function createLocalResources(
   await createBucketWhenReady(s3, { Bucket: names.quarantineBucket });
   await createBucketWhenReady(s3, { Bucket: names.resultsBucket });
 
-  const tool = await queuePair(sqs, names.toolQueue, names.toolDlq, settings.tool_worker.queue, timeScale);
-  const fifo = await queuePair(sqs, names.fifoQueue, names.fifoDlq, settings.fifo_worker.queue, timeScale);
-  const failure = await queuePair(
+  const toolJobs = await queuePair(
     sqs,
-    names.failureQueue,
-    names.failureDlq,
+    names.toolJobsQueue,
+    names.toolJobsDlq,
+    settings.tool_worker.queue,
+    timeScale,
+  );
+  const sessionJobs = await queuePair(
+    sqs,
+    names.sessionJobsQueue,
+    names.sessionJobsDlq,
+    settings.fifo_worker.queue,
+    timeScale,
+  );
+  const streamFailures = await queuePair(
+    sqs,
+    names.streamFailuresQueue,
+    names.streamFailuresDlq,
     settings.dlq_redrive.queue,
     timeScale,
   );
   return {
     streamArn: StreamDescriptionSummary?.StreamARN ?? "",
     queues: {
-      tool: tool.source,
-      toolDlq: tool.dlq,
-      fifo: fifo.source,
-      fifoDlq: fifo.dlq,
-      failure: failure.source,
-      failureDlq: failure.dlq,
+      toolJobs: toolJobs.source,
+      toolJobsDlq: toolJobs.dlq,
+      sessionJobs: sessionJobs.source,
+      sessionJobsDlq: sessionJobs.dlq,
+      streamFailures: streamFailures.source,
+      streamFailuresDlq: streamFailures.dlq,
     },
   };
 }

@@ -200,8 +200,8 @@ export async function runScenario(
   for (const w of result.written)
     Object.assign(puts[w.index] as PutRecord, { shardId: w.shardId, sequenceNumber: w.sequenceNumber });
   const [jobIds, fifoIds] = await Promise.all([
-    sendJobs(pipeline, pipeline.queues.tool.url, scenario.jobs, false),
-    sendJobs(pipeline, pipeline.queues.fifo.url, scenario.fifoJobs, true),
+    sendJobs(pipeline, pipeline.queues.toolJobs.url, scenario.jobs, false),
+    sendJobs(pipeline, pipeline.queues.sessionJobs.url, scenario.fifoJobs, true),
   ]);
 
   const events = puts.filter((p) => p.item.kind === "event" || p.item.kind === "stuck");
@@ -284,9 +284,9 @@ export async function runScenario(
     if (missing.length > 0) {
       // Read without deleting (hidden for a minute, then visible again): kept by messageId.
       const [toolDead, fifoDead, failed] = await Promise.all([
-        peek(pipeline, pipeline.queues.toolDlq.url),
-        peek(pipeline, pipeline.queues.fifoDlq.url),
-        peek(pipeline, pipeline.queues.failure.url),
+        peek(pipeline, pipeline.queues.toolJobsDlq.url),
+        peek(pipeline, pipeline.queues.sessionJobsDlq.url),
+        peek(pipeline, pipeline.queues.streamFailures.url),
       ]);
       for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
       for (const f of failed) {

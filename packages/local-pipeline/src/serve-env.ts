@@ -25,12 +25,12 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
     `DEDUPE_TABLE=${n.dedupeTable}`,
     `QUARANTINE_BUCKET=${n.quarantineBucket}`,
     `RESULTS_BUCKET=${n.resultsBucket}`,
-    `TOOL_QUEUE_URL=${pipeline.queues.tool.url}`,
-    `TOOL_DLQ_URL=${pipeline.queues.toolDlq.url}`,
-    `FIFO_QUEUE_URL=${pipeline.queues.fifo.url}`,
-    `FIFO_DLQ_URL=${pipeline.queues.fifoDlq.url}`,
-    `FAILURE_QUEUE_URL=${pipeline.queues.failure.url}`,
-    `FAILURE_DLQ_URL=${pipeline.queues.failureDlq.url}`,
+    `TOOL_JOBS_QUEUE_URL=${pipeline.queues.toolJobs.url}`,
+    `TOOL_JOBS_DLQ_URL=${pipeline.queues.toolJobsDlq.url}`,
+    `SESSION_JOBS_QUEUE_URL=${pipeline.queues.sessionJobs.url}`,
+    `SESSION_JOBS_DLQ_URL=${pipeline.queues.sessionJobsDlq.url}`,
+    `STREAM_FAILURES_QUEUE_URL=${pipeline.queues.streamFailures.url}`,
+    `STREAM_FAILURES_DLQ_URL=${pipeline.queues.streamFailuresDlq.url}`,
     READY_LINE,
   ];
 }

@@ -89,6 +89,15 @@ const ref = (name: string) => `\${${name}}`;
 const declaredName = (module: string, prefix: string) =>
   String(argument(module, "name")).replaceAll(ref("local.p"), prefix);
 
+/** The pipeline's SQS consumer (queue, function, mapping) whose queue is `queue`, from local.sqs_consumers. */
+const sqsConsumer = (queue: string) => {
+  const locals = (pipelineModule.locals as Record<string, unknown>[]).find((l) => l.sqs_consumers);
+  const consumers = (locals?.sqs_consumers ?? {}) as Record<string, Record<string, unknown>>;
+  const found = Object.values(consumers).find((c) => c.queue === queue);
+  if (!found) throw new Error(`terraform/modules/pipeline has no SQS consumer of queue "${queue}"`);
+  return found;
+};
+
 const queueResource = (name: "this" | "dlq") =>
   ((queueModule.resource as Record<string, Record<string, Record<string, unknown>[]>>).aws_sqs_queue?.[
     name
@@ -114,44 +123,58 @@ async function tableKeys(client: DynamoDBClient, tableName: string) {
 }
 
 const QUEUES = [
-  { module: "tool_queue", settings: "tool_worker", source: "toolQueue", dlq: "toolDlq", role: "tool" },
-  { module: "fifo_queue", settings: "fifo_worker", source: "fifoQueue", dlq: "fifoDlq", role: "fifo" },
   {
-    module: "failure_queue",
+    queue: "tool_jobs",
+    settings: "tool_worker",
+    source: "toolJobsQueue",
+    dlq: "toolJobsDlq",
+    role: "toolJobs",
+  },
+  {
+    queue: "session_jobs",
+    settings: "fifo_worker",
+    source: "sessionJobsQueue",
+    dlq: "sessionJobsDlq",
+    role: "sessionJobs",
+  },
+  {
+    queue: "stream_failures",
     settings: "dlq_redrive",
-    source: "failureQueue",
-    dlq: "failureDlq",
-    role: "failure",
+    source: "streamFailuresQueue",
+    dlq: "streamFailuresDlq",
+    role: "streamFailures",
   },
 ] as const;
 
 describe.each(ENVIRONMENTS)(
   "the local %s stack matches its settings and terraform/modules",
   (environment) => {
-    it.each(QUEUES)("$module: retention, visibility, long polling, redrive and its DLQ", async (q) => {
+    it.each(QUEUES)("$queue: retention, visibility, long polling, redrive and its DLQ", async (q) => {
       const { settings, names, created } = stack(environment);
       const declared = settings[q.settings].queue;
-      const fifo = argument(q.module, "fifo") === "true";
+      const consumer = sqsConsumer(q.queue);
+      expect(consumer.settings).toBe(ref(`var.${q.settings}`));
+      const fifo = consumer.fifo === true;
       const suffix = fifo ? ".fifo" : "";
       // Names as the queue module builds them from the pipeline's name argument.
-      const base = declaredName(q.module, settings.name_prefix);
+      const base = String(body(pipelineModule, "module", "queue")?.name)
+        .replace(ref("local.p"), settings.name_prefix)
+        .replace(ref("each.value.queue_name"), String(consumer.queue_name));
       expect(names[q.source]).toBe(
         String(queueResource("this").name)
           .replace(ref("var.name"), base)
           .replace(ref("local.suffix"), suffix),
       );
       expect(names[q.dlq]).toBe(`${base}-dlq${suffix}`);
-      // The pipeline passes these settings to the module, which sets them on the queues.
-      expect(argument(q.module, "visibility_timeout_seconds")).toBe(
-        `var.${q.settings}.queue.visibility_timeout_seconds`,
-      );
-      expect(argument(q.module, "message_retention_seconds")).toBe(
-        `var.${q.settings}.queue.message_retention_seconds`,
-      );
-      expect(argument(q.module, "dlq_message_retention_seconds")).toBe(
-        `var.${q.settings}.queue.dlq_message_retention_seconds`,
-      );
-      expect(argument(q.module, "max_receive_count")).toBe(`var.${q.settings}.queue.max_receive_count`);
+      // The pipeline passes each consumer's settings to the module, which sets them on the queues.
+      expect(argument("queue", "for_each")).toBe("local.sqs_consumers");
+      for (const attribute of [
+        "visibility_timeout_seconds",
+        "message_retention_seconds",
+        "dlq_message_retention_seconds",
+        "max_receive_count",
+      ])
+        expect(argument("queue", attribute)).toBe(`each.value.settings.queue.${attribute}`);
 
       const source = await attributes(names[q.source]);
       expect(source.VisibilityTimeout).toBe(String(declared.visibility_timeout_seconds));

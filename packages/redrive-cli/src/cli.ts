@@ -41,7 +41,7 @@ Options
   --stream NAME           stream to replay into (default $STREAM_NAME)
   --from URL, --to URL    dlq: the DLQ and its source queue
   --queue NAME            dlq: tool-jobs, session-jobs or stream-failures, with URLs from the variables
-                          printed by \`npm start -- --serve\` (TOOL_DLQ_URL and TOOL_QUEUE_URL, ...)
+                          printed by \`npm start -- --serve\` (TOOL_JOBS_DLQ_URL and TOOL_JOBS_QUEUE_URL, ...)
   --mode auto|move-task|mover   dlq: how to move (default auto)
   --dry-run               say what would happen, change nothing
   --rate N                records (replay) or messages (dlq) per second, at most (default 100)
@@ -51,9 +51,9 @@ Options
 Exit status: 0 done, 1 failed, 2 bad command line.`;
 
 const QUEUES: Record<string, [string, string]> = {
-  "tool-jobs": ["TOOL_DLQ_URL", "TOOL_QUEUE_URL"],
-  "session-jobs": ["FIFO_DLQ_URL", "FIFO_QUEUE_URL"],
-  "stream-failures": ["FAILURE_DLQ_URL", "FAILURE_QUEUE_URL"],
+  "tool-jobs": ["TOOL_JOBS_DLQ_URL", "TOOL_JOBS_QUEUE_URL"],
+  "session-jobs": ["SESSION_JOBS_DLQ_URL", "SESSION_JOBS_QUEUE_URL"],
+  "stream-failures": ["STREAM_FAILURES_DLQ_URL", "STREAM_FAILURES_QUEUE_URL"],
 };
 
 function instant(name: string, value: string | undefined): number | undefined {

@@ -69,8 +69,8 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
     AWS_ENDPOINT_URL_S3: pipeline.endpoints.s3,
     QUARANTINE_BUCKET: pipeline.names.quarantineBucket,
     STREAM_NAME: pipeline.names.stream,
-    TOOL_DLQ_URL: pipeline.queues.toolDlq.url,
-    TOOL_QUEUE_URL: pipeline.queues.tool.url,
+    TOOL_JOBS_DLQ_URL: pipeline.queues.toolJobsDlq.url,
+    TOOL_JOBS_QUEUE_URL: pipeline.queues.toolJobs.url,
   };
   for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
   let out = "";
@@ -179,14 +179,14 @@ describe("nothing that failed is out of reach (end to end through the local runt
   it("a malformed message in the failure queue is kept in its DLQ with the reason, not lost", async () => {
     await pipeline.sqs.send(
       new SendMessageCommand({
-        QueueUrl: pipeline.queues.failure.url,
+        QueueUrl: pipeline.queues.streamFailures.url,
         MessageBody: '{"not":"a failure record"}',
       }),
     );
     const kept = await eventually(async () => {
       const { Messages = [] } = await pipeline.sqs.send(
         new ReceiveMessageCommand({
-          QueueUrl: pipeline.queues.failureDlq.url,
+          QueueUrl: pipeline.queues.streamFailuresDlq.url,
           MessageAttributeNames: ["All"],
           VisibilityTimeout: 60,
         }),
@@ -208,7 +208,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
       enqueuedAt: new Date().toISOString(),
     });
     await pipeline.sqs.send(
-      new SendMessageCommand({ QueueUrl: pipeline.queues.toolDlq.url, MessageBody: job }),
+      new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobsDlq.url, MessageBody: job }),
     );
     const moved = await cli(["dlq", "--queue", "tool-jobs", "--json"]);
     expect(moved.code).toBe(0);

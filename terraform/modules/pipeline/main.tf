@@ -12,7 +12,6 @@ locals {
       runtime = a.runtime
     }
   }
-  has_redrive = contains(keys(var.manifest.artifacts), "dlq-redrive")
 }
 
 data "aws_caller_identity" "current" {}
@@ -56,39 +55,6 @@ module "results_bucket" {
   tags            = local.tags
 }
 
-module "tool_queue" {
-  source                        = "../queue"
-  name                          = "${local.p}-tool-jobs"
-  visibility_timeout_seconds    = var.tool_worker.queue.visibility_timeout_seconds
-  message_retention_seconds     = var.tool_worker.queue.message_retention_seconds
-  dlq_message_retention_seconds = var.tool_worker.queue.dlq_message_retention_seconds
-  max_receive_count             = var.tool_worker.queue.max_receive_count
-  tags                          = local.tags
-}
-
-module "fifo_queue" {
-  source                        = "../queue"
-  name                          = "${local.p}-session-jobs"
-  fifo                          = true
-  visibility_timeout_seconds    = var.fifo_worker.queue.visibility_timeout_seconds
-  message_retention_seconds     = var.fifo_worker.queue.message_retention_seconds
-  dlq_message_retention_seconds = var.fifo_worker.queue.dlq_message_retention_seconds
-  max_receive_count             = var.fifo_worker.queue.max_receive_count
-  tags                          = local.tags
-}
-
-# On-failure records of the processor's ESM; consumed by dlq-redrive. A standard queue: FIFO queues
-# are not supported as ESM destinations (docs/aws-semantics.md §1.6).
-module "failure_queue" {
-  source                        = "../queue"
-  name                          = "${local.p}-stream-failures"
-  visibility_timeout_seconds    = var.dlq_redrive.queue.visibility_timeout_seconds
-  message_retention_seconds     = var.dlq_redrive.queue.message_retention_seconds
-  dlq_message_retention_seconds = var.dlq_redrive.queue.dlq_message_retention_seconds
-  max_receive_count             = var.dlq_redrive.queue.max_receive_count
-  tags                          = local.tags
-}
-
 module "processor" {
   source               = "../function"
   name                 = "${local.p}-processor"
@@ -114,7 +80,7 @@ module "processor" {
     {
       sid       = "SendOnFailureRecords"
       actions   = ["sqs:SendMessage"]
-      resources = [module.failure_queue.arn]
+      resources = [module.queue["stream_failures"].arn]
     },
     {
       # One conditional PutItem per call per batch, after one BatchGetItem (and a GetItem after a lost race).
@@ -143,37 +109,43 @@ module "processor_esm" {
   maximum_record_age_in_seconds      = var.processor.esm.maximum_record_age_in_seconds
   bisect_batch_on_function_error     = var.processor.esm.bisect_batch_on_function_error
   report_batch_item_failures         = var.processor.esm.report_batch_item_failures
-  on_failure_destination_arn         = var.processor.esm.on_failure_destination ? module.failure_queue.arn : null
+  on_failure_destination_arn         = var.processor.esm.on_failure_destination ? module.queue["stream_failures"].arn : null
 }
 
-module "tool_worker" {
-  source               = "../function"
-  name                 = "${local.p}-tool-worker"
-  artifact             = local.artifact["tool-worker"]
-  timeout_seconds      = var.tool_worker.timeout_seconds
-  memory_mb            = var.tool_worker.memory_mb
-  reserved_concurrency = var.tool_worker.reserved_concurrency
-  log_retention_days   = var.tool_worker.log_retention_days
-  environment = merge(var.tool_worker.environment, {
-    TOOL_CALLS_TABLE      = module.tool_calls_table.name
-    DEDUPE_TABLE          = module.dedupe_table.name
-    RESULTS_BUCKET        = module.results_bucket.name
-    EVENTS_STREAM_NAME    = module.stream.name
-    DEAD_LETTER_QUEUE_URL = module.tool_queue.dlq_url
-    # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
-    MAX_RECEIVE_COUNT = tostring(var.tool_worker.queue.max_receive_count)
-  })
-  policy_statements = [
-    {
-      sid       = "ConsumeJobs"
-      actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
-      resources = [module.tool_queue.arn]
-    },
-    {
-      sid       = "DeadLetterPoison"
-      actions   = ["sqs:SendMessage"]
-      resources = [module.tool_queue.dlq_arn]
-    },
+# The SQS consumers, one entry each: a source queue and its DLQ, a function and its event source mapping
+# (docs/aws-semantics.md §2-3). What differs between them is data: FIFO or not, their environment and the
+# statements beyond consuming their queue and dead-lettering into its DLQ.
+locals {
+  sqs_consumers = {
+    tool_worker = { function = "tool-worker", queue = "tool_jobs", queue_name = "tool-jobs", fifo = false, settings = var.tool_worker }
+    fifo_worker = { function = "fifo-worker", queue = "session_jobs", queue_name = "session-jobs", fifo = true, settings = var.fifo_worker }
+    # On-failure records of the processor's ESM; consumed by dlq-redrive. A standard queue: FIFO queues
+    # are not supported as ESM destinations (docs/aws-semantics.md §1.6).
+    dlq_redrive = { function = "dlq-redrive", queue = "stream_failures", queue_name = "stream-failures", fifo = false, settings = var.dlq_redrive }
+  }
+  # Every queue exists; dlq-redrive is deployed once its artifact is in the manifest.
+  deployed_sqs_consumers = { for key, c in local.sqs_consumers : key => c if key != "dlq_redrive" || contains(keys(var.manifest.artifacts), c.function) }
+
+  worker_environment = {
+    TOOL_CALLS_TABLE   = module.tool_calls_table.name
+    DEDUPE_TABLE       = module.dedupe_table.name
+    RESULTS_BUCKET     = module.results_bucket.name
+    EVENTS_STREAM_NAME = module.stream.name
+  }
+  sqs_consumer_environment = {
+    tool_worker = merge(local.worker_environment, {
+      # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
+      MAX_RECEIVE_COUNT = tostring(var.tool_worker.queue.max_receive_count)
+    })
+    fifo_worker = merge(local.worker_environment, {
+      MAX_RECEIVE_COUNT = tostring(var.fifo_worker.queue.max_receive_count)
+    })
+    dlq_redrive = {
+      QUARANTINE_BUCKET = module.quarantine_bucket.name
+      STREAM_NAME       = module.stream.name
+    }
+  }
+  worker_statements = [
     {
       sid       = "PublishEvents"
       actions   = ["kinesis:PutRecords", "kinesis:PutRecord"]
@@ -190,140 +162,139 @@ module "tool_worker" {
       resources = ["${module.results_bucket.arn}/results/*"]
     },
   ]
-  tags = local.tags
+  sqs_consumer_statements = {
+    tool_worker = local.worker_statements
+    fifo_worker = local.worker_statements
+    dlq_redrive = [
+      {
+        sid       = "RereadAndReplay"
+        actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:DescribeStreamSummary", "kinesis:ListShards", "kinesis:PutRecords"]
+        resources = [module.stream.arn]
+      },
+      {
+        sid       = "Quarantine"
+        actions   = ["s3:PutObject", "s3:GetObject"]
+        resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
+      },
+      {
+        sid       = "ListQuarantine"
+        actions   = ["s3:ListBucket"]
+        resources = [module.quarantine_bucket.arn]
+      },
+      {
+        # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources.
+        sid       = "RedriveDeadLetterQueues"
+        actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+        resources = [module.queue["tool_jobs"].dlq_arn, module.queue["session_jobs"].dlq_arn]
+      },
+      {
+        sid       = "RedriveTargets"
+        actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+        resources = [module.queue["tool_jobs"].arn, module.queue["session_jobs"].arn]
+      },
+    ]
+  }
+  # The statement ids each consumer had before the consumers became one for_each: kept, so that the
+  # policies do not change.
+  consume_sids = {
+    tool_worker = { consume = "ConsumeJobs", dead_letter = "DeadLetterPoison" }
+    fifo_worker = { consume = "ConsumeJobs", dead_letter = "DeadLetterPoison" }
+    dlq_redrive = { consume = "ConsumeFailureRecords", dead_letter = "KeepMalformedFailureRecords" }
+  }
 }
 
-module "tool_worker_esm" {
-  source                             = "../sqs-esm"
-  function_name                      = module.tool_worker.arn
-  queue_arn                          = module.tool_queue.arn
-  batch_size                         = var.tool_worker.esm.batch_size
-  maximum_batching_window_in_seconds = var.tool_worker.esm.maximum_batching_window_in_seconds
-  maximum_concurrency                = var.tool_worker.esm.maximum_concurrency
-  report_batch_item_failures         = var.tool_worker.esm.report_batch_item_failures
+module "queue" {
+  source                        = "../queue"
+  for_each                      = local.sqs_consumers
+  name                          = "${local.p}-${each.value.queue_name}"
+  fifo                          = each.value.fifo
+  visibility_timeout_seconds    = each.value.settings.queue.visibility_timeout_seconds
+  message_retention_seconds     = each.value.settings.queue.message_retention_seconds
+  dlq_message_retention_seconds = each.value.settings.queue.dlq_message_retention_seconds
+  max_receive_count             = each.value.settings.queue.max_receive_count
+  tags                          = local.tags
 }
 
-module "fifo_worker" {
+module "sqs_consumer" {
   source               = "../function"
-  name                 = "${local.p}-fifo-worker"
-  artifact             = local.artifact["fifo-worker"]
-  timeout_seconds      = var.fifo_worker.timeout_seconds
-  memory_mb            = var.fifo_worker.memory_mb
-  reserved_concurrency = var.fifo_worker.reserved_concurrency
-  log_retention_days   = var.fifo_worker.log_retention_days
-  environment = merge(var.fifo_worker.environment, {
-    TOOL_CALLS_TABLE      = module.tool_calls_table.name
-    DEDUPE_TABLE          = module.dedupe_table.name
-    RESULTS_BUCKET        = module.results_bucket.name
-    EVENTS_STREAM_NAME    = module.stream.name
-    DEAD_LETTER_QUEUE_URL = module.fifo_queue.dlq_url
-    # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
-    MAX_RECEIVE_COUNT = tostring(var.fifo_worker.queue.max_receive_count)
+  for_each             = local.deployed_sqs_consumers
+  name                 = "${local.p}-${each.value.function}"
+  artifact             = local.artifact[each.value.function]
+  timeout_seconds      = each.value.settings.timeout_seconds
+  memory_mb            = each.value.settings.memory_mb
+  reserved_concurrency = each.value.settings.reserved_concurrency
+  log_retention_days   = each.value.settings.log_retention_days
+  environment = merge(each.value.settings.environment, local.sqs_consumer_environment[each.key], {
+    DEAD_LETTER_QUEUE_URL = module.queue[each.value.queue].dlq_url
   })
-  policy_statements = [
-    {
-      sid       = "ConsumeJobs"
-      actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
-      resources = [module.fifo_queue.arn]
-    },
-    {
-      sid       = "DeadLetterPoison"
-      actions   = ["sqs:SendMessage"]
-      resources = [module.fifo_queue.dlq_arn]
-    },
-    {
-      sid       = "PublishEvents"
-      actions   = ["kinesis:PutRecords", "kinesis:PutRecord"]
-      resources = [module.stream.arn]
-    },
-    {
-      sid       = "ToolCallsAndDedupe"
-      actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
-      resources = [module.tool_calls_table.arn, module.dedupe_table.arn]
-    },
-    {
-      sid       = "WriteResults"
-      actions   = ["s3:PutObject"]
-      resources = ["${module.results_bucket.arn}/results/*"]
-    },
-  ]
+  policy_statements = concat(
+    [
+      {
+        sid       = local.consume_sids[each.key].consume
+        actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
+        resources = [module.queue[each.value.queue].arn]
+      },
+      {
+        sid       = local.consume_sids[each.key].dead_letter
+        actions   = ["sqs:SendMessage"]
+        resources = [module.queue[each.value.queue].dlq_arn]
+      },
+    ],
+    local.sqs_consumer_statements[each.key],
+  )
   tags = local.tags
 }
 
-module "fifo_worker_esm" {
-  source                     = "../sqs-esm"
-  function_name              = module.fifo_worker.arn
-  queue_arn                  = module.fifo_queue.arn
-  fifo                       = true
-  batch_size                 = var.fifo_worker.esm.batch_size
-  maximum_concurrency        = var.fifo_worker.esm.maximum_concurrency
-  report_batch_item_failures = var.fifo_worker.esm.report_batch_item_failures
+module "sqs_consumer_esm" {
+  source        = "../sqs-esm"
+  for_each      = local.deployed_sqs_consumers
+  function_name = module.sqs_consumer[each.key].arn
+  queue_arn     = module.queue[each.value.queue].arn
+  fifo          = each.value.fifo
+  batch_size    = each.value.settings.esm.batch_size
+  # The module ignores the window on a FIFO mapping (§3).
+  maximum_batching_window_in_seconds = each.value.settings.esm.maximum_batching_window_in_seconds
+  maximum_concurrency                = each.value.settings.esm.maximum_concurrency
+  report_batch_item_failures         = each.value.settings.esm.report_batch_item_failures
 }
 
-# dlq-redrive is deployed once its artifact is in the manifest; the failure queue exists either way.
-module "dlq_redrive" {
-  source               = "../function"
-  count                = local.has_redrive ? 1 : 0
-  name                 = "${local.p}-dlq-redrive"
-  artifact             = local.artifact["dlq-redrive"]
-  timeout_seconds      = var.dlq_redrive.timeout_seconds
-  memory_mb            = var.dlq_redrive.memory_mb
-  reserved_concurrency = var.dlq_redrive.reserved_concurrency
-  log_retention_days   = var.dlq_redrive.log_retention_days
-  environment = merge(var.dlq_redrive.environment, {
-    QUARANTINE_BUCKET     = module.quarantine_bucket.name
-    STREAM_NAME           = module.stream.name
-    DEAD_LETTER_QUEUE_URL = module.failure_queue.dlq_url
-  })
-  policy_statements = [
-    {
-      sid       = "ConsumeFailureRecords"
-      actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
-      resources = [module.failure_queue.arn]
-    },
-    {
-      sid       = "KeepMalformedFailureRecords"
-      actions   = ["sqs:SendMessage"]
-      resources = [module.failure_queue.dlq_arn]
-    },
-    {
-      sid       = "RereadAndReplay"
-      actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:DescribeStreamSummary", "kinesis:ListShards", "kinesis:PutRecords"]
-      resources = [module.stream.arn]
-    },
-    {
-      sid       = "Quarantine"
-      actions   = ["s3:PutObject", "s3:GetObject"]
-      resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
-    },
-    {
-      sid       = "ListQuarantine"
-      actions   = ["s3:ListBucket"]
-      resources = [module.quarantine_bucket.arn]
-    },
-    {
-      # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources.
-      sid       = "RedriveDeadLetterQueues"
-      actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
-      resources = [module.tool_queue.dlq_arn, module.fifo_queue.dlq_arn]
-    },
-    {
-      sid       = "RedriveTargets"
-      actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
-      resources = [module.tool_queue.arn, module.fifo_queue.arn]
-    },
-  ]
-  tags = local.tags
+# Where each consumer lived before it was one entry of the for_each: an existing state moves, nothing is
+# destroyed and created again.
+moved {
+  from = module.tool_queue
+  to   = module.queue["tool_jobs"]
 }
-
-module "dlq_redrive_esm" {
-  source                     = "../sqs-esm"
-  count                      = local.has_redrive ? 1 : 0
-  function_name              = module.dlq_redrive[0].arn
-  queue_arn                  = module.failure_queue.arn
-  batch_size                 = var.dlq_redrive.esm.batch_size
-  maximum_concurrency        = var.dlq_redrive.esm.maximum_concurrency
-  report_batch_item_failures = var.dlq_redrive.esm.report_batch_item_failures
+moved {
+  from = module.fifo_queue
+  to   = module.queue["session_jobs"]
+}
+moved {
+  from = module.failure_queue
+  to   = module.queue["stream_failures"]
+}
+moved {
+  from = module.tool_worker
+  to   = module.sqs_consumer["tool_worker"]
+}
+moved {
+  from = module.tool_worker_esm
+  to   = module.sqs_consumer_esm["tool_worker"]
+}
+moved {
+  from = module.fifo_worker
+  to   = module.sqs_consumer["fifo_worker"]
+}
+moved {
+  from = module.fifo_worker_esm
+  to   = module.sqs_consumer_esm["fifo_worker"]
+}
+moved {
+  from = module.dlq_redrive[0]
+  to   = module.sqs_consumer["dlq_redrive"]
+}
+moved {
+  from = module.dlq_redrive_esm[0]
+  to   = module.sqs_consumer_esm["dlq_redrive"]
 }
 
 module "alarms" {
@@ -339,22 +310,12 @@ module "alarms" {
     esm_uuid      = module.processor_esm.uuid
   }
   functions = merge(
-    {
-      processor     = { name = module.processor.name, timeout_seconds = module.processor.timeout_seconds }
-      "tool-worker" = { name = module.tool_worker.name, timeout_seconds = module.tool_worker.timeout_seconds }
-      "fifo-worker" = { name = module.fifo_worker.name, timeout_seconds = module.fifo_worker.timeout_seconds }
-    },
-    local.has_redrive ? { "dlq-redrive" = { name = module.dlq_redrive[0].name, timeout_seconds = module.dlq_redrive[0].timeout_seconds } } : {},
+    { processor = { name = module.processor.name, timeout_seconds = module.processor.timeout_seconds } },
+    { for key, c in local.deployed_sqs_consumers : c.function => { name = module.sqs_consumer[key].name, timeout_seconds = module.sqs_consumer[key].timeout_seconds } },
   )
   source_queues = {
-    "tool-jobs"       = { name = module.tool_queue.name, max_age_seconds = var.tool_worker.queue.visibility_timeout_seconds * 2 }
-    "session-jobs"    = { name = module.fifo_queue.name, max_age_seconds = var.fifo_worker.queue.visibility_timeout_seconds * 2 }
-    "stream-failures" = { name = module.failure_queue.name, max_age_seconds = var.dlq_redrive.queue.visibility_timeout_seconds * 2 }
+    for key, c in local.sqs_consumers : c.queue_name => { name = module.queue[c.queue].name, max_age_seconds = c.settings.queue.visibility_timeout_seconds * 2 }
   }
-  dead_letter_queues = {
-    "tool-jobs"       = module.tool_queue.dlq_name
-    "session-jobs"    = module.fifo_queue.dlq_name
-    "stream-failures" = module.failure_queue.dlq_name
-  }
-  tags = local.tags
+  dead_letter_queues = { for key, c in local.sqs_consumers : c.queue_name => module.queue[c.queue].dlq_name }
+  tags               = local.tags
 }

@@ -15,14 +15,10 @@ output "quarantine_bucket" {
 
 output "queue_urls" {
   description = "Source queues and DLQs."
-  value = {
-    tool_jobs           = module.tool_queue.url
-    tool_jobs_dlq       = module.tool_queue.dlq_url
-    session_jobs        = module.fifo_queue.url
-    session_jobs_dlq    = module.fifo_queue.dlq_url
-    stream_failures     = module.failure_queue.url
-    stream_failures_dlq = module.failure_queue.dlq_url
-  }
+  value = merge(
+    { for key, q in module.queue : key => q.url },
+    { for key, q in module.queue : "${key}_dlq" => q.dlq_url },
+  )
 }
 
 output "alarm_topic_arn" {
