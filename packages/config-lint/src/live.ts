@@ -13,40 +13,31 @@ import {
 } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { queueNameOfArn } from "@mcp-pipeline/arn";
-import type { EnvironmentSettings } from "@mcp-pipeline/settings";
-
-type SqsFunction = "tool_worker" | "fifo_worker" | "dlq_redrive";
-const QUEUES: Record<SqsFunction, { fn: string; queue: string }> = {
-  tool_worker: { fn: "tool-worker", queue: "tool-jobs" },
-  fifo_worker: { fn: "fifo-worker", queue: "session-jobs.fifo" },
-  dlq_redrive: { fn: "dlq-redrive", queue: "stream-failures" },
-};
+import { type EnvironmentSettings, QUEUE_KEYS, resourceNames } from "@mcp-pipeline/settings";
 
 /** The file's settings with every value AWS can report replaced by the deployed one. */
 export async function liveSettings(file: EnvironmentSettings, region: string): Promise<EnvironmentSettings> {
   const lambda = new LambdaClient({ region });
   const sqs = new SQSClient({ region });
   const kinesis = new KinesisClient({ region });
-  const p = file.name_prefix;
+  const names = resourceNames(file.name_prefix);
   const live = structuredClone(file) as EnvironmentSettings & Record<string, unknown>;
 
   const { StreamDescriptionSummary: stream } = await kinesis.send(
-    new DescribeStreamSummaryCommand({ StreamName: `${p}-events` }),
+    new DescribeStreamSummaryCommand({ StreamName: names.stream }),
   );
   live.stream.retention_period_hours = stream?.RetentionPeriodHours ?? file.stream.retention_period_hours;
 
   const functionSettings = async (name: string) => {
-    const fn = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: `${p}-${name}` }));
-    const concurrency = await lambda.send(
-      new GetFunctionConcurrencyCommand({ FunctionName: `${p}-${name}` }),
-    );
+    const fn = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+    const concurrency = await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: name }));
     const { EventSourceMappings = [] } = await lambda.send(
-      new ListEventSourceMappingsCommand({ FunctionName: `${p}-${name}` }),
+      new ListEventSourceMappingsCommand({ FunctionName: name }),
     );
     return { fn, reserved: concurrency.ReservedConcurrentExecutions ?? null, esm: EventSourceMappings[0] };
   };
 
-  const processor = await functionSettings("processor");
+  const processor = await functionSettings(names.functions.processor);
   live.processor.timeout_seconds = processor.fn.Timeout ?? file.processor.timeout_seconds;
   live.processor.reserved_concurrency = processor.reserved;
   if (processor.esm) {
@@ -64,10 +55,11 @@ export async function liveSettings(file: EnvironmentSettings, region: string): P
     };
   }
 
-  for (const [key, names] of Object.entries(QUEUES) as [SqsFunction, (typeof QUEUES)[SqsFunction]][]) {
-    const deployed = await functionSettings(names.fn).catch(() => undefined);
+  for (const queue of QUEUE_KEYS) {
+    const { name: queueName, consumer } = names.queues[queue];
+    const deployed = await functionSettings(names.functions[consumer]).catch(() => undefined);
     if (!deployed) continue;
-    const target = live[key];
+    const target = live[consumer];
     target.timeout_seconds = deployed.fn.Timeout ?? target.timeout_seconds;
     target.reserved_concurrency = deployed.reserved;
     if (deployed.esm) {
@@ -80,7 +72,7 @@ export async function liveSettings(file: EnvironmentSettings, region: string): P
         ),
       };
     }
-    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${p}-${names.queue}` }));
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
     const { Attributes = {} } = await sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl,

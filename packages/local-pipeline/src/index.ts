@@ -14,8 +14,6 @@ export {
   type QueueRole,
   queueAttributes,
   type ResourceClients,
-  type ResourceNames,
-  resourceNames,
   SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
 } from "./resources.js";
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";

@@ -28,18 +28,17 @@ import {
   SqsEventSource,
   unzipTo,
 } from "@mcp-pipeline/local-esm";
-import type { EnvironmentSettings, FunctionSettings } from "@mcp-pipeline/settings";
-import { MetricsSink } from "./metrics-sink.js";
-import { ProcessorTraffic } from "./processor-traffic.js";
 import {
-  createLocalResources,
-  type QueueHandle,
-  type QueueRole,
+  type EnvironmentSettings,
+  type FunctionSettings,
   type ResourceNames,
   resourceNames,
-} from "./resources.js";
+} from "@mcp-pipeline/settings";
+import { MetricsSink } from "./metrics-sink.js";
+import { ProcessorTraffic } from "./processor-traffic.js";
+import { createLocalResources, type QueueHandle, type QueueRole } from "./resources.js";
 
-export { type QueueHandle, type ResourceNames, resourceNames } from "./resources.js";
+export type { QueueHandle } from "./resources.js";
 
 export interface Endpoints {
   readonly dynamodb: string;

@@ -21,52 +21,33 @@ import {
   waitForStreamActive,
 } from "@mcp-pipeline/emulators";
 import { dedupeTableDefinition, dedupeTimeToLive } from "@mcp-pipeline/idempotency";
-import type { EnvironmentSettings, QueueSettings } from "@mcp-pipeline/settings";
+import {
+  type EnvironmentSettings,
+  QUEUE_KEYS,
+  type QueueKey,
+  type QueueNames,
+  type QueueSettings,
+  type ResourceNames,
+} from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
-
-export interface ResourceNames {
-  readonly stream: string;
-  readonly toolCallsTable: string;
-  readonly dedupeTable: string;
-  readonly quarantineBucket: string;
-  readonly resultsBucket: string;
-  readonly toolJobsQueue: string;
-  readonly toolJobsDlq: string;
-  readonly sessionJobsQueue: string;
-  readonly sessionJobsDlq: string;
-  readonly streamFailuresQueue: string;
-  readonly streamFailuresDlq: string;
-}
-
-/** Names derived from the environment's prefix, as the Terraform modules name them. */
-export function resourceNames(prefix: string): ResourceNames {
-  return {
-    stream: `${prefix}-events`,
-    toolCallsTable: `${prefix}-tool-calls`,
-    dedupeTable: `${prefix}-dedupe`,
-    quarantineBucket: `${prefix}-quarantine`,
-    resultsBucket: `${prefix}-results`,
-    toolJobsQueue: `${prefix}-tool-jobs`,
-    toolJobsDlq: `${prefix}-tool-jobs-dlq`,
-    sessionJobsQueue: `${prefix}-session-jobs.fifo`,
-    sessionJobsDlq: `${prefix}-session-jobs-dlq.fifo`,
-    streamFailuresQueue: `${prefix}-stream-failures`,
-    streamFailuresDlq: `${prefix}-stream-failures-dlq`,
-  };
-}
 
 export interface QueueHandle {
   readonly url: string;
   readonly arn: string;
 }
 
-export type QueueRole =
-  | "toolJobs"
-  | "toolJobsDlq"
-  | "sessionJobs"
-  | "sessionJobsDlq"
-  | "streamFailures"
-  | "streamFailuresDlq";
+/** A queue's handle in TypeScript: `session_jobs` -> `sessionJobs`, its DLQ `sessionJobsDlq`. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+export type QueueRole = CamelCase<QueueKey> | `${CamelCase<QueueKey>}Dlq`;
+const camelCase = <S extends string>(key: S) =>
+  key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) as CamelCase<S>;
+/** A queue's handles in `LocalResources.queues`: `session_jobs` -> sessionJobs and sessionJobsDlq. */
+export const queueRoles = (key: QueueKey): { readonly source: QueueRole; readonly dlq: QueueRole } => ({
+  source: camelCase(key),
+  dlq: `${camelCase(key)}Dlq`,
+});
 
 export interface LocalResources {
   readonly streamArn: string;
@@ -110,12 +91,11 @@ export function queueAttributes(settings: QueueSettings, fifo: boolean, timeScal
 /** A source queue and its DLQ, with the redrive policy and the DLQ's redrive-allow policy. */
 async function queuePair(
   sqs: SQSClient,
-  name: string,
-  dlqName: string,
+  { name, dlqName, fifo }: QueueNames,
   settings: QueueSettings,
   timeScale: number,
 ): Promise<{ source: QueueHandle; dlq: QueueHandle }> {
-  const attributes = queueAttributes(settings, name.endsWith(".fifo"), timeScale);
+  const attributes = queueAttributes(settings, fifo, timeScale);
   const dlq = await createQueueWhenReady(sqs, { QueueName: dlqName, Attributes: attributes.dlq });
   const source = await createQueueWhenReady(sqs, {
     QueueName: name,
@@ -173,36 +153,20 @@ export async function createLocalResources(
   await createBucketWhenReady(s3, { Bucket: names.quarantineBucket });
   await createBucketWhenReady(s3, { Bucket: names.resultsBucket });
 
-  const toolJobs = await queuePair(
-    sqs,
-    names.toolJobsQueue,
-    names.toolJobsDlq,
-    settings.tool_worker.queue,
-    timeScale,
-  );
-  const sessionJobs = await queuePair(
-    sqs,
-    names.sessionJobsQueue,
-    names.sessionJobsDlq,
-    settings.fifo_worker.queue,
-    timeScale,
-  );
-  const streamFailures = await queuePair(
-    sqs,
-    names.streamFailuresQueue,
-    names.streamFailuresDlq,
-    settings.dlq_redrive.queue,
-    timeScale,
-  );
+  const queues = {} as Record<QueueRole, QueueHandle>;
+  for (const key of QUEUE_KEYS) {
+    const pair = await queuePair(
+      sqs,
+      names.queues[key],
+      settings[names.queues[key].consumer].queue,
+      timeScale,
+    );
+    const roles = queueRoles(key);
+    queues[roles.source] = pair.source;
+    queues[roles.dlq] = pair.dlq;
+  }
   return {
     streamArn: StreamDescriptionSummary?.StreamARN ?? "",
-    queues: {
-      toolJobs: toolJobs.source,
-      toolJobsDlq: toolJobs.dlq,
-      sessionJobs: sessionJobs.source,
-      sessionJobsDlq: sessionJobs.dlq,
-      streamFailures: streamFailures.source,
-      streamFailuresDlq: streamFailures.dlq,
-    },
+    queues,
   };
 }

@@ -2,7 +2,9 @@
  * What `npm start -- --serve` prints on stdout: a file a shell can load with `set -a; . FILE; set +a`
  * (or `export $(grep -v '^#' FILE)`), so every line is either NAME=value or a comment.
  */
+import { QUEUE_KEYS, queueUrlVariables } from "@mcp-pipeline/settings";
 import type { LocalPipeline } from "./pipeline.js";
+import { queueRoles } from "./resources.js";
 
 /** The last line: a comment, so loading the file does nothing with it; scripts wait for it. */
 export const READY_LINE = "# ready";
@@ -25,12 +27,14 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
     `DEDUPE_TABLE=${n.dedupeTable}`,
     `QUARANTINE_BUCKET=${n.quarantineBucket}`,
     `RESULTS_BUCKET=${n.resultsBucket}`,
-    `TOOL_JOBS_QUEUE_URL=${pipeline.queues.toolJobs.url}`,
-    `TOOL_JOBS_DLQ_URL=${pipeline.queues.toolJobsDlq.url}`,
-    `SESSION_JOBS_QUEUE_URL=${pipeline.queues.sessionJobs.url}`,
-    `SESSION_JOBS_DLQ_URL=${pipeline.queues.sessionJobsDlq.url}`,
-    `STREAM_FAILURES_QUEUE_URL=${pipeline.queues.streamFailures.url}`,
-    `STREAM_FAILURES_DLQ_URL=${pipeline.queues.streamFailuresDlq.url}`,
+    ...QUEUE_KEYS.flatMap((key) => {
+      const variables = queueUrlVariables(key);
+      const roles = queueRoles(key);
+      return [
+        `${variables.queue}=${pipeline.queues[roles.source].url}`,
+        `${variables.dlq}=${pipeline.queues[roles.dlq].url}`,
+      ];
+    }),
     READY_LINE,
   ];
 }

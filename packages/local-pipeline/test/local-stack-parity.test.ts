@@ -10,7 +10,13 @@ import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { type EmbeddedEmulators, emulatorClientOptions, startEmulators } from "@mcp-pipeline/emulators";
-import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
+import {
+  type EnvironmentSettings,
+  loadSettings,
+  QUEUE_KEYS,
+  type ResourceNames,
+  resourceNames,
+} from "@mcp-pipeline/settings";
 import {
   body,
   expression,
@@ -22,9 +28,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createLocalResources,
   type LocalResources,
+  queueRoles,
   type ResourceClients,
-  type ResourceNames,
-  resourceNames,
 } from "../src/resources.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
@@ -83,20 +88,6 @@ const argument = (module: string, name: string) => {
   if (!block) throw new Error(`terraform/modules/pipeline has no module "${module}"`);
   return block[name] === undefined ? undefined : expression(block[name]);
 };
-/** `${expression}` as Terraform writes an interpolation. */
-const ref = (name: string) => `\${${name}}`;
-/** The name template a module gets, with local.p replaced by the environment's prefix. */
-const declaredName = (module: string, prefix: string) =>
-  String(argument(module, "name")).replaceAll(ref("local.p"), prefix);
-
-/** The pipeline's SQS consumer (queue, function, mapping) whose queue is `queue`, from local.sqs_consumers. */
-const sqsConsumer = (queue: string) => {
-  const locals = (pipelineModule.locals as Record<string, unknown>[]).find((l) => l.sqs_consumers);
-  const consumers = (locals?.sqs_consumers ?? {}) as Record<string, Record<string, unknown>>;
-  const found = Object.values(consumers).find((c) => c.queue === queue);
-  if (!found) throw new Error(`terraform/modules/pipeline has no SQS consumer of queue "${queue}"`);
-  return found;
-};
 
 const queueResource = (name: "this" | "dlq") =>
   ((queueModule.resource as Record<string, Record<string, Record<string, unknown>[]>>).aws_sqs_queue?.[
@@ -122,91 +113,56 @@ async function tableKeys(client: DynamoDBClient, tableName: string) {
   };
 }
 
-const QUEUES = [
-  {
-    queue: "tool_jobs",
-    settings: "tool_worker",
-    source: "toolJobsQueue",
-    dlq: "toolJobsDlq",
-    role: "toolJobs",
-  },
-  {
-    queue: "session_jobs",
-    settings: "fifo_worker",
-    source: "sessionJobsQueue",
-    dlq: "sessionJobsDlq",
-    role: "sessionJobs",
-  },
-  {
-    queue: "stream_failures",
-    settings: "dlq_redrive",
-    source: "streamFailuresQueue",
-    dlq: "streamFailuresDlq",
-    role: "streamFailures",
-  },
-] as const;
+// Names (and which function consumes which queue) are checked against Terraform in
+// packages/settings/test/resource-names.test.ts.
 
 describe.each(ENVIRONMENTS)(
   "the local %s stack matches its settings and terraform/modules",
   (environment) => {
-    it.each(QUEUES)("$queue: retention, visibility, long polling, redrive and its DLQ", async (q) => {
+    it.each(QUEUE_KEYS)("%s: retention, visibility, long polling, redrive and its DLQ", async (queue) => {
       const { settings, names, created } = stack(environment);
-      const declared = settings[q.settings].queue;
-      const consumer = sqsConsumer(q.queue);
-      expect(consumer.settings).toBe(ref(`var.${q.settings}`));
-      const fifo = consumer.fifo === true;
-      const suffix = fifo ? ".fifo" : "";
-      // Names as the queue module builds them from the pipeline's name argument.
-      const base = String(body(pipelineModule, "module", "queue")?.name)
-        .replace(ref("local.p"), settings.name_prefix)
-        .replace(ref("each.value.queue_name"), String(consumer.queue_name));
-      expect(names[q.source]).toBe(
-        String(queueResource("this").name)
-          .replace(ref("var.name"), base)
-          .replace(ref("local.suffix"), suffix),
-      );
-      expect(names[q.dlq]).toBe(`${base}-dlq${suffix}`);
+      const { name, dlqName, fifo, consumer } = names.queues[queue];
+      const declared = settings[consumer].queue;
+      const roles = queueRoles(queue);
       // The pipeline passes each consumer's settings to the module, which sets them on the queues.
-      expect(argument("queue", "for_each")).toBe("local.sqs_consumers");
+      expect(argument("queue", "for_each")).toBe("local.queues");
       for (const attribute of [
         "visibility_timeout_seconds",
         "message_retention_seconds",
         "dlq_message_retention_seconds",
         "max_receive_count",
       ])
-        expect(argument("queue", attribute)).toBe(`each.value.settings.queue.${attribute}`);
+        expect(argument("queue", attribute)).toBe(`each.value.settings.${attribute}`);
 
-      const source = await attributes(names[q.source]);
+      const source = await attributes(name);
       expect(source.VisibilityTimeout).toBe(String(declared.visibility_timeout_seconds));
       expect(source.MessageRetentionPeriod).toBe(String(declared.message_retention_seconds));
       expect(source.ReceiveMessageWaitTimeSeconds).toBe(
         String(queueResource("this").receive_wait_time_seconds),
       );
       expect(JSON.parse(source.RedrivePolicy ?? "{}")).toEqual({
-        deadLetterTargetArn: created.queues[`${q.role}Dlq`].arn,
+        deadLetterTargetArn: created.queues[roles.dlq].arn,
         maxReceiveCount: declared.max_receive_count,
       });
-      expect(source.QueueArn).toBe(created.queues[q.role].arn);
+      expect(source.QueueArn).toBe(created.queues[roles.source].arn);
       if (fifo) {
         expect(source.FifoQueue).toBe("true");
         expect(source.DeduplicationScope).toBe(fifoValue(queueResource("this").deduplication_scope));
         expect(source.FifoThroughputLimit).toBe(fifoValue(queueResource("this").fifo_throughput_limit));
       }
 
-      const dlq = await attributes(names[q.dlq]);
+      const dlq = await attributes(dlqName);
       expect(dlq.MessageRetentionPeriod).toBe(String(declared.dlq_message_retention_seconds));
-      expect(dlq.QueueArn).toBe(created.queues[`${q.role}Dlq`].arn);
+      expect(dlq.QueueArn).toBe(created.queues[roles.dlq].arn);
       if (fifo) expect(dlq.FifoQueue).toBe("true");
       expect(JSON.parse(dlq.RedriveAllowPolicy ?? "{}")).toEqual({
         redrivePermission: "byQueue",
-        sourceQueueArns: [created.queues[q.role].arn],
+        sourceQueueArns: [created.queues[roles.source].arn],
       });
     });
 
     it("tables: the keys and the TTL the modules declare (the dedupe table expires rows by expiresAt)", async () => {
-      const { names, settings } = stack(environment);
-      expect(names.toolCallsTable).toBe(declaredName("tool_calls_table", settings.name_prefix));
-      expect(names.dedupeTable).toBe(declaredName("dedupe_table", settings.name_prefix));
+      const { names } = stack(environment);
       const tableResource = ((
         tableModule.resource as Record<string, Record<string, Record<string, unknown>[]>>
       ).aws_dynamodb_table?.this ?? [])[0];
@@ -235,7 +191,6 @@ describe.each(ENVIRONMENTS)(
 
     it("the stream: its shard count and retention period", async () => {
       const { settings, names, created } = stack(environment);
-      expect(names.stream).toBe(declaredName("stream", settings.name_prefix));
       expect(argument("stream", "shard_count")).toBe("var.stream.shard_count");
       expect(argument("stream", "retention_period_hours")).toBe("var.stream.retention_period_hours");
       const { StreamDescriptionSummary } = await clients.kinesis.send(

@@ -16,6 +16,7 @@ import {
   replayedAt,
   replayQuarantine,
 } from "@mcp-pipeline/redrive";
+import { QUEUE_KEYS, queueSuffix, queueUrlVariables } from "@mcp-pipeline/settings";
 
 export const USAGE = `npm run redrive -- <command> [options]
 
@@ -50,11 +51,10 @@ Options
 
 Exit status: 0 done, 1 failed, 2 bad command line.`;
 
-const QUEUES: Record<string, [string, string]> = {
-  "tool-jobs": ["TOOL_JOBS_DLQ_URL", "TOOL_JOBS_QUEUE_URL"],
-  "session-jobs": ["SESSION_JOBS_DLQ_URL", "SESSION_JOBS_QUEUE_URL"],
-  "stream-failures": ["STREAM_FAILURES_DLQ_URL", "STREAM_FAILURES_QUEUE_URL"],
-};
+/** `--queue session-jobs` -> the variables SESSION_JOBS_DLQ_URL and SESSION_JOBS_QUEUE_URL. */
+const QUEUES: Readonly<Record<string, { readonly queue: string; readonly dlq: string }>> = Object.fromEntries(
+  QUEUE_KEYS.map((key) => [queueSuffix(key), queueUrlVariables(key)]),
+);
 
 function instant(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -178,8 +178,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         const named = v.queue ? QUEUES[v.queue] : undefined;
         if (v.queue && !named)
           throw new UsageError(`--queue must be one of ${Object.keys(QUEUES).join(", ")}`);
-        const from = v.from ?? (named ? env[named[0]] : undefined);
-        const to = v.to ?? (named ? env[named[1]] : undefined);
+        const from = v.from ?? (named ? env[named.dlq] : undefined);
+        const to = v.to ?? (named ? env[named.queue] : undefined);
         if (!from || !to)
           throw new UsageError(
             "dlq needs --from and --to (or --queue with the variables npm start --serve prints)",

@@ -1,5 +1,17 @@
 export { loadSettings, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
+  FUNCTION_KEYS,
+  type FunctionKey,
+  QUEUE_KEYS,
+  type QueueKey,
+  type QueueNames,
+  queueSuffix,
+  queueUrlVariables,
+  type ResourceNames,
+  resourceNames,
+  type SqsConsumerKey,
+} from "./resource-names.js";
+export {
   ENVIRONMENT_NAME,
   type EnvironmentSettings,
   environmentSettingsSchema,

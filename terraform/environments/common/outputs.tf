@@ -22,3 +22,8 @@ output "alarm_topic_arn" {
   description = "Subscribe here to be paged."
   value       = module.pipeline.alarm_topic_arn
 }
+
+output "resource_names" {
+  description = "The name of every resource of the environment."
+  value       = module.pipeline.resource_names
+}

@@ -1,7 +1,10 @@
 # The whole pipeline of one environment: every module wired together from the environment's settings.
 locals {
-  p    = var.name_prefix
-  tags = merge(var.tags, { environment = var.environment, system = "mcp-event-pipelines" })
+  p = var.name_prefix
+  # Every resource's name is <prefix>-<suffix>; the suffixes are declared once, for Terraform and the
+  # TypeScript that names the same resources (@mcp-pipeline/settings' resourceNames).
+  names = jsondecode(file("${path.module}/resource-names.json"))
+  tags  = merge(var.tags, { environment = var.environment, system = "mcp-event-pipelines" })
 
   # dist/manifest.json: the artifacts built once and promoted unchanged from dev to prod.
   artifact = {
@@ -18,24 +21,24 @@ data "aws_caller_identity" "current" {}
 
 module "stream" {
   source                         = "../stream"
-  name                           = "${local.p}-events"
+  name                           = "${local.p}-${local.names.stream}"
   mode                           = var.stream.mode
   shard_count                    = var.stream.shard_count
   retention_period_hours         = var.stream.retention_period_hours
-  enhanced_fan_out_consumer_name = var.processor.esm.enhanced_fan_out ? "${local.p}-processor" : null
+  enhanced_fan_out_consumer_name = var.processor.esm.enhanced_fan_out ? "${local.p}-${local.names.stream_consumer}" : null
   tags                           = local.tags
 }
 
 module "tool_calls_table" {
   source   = "../table"
-  name     = "${local.p}-tool-calls"
+  name     = "${local.p}-${local.names.tool_calls_table}"
   hash_key = "callId"
   tags     = local.tags
 }
 
 module "dedupe_table" {
   source        = "../table"
-  name          = "${local.p}-dedupe"
+  name          = "${local.p}-${local.names.dedupe_table}"
   hash_key      = "id"
   ttl_attribute = "expiresAt"
   tags          = local.tags
@@ -43,21 +46,21 @@ module "dedupe_table" {
 
 module "quarantine_bucket" {
   source          = "../bucket"
-  name            = "${local.p}-quarantine-${data.aws_caller_identity.current.account_id}"
+  name            = "${local.p}-${local.names.quarantine_bucket}-${data.aws_caller_identity.current.account_id}"
   expiration_days = var.quarantine_expiration_days
   tags            = local.tags
 }
 
 module "results_bucket" {
   source          = "../bucket"
-  name            = "${local.p}-results-${data.aws_caller_identity.current.account_id}"
+  name            = "${local.p}-${local.names.results_bucket}-${data.aws_caller_identity.current.account_id}"
   expiration_days = var.results_expiration_days
   tags            = local.tags
 }
 
 module "processor" {
   source               = "../function"
-  name                 = "${local.p}-processor"
+  name                 = "${local.p}-${local.names.functions.processor}"
   artifact             = local.artifact["processor"]
   timeout_seconds      = var.processor.timeout_seconds
   memory_mb            = var.processor.memory_mb
@@ -116,15 +119,27 @@ module "processor_esm" {
 # (docs/aws-semantics.md §2-3). What differs between them is data: FIFO or not, their environment and the
 # statements beyond consuming their queue and dead-lettering into its DLQ.
 locals {
+  sqs_consumer_settings = {
+    tool_worker = { artifact = "tool-worker", settings = var.tool_worker }
+    fifo_worker = { artifact = "fifo-worker", settings = var.fifo_worker }
+    dlq_redrive = { artifact = "dlq-redrive", settings = var.dlq_redrive }
+  }
+  # Which queue each consumes is declared with the queues' names (resource-names.json). The failure queue
+  # holds the on-failure records of the processor's ESM: a standard queue, since FIFO queues are not
+  # supported as ESM destinations (docs/aws-semantics.md §1.6).
   sqs_consumers = {
-    tool_worker = { function = "tool-worker", queue = "tool_jobs", queue_name = "tool-jobs", fifo = false, settings = var.tool_worker }
-    fifo_worker = { function = "fifo-worker", queue = "session_jobs", queue_name = "session-jobs", fifo = true, settings = var.fifo_worker }
-    # On-failure records of the processor's ESM; consumed by dlq-redrive. A standard queue: FIFO queues
-    # are not supported as ESM destinations (docs/aws-semantics.md §1.6).
-    dlq_redrive = { function = "dlq-redrive", queue = "stream_failures", queue_name = "stream-failures", fifo = false, settings = var.dlq_redrive }
+    for queue, q in local.names.queues : q.consumer => merge(local.sqs_consumer_settings[q.consumer], { queue = queue })
+  }
+  # The consumers' queues, keyed by queue; FIFO or not is part of the name (resource-names.json).
+  queues = {
+    for key, c in local.sqs_consumers : c.queue => {
+      name     = "${local.p}-${local.names.queues[c.queue].suffix}"
+      fifo     = local.names.queues[c.queue].fifo
+      settings = c.settings.queue
+    }
   }
   # Every queue exists; dlq-redrive is deployed once its artifact is in the manifest.
-  deployed_sqs_consumers = { for key, c in local.sqs_consumers : key => c if key != "dlq_redrive" || contains(keys(var.manifest.artifacts), c.function) }
+  deployed_sqs_consumers = { for key, c in local.sqs_consumers : key => c if key != "dlq_redrive" || contains(keys(var.manifest.artifacts), c.artifact) }
 
   worker_environment = {
     TOOL_CALLS_TABLE   = module.tool_calls_table.name
@@ -205,21 +220,21 @@ locals {
 
 module "queue" {
   source                        = "../queue"
-  for_each                      = local.sqs_consumers
-  name                          = "${local.p}-${each.value.queue_name}"
+  for_each                      = local.queues
+  name                          = each.value.name
   fifo                          = each.value.fifo
-  visibility_timeout_seconds    = each.value.settings.queue.visibility_timeout_seconds
-  message_retention_seconds     = each.value.settings.queue.message_retention_seconds
-  dlq_message_retention_seconds = each.value.settings.queue.dlq_message_retention_seconds
-  max_receive_count             = each.value.settings.queue.max_receive_count
+  visibility_timeout_seconds    = each.value.settings.visibility_timeout_seconds
+  message_retention_seconds     = each.value.settings.message_retention_seconds
+  dlq_message_retention_seconds = each.value.settings.dlq_message_retention_seconds
+  max_receive_count             = each.value.settings.max_receive_count
   tags                          = local.tags
 }
 
 module "sqs_consumer" {
   source               = "../function"
   for_each             = local.deployed_sqs_consumers
-  name                 = "${local.p}-${each.value.function}"
-  artifact             = local.artifact[each.value.function]
+  name                 = "${local.p}-${local.names.functions[each.key]}"
+  artifact             = local.artifact[each.value.artifact]
   timeout_seconds      = each.value.settings.timeout_seconds
   memory_mb            = each.value.settings.memory_mb
   reserved_concurrency = each.value.settings.reserved_concurrency
@@ -250,7 +265,7 @@ module "sqs_consumer_esm" {
   for_each      = local.deployed_sqs_consumers
   function_name = module.sqs_consumer[each.key].arn
   queue_arn     = module.queue[each.value.queue].arn
-  fifo          = each.value.fifo
+  fifo          = local.queues[each.value.queue].fifo
   batch_size    = each.value.settings.esm.batch_size
   # The module ignores the window on a FIFO mapping (§3).
   maximum_batching_window_in_seconds = each.value.settings.esm.maximum_batching_window_in_seconds
@@ -311,11 +326,11 @@ module "alarms" {
   }
   functions = merge(
     { processor = { name = module.processor.name, timeout_seconds = module.processor.timeout_seconds } },
-    { for key, c in local.deployed_sqs_consumers : c.function => { name = module.sqs_consumer[key].name, timeout_seconds = module.sqs_consumer[key].timeout_seconds } },
+    { for key, c in local.deployed_sqs_consumers : c.artifact => { name = module.sqs_consumer[key].name, timeout_seconds = module.sqs_consumer[key].timeout_seconds } },
   )
   source_queues = {
-    for key, c in local.sqs_consumers : c.queue_name => { name = module.queue[c.queue].name, max_age_seconds = c.settings.queue.visibility_timeout_seconds * 2 }
+    for key, q in local.queues : local.names.queues[key].suffix => { name = module.queue[key].name, max_age_seconds = q.settings.visibility_timeout_seconds * 2 }
   }
-  dead_letter_queues = { for key, c in local.sqs_consumers : c.queue_name => module.queue[c.queue].dlq_name }
+  dead_letter_queues = { for key, q in local.queues : local.names.queues[key].suffix => module.queue[key].dlq_name }
   tags               = local.tags
 }

@@ -25,3 +25,20 @@ output "alarm_topic_arn" {
   description = "Subscribe here to be paged."
   value       = module.alarms.topic_arn
 }
+
+output "resource_names" {
+  description = "The name of every resource, as @mcp-pipeline/settings' resourceNames() derives them from resource-names.json (buckets with the account id)."
+  value = {
+    stream            = module.stream.name
+    stream_consumer   = var.processor.esm.enhanced_fan_out ? "${local.p}-${local.names.stream_consumer}" : null
+    tool_calls_table  = module.tool_calls_table.name
+    dedupe_table      = module.dedupe_table.name
+    quarantine_bucket = module.quarantine_bucket.name
+    results_bucket    = module.results_bucket.name
+    functions = merge(
+      { processor = module.processor.name },
+      { for key, f in module.sqs_consumer : key => f.name },
+    )
+    queues = { for key, q in module.queue : key => { name = q.name, dlq_name = q.dlq_name } }
+  }
+}

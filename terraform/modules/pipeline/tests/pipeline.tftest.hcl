@@ -1,0 +1,178 @@
+# The whole pipeline planned with a mock AWS provider (run by `npm run tf:check`; nothing is created): the
+# SQS consumers' for_each reaches every queue, function and mapping, and every name is the one
+# resource-names.json declares (@mcp-pipeline/settings' resourceNames derives the same).
+mock_provider "aws" {
+  mock_data "aws_caller_identity" {
+    defaults = {
+      account_id = "123456789012"
+    }
+  }
+  # Policy documents are JSON where the provider checks them (a role's trust policy).
+  mock_data "aws_iam_policy_document" {
+    defaults = {
+      json = "{\"Version\":\"2012-10-17\",\"Statement\":[]}"
+    }
+  }
+}
+
+variables {
+  environment = "test"
+  region      = "eu-west-1"
+  name_prefix = "mcp-test"
+  stream = {
+    mode                   = "PROVISIONED"
+    shard_count            = 2
+    retention_period_hours = 24
+  }
+  processor = {
+    timeout_seconds            = 60
+    memory_mb                  = 512
+    reserved_concurrency       = null
+    log_retention_days         = 14
+    expected_record_latency_ms = 20
+    esm = {
+      batch_size                         = 100
+      maximum_batching_window_in_seconds = 1
+      parallelization_factor             = 2
+      starting_position                  = "TRIM_HORIZON"
+      maximum_retry_attempts             = 3
+      maximum_record_age_in_seconds      = 3600
+      bisect_batch_on_function_error     = true
+      report_batch_item_failures         = true
+      enhanced_fan_out                   = false
+      on_failure_destination             = true
+    }
+  }
+  tool_worker = {
+    timeout_seconds            = 30
+    memory_mb                  = 512
+    reserved_concurrency       = 20
+    log_retention_days         = 14
+    expected_record_latency_ms = 2000
+    esm = {
+      batch_size                         = 10
+      maximum_batching_window_in_seconds = 0
+      maximum_concurrency                = 10
+      report_batch_item_failures         = true
+    }
+    queue = {
+      visibility_timeout_seconds    = 180
+      message_retention_seconds     = 345600
+      max_receive_count             = 5
+      dlq_message_retention_seconds = 1209600
+    }
+  }
+  fifo_worker = {
+    timeout_seconds            = 30
+    memory_mb                  = 512
+    reserved_concurrency       = 10
+    log_retention_days         = 14
+    expected_record_latency_ms = 2000
+    esm = {
+      batch_size                         = 10
+      maximum_batching_window_in_seconds = 0
+      maximum_concurrency                = 5
+      report_batch_item_failures         = true
+    }
+    queue = {
+      visibility_timeout_seconds    = 180
+      message_retention_seconds     = 345600
+      max_receive_count             = 5
+      dlq_message_retention_seconds = 1209600
+    }
+  }
+  dlq_redrive = {
+    timeout_seconds            = 60
+    memory_mb                  = 256
+    reserved_concurrency       = 5
+    log_retention_days         = 14
+    expected_record_latency_ms = 500
+    esm = {
+      batch_size                         = 10
+      maximum_batching_window_in_seconds = 0
+      maximum_concurrency                = 2
+      report_batch_item_failures         = true
+    }
+    queue = {
+      visibility_timeout_seconds    = 360
+      message_retention_seconds     = 345600
+      max_receive_count             = 5
+      dlq_message_retention_seconds = 1209600
+    }
+  }
+  alarms = {
+    iterator_age_ms                = 600000
+    dlq_oldest_message_age_seconds = 3600
+    duration_timeout_ratio         = 0.8
+  }
+  repository_root = "/repository"
+  manifest = {
+    formatVersion = 1
+    artifacts = {
+      for name in ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] : name => {
+        path      = "dist/${name}.zip"
+        sizeBytes = 1000
+        sha256    = "47DEQpj8HBSbTVO5+8vqXqYl2vBbAlOMpwCa9gbGD6w="
+        handler   = "index.handler"
+        runtime   = "nodejs22.x"
+      }
+    }
+  }
+}
+
+run "every_consumer_gets_its_queue_function_and_mapping_named_from_resource_names_json" {
+  command = plan
+
+  assert {
+    condition = output.resource_names.queues == {
+      tool_jobs       = { name = "mcp-test-tool-jobs", dlq_name = "mcp-test-tool-jobs-dlq" }
+      session_jobs    = { name = "mcp-test-session-jobs.fifo", dlq_name = "mcp-test-session-jobs-dlq.fifo" }
+      stream_failures = { name = "mcp-test-stream-failures", dlq_name = "mcp-test-stream-failures-dlq" }
+    }
+    error_message = "The queues must be tool_jobs, session_jobs (FIFO) and stream_failures, named <prefix>-<suffix>."
+  }
+
+  assert {
+    condition = output.resource_names.functions == {
+      processor   = "mcp-test-processor"
+      tool_worker = "mcp-test-tool-worker"
+      fifo_worker = "mcp-test-fifo-worker"
+      dlq_redrive = "mcp-test-dlq-redrive"
+    }
+    error_message = "Every function must be deployed and named <prefix>-<suffix>."
+  }
+
+  assert {
+    condition     = keys(module.sqs_consumer_esm) == ["dlq_redrive", "fifo_worker", "tool_worker"]
+    error_message = "Every SQS consumer must get its event source mapping."
+  }
+
+  assert {
+    condition     = output.resource_names.stream == "mcp-test-events" && output.resource_names.tool_calls_table == "mcp-test-tool-calls"
+    error_message = "The stream and the tables are <prefix>-<suffix>."
+  }
+}
+
+run "without_its_artifact_dlq_redrive_is_not_deployed_but_its_queue_is" {
+  command = plan
+
+  variables {
+    manifest = {
+      formatVersion = 1
+      artifacts = {
+        for name in ["processor", "tool-worker", "fifo-worker"] : name => {
+          path      = "dist/${name}.zip"
+          sizeBytes = 1000
+          sha256    = "47DEQpj8HBSbTVO5+8vqXqYl2vBbAlOMpwCa9gbGD6w="
+          handler   = "index.handler"
+          runtime   = "nodejs22.x"
+        }
+      }
+    }
+  }
+
+  assert {
+    condition     = keys(module.sqs_consumer) == ["fifo_worker", "tool_worker"] && contains(keys(module.queue), "stream_failures")
+    error_message = "dlq-redrive waits for its artifact; the failure queue exists either way."
+  }
+}
