@@ -1,4 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
+// The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
+import { DLQ_REDRIVE_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
 
 // Hand-written field rules, not zod: zod's full build was an eighth of what dlq-redrive's cold start
 // loaded, for a configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
@@ -13,13 +15,13 @@ export const redriveConfigSchema = s.object({
   STREAM_NAME: s.streamName(),
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
-  REDRIVE_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 64 }), 4),
+  REDRIVE_CONCURRENCY: tuningField(DLQ_REDRIVE_TUNING.concurrency),
   /**
    * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
    * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
    */
   QUARANTINE_PUT_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 128 }), 32),
-  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 10_000),
+  DEADLINE_MARGIN_MS: tuningField(DLQ_REDRIVE_TUNING.deadline_margin_ms),
 });
 
 export type RedriveConfig = s.Output<typeof redriveConfigSchema.shape>;

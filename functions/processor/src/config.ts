@@ -1,4 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
+// The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
+import { PROCESSOR_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
 
 // Hand-written field rules, not zod: this schema was the only zod on the processor's path, and zod's load
 // time is a large part of a cold start's own code (docs/benchmarks/cold-start.md). test/config.test.ts holds
@@ -13,13 +15,13 @@ export const processorConfigSchema = s.object({
   TOOL_CALLS_TABLE: s.text({ min: 3, max: 255 }),
   QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** Partition keys processed at once within a batch. */
-  PROCESSOR_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 256 }), 16),
+  PROCESSOR_CONCURRENCY: tuningField(PROCESSOR_TUNING.concurrency),
   /**
    * Stop starting records when less than this much of the invocation remains. Must exceed the
    * slowest call write (a conditional write, plus a re-read and rewrite after a lost race) so that
    * what is in flight can still finish.
    */
-  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 5_000),
+  DEADLINE_MARGIN_MS: tuningField(PROCESSOR_TUNING.deadline_margin_ms),
 });
 
 export type ProcessorConfig = s.Output<typeof processorConfigSchema.shape>;

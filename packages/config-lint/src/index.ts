@@ -1,7 +1,6 @@
 export { main, readWiring } from "./lint-config.js";
 export { liveSettings } from "./live.js";
 export {
-  type DeadlineMarginDefaults,
   type Finding,
   type FunctionKey,
   RuleId,

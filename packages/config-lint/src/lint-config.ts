@@ -9,14 +9,7 @@ import { ExitCode, parseCommandLine, refuseCommandLine, UsageError } from "@mcp-
 import { type EnvironmentSettings, loadSettings, parseSettings, SettingsError } from "@mcp-pipeline/settings";
 import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { liveSettings } from "./live.js";
-import {
-  type DeadlineMarginDefaults,
-  type Finding,
-  settingsFindings,
-  type WiredModule,
-  type Wiring,
-  wiringFindings,
-} from "./rules.js";
+import { type Finding, settingsFindings, type WiredModule, type Wiring, wiringFindings } from "./rules.js";
 
 const USAGE = `npm run lint:config -- [options]
 
@@ -58,11 +51,8 @@ function report(label: string, findings: readonly Finding[]): string {
   ].join("\n");
 }
 
-/** The command line's run; `marginDefaultsMs` are the functions' own deadline margins (see DeadlineMarginDefaults). */
-export async function main(
-  argv: readonly string[],
-  marginDefaultsMs: DeadlineMarginDefaults,
-): Promise<number> {
+/** The command line's run. */
+export async function main(argv: readonly string[]): Promise<number> {
   let values: ReturnType<typeof parse>["values"];
   try {
     values = parse(argv).values;
@@ -103,7 +93,7 @@ export async function main(
   const lines: string[] = [];
   for (const target of targets) {
     try {
-      const findings = settingsFindings(await target.settings(), marginDefaultsMs);
+      const findings = settingsFindings(await target.settings());
       problems += findings.length;
       lines.push(report(target.label, findings));
     } catch (error) {

@@ -40,18 +40,8 @@ const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
-/**
- * Each function's own DEADLINE_MARGIN_MS when the environment does not set it. The functions' config
- * schemas own these values, and a package may not import a function: the command-line entry
- * (scripts/lint-config.ts) reads them from the schemas and passes them in.
- */
-export type DeadlineMarginDefaults = Readonly<Record<FunctionKey, number>>;
-
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
-export function settingsFindings(
-  s: EnvironmentSettings,
-  marginDefaultsMs: DeadlineMarginDefaults,
-): Finding[] {
+export function settingsFindings(s: EnvironmentSettings): Finding[] {
   const out: Finding[] = [];
   const add = (rule: RuleId, setting: string, message: string) => out.push({ rule, setting, message });
   const esm = s.processor.esm;
@@ -103,7 +93,8 @@ export function settingsFindings(
   // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
   // Worst case: one partition key, so the batch runs one record at a time.
   if (esm.maximum_retry_attempts !== -1) {
-    const margin = Number(s.processor.environment.DEADLINE_MARGIN_MS ?? marginDefaultsMs.processor);
+    // The schema fills in the function's default margin (@mcp-pipeline/settings' tuning.ts).
+    const margin = s.processor.deadline_margin_ms;
     const invocations = esm.maximum_retry_attempts + 1;
     const usableMs = s.processor.timeout_seconds * 1000 - margin;
     const neededMs = TOLERATED_SLOWDOWN * esm.batch_size * s.processor.expected_record_latency_ms;
@@ -161,11 +152,11 @@ export function settingsFindings(
 
   for (const name of FUNCTIONS) {
     const fn = s[name];
-    const margin = Number(fn.environment.DEADLINE_MARGIN_MS ?? marginDefaultsMs[name]);
+    const margin = fn.deadline_margin_ms;
     if (margin >= fn.timeout_seconds * 1000) {
       add(
         RuleId.DeadlineMarginNotBelowTimeout,
-        `${name}.environment.DEADLINE_MARGIN_MS`,
+        `${name}.deadline_margin_ms`,
         `a deadline margin of ${margin} ms is not below the ${fn.timeout_seconds} s timeout: the function stops before it starts anything, and every record is retried until it is discarded`,
       );
     }

@@ -2,14 +2,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { afterEach, describe, expect, it, vi } from "vitest";
-// The command line as npm run lint:config runs it: with the functions' own deadline margins, which only
-// the entry above the functions can read (see DeadlineMarginDefaults).
-import { DEADLINE_MARGIN_DEFAULTS_MS, main } from "../../../scripts/lint-config.ts";
-import { settingsFindings as findings, RuleId } from "../src/index.js";
+import { main, RuleId, settingsFindings } from "../src/index.js";
 
 const fixtures = join(import.meta.dirname, "fixtures");
 const root = join(import.meta.dirname, "../../..");
-const settingsFindings = (s: Parameters<typeof findings>[0]) => findings(s, DEADLINE_MARGIN_DEFAULTS_MS);
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";

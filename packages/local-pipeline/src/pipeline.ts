@@ -33,6 +33,8 @@ import {
   type FunctionSettings,
   type ResourceNames,
   resourceNames,
+  type TunedFunction,
+  tuningVariables,
 } from "@mcp-pipeline/settings";
 import { MetricsSink } from "./metrics-sink.js";
 import { ProcessorTraffic } from "./processor-traffic.js";
@@ -68,6 +70,13 @@ export interface PipelineOptions {
 
 const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
+/** A function's settings in terraform.tfvars.json. */
+const SETTINGS_KEY = {
+  processor: "processor",
+  "tool-worker": "tool_worker",
+  "fifo-worker": "fifo_worker",
+  "dlq-redrive": "dlq_redrive",
+} as const satisfies Record<FunctionName, TunedFunction>;
 
 /** Reads endpoints from the standard variables; undefined unless all four services resolve. */
 export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | undefined {
@@ -156,10 +165,14 @@ export class LocalPipeline {
     this.queues = created.queues;
   }
 
-  /** The function's environment: its settings (durations in ms scaled), resource names, endpoints. */
+  /**
+   * The function's environment, as terraform/modules/pipeline sets it: its extra variables and its tuning
+   * settings' variables (durations in ms scaled), resource names, endpoints.
+   */
   #environment(name: FunctionName, fn: FunctionSettings): Record<string, string> {
+    const variables = { ...fn.environment, ...tuningVariables(SETTINGS_KEY[name], fn) };
     const scaled = Object.fromEntries(
-      Object.entries(fn.environment).map(([k, v]) =>
+      Object.entries(variables).map(([k, v]) =>
         k.endsWith("_MS") && /^\d+$/.test(v) ? [k, String(this.#scale(Number(v)))] : [k, v],
       ),
     );
@@ -214,12 +227,6 @@ export class LocalPipeline {
     const sink = (fn: string, line: string) => {
       if (!this.metrics.accept(fn, line)) this.#options.onLog?.(fn, line);
     };
-    const settingsOf: Record<FunctionName, FunctionSettings> = {
-      processor: settings.processor,
-      "tool-worker": settings.tool_worker,
-      "fifo-worker": settings.fifo_worker,
-      "dlq-redrive": settings.dlq_redrive,
-    };
     for (const name of FUNCTION_NAMES) {
       const zip = await readFile(join(distDir, `${name}.zip`)).catch((error: unknown) => {
         throw new Error(`${join(distDir, `${name}.zip`)} is missing: run \`npm run build\` first`, {
@@ -233,7 +240,7 @@ export class LocalPipeline {
           cause: error,
         });
       });
-      const fn = settingsOf[name];
+      const fn = settings[SETTINGS_KEY[name]];
       this.functions.set(
         name,
         new LocalFunction(

@@ -22,3 +22,14 @@ export {
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";
+export {
+  DLQ_REDRIVE_TUNING,
+  PROCESSOR_TUNING,
+  TUNING,
+  TUNING_FIELDS,
+  type TunedFunction,
+  type Tuning,
+  type TuningField,
+  tuningVariables,
+  WORKER_TUNING,
+} from "./tuning.js";

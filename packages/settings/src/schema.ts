@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { TUNING, type TunedFunction, type Tuning } from "./tuning.js";
 
 /**
  * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.
@@ -52,8 +53,37 @@ export const functionSettingsSchema = z.object({
    * batch_size x this with the timeout, so a full batch cannot time out by design.
    */
   expected_record_latency_ms: int(1, 900_000),
-  /** Extra environment variables (tuning such as PROCESSOR_CONCURRENCY). */
-  environment: z.record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string()).default({}),
+  /**
+   * Extra environment variables, for what has no typed setting (a tool's own configuration). A tuning
+   * variable is refused here: it has its typed field (`concurrency`, `deadline_margin_ms`), which
+   * Terraform validates and maps to the variable.
+   */
+  environment: z
+    .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string())
+    .default({})
+    .superRefine((environment, ctx) => {
+      for (const name of Object.keys(environment)) {
+        const typed = TYPED_VARIABLES.get(name);
+        if (typed)
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `${name} is a typed setting: set ${typed} instead`,
+          });
+      }
+    }),
+});
+
+/** Every tuning variable and the field that sets it. */
+const TYPED_VARIABLES = new Map(
+  Object.values(TUNING).flatMap((fields) => Object.entries(fields).map(([field, t]) => [t.variable, field])),
+);
+
+const tuned = (t: Tuning) => int(t.min, t.max).default(t.default).describe(t.description);
+/** A function's tuning fields, with the ranges and defaults of tuning.ts. */
+const tuning = (fn: TunedFunction) => ({
+  deadline_margin_ms: tuned(TUNING[fn].deadline_margin_ms),
+  concurrency: tuned(TUNING[fn].concurrency),
 });
 
 export const kinesisEsmSchema = z
@@ -124,16 +154,26 @@ export const environmentSettingsSchema = z
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
     name_prefix: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/),
     stream: streamSettingsSchema,
-    processor: functionSettingsSchema.extend({ esm: kinesisEsmSchema }).strict(),
-    tool_worker: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
-    fifo_worker: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
-    dlq_redrive: functionSettingsSchema.extend({ esm: sqsEsmSchema, queue: queueSettingsSchema }).strict(),
+    processor: functionSettingsSchema.extend({ ...tuning("processor"), esm: kinesisEsmSchema }).strict(),
+    tool_worker: functionSettingsSchema
+      .extend({ ...tuning("tool_worker"), esm: sqsEsmSchema, queue: queueSettingsSchema })
+      .strict(),
+    fifo_worker: functionSettingsSchema
+      .extend({ ...tuning("fifo_worker"), esm: sqsEsmSchema, queue: queueSettingsSchema })
+      .strict(),
+    dlq_redrive: functionSettingsSchema
+      .extend({ ...tuning("dlq_redrive"), esm: sqsEsmSchema, queue: queueSettingsSchema })
+      .strict(),
     alarms: alarmSettingsSchema,
   })
   .strict();
 
 export type EnvironmentSettings = z.infer<typeof environmentSettingsSchema>;
-export type FunctionSettings = z.infer<typeof functionSettingsSchema>;
+/** One function's settings, tuning included. */
+export type FunctionSettings = z.infer<typeof functionSettingsSchema> & {
+  readonly deadline_margin_ms: number;
+  readonly concurrency: number;
+};
 export type KinesisEsmSettings = z.infer<typeof kinesisEsmSchema>;
 export type SqsEsmSettings = z.infer<typeof sqsEsmSchema>;
 export type QueueSettings = z.infer<typeof queueSettingsSchema>;

@@ -1,4 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
+// The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
+import { tuningField, WORKER_TUNING } from "@mcp-pipeline/settings/tuning";
 
 // Hand-written field rules, not zod: zod's full build was a sixth of what a worker's cold start loaded
 // (docs/benchmarks/cold-start.md). test/config.test.ts holds this schema to the zod one it replaces: the
@@ -26,9 +28,9 @@ export const workerConfigSchema = s.object({
    */
   MAX_RECEIVE_COUNT: s.optional(s.integer({ coerce: true, min: 1, max: 1000 })),
   /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
-  WORKER_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 256 }), 10),
+  WORKER_CONCURRENCY: tuningField(WORKER_TUNING.concurrency),
   /** Stop starting jobs when less than this much of the invocation remains. */
-  DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 5_000),
+  DEADLINE_MARGIN_MS: tuningField(WORKER_TUNING.deadline_margin_ms),
   IDEMPOTENCY_RETENTION_SECONDS: s.withDefault(s.integer({ coerce: true, min: 60 }), 14 * 24 * 3600),
   /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
   RESULT_INLINE_MAX_BYTES: s.withDefault(

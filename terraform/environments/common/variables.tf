@@ -31,6 +31,8 @@ variable "processor" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 16)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -55,6 +57,8 @@ variable "tool_worker" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 10)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -79,6 +83,8 @@ variable "fifo_worker" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 10)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -103,6 +109,8 @@ variable "dlq_redrive" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 4)
+    deadline_margin_ms         = optional(number, 10000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number

@@ -17,6 +17,25 @@ locals {
   }
 }
 
+# Each function's typed tuning settings (terraform.tfvars.json: concurrency, deadline_margin_ms) become the
+# environment variables the function reads (@mcp-pipeline/settings' tuning.ts declares both).
+locals {
+  tuning_variables = {
+    processor   = { concurrency = "PROCESSOR_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
+    tool_worker = { concurrency = "WORKER_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
+    fifo_worker = { concurrency = "WORKER_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
+    dlq_redrive = { concurrency = "REDRIVE_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
+  }
+  tuning_environment = {
+    for fn, settings in {
+      processor   = var.processor
+      tool_worker = var.tool_worker
+      fifo_worker = var.fifo_worker
+      dlq_redrive = var.dlq_redrive
+    } : fn => { for field, variable in local.tuning_variables[fn] : variable => tostring(settings[field]) }
+  }
+}
+
 data "aws_caller_identity" "current" {}
 
 module "stream" {
@@ -67,7 +86,7 @@ module "processor" {
   reserved_concurrency = var.processor.reserved_concurrency
   log_retention_days   = var.processor.log_retention_days
   # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
-  environment = merge(var.processor.environment, {
+  environment = merge(var.processor.environment, local.tuning_environment.processor, {
     TOOL_CALLS_TABLE  = module.tool_calls_table.name
     QUARANTINE_BUCKET = module.quarantine_bucket.name
   })
@@ -239,7 +258,7 @@ module "sqs_consumer" {
   memory_mb            = each.value.settings.memory_mb
   reserved_concurrency = each.value.settings.reserved_concurrency
   log_retention_days   = each.value.settings.log_retention_days
-  environment = merge(each.value.settings.environment, local.sqs_consumer_environment[each.key], {
+  environment = merge(each.value.settings.environment, local.tuning_environment[each.key], local.sqs_consumer_environment[each.key], {
     DEAD_LETTER_QUEUE_URL = module.queue[each.value.queue].dlq_url
   })
   policy_statements = concat(

@@ -45,6 +45,8 @@ variable "processor" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 16)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -89,6 +91,21 @@ variable "processor" {
     condition     = contains(["TRIM_HORIZON", "LATEST"], var.processor.esm.starting_position)
     error_message = "processor.esm.starting_position must be TRIM_HORIZON or LATEST."
   }
+
+  validation {
+    condition     = var.processor.concurrency >= 1 && var.processor.concurrency <= 256
+    error_message = "processor.concurrency must be 1-256."
+  }
+
+  validation {
+    condition     = var.processor.deadline_margin_ms >= 0 && var.processor.deadline_margin_ms <= 900000
+    error_message = "processor.deadline_margin_ms must be 0-900000."
+  }
+
+  validation {
+    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
+    error_message = "processor.environment: a tuning variable has its typed setting (concurrency, deadline_margin_ms)."
+  }
 }
 
 variable "tool_worker" {
@@ -99,6 +116,8 @@ variable "tool_worker" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 10)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -148,6 +167,21 @@ variable "tool_worker" {
     condition     = var.tool_worker.queue.dlq_message_retention_seconds > var.tool_worker.queue.message_retention_seconds
     error_message = "tool_worker: the DLQ must keep messages longer than its source queue."
   }
+
+  validation {
+    condition     = var.tool_worker.concurrency >= 1 && var.tool_worker.concurrency <= 256
+    error_message = "tool_worker.concurrency must be 1-256."
+  }
+
+  validation {
+    condition     = var.tool_worker.deadline_margin_ms >= 0 && var.tool_worker.deadline_margin_ms <= 900000
+    error_message = "tool_worker.deadline_margin_ms must be 0-900000."
+  }
+
+  validation {
+    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
+    error_message = "tool_worker.environment: a tuning variable has its typed setting (concurrency, deadline_margin_ms)."
+  }
 }
 
 variable "fifo_worker" {
@@ -158,6 +192,8 @@ variable "fifo_worker" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 10)
+    deadline_margin_ms         = optional(number, 5000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -207,6 +243,21 @@ variable "fifo_worker" {
     condition     = var.fifo_worker.queue.dlq_message_retention_seconds > var.fifo_worker.queue.message_retention_seconds
     error_message = "fifo_worker: the DLQ must keep messages longer than its source queue."
   }
+
+  validation {
+    condition     = var.fifo_worker.concurrency >= 1 && var.fifo_worker.concurrency <= 256
+    error_message = "fifo_worker.concurrency must be 1-256."
+  }
+
+  validation {
+    condition     = var.fifo_worker.deadline_margin_ms >= 0 && var.fifo_worker.deadline_margin_ms <= 900000
+    error_message = "fifo_worker.deadline_margin_ms must be 0-900000."
+  }
+
+  validation {
+    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
+    error_message = "fifo_worker.environment: a tuning variable has its typed setting (concurrency, deadline_margin_ms)."
+  }
 }
 
 variable "dlq_redrive" {
@@ -217,6 +268,8 @@ variable "dlq_redrive" {
     reserved_concurrency       = optional(number)
     log_retention_days         = number
     expected_record_latency_ms = number
+    concurrency                = optional(number, 4)
+    deadline_margin_ms         = optional(number, 10000)
     environment                = optional(map(string), {})
     esm = object({
       batch_size                         = number
@@ -265,6 +318,21 @@ variable "dlq_redrive" {
   validation {
     condition     = var.dlq_redrive.queue.dlq_message_retention_seconds > var.dlq_redrive.queue.message_retention_seconds
     error_message = "dlq_redrive: the DLQ must keep messages longer than its source queue."
+  }
+
+  validation {
+    condition     = var.dlq_redrive.concurrency >= 1 && var.dlq_redrive.concurrency <= 64
+    error_message = "dlq_redrive.concurrency must be 1-64."
+  }
+
+  validation {
+    condition     = var.dlq_redrive.deadline_margin_ms >= 0 && var.dlq_redrive.deadline_margin_ms <= 900000
+    error_message = "dlq_redrive.deadline_margin_ms must be 0-900000."
+  }
+
+  validation {
+    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
+    error_message = "dlq_redrive.environment: a tuning variable has its typed setting (concurrency, deadline_margin_ms)."
   }
 }
 

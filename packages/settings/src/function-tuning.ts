@@ -1,0 +1,13 @@
+/**
+ * `@mcp-pipeline/settings/tuning`: what a function's config.ts needs to read its tuning variables with
+ * the ranges and defaults of its settings. Light: the tuning declaration and the hand-written field rules,
+ * no zod (a function's bundle includes this).
+ */
+import * as s from "@mcp-pipeline/contracts/light-schema";
+import type { Tuning } from "./tuning.js";
+
+export { DLQ_REDRIVE_TUNING, PROCESSOR_TUNING, WORKER_TUNING } from "./tuning.js";
+
+/** A tuning variable (a whole number, from the environment's string) with its setting's range and default. */
+export const tuningField = (t: Pick<Tuning, "min" | "max" | "default">): s.Field<number> =>
+  s.withDefault(s.integer({ coerce: true, min: t.min, max: t.max }), t.default);

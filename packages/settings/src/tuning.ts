@@ -1,0 +1,92 @@
+/**
+ * The tuning settings of the functions, declared once: the field in terraform.tfvars.json, the
+ * environment variable the function reads, its range and its default. The settings schema
+ * (schema.ts) and the Terraform variables generated from it take the ranges and defaults from here,
+ * the pipeline module maps each field to its variable, and the functions' config.ts read the variable
+ * with these limits. No imports and no side effects: the functions' bundles include this file (and
+ * must not include zod, docs/benchmarks/cold-start.md).
+ */
+
+export interface Tuning {
+  /** The function's environment variable. */
+  readonly variable: string;
+  readonly min: number;
+  readonly max: number;
+  /** The function's value when neither the settings nor its environment set one. */
+  readonly default: number;
+  readonly description: string;
+}
+
+/** Stop starting records or jobs when less than this much of the invocation remains. */
+const deadlineMargin = (defaultMs: number): Tuning => ({
+  variable: "DEADLINE_MARGIN_MS",
+  min: 0,
+  max: 900_000,
+  default: defaultMs,
+  description:
+    "Stop starting work when less than this much (ms) of the invocation remains; what is in flight must finish within it.",
+});
+
+/** The processor: partition keys processed at once within a batch. */
+const processor = {
+  deadline_margin_ms: deadlineMargin(5_000),
+  concurrency: {
+    variable: "PROCESSOR_CONCURRENCY",
+    min: 1,
+    max: 256,
+    default: 16,
+    description: "Partition keys processed at once within a batch.",
+  },
+} as const satisfies Record<string, Tuning>;
+
+/** The workers (packages/worker): messages (standard) or message groups (FIFO) in flight at once. */
+const worker = {
+  deadline_margin_ms: deadlineMargin(5_000),
+  concurrency: {
+    variable: "WORKER_CONCURRENCY",
+    min: 1,
+    max: 256,
+    default: 10,
+    description: "Messages (standard queue) or message groups (FIFO queue) in flight at once within a batch.",
+  },
+} as const satisfies Record<string, Tuning>;
+
+/** dlq-redrive: on-failure records handled at once; a larger margin, since a record re-reads a range. */
+const dlqRedrive = {
+  deadline_margin_ms: deadlineMargin(10_000),
+  concurrency: {
+    variable: "REDRIVE_CONCURRENCY",
+    min: 1,
+    max: 64,
+    default: 4,
+    description: "On-failure records handled at once within a batch.",
+  },
+} as const satisfies Record<string, Tuning>;
+
+/** The tuning of each function, by its settings key in terraform.tfvars.json. */
+export const TUNING = {
+  processor,
+  tool_worker: worker,
+  fifo_worker: worker,
+  dlq_redrive: dlqRedrive,
+} as const;
+
+/** The tuning fields every function has. */
+export type TuningField = keyof typeof processor;
+export const TUNING_FIELDS = Object.keys(processor) as TuningField[];
+export type TunedFunction = keyof typeof TUNING;
+
+/** The workers' tuning (tool-worker and fifo-worker share packages/worker's configuration). */
+export const WORKER_TUNING = worker;
+export const PROCESSOR_TUNING = processor;
+export const DLQ_REDRIVE_TUNING = dlqRedrive;
+
+/** The environment variables a function gets from its tuning fields: `{ WORKER_CONCURRENCY: "10", ... }`. */
+export function tuningVariables(
+  fn: TunedFunction,
+  values: Readonly<Record<TuningField, number>>,
+): Record<string, string> {
+  return Object.fromEntries(
+    TUNING_FIELDS.map((field) => [TUNING[fn][field].variable, String(values[field])]),
+  );
+}
