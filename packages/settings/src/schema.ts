@@ -4,8 +4,21 @@ import { TUNING, type TunedFunction, type Tuning } from "./tuning.js";
 /**
  * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.
  * Terraform reads the file natively; the local runtime, the tests and the config linter read it through
- * this schema. Ranges are AWS's (docs/aws-semantics.md §1-3, §7); Terraform's `validation` blocks repeat them.
+ * this schema. Ranges are AWS's (docs/aws-semantics.md §1-3, §7). The Terraform variables that take these
+ * settings, with a `validation` block per range, are generated from this schema
+ * (`npm run generate:terraform-variables`, scripts/terraform/settings-variables.ts).
  */
+
+/**
+ * A Terraform `validation` that the JSON Schema of a field cannot say (a refinement, or a rule across
+ * fields): `{value}` stands for the field's reference (`var.processor.esm`). Carried as metadata, so the
+ * rule is written here, beside the field, and only here.
+ */
+export interface TerraformValidation {
+  readonly condition: string;
+  readonly message: string;
+}
+const terraform = (...validations: TerraformValidation[]) => ({ terraformValidations: validations });
 
 /** An environment's name: its directory under terraform/environments and the tfvars' `environment`. */
 export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{1,15}$/;
@@ -16,7 +29,18 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const recordAge = z
   .number()
   .int()
-  .refine((v) => v === -1 || (v >= 60 && v <= 604_800), "must be -1 or 60..604800 (§1.3)");
+  .refine((v) => v === -1 || (v >= 60 && v <= 604_800), "must be -1 or 60..604800 (§1.3)")
+  .meta(
+    terraform({
+      condition: "{value} == -1 || ({value} >= 60 && {value} <= 604800)",
+      message: "must be -1 or 60-604800 (§1.3).",
+    }),
+  );
+
+/** Every tuning variable and the field that sets it. */
+const TYPED_VARIABLES = new Map(
+  Object.values(TUNING).flatMap((fields) => Object.entries(fields).map(([field, t]) => [t.variable, field])),
+);
 
 export const functionSettingsSchema = z.object({
   /** Lambda timeout, 1..900 s. */
@@ -71,13 +95,14 @@ export const functionSettingsSchema = z.object({
             message: `${name} is a typed setting: set ${typed} instead`,
           });
       }
-    }),
+    })
+    .meta(
+      terraform({
+        condition: `length(setintersection(keys({value}), [${[...TYPED_VARIABLES.keys()].map((v) => `"${v}"`).join(", ")}])) == 0`,
+        message: `a tuning variable (${[...TYPED_VARIABLES.keys()].join(", ")}) has its typed setting: concurrency or deadline_margin_ms.`,
+      }),
+    ),
 });
-
-/** Every tuning variable and the field that sets it. */
-const TYPED_VARIABLES = new Map(
-  Object.values(TUNING).flatMap((fields) => Object.entries(fields).map(([field, t]) => [t.variable, field])),
-);
 
 const tuned = (t: Tuning) => int(t.min, t.max).default(t.default).describe(t.description);
 /** A function's tuning fields, with the ranges and defaults of tuning.ts. */
@@ -116,7 +141,13 @@ export const sqsEsmSchema = z
   .refine((e) => e.batch_size <= 10 || e.maximum_batching_window_in_seconds >= 1, {
     message: "a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)",
     path: ["maximum_batching_window_in_seconds"],
-  });
+  })
+  .meta(
+    terraform({
+      condition: "{value}.batch_size <= 10 || {value}.maximum_batching_window_in_seconds >= 1",
+      message: "a batch size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1).",
+    }),
+  );
 
 export const queueSettingsSchema = z
   .object({
@@ -148,23 +179,58 @@ export const alarmSettingsSchema = z
   })
   .strict();
 
+/**
+ * An SQS consumer's settings: the function, its mapping and its queue. The queue rules hold in Terraform
+ * (Lambda refuses a mapping whose queue hides messages for less than the function's timeout, §2.1); the
+ * loader leaves them to lint:config, which names the rule.
+ */
+const sqsConsumerSchema = (fn: TunedFunction, ...extra: TerraformValidation[]) =>
+  functionSettingsSchema
+    .extend({ ...tuning(fn), esm: sqsEsmSchema, queue: queueSettingsSchema })
+    .strict()
+    .meta(
+      terraform(
+        {
+          condition: "{value}.queue.visibility_timeout_seconds >= {value}.timeout_seconds",
+          message:
+            "the queue's visibility timeout must be at least the function's timeout; Lambda refuses the mapping otherwise (§2.1).",
+        },
+        {
+          condition: "{value}.queue.dlq_message_retention_seconds > {value}.queue.message_retention_seconds",
+          message: "the DLQ must keep messages longer than its source queue.",
+        },
+        ...extra,
+      ),
+    );
+
 export const environmentSettingsSchema = z
   .object({
-    environment: z.string().regex(ENVIRONMENT_NAME),
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
-    name_prefix: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/),
-    stream: streamSettingsSchema,
-    processor: functionSettingsSchema.extend({ ...tuning("processor"), esm: kinesisEsmSchema }).strict(),
-    tool_worker: functionSettingsSchema
-      .extend({ ...tuning("tool_worker"), esm: sqsEsmSchema, queue: queueSettingsSchema })
-      .strict(),
-    fifo_worker: functionSettingsSchema
-      .extend({ ...tuning("fifo_worker"), esm: sqsEsmSchema, queue: queueSettingsSchema })
-      .strict(),
-    dlq_redrive: functionSettingsSchema
-      .extend({ ...tuning("dlq_redrive"), esm: sqsEsmSchema, queue: queueSettingsSchema })
-      .strict(),
-    alarms: alarmSettingsSchema,
+    environment: z.string().regex(ENVIRONMENT_NAME).describe("Environment name (dev, prod...)."),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/)
+      .describe("AWS region."),
+    name_prefix: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{1,30}$/)
+      .describe("Prefix of every resource name."),
+    stream: streamSettingsSchema.describe("The lifecycle stream."),
+    processor: functionSettingsSchema
+      .extend({ ...tuning("processor"), esm: kinesisEsmSchema })
+      .strict()
+      .describe("The Kinesis processor and its ESM."),
+    tool_worker: sqsConsumerSchema("tool_worker").describe(
+      "The tool-worker, its ESM and its standard queue.",
+    ),
+    fifo_worker: sqsConsumerSchema("fifo_worker", {
+      // Refused by Lambda; the loader leaves it to lint:config (fifo-batch-size), which names the rule.
+      condition: "{value}.esm.batch_size <= 10",
+      message: "a FIFO queue's mapping takes at most 10 messages a batch (§3).",
+    }).describe("The fifo-worker, its ESM and its FIFO queue."),
+    dlq_redrive: sqsConsumerSchema("dlq_redrive").describe(
+      "dlq-redrive, its ESM and the Kinesis failure queue it consumes.",
+    ),
+    alarms: alarmSettingsSchema.describe("Alarm thresholds."),
   })
   .strict();
 

@@ -42,6 +42,8 @@ function evaluate(template: unknown, scope: Record<string, unknown>): string {
   return String(template).replace(/\$\{([^}]+)\}/g, (_, path: string) => String(lookup(path, scope)));
 }
 
+/** `${expression}`, as Terraform writes an interpolation. */
+const ref = (expression: string) => `\${${expression}}`;
 const locals = () =>
   Object.assign({}, ...(pipeline.locals as Record<string, unknown>[])) as Record<string, unknown>;
 const scope = (extra: Record<string, unknown> = {}) => ({
@@ -54,7 +56,7 @@ const moduleName = (module: string, extra: Record<string, unknown> = {}) =>
 
 describe("resourceNames() and terraform/modules/pipeline derive the same names", () => {
   it("main.tf reads resource-names.json", () => {
-    expect(locals().names).toBe('${jsondecode(file("${path.module}/resource-names.json"))}');
+    expect(locals().names).toBe(ref(`jsondecode(file("${ref("path.module")}/resource-names.json"))`));
   });
 
   it("the stream, its consumer, the tables and the buckets (with the account id)", () => {
@@ -95,7 +97,7 @@ describe("resourceNames() and terraform/modules/pipeline derive the same names",
     expect(fifoPath, "local.queues says whether each queue is FIFO").toBeDefined();
     // One consumer per queue, the one resource-names.json names.
     expect(locals().sqs_consumers).toMatch(/for queue, q in local\.names\.queues\s*:\s*q\.consumer\s*=>/);
-    expect(body(pipeline, "module", "queue")?.name).toBe("${each.value.name}");
+    expect(body(pipeline, "module", "queue")?.name).toBe(ref("each.value.name"));
     const source = (queueModule.resource as Record<string, Record<string, Record<string, unknown>[]>>)
       .aws_sqs_queue;
     const queueLocals = Object.assign({}, ...(queueModule.locals as Record<string, unknown>[]));
@@ -109,7 +111,7 @@ describe("resourceNames() and terraform/modules/pipeline derive the same names",
       const dlqLocal = evaluate(queueLocals.dlq_name, moduleScope);
       expect(names.queues[key].fifo, key).toBe(fifo);
       expect(names.queues[key].name, key).toBe(evaluate(source?.this?.[0]?.name, moduleScope));
-      expect(source?.dlq?.[0]?.name).toBe("${local.dlq_name}");
+      expect(source?.dlq?.[0]?.name).toBe(ref("local.dlq_name"));
       expect(names.queues[key].dlqName, key).toBe(dlqLocal);
     }
     expect(names.queues.session_jobs.name).toBe(`${PREFIX}-session-jobs.fifo`);

@@ -53,13 +53,13 @@ variable "parallelization_factor" {
 }
 
 variable "maximum_retry_attempts" {
-  description = "Retries of a failed batch; N gives N+1 invocations (§1.3). -1 (infinite) is refused."
+  description = "Retries of a failed batch; N gives N+1 invocations (§1.3). -1 is infinite, as AWS allows: a poison record then blocks its shard until it expires (lint:config reports it)."
   type        = number
   default     = 3
 
   validation {
-    condition     = var.maximum_retry_attempts >= 0 && var.maximum_retry_attempts <= 10000
-    error_message = "maximum_retry_attempts must be 0-10000: -1 (infinite) can block a shard for the stream's retention."
+    condition     = var.maximum_retry_attempts >= -1 && var.maximum_retry_attempts <= 10000
+    error_message = "maximum_retry_attempts must be -1-10000 (§1.3)."
   }
 }
 

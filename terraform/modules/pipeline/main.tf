@@ -18,14 +18,8 @@ locals {
 }
 
 # Each function's typed tuning settings (terraform.tfvars.json: concurrency, deadline_margin_ms) become the
-# environment variables the function reads (@mcp-pipeline/settings' tuning.ts declares both).
+# environment variables the function reads (local.tuning_variables, generated from tuning.ts).
 locals {
-  tuning_variables = {
-    processor   = { concurrency = "PROCESSOR_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
-    tool_worker = { concurrency = "WORKER_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
-    fifo_worker = { concurrency = "WORKER_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
-    dlq_redrive = { concurrency = "REDRIVE_CONCURRENCY", deadline_margin_ms = "DEADLINE_MARGIN_MS" }
-  }
   tuning_environment = {
     for fn, settings in {
       processor   = var.processor

@@ -44,12 +44,27 @@ run "without_a_destination_no_destination_config" {
   }
 }
 
-# "maximum_retry_attempts must be 0-10000: -1 (infinite) can block a shard for the stream's retention."
-run "infinite_retries_are_refused" {
+# -1 (infinite) is in AWS's range (docs/aws-semantics.md §1.3) and in the settings schema's: the module
+# passes it on, and lint:config reports it (infinite-retries) before an apply.
+run "infinite_retries_are_passed_on" {
   command = plan
 
   variables {
     maximum_retry_attempts = -1
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.maximum_retry_attempts == -1
+    error_message = "maximum_retry_attempts = -1 must reach the mapping."
+  }
+}
+
+# "maximum_retry_attempts must be -1-10000 (§1.3)."
+run "retries_below_minus_one_are_refused" {
+  command = plan
+
+  variables {
+    maximum_retry_attempts = -2
   }
 
   expect_failures = [var.maximum_retry_attempts]

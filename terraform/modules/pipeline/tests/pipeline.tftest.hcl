@@ -176,3 +176,37 @@ run "without_its_artifact_dlq_redrive_is_not_deployed_but_its_queue_is" {
     error_message = "dlq-redrive waits for its artifact; the failure queue exists either way."
   }
 }
+
+# The validations generated from the settings schema (settings.generated.tf) hold for a direct `terraform plan`.
+run "a_tuning_setting_out_of_its_range_is_refused" {
+  command = plan
+
+  variables {
+    dlq_redrive = merge(var.dlq_redrive, { concurrency = 65 })
+  }
+
+  expect_failures = [var.dlq_redrive]
+}
+
+run "a_tuning_variable_in_the_free_form_environment_is_refused" {
+  command = plan
+
+  variables {
+    tool_worker = merge(var.tool_worker, { environment = { WORKER_CONCURRENCY = "4" } })
+  }
+
+  expect_failures = [var.tool_worker]
+}
+
+run "infinite_retries_pass_the_pipeline_and_the_kinesis_esm_module_alike" {
+  command = plan
+
+  variables {
+    processor = merge(var.processor, { esm = merge(var.processor.esm, { maximum_retry_attempts = -1 }) })
+  }
+
+  assert {
+    condition     = var.processor.esm.maximum_retry_attempts == -1
+    error_message = "-1 retries (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
+  }
+}

@@ -1,0 +1,1 @@
+../common/settings.generated.tf
