@@ -4,12 +4,15 @@
  * layout lists exactly the workspaces there are, and names every Terraform module.
  *
  * Exports are read from the source text (a package's `index.ts` is its whole public API), following
- * `export * from` into the files it names: enough for how this repository writes its indexes, and no
- * compiler run. The examples use variables they do not declare (`record`, `context`), so they are not
- * typechecked: what is checked is that every name they import exists.
+ * `export * from` into the files it names: a fast check with a readable failure. The examples are then
+ * typechecked as well, in one compiler run over in-memory files (nothing is written): calls, options and
+ * results must fit the APIs. An example may use a name it does not declare (`record`, `context`: what the
+ * reader's own code has), so "cannot find name" is not an error there, unless the name is a misspelling
+ * of one the example imports.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
@@ -88,41 +91,46 @@ function exportNames(file: string, sources: Sources = disk, seen: Set<string> = 
   return names;
 }
 
+/** The ```ts blocks of a Markdown file. */
+const tsBlocks = (markdown: string) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);
+
 interface ImportedNames {
   readonly specifier: string;
   /** The names imported (`default` for a default import); empty for `import * as`. */
   readonly names: readonly string[];
 }
 
-/** What the ```ts blocks of a Markdown file import from @mcp-pipeline/*. */
-function examplesImports(markdown: string): ImportedNames[] {
+/** What a block of TypeScript imports from @mcp-pipeline/*. */
+function importsOf(block: string): ImportedNames[] {
   const imports: ImportedNames[] = [];
-  for (const [, block] of markdown.matchAll(/^```ts\n([\s\S]*?)^```/gm)) {
-    const pattern = /import\s+(type\s+)?([\s\S]*?)\s+from\s+["'](@mcp-pipeline\/[^"']+)["']/g;
-    for (const [, , clause, specifier] of (block as string).matchAll(pattern)) {
-      const text = (clause as string).trim();
-      const names: string[] = [];
-      const braces = /\{([^}]*)\}/.exec(text);
-      if (braces)
-        for (const item of (braces[1] as string).split(",")) {
-          const name =
-            item
-              .trim()
-              .replace(/^type\s+/, "")
-              .split(/\s+as\s+/)[0]
-              ?.trim() ?? "";
-          if (name !== "") names.push(name);
-        }
-      const head = text
-        .replace(/\{[^}]*\}/, "")
-        .replace(/,\s*$/, "")
-        .trim();
-      if (head !== "" && !head.startsWith("*")) names.push("default");
-      imports.push({ specifier: specifier as string, names });
-    }
+  const pattern = /import\s+(type\s+)?([\s\S]*?)\s+from\s+["'](@mcp-pipeline\/[^"']+)["']/g;
+  for (const [, , clause, specifier] of block.matchAll(pattern)) {
+    const text = (clause as string).trim();
+    const names: string[] = [];
+    const braces = /\{([^}]*)\}/.exec(text);
+    if (braces)
+      for (const item of (braces[1] as string).split(",")) {
+        const name =
+          item
+            .trim()
+            .replace(/^type\s+/, "")
+            .split(/\s+as\s+/)[0]
+            ?.trim() ?? "";
+        if (name !== "") names.push(name);
+      }
+    const head = text
+      .replace(/\{[^}]*\}/, "")
+      .replace(/,\s*$/, "")
+      .trim();
+    if (head !== "" && !head.startsWith("*")) names.push("default");
+    imports.push({ specifier: specifier as string, names });
   }
   return imports;
 }
+
+/** What the ```ts blocks of a Markdown file import from @mcp-pipeline/*. */
+const examplesImports = (markdown: string) => tsBlocks(markdown).flatMap(importsOf);
 
 /** `@mcp-pipeline/aws/s3-client` -> the file its package.json `exports` names. */
 function entryFile(all: readonly Workspace[], specifier: string): string | undefined {
@@ -143,6 +151,60 @@ function layout(): { readonly block: string; readonly listed: string[] } {
     .map((line) => /^((?:packages|functions)\/[a-z0-9-]+)(?:\s|$)/.exec(line)?.[1])
     .filter((dir): dir is string => dir !== undefined);
   return { block, listed };
+}
+
+/** Diagnostics that only say the example uses what the reader's code declares (see the header). */
+const UNDECLARED = new Set([
+  2304, // Cannot find name 'record'.
+  2552, // Cannot find name 'events'. Did you mean 'event'?
+  7006, // Parameter 'e' implicitly has an 'any' type (it belongs to an undeclared array's callback).
+  7031, // Binding element implicitly has an 'any' type (likewise).
+  18004, // No value exists in scope for the shorthand property 'queueUrl'.
+]);
+
+/**
+ * Typechecks every block as a module beside its README (so that imports resolve as they would in that
+ * workspace), with the repository's compiler options, and returns the errors that are not UNDECLARED: a
+ * relative import (`./config.js`, the reader's own file) and a name the example does not declare are
+ * allowed, a misspelt import is not.
+ */
+function typecheckExamples(readmes: readonly string[]): string[] {
+  const files = new Map<string, string>();
+  for (const readme of readmes)
+    for (const [i, block] of tsBlocks(readFileSync(join(root, readme), "utf8")).entries())
+      files.set(join(root, dirname(readme), `readme-example-${i}.ts`), block);
+  const base = ts.parseJsonConfigFileContent(
+    ts.readConfigFile(join(root, "tsconfig.base.json"), ts.sys.readFile).config,
+    ts.sys,
+    root,
+  );
+  // An example shows a call, not a whole program: what it leaves unused is fine.
+  const options = { ...base.options, noUnusedLocals: false, noUnusedParameters: false, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (f) => files.has(f) || fileExists.call(host, f);
+  host.readFile = (f) => files.get(f) ?? readFile.call(host, f);
+  host.getSourceFile = (f, language, ...rest) => {
+    const text = files.get(f);
+    return text === undefined
+      ? getSourceFile.call(host, f, language, ...rest)
+      : ts.createSourceFile(f, text, language, true);
+  };
+  const program = ts.createProgram([...files.keys()], options, host);
+  const errors: string[] = [];
+  for (const [file, text] of files) {
+    const imported = new Set(importsOf(text).flatMap((i) => i.names));
+    for (const d of ts.getPreEmitDiagnostics(program, program.getSourceFile(file))) {
+      const message = ts.flattenDiagnosticMessageText(d.messageText, " ");
+      const suggestion = /Did you mean '([^']+)'/.exec(message)?.[1];
+      const relativeImport = d.code === 2307 && /module '\.\.?\//.test(message);
+      if (relativeImport || (UNDECLARED.has(d.code) && !(suggestion && imported.has(suggestion)))) continue;
+      const line =
+        d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+      errors.push(`${relative(root, file)} (line ${line} of the block): TS${d.code} ${message}`);
+    }
+  }
+  return errors;
 }
 
 const all = workspaces();
@@ -176,6 +238,10 @@ describe("README examples import only what packages export", () => {
           problems.push(`${name}: not exported by ${specifier} (${relative(root, file)})`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it("and typecheck against them (one compiler run over every README's examples)", () => {
+    expect(typecheckExamples(readmes)).toEqual([]);
   });
 
   it("reads the export forms the indexes use", () => {
