@@ -14,9 +14,9 @@ import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { LocalPipeline } from "@mcp-pipeline/local-pipeline";
 import { listQuarantine } from "@mcp-pipeline/redrive";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { bundleAll } from "@mcp-pipeline/testing";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bundleAll } from "../../../scripts/test/bundles.ts";
 import { main as redrive } from "../src/index.js";
 
 const root = join(import.meta.dirname, "../../..");
