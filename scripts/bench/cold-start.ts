@@ -277,7 +277,7 @@ set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential 
 S3 result write. Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written
 validators held to the zod schemas by packages/contracts/test/validators.test.ts; the quarantine format's
 writer and reader one held to its schema by packages/quarantine/test/validate.test.ts; dlq-redrive's failure
-records one held to theirs by packages/redrive/test/failure-record.test.ts; every function's configuration
+records one held to theirs by packages/recovery/test/failure-record.test.ts; every function's configuration
 (and dlq-redrive's manual actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the
 same hand-written rules, each held to the zod schema it replaced by its function's test/config.test.ts (the
 workers': packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at
