@@ -11,7 +11,7 @@ import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs } from "../src/index.js";
-import { body, job, WorkerStack } from "./stack.js";
+import { body, ESM_VISIBILITY_SECONDS, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
 /** moto's server: the FIFO ordering test receives its batch the way SQS returns it (§3). */
@@ -28,8 +28,6 @@ beforeEach(async () => {
 
 const ok = (tag: string) => ({ path: `/ok/${tag}` });
 
-/** The queues' visibility timeout where the event source mapping retries: a reported message comes back after it. */
-const ESM_VISIBILITY_SECONDS = 2;
 /** How long a test waits for the mapping to reach a state: a bound for a broken run, not a speed assertion. */
 const ESM_WAIT = { timeout: 120_000, interval: 100 };
 

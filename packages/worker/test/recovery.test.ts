@@ -5,7 +5,7 @@ import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
-import { body, job, WorkerStack } from "./stack.js";
+import { body, ESM_VISIBILITY_SECONDS, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ async function completedEvents(callId: string) {
 describe("worker recovery does not depend on the optional BatchGetItem pre-read (issue 10, defect 2)", () => {
   it("attempt 1 stored the result but could not publish it; attempt 2's pre-read fails: the tool does not run again and the stored result stays", async () => {
     // The event source mapping retries: the reported message comes back after the visibility timeout.
-    await stack.reset(3, 2);
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const { registry, runs } = countingRegistry();
     const j = job("test.counted", {});
     await stack.send(stack.standard, [body(j)]);

@@ -55,6 +55,13 @@ export interface RunningEsm {
   stop(): Promise<void>;
 }
 
+/**
+ * The queues' visibility timeout in a test where the event source mapping retries (`reset(n, this)`): a
+ * reported message comes back after it. Long enough that an invocation on a loaded machine ends before
+ * its messages come back.
+ */
+export const ESM_VISIBILITY_SECONDS = 5;
+
 /** The `http.request` tool's timeout in the stack. */
 export const HTTP_TOOL_TIMEOUT_MS = 10_000;
 
