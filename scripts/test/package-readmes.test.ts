@@ -104,7 +104,8 @@ interface ImportedNames {
 /** What a block of TypeScript imports from @mcp-pipeline/*. */
 function importsOf(block: string): ImportedNames[] {
   const imports: ImportedNames[] = [];
-  const pattern = /import\s+(type\s+)?([\s\S]*?)\s+from\s+["'](@mcp-pipeline\/[^"']+)["']/g;
+  // The names may not run past another import: a non-@mcp-pipeline import before one would be read as its.
+  const pattern = /import\s+(type\s+)?((?:(?!\bimport\b)[\s\S])*?)\s+from\s+["'](@mcp-pipeline\/[^"']+)["']/g;
   for (const [, , clause, specifier] of block.matchAll(pattern)) {
     const text = (clause as string).trim();
     const names: string[] = [];
@@ -276,6 +277,7 @@ describe("README examples import only what packages export", () => {
       'import * as s from "@mcp-pipeline/y";',
       'import {\n  f,\n  g,\n} from "@mcp-pipeline/z";',
       'import { KinesisClient } from "@aws-sdk/client-kinesis";',
+      'import { resolve } from "node:path";\nimport { h } from "@mcp-pipeline/w";',
       "```",
       "```sh",
       'import { notTs } from "@mcp-pipeline/x";',
@@ -286,6 +288,7 @@ describe("README examples import only what packages export", () => {
       { specifier: "@mcp-pipeline/x/sub", names: ["E"] },
       { specifier: "@mcp-pipeline/y", names: [] },
       { specifier: "@mcp-pipeline/z", names: ["f", "g"] },
+      { specifier: "@mcp-pipeline/w", names: ["h"] },
     ]);
   });
 });

@@ -6,13 +6,13 @@
  *                     import of index.mjs neither parses nor evaluates it (docs/benchmarks/cold-start.md)
  *   *.mjs.map         external source maps, kept beside the zip, not in it (smaller zip, faster cold start)
  *   meta.json         esbuild metafile, for bundle-size analysis
- * Run through `npm run build` (turbo), which also collects every function into dist/manifest.json.
+ * Run through `npm run build` (turbo; each function's build script runs bin/bundle-function.ts), which
+ * also collects every function into dist/manifest.json.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { deterministicZip } from "./lib/deterministic-zip.ts";
+import { deterministicZip } from "./deterministic-zip.js";
 
 /**
  * zod's locales other than English: `import { z } from "zod"` imports a namespace object esbuild cannot
@@ -110,9 +110,4 @@ export async function bundleFunction(
   await writeFile(join(outDir, `${name}.zip`), await deterministicZip(files));
   await Promise.all(files.map((f) => rm(join(outDir, f.name))));
   return { name, codeBytes: files.reduce((sum, f) => sum + f.content.byteLength, 0) };
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { name, codeBytes } = await bundleFunction(process.cwd(), join(process.cwd(), "dist"));
-  console.log(`${name}: ${codeBytes} bytes of code`);
 }

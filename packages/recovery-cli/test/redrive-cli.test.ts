@@ -8,7 +8,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { countMessages } from "@mcp-pipeline/redrive";
+import { countMessages } from "@mcp-pipeline/recovery";
 import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../src/index.js";
@@ -49,7 +49,7 @@ async function run(argv: string[]) {
   return { code, err, out };
 }
 
-describe("npm run redrive -- dlq (issue 14: a redrive that ends)", () => {
+describe("npm run recover -- redrive (issue 14: a redrive that ends)", () => {
   it("ends with a summary while the messages are still poison, printing progress, and the dry run counts what is there", async () => {
     const { QueueUrl: dlq = "" } = await sqs.send(new CreateQueueCommand({ QueueName: "cli-tool-jobs-dlq" }));
     const { QueueUrl: source = "" } = await sqs.send(new CreateQueueCommand({ QueueName: "cli-tool-jobs" }));
@@ -83,7 +83,7 @@ describe("npm run redrive -- dlq (issue 14: a redrive that ends)", () => {
       }
     })();
 
-    const moved = await run(["dlq", "--from", dlq, "--to", source, "--mode", "mover"]).finally(() => {
+    const moved = await run(["redrive", "--from", dlq, "--to", source, "--mode", "mover"]).finally(() => {
       done = true;
     });
     await worker;
@@ -92,7 +92,7 @@ describe("npm run redrive -- dlq (issue 14: a redrive that ends)", () => {
     expect(moved.out).toMatch(/^3 moved back to .* \(mover\), 0 refused or not taken/);
     expect(moved.out).toContain("arrived in the DLQ after the start");
 
-    const dry = await run(["dlq", "--from", dlq, "--to", source, "--dry-run", "--json"]);
+    const dry = await run(["redrive", "--from", dlq, "--to", source, "--dry-run", "--json"]);
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.out)).toMatchObject({ mode: "dry-run", waiting: 3, waitingIsApproximate: false });
     // The count hid nothing: all three are there for the next run.

@@ -12,12 +12,12 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
 import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { LocalPipeline } from "@mcp-pipeline/local-pipeline";
-import { listQuarantine } from "@mcp-pipeline/redrive";
+import { listQuarantine } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { bundleAll } from "@mcp-pipeline/testing";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { bundleAll } from "../../../scripts/test/bundles.ts";
-import { main as redrive } from "../src/index.js";
+import { main as recover } from "../src/index.js";
 
 const root = join(import.meta.dirname, "../../..");
 let dist: string;
@@ -58,7 +58,7 @@ async function streamRecordCount(): Promise<number> {
   return count;
 }
 
-/** Runs the redrive CLI against the running stack, as an operator would with the --serve variables. */
+/** Runs the recovery CLI against the running stack, as an operator would with the --serve variables. */
 async function cli(argv: string[]): Promise<{ code: number; out: string }> {
   const env: Record<string, string> = {
     AWS_REGION: pipeline.region,
@@ -79,7 +79,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
     return true;
   });
   try {
-    return { code: await redrive(argv, process.env), out };
+    return { code: await recover(argv, process.env), out };
   } finally {
     spy.mockRestore();
     vi.unstubAllEnvs();
@@ -210,7 +210,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
     await pipeline.sqs.send(
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolDlq.url, MessageBody: job }),
     );
-    const moved = await cli(["dlq", "--queue", "tool-jobs", "--json"]);
+    const moved = await cli(["redrive", "--queue", "tool-jobs", "--json"]);
     expect(moved.code).toBe(0);
     expect(JSON.parse(moved.out)).toMatchObject({ mode: "mover", moved: 1, failed: 0 });
     await eventually(async () => expect((await call("from-the-dlq"))?.status).toBe("completed"));

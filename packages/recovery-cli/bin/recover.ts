@@ -1,4 +1,4 @@
-/** `npm run redrive`'s entry: runs the command line and exits with its status. */
+/** `npm run recover`'s entry: runs the command line and exits with its status. */
 import { ExitCode, runIfMain } from "@mcp-pipeline/cli";
 import { main } from "../src/index.js";
 

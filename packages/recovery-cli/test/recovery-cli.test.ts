@@ -17,7 +17,7 @@ async function run(argv: string[], env: Record<string, string> = {}) {
   return { code: await main(argv, env), err, out };
 }
 
-describe("npm run redrive: bad command lines get a clear error and exit code 2", () => {
+describe("npm run recover: bad command lines get a clear error and exit code 2", () => {
   it.each([
     [[], ""],
     [["frobnicate"], 'unknown command "frobnicate"'],
@@ -38,20 +38,23 @@ describe("npm run redrive: bad command lines get a clear error and exit code 2",
       '--rate must be a whole number, got "1.5"',
     ],
     [["show", "--bucket", "b"], "show needs the object key"],
-    [["dlq"], "dlq needs --from and --to"],
-    [["dlq", "--queue", "nope"], "--queue must be one of tool-jobs, session-jobs, stream-failures"],
-    [["dlq", "--from", "a", "--to", "b", "--mode", "teleport"], "--mode must be auto, move-task or mover"],
+    [["redrive"], "redrive needs --from and --to"],
+    [["redrive", "--queue", "nope"], "--queue must be one of tool-jobs, session-jobs, stream-failures"],
+    [
+      ["redrive", "--from", "a", "--to", "b", "--mode", "teleport"],
+      "--mode must be auto, move-task or mover",
+    ],
   ])("%j", async (argv, message) => {
     const { code, err, out } = await run(argv);
     expect(code).toBe(2);
     expect(err + out).toContain(message);
     // The message, then the usage.
-    expect(err + out).toContain("npm run redrive -- <command> [options]");
+    expect(err + out).toContain("npm run recover -- <command> [options]");
   });
 
   it("--help prints the usage and exits 0", async () => {
     const { code, out } = await run(["--help"]);
     expect(code).toBe(0);
-    expect(out).toContain("npm run redrive -- <command>");
+    expect(out).toContain("npm run recover -- <command>");
   });
 });

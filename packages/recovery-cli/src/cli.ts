@@ -1,5 +1,5 @@
 /**
- * `npm run redrive -- <command>`: inspect the quarantine, replay it into the stream, redrive SQS DLQs.
+ * `npm run recover -- <command>`: inspect the quarantine, replay it into the stream, redrive SQS DLQs.
  * Reaches AWS (or LocalStack, or `npm start -- --serve`) through the standard variables: AWS_REGION,
  * credentials, AWS_ENDPOINT_URL_*.
  */
@@ -15,16 +15,16 @@ import {
   type QuarantineFilter,
   replayedAt,
   replayQuarantine,
-} from "@mcp-pipeline/redrive";
+} from "@mcp-pipeline/recovery";
 
-export const USAGE = `npm run redrive -- <command> [options]
+export const USAGE = `npm run recover -- <command> [options]
 
 Commands
   inspect                 counts of quarantined records by reason, shard and day
   show KEY                one quarantined record, its data decoded
   replay                  put quarantined records back into the stream (original partition keys and
                           bytes, order kept per key) and mark each one, so a second replay skips it
-  dlq                     move the messages an SQS DLQ holds when it starts back to its source queue,
+  redrive                 move the messages an SQS DLQ holds when it starts back to its source queue,
                           once each (StartMessageMoveTask, or a mover that keeps FIFO groups where it
                           is missing); what arrives after the start (still poison) stays for the next
                           run. With --dry-run, counts the messages by receiving them (then releases
@@ -39,12 +39,12 @@ Filters (inspect, replay)
 Options
   --bucket NAME           quarantine bucket (default $QUARANTINE_BUCKET)
   --stream NAME           stream to replay into (default $STREAM_NAME)
-  --from URL, --to URL    dlq: the DLQ and its source queue
-  --queue NAME            dlq: tool-jobs, session-jobs or stream-failures, with URLs from the variables
+  --from URL, --to URL    redrive: the DLQ and its source queue
+  --queue NAME            redrive: tool-jobs, session-jobs or stream-failures, with URLs from the variables
                           printed by \`npm start -- --serve\` (TOOL_DLQ_URL and TOOL_QUEUE_URL, ...)
-  --mode auto|move-task|mover   dlq: how to move (default auto)
+  --mode auto|move-task|mover   redrive: how to move (default auto)
   --dry-run               say what would happen, change nothing
-  --rate N                records (replay) or messages (dlq) per second, at most (default 100)
+  --rate N                records (replay) or messages (redrive) per second, at most (default 100)
   --json                  print the result as JSON
   -h, --help
 
@@ -174,7 +174,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         );
         return ExitCode.Ok;
       }
-      case "dlq": {
+      case "redrive": {
         const named = v.queue ? QUEUES[v.queue] : undefined;
         if (v.queue && !named)
           throw new UsageError(`--queue must be one of ${Object.keys(QUEUES).join(", ")}`);
@@ -182,7 +182,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
         const to = v.to ?? (named ? env[named[1]] : undefined);
         if (!from || !to)
           throw new UsageError(
-            "dlq needs --from and --to (or --queue with the variables npm start --serve prints)",
+            "redrive needs --from and --to (or --queue with the variables npm start --serve prints)",
           );
         const mode = v.mode ?? "auto";
         if (mode !== "auto" && mode !== "move-task" && mode !== "mover")
