@@ -51,6 +51,25 @@ const sideEffectFree: Plugin = {
   },
 };
 
+/**
+ * Packages bundled from more than one node_modules folder: npm installs a workspace's dependency in the
+ * workspace's own node_modules when the root holds another version (fauxqs, a test dependency, put a newer
+ * @aws-sdk/client-s3 there), and esbuild bundles each copy. Three copies of the S3 client made 100 KiB of
+ * dlq-redrive's zip and import (docs/benchmarks/cold-start.md); the cure is the workspaces' version pinned at
+ * the root (package.json's devDependencies), so that npm hoists one copy.
+ */
+export function duplicatedPackages(inputs: readonly string[]): string[] {
+  const folders = new Map<string, Set<string>>();
+  for (const path of inputs) {
+    const found = path.match(/^(.*node_modules\/)((?:@[^/]+\/)?[^/]+)\//);
+    if (!found?.[1] || !found[2]) continue;
+    folders.set(found[2], (folders.get(found[2]) ?? new Set()).add(found[1]));
+  }
+  return [...folders]
+    .filter(([, dirs]) => dirs.size > 1)
+    .map(([name, dirs]) => `${name} (${[...dirs].join(", ")})`);
+}
+
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
   functionDir: string,
@@ -99,6 +118,17 @@ export async function bundleFunction(
     throw new Error(
       `${name}: the bundle carries code no function calls (${unused.length} files, e.g. ${unused[0]}): ` +
         `import zod as a namespace (import * as z from "zod"), not { z }, which esbuild cannot shake`,
+    );
+  }
+  const duplicated = duplicatedPackages(
+    outputs.flatMap(([, output]) =>
+      Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    ),
+  );
+  if (duplicated.length > 0) {
+    throw new Error(
+      `${name}: the bundle carries two copies of ${duplicated.join("; ")}: pin the workspaces' version in ` +
+        "the root package.json so that npm installs one copy",
     );
   }
   const files = await Promise.all(

@@ -7,7 +7,7 @@ import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
-import { bundleFunction } from "../bundle-function.ts";
+import { bundleFunction, duplicatedPackages } from "../bundle-function.ts";
 import { base64Sha256 } from "../lib/deterministic-zip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
@@ -19,6 +19,24 @@ beforeAll(async () => {
 afterAll(() => rm(work, { recursive: true, force: true }));
 
 describe("function artifacts", () => {
+  it("name a package bundled from two node_modules folders, which the build refuses", () => {
+    // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.
+    const inputs = [
+      "../../packages/aws/node_modules/@aws-sdk/client-s3/dist-es/S3Client.js",
+      "../../packages/redrive/node_modules/@aws-sdk/client-s3/dist-es/schemas/schemas_0.js",
+      "../../packages/aws/node_modules/@aws-sdk/client-s3/dist-es/schemas/schemas_0.js",
+      "../../node_modules/@smithy/core/dist-es/index.js",
+      "../../packages/consumer-shell/node_modules/@aws-lambda-powertools/logger/lib/esm/Logger.js",
+      "../../packages/redrive/src/index.ts",
+    ];
+    expect(duplicatedPackages(inputs)).toEqual([
+      "@aws-sdk/client-s3 (../../packages/aws/node_modules/, ../../packages/redrive/node_modules/)",
+    ]);
+    expect(
+      duplicatedPackages(inputs.filter((path) => !path.includes("packages/redrive/node_modules"))),
+    ).toEqual([]);
+  });
+
   it("are byte-identical when built twice from the same sources", async () => {
     await bundleFunction(processorDir, join(work, "a"));
     await bundleFunction(processorDir, join(work, "b"));
