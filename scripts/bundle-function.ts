@@ -70,6 +70,31 @@ export function duplicatedPackages(inputs: readonly string[]): string[] {
     .map(([name, dirs]) => `${name} (${[...dirs].join(", ")})`);
 }
 
+/**
+ * The SDK's default credential chain, resolved to a chain of the two links Lambda answers (environment and
+ * container credentials): the others, and the STS/SSO/sign-in clients they need, never run in a function but
+ * made a fifth of each zip (packages/aws/src/lambda-credentials.ts, docs/benchmarks/cold-start.md).
+ */
+export const LAMBDA_CREDENTIALS = join(import.meta.dirname, "../packages/aws/src/lambda-credentials.ts");
+
+/**
+ * Packages only a browser runs, left out of the zip: @aws-sdk/core's client entry exports the browser's
+ * user-agent provider next to Node's, and its `import("bowser")` (a user-agent parser, 37 KiB) became a
+ * chunk that Node never loads. An import of it would fail loudly ("Cannot find package"), not silently.
+ */
+const BROWSER_ONLY = ["bowser"];
+
+const lambdaOnly: Plugin = {
+  name: "lambda-only",
+  setup(build) {
+    build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: LAMBDA_CREDENTIALS }));
+    build.onResolve({ filter: new RegExp(`^(${BROWSER_ONLY.join("|")})$`) }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+  },
+};
+
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
   functionDir: string,
@@ -104,7 +129,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [sideEffectFree],
+    plugins: [lambdaOnly, sideEffectFree],
     logLevel: "warning",
   });
 

@@ -7,7 +7,7 @@ import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
-import { bundleFunction, duplicatedPackages } from "../bundle-function.ts";
+import { bundleFunction, duplicatedPackages, LAMBDA_CREDENTIALS } from "../bundle-function.ts";
 import { base64Sha256 } from "../lib/deterministic-zip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
@@ -58,6 +58,20 @@ describe("function artifacts", () => {
     expect(names).toEqual([...names].sort());
     // The rare path (the quarantine's S3 client) is in a chunk of its own, not in what an import loads.
     expect(names.length).toBeGreaterThan(1);
+    // What a function never runs is not in the zip: the SDK's default credential chain beyond Lambda's two
+    // sources (and the STS/SSO clients it needs), and the browser's user-agent parser.
+    const meta = JSON.parse(await readFile(join(work, "a/meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const bundled = Object.values(meta.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(
+      bundled.filter((path) =>
+        /credential-provider-(node|ini|sso|process|web-identity|login)\/|nested-clients\/|bowser\//.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(bundled.some((path) => join(processorDir, path) === LAMBDA_CREDENTIALS)).toBe(true);
     for (const name of names) {
       // 1980-01-01 00:00 in DOS fields, regular file rw-r--r--.
       expect(entries.get(name)).toMatchObject({
