@@ -9,7 +9,7 @@
  * Run through `npm run build` (turbo), which also collects every function into dist/manifest.json.
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { deterministicZip } from "./lib/deterministic-zip.ts";
@@ -95,6 +95,35 @@ const lambdaOnly: Plugin = {
   },
 };
 
+/**
+ * An SDK client's schemas (schemas_0.js: one array per shape and operation, 481 of them for S3) are pure
+ * data, but their traits are written with computed keys (`{ [_hH]: "x-amz-acl" }`, `_hH` a constant of the
+ * same file), which esbuild must assume may run code, so it kept every schema a client has: 64 KiB of S3's
+ * in each zip, for the one or two operations a function calls. Written with the constant's string as the
+ * key (the same object), unused schemas are shaken out like any unused declaration.
+ */
+const SDK_SCHEMAS = /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]dist-es[\\/]schemas[\\/]schemas_\d+\.js$/;
+
+/** `source` with every computed key `[_name]:` whose `_name` is a string constant of the file written as that string. */
+export function withLiteralKeys(source: string): string {
+  const constants = new Map<string, string>();
+  for (const [, name, value] of source.matchAll(/^const (_\w+) = ("(?:[^"\\]|\\.)*");$/gm)) {
+    if (name && value) constants.set(name, value);
+  }
+  return source.replace(/\[(_\w+)\]:/g, (key, name: string) => constants.get(name)?.concat(":") ?? key);
+}
+
+export const shakableSchemas: Plugin = {
+  name: "shakable-schemas",
+  setup(build) {
+    build.onLoad({ filter: SDK_SCHEMAS }, async (args) => ({
+      contents: withLiteralKeys(await readFile(args.path, "utf8")),
+      loader: "js",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 /** Bundles `functionDir` into `outDir`; returns the size of the code in the zip. */
 export async function bundleFunction(
   functionDir: string,
@@ -129,7 +158,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [lambdaOnly, sideEffectFree],
+    plugins: [lambdaOnly, shakableSchemas, sideEffectFree],
     logLevel: "warning",
   });
 
