@@ -97,7 +97,7 @@ const lambdaOnly: Plugin = {
 
 /**
  * An SDK client's schemas (schemas_0.js: one array per shape and operation, 481 of them for S3) are pure
- * data, but their traits are written with computed keys (`{ [_hH]: "x-amz-acl" }`, `_hH` a constant of the
+ * data, but their traits are written with computed keys (`{ [_hH]: _xaa }`, `_hH` a string constant of the
  * same file), which esbuild must assume may run code, so it kept every schema a client has: 64 KiB of S3's
  * in each zip, for the one or two operations a function calls. Written with the constant's string as the
  * key (the same object), unused schemas are shaken out like any unused declaration.
