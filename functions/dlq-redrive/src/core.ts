@@ -1,7 +1,6 @@
-import type { sqsClient } from "@mcp-pipeline/aws";
-import { sendToDeadLetterQueue } from "@mcp-pipeline/aws";
 import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import type { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sendToDeadLetterQueue, type sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";

@@ -1,6 +1,6 @@
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { consumerHandler, sqsRecords } from "@mcp-pipeline/consumer-shell";
 import { dlqRedriveConfigSchema } from "./config.js";
 import {

@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { captureOutput, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,

@@ -6,8 +6,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterEach, expect } from "vitest";
 import { type InvokeResult, type KinesisEsmParameters, LocalFunction } from "../src/index.js";

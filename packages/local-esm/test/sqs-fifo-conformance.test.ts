@@ -4,7 +4,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/emulators";
 import { startMotoServer } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,9 +3,9 @@
  * Reaches AWS (or LocalStack, or `npm start -- --serve`) through the standard variables: AWS_REGION,
  * credentials, AWS_ENDPOINT_URL_*.
  */
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { ExitCode, parseCommandLine, refuseCommandLine, UsageError, wholeNumber } from "@mcp-pipeline/cli";
 import { readQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {

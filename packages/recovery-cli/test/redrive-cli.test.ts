@@ -6,7 +6,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { countMessages } from "@mcp-pipeline/recovery";
 import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";

@@ -16,9 +16,10 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { DeadLetterAttribute, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";

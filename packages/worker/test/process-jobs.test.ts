@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { DeadLetterAttribute, sqsClient } from "@mcp-pipeline/aws";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { TransientError } from "@mcp-pipeline/contracts";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";

@@ -9,9 +9,10 @@ import {
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { dynamoDbDocumentClient, putAllRecords, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, putAllRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   CURRENT_SPEC_VERSION,
   decodeLifecycleEventBytes,
