@@ -1,11 +1,10 @@
 /// <reference path="./dynalite.d.ts" />
 /// <reference path="./kinesalite.d.ts" />
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
+import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 
 export {
   AWS_BACKENDS,
@@ -16,7 +15,19 @@ export {
   startSqsS3Endpoint,
 } from "./backend.js";
 export type { DynamoDbDelays } from "./dynamodb-server.mjs";
+export { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./moto.js";
+export {
+  AwsJsonContentType,
+  behindProxy,
+  forward,
+  type InjectedFault,
+  type ProxiedCall,
+  readBody,
+  relay,
+  startAwsJsonProxy,
+  startFaultProxy,
+} from "./proxy.js";
 export {
   createBucketWhenReady,
   createQueueWhenReady,
@@ -44,29 +55,6 @@ export interface KinesisDelays {
 export interface EmulatorDelays {
   readonly dynamodb?: DynamoDbDelays;
   readonly kinesis?: KinesisDelays;
-}
-
-export interface RunningEmulator {
-  /** http://127.0.0.1:<port> */
-  readonly endpoint: string;
-  stop(): Promise<void>;
-}
-
-/** Serves an http.Server on a free loopback port until stopped. */
-export async function listenOnLoopback(server: Server): Promise<RunningEmulator> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error?: Error) => (error ? reject(error) : resolve()));
-      }),
-  };
 }
 
 /** DynamoDB (dynalite, in memory, with Time to Live settings) on a free loopback port. */
@@ -194,69 +182,4 @@ export async function startEmulators(delays: EmulatorDelays = {}): Promise<Embed
     await stopAll();
     throw error;
   }
-}
-
-/** What a fault proxy may answer instead of the upstream: an AWS JSON error. */
-export interface InjectedFault {
-  readonly status: number;
-  readonly type: string;
-  readonly message: string;
-}
-
-/** Sends a proxied request on to `upstream` with its method, path and headers (host and length recomputed). */
-export function forward(upstream: string, request: IncomingMessage, body: Uint8Array): Promise<Response> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-  }
-  return fetch(`${upstream}${request.url ?? "/"}`, {
-    method: request.method ?? "POST",
-    headers,
-    body: new Uint8Array(body),
-  });
-}
-
-/** Writes an upstream's answer back to the proxied client (fetch has already decoded the body). */
-export async function relay(response: ServerResponse, upstream: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  upstream.headers.forEach((value, name) => {
-    if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
-      headers[name] = value;
-  });
-  response.writeHead(upstream.status, headers);
-  response.end(Buffer.from(await upstream.arrayBuffer()));
-}
-
-/**
- * A loopback proxy in front of a JSON-protocol AWS endpoint (DynamoDB, Kinesis, SQS) that answers chosen
- * requests with an error instead of forwarding them: `decide` sees the X-Amz-Target and the body.
- * Everything else passes through unchanged. For fault injection in local runs and tests.
- */
-export function startFaultProxy(
-  upstream: string,
-  decide: (target: string, body: string) => InjectedFault | undefined,
-): Promise<RunningEmulator & { readonly injected: () => number }> {
-  let injected = 0;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", async () => {
-      const body = Buffer.concat(chunks);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const fault = decide(target, body.toString("utf8"));
-      if (fault) {
-        injected += 1;
-        response.writeHead(fault.status, { "content-type": "application/x-amz-json-1.0" });
-        response.end(JSON.stringify({ __type: fault.type, message: fault.message }));
-        return;
-      }
-      try {
-        await relay(response, await forward(upstream, request, body));
-      } catch (error) {
-        response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
-        response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
-      }
-    });
-  });
-  return listenOnLoopback(server).then((running) => ({ ...running, injected: () => injected }));
 }
