@@ -1,7 +1,13 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
+import {
+  body,
+  expectConfigErrorNaming,
+  itRefusesMalformedEvents,
+  job,
+  workerHandlerSuite,
+} from "../../../packages/worker/test/stack.js";
 
 const suite = workerHandlerSuite(() => import("../src/index.js"));
 
@@ -22,17 +28,7 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
     expect((await suite.stack.drain(suite.stack.fifo.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
   });
 
-  it.each([
-    ["no event", undefined],
-    ["an event without Records", { records: [] }],
-    ["Records that is not an array", { Records: "x" }],
-  ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await suite.freshHandler({});
-    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
-      name: "InvalidEventError",
-      message: "expected an SQS event with a Records array",
-    });
-  });
+  itRefusesMalformedEvents(suite.freshHandler);
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -41,12 +37,10 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
       HTTP_TOOL_TIMEOUT_MS: "0",
       TOOL_CALLS_TABLE: undefined,
     });
-    for (const attempt of [1, 2]) {
-      const run = handler({ Records: [] }, lambdaContext());
-      await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
-      for (const name of ["WORKER_CONCURRENCY", "HTTP_TOOL_TIMEOUT_MS", "TOOL_CALLS_TABLE"]) {
-        await expect(run).rejects.toThrow(name);
-      }
-    }
+    await expectConfigErrorNaming(handler, [
+      "WORKER_CONCURRENCY",
+      "HTTP_TOOL_TIMEOUT_MS",
+      "TOOL_CALLS_TABLE",
+    ]);
   });
 });

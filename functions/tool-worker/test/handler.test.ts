@@ -1,7 +1,13 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
+import {
+  body,
+  expectConfigErrorNaming,
+  itRefusesMalformedEvents,
+  job,
+  workerHandlerSuite,
+} from "../../../packages/worker/test/stack.js";
 
 const suite = workerHandlerSuite(() => import("../src/index.js"));
 
@@ -51,17 +57,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
     });
   });
 
-  it.each([
-    ["no event", undefined],
-    ["an event without Records", { records: [] }],
-    ["Records that is not an array", { Records: "x" }],
-  ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await suite.freshHandler({});
-    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
-      name: "InvalidEventError",
-      message: "expected an SQS event with a Records array",
-    });
-  });
+  itRefusesMalformedEvents(suite.freshHandler);
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -74,20 +70,14 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
       DEDUPE_TABLE: undefined,
       RESULTS_BUCKET: undefined,
     });
-    for (const attempt of [1, 2]) {
-      const run = handler({ Records: [] }, lambdaContext());
-      await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
-      for (const name of [
-        "DEDUPE_TABLE",
-        "RESULTS_BUCKET",
-        "DEAD_LETTER_QUEUE_URL",
-        "RESULT_INLINE_MAX_BYTES",
-        "EVENTS_STREAM_NAME",
-        "MAX_RECEIVE_COUNT",
-        "HTTP_TOOL_BASE_URL",
-      ]) {
-        await expect(run).rejects.toThrow(name);
-      }
-    }
+    await expectConfigErrorNaming(handler, [
+      "DEDUPE_TABLE",
+      "RESULTS_BUCKET",
+      "DEAD_LETTER_QUEUE_URL",
+      "RESULT_INLINE_MAX_BYTES",
+      "EVENTS_STREAM_NAME",
+      "MAX_RECEIVE_COUNT",
+      "HTTP_TOOL_BASE_URL",
+    ]);
   });
 });

@@ -29,12 +29,13 @@ import {
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
+import { lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSRecord } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
 
 /** The `http.request` tool's timeout in the stack. */
@@ -401,4 +402,33 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
       return (await load()).handler;
     },
   };
+}
+
+/** A handler as the tests call it: with any event, to see what it refuses. */
+type AnyEventHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
+
+/** Registers, in the caller's describe, the tests that a worker handler refuses an event that is not an SQS batch. */
+export function itRefusesMalformedEvents(
+  freshHandler: (env: Record<string, string>) => Promise<unknown>,
+): void {
+  it.each([
+    ["no event", undefined],
+    ["an event without Records", { records: [] }],
+    ["Records that is not an array", { Records: "x" }],
+  ])("refuses %s with InvalidEventError", async (_name, event) => {
+    const handler = (await freshHandler({})) as AnyEventHandler;
+    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
+      name: "InvalidEventError",
+      message: "expected an SQS event with a Records array",
+    });
+  });
+}
+
+/** Expects the handler to fail with a ConfigError naming every one of `settings`, on every invocation (not only the first). */
+export async function expectConfigErrorNaming(handler: unknown, settings: readonly string[]): Promise<void> {
+  for (const attempt of [1, 2]) {
+    const run = (handler as AnyEventHandler)({ Records: [] }, lambdaContext());
+    await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
+    for (const name of settings) await expect(run).rejects.toThrow(name);
+  }
 }
