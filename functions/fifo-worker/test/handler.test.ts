@@ -1,13 +1,7 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import {
-  body,
-  expectConfigErrorNaming,
-  itRefusesMalformedEvents,
-  job,
-  workerHandlerSuite,
-} from "../../../packages/worker/test/stack.js";
+import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
 
 const suite = workerHandlerSuite(() => import("../src/index.js"));
 
@@ -28,7 +22,7 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
     expect((await suite.stack.drain(suite.stack.fifo.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
   });
 
-  itRefusesMalformedEvents(suite.freshHandler);
+  suite.itRefusesMalformedEvents();
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -37,7 +31,7 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
       HTTP_TOOL_TIMEOUT_MS: "0",
       TOOL_CALLS_TABLE: undefined,
     });
-    await expectConfigErrorNaming(handler, [
+    await suite.expectConfigErrorNaming(handler, [
       "WORKER_CONCURRENCY",
       "HTTP_TOOL_TIMEOUT_MS",
       "TOOL_CALLS_TABLE",

@@ -1,13 +1,7 @@
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
-import {
-  body,
-  expectConfigErrorNaming,
-  itRefusesMalformedEvents,
-  job,
-  workerHandlerSuite,
-} from "../../../packages/worker/test/stack.js";
+import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
 
 const suite = workerHandlerSuite(() => import("../src/index.js"));
 
@@ -57,7 +51,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
     });
   });
 
-  itRefusesMalformedEvents(suite.freshHandler);
+  suite.itRefusesMalformedEvents();
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -70,7 +64,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
       DEDUPE_TABLE: undefined,
       RESULTS_BUCKET: undefined,
     });
-    await expectConfigErrorNaming(handler, [
+    await suite.expectConfigErrorNaming(handler, [
       "DEDUPE_TABLE",
       "RESULTS_BUCKET",
       "DEAD_LETTER_QUEUE_URL",

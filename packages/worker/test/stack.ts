@@ -401,34 +401,30 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
       return (await load()).handler;
     },
+    /** Registers, in the caller's describe, the tests that the handler refuses an event that is not an SQS batch. */
+    itRefusesMalformedEvents(): void {
+      it.each([
+        ["no event", undefined],
+        ["an event without Records", { records: [] }],
+        ["Records that is not an array", { Records: "x" }],
+      ])("refuses %s with InvalidEventError", async (_name, event) => {
+        const handler = (await this.freshHandler({})) as AnyEventHandler;
+        await expect(handler(event, lambdaContext())).rejects.toMatchObject({
+          name: "InvalidEventError",
+          message: "expected an SQS event with a Records array",
+        });
+      });
+    },
+    /** Expects `handler` to fail with a ConfigError naming every one of `settings`, on every invocation (not only the first). */
+    async expectConfigErrorNaming(handler: H, settings: readonly string[]): Promise<void> {
+      for (const attempt of [1, 2]) {
+        const run = (handler as AnyEventHandler)({ Records: [] }, lambdaContext());
+        await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
+        for (const name of settings) await expect(run).rejects.toThrow(name);
+      }
+    },
   };
 }
 
 /** A handler as the tests call it: with any event, to see what it refuses. */
 type AnyEventHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
-
-/** Registers, in the caller's describe, the tests that a worker handler refuses an event that is not an SQS batch. */
-export function itRefusesMalformedEvents(
-  freshHandler: (env: Record<string, string>) => Promise<unknown>,
-): void {
-  it.each([
-    ["no event", undefined],
-    ["an event without Records", { records: [] }],
-    ["Records that is not an array", { Records: "x" }],
-  ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = (await freshHandler({})) as AnyEventHandler;
-    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
-      name: "InvalidEventError",
-      message: "expected an SQS event with a Records array",
-    });
-  });
-}
-
-/** Expects the handler to fail with a ConfigError naming every one of `settings`, on every invocation (not only the first). */
-export async function expectConfigErrorNaming(handler: unknown, settings: readonly string[]): Promise<void> {
-  for (const attempt of [1, 2]) {
-    const run = (handler as AnyEventHandler)({ Records: [] }, lambdaContext());
-    await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
-    for (const name of settings) await expect(run).rejects.toThrow(name);
-  }
-}
