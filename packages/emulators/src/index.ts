@@ -5,6 +5,7 @@ import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
 import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
+import { type AwsJsonCall, AwsJsonContentType, callAwsJson } from "./proxy.js";
 
 export {
   AWS_BACKENDS,
@@ -18,8 +19,10 @@ export type { DynamoDbDelays } from "./dynamodb-server.mjs";
 export { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./moto.js";
 export {
+  type AwsJsonCall,
   AwsJsonContentType,
   behindProxy,
+  callAwsJson,
   forward,
   type InjectedFault,
   type ProxiedCall,
@@ -96,33 +99,23 @@ export interface EmbeddedEmulators {
   stop(): Promise<void>;
 }
 
-const HEALTH_TARGETS = {
+const HEALTH_CALLS = {
   dynamodb: {
     target: "DynamoDB_20120810.ListTables",
-    contentType: "application/x-amz-json-1.0",
+    contentType: AwsJsonContentType.V1_0,
     service: "dynamodb",
   },
   kinesis: {
     target: "Kinesis_20131202.ListStreams",
-    contentType: "application/x-amz-json-1.1",
+    contentType: AwsJsonContentType.V1_1,
     service: "kinesis",
   },
-  sqs: { target: "AmazonSQS.ListQueues", contentType: "application/x-amz-json-1.0", service: "sqs" },
-} as const;
+  sqs: { target: "AmazonSQS.ListQueues", contentType: AwsJsonContentType.V1_0, service: "sqs" },
+} as const satisfies Record<string, AwsJsonCall>;
 
 /** One real API call (a List operation) must answer 200 before an emulator counts as up. */
-export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_TARGETS): Promise<void> {
-  const { target, contentType, service } = HEALTH_TARGETS[kind];
-  const response = await fetch(endpoint, {
-    method: "POST",
-    headers: {
-      "content-type": contentType,
-      "x-amz-target": target,
-      authorization: `AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
-      "x-amz-date": "20260101T000000Z",
-    },
-    body: "{}",
-  });
+export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_CALLS): Promise<void> {
+  const response = await callAwsJson(endpoint, HEALTH_CALLS[kind]);
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`${kind} emulator at ${endpoint} answered ${response.status}`);
 }

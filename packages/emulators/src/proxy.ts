@@ -42,6 +42,32 @@ export async function relay(response: ServerResponse, upstream: Response): Promi
   response.end(Buffer.from(await upstream.arrayBuffer()));
 }
 
+/** One AWS JSON-protocol call: the operation's X-Amz-Target and the content type of its protocol. */
+export interface AwsJsonCall {
+  /** `<Service>_<version>.<Operation>`, e.g. `DynamoDB_20120810.GetItem`. */
+  readonly target: string;
+  readonly contentType: AwsJsonContentType;
+  /** The signing name in the credential scope, e.g. `dynamodb`. */
+  readonly service: string;
+}
+
+/**
+ * Sends one call to an emulator on the caller's own behalf (a health check, a proxy's extra read). The
+ * emulators check the authorization header's form, not its signature, so a fixed dummy one is enough.
+ */
+export function callAwsJson(endpoint: string, call: AwsJsonCall, payload: object = {}): Promise<Response> {
+  return fetch(endpoint, {
+    method: "POST",
+    headers: {
+      "content-type": call.contentType,
+      "x-amz-target": call.target,
+      authorization: `AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/${call.service}/aws4_request, SignedHeaders=host, Signature=0`,
+      "x-amz-date": "20260101T000000Z",
+    },
+    body: JSON.stringify(payload),
+  });
+}
+
 /** One request an AWS JSON proxy received, read in full, and the ways to answer it. */
 export interface ProxiedCall {
   readonly request: IncomingMessage;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AwsJsonContentType,
   behindProxy,
+  callAwsJson,
   listenOnLoopback,
   type RunningEmulator,
   startAwsJsonProxy,
@@ -21,6 +22,10 @@ beforeAll(async () => {
           JSON.stringify({
             target: request.headers["x-amz-target"],
             body: Buffer.concat(chunks).toString("utf8"),
+            ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+            ...(request.headers["content-type"] !== "application/x-amz-json-1.0"
+              ? { contentType: request.headers["content-type"] }
+              : {}),
           }),
         );
       });
@@ -81,6 +86,24 @@ describe("startAwsJsonProxy", () => {
     } finally {
       await proxy.stop();
     }
+  });
+});
+
+describe("callAwsJson", () => {
+  it("posts the payload with the target, the protocol's content type and a credential scope naming the service", async () => {
+    const response = await callAwsJson(
+      upstream.endpoint,
+      { target: "Kinesis_20131202.ListStreams", contentType: AwsJsonContentType.V1_1, service: "kinesis" },
+      { Limit: 1 },
+    );
+    expect(await response.json()).toEqual({
+      target: "Kinesis_20131202.ListStreams",
+      body: '{"Limit":1}',
+      contentType: "application/x-amz-json-1.1",
+      authorization: expect.stringMatching(
+        /^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/us-east-1\/kinesis\/aws4_request,/,
+      ),
+    });
   });
 });
 

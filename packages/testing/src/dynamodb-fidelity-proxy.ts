@@ -2,6 +2,7 @@ import { crc32 } from "node:zlib";
 import {
   AwsJsonContentType,
   behindProxy,
+  callAwsJson,
   type DynamoDbDelays,
   type RunningEmulator,
   relay,
@@ -47,23 +48,17 @@ export interface DynamoDbFidelityProxy extends RunningEmulator {
   readonly stats: { conditionalCheckFailures: number; itemsReturned: number };
 }
 
-/** One call to the upstream on the proxy's own behalf (dynalite checks the header's form, not the signature). */
+/** One call to the upstream on the proxy's own behalf. */
 async function callUpstream(
   upstream: string,
   operation: string,
   payload: object,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(upstream, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-amz-json-1.0",
-      "x-amz-target": `DynamoDB_20120810.${operation}`,
-      authorization:
-        "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0",
-      "x-amz-date": "20260101T000000Z",
-    },
-    body: JSON.stringify(payload),
-  });
+  const response = await callAwsJson(
+    upstream,
+    { target: `DynamoDB_20120810.${operation}`, contentType: AwsJsonContentType.V1_0, service: "dynamodb" },
+    payload,
+  );
   const parsed = (await response.json()) as Record<string, unknown>;
   if (!response.ok)
     throw new Error(`${operation} on the upstream answered ${response.status}: ${parsed.message}`);
