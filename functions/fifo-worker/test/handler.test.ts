@@ -1,4 +1,3 @@
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
 import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
@@ -8,12 +7,10 @@ const suite = workerHandlerSuite(() => import("../src/index.js"));
 describe("fifo-worker handler: the consumer shell over the worker, configured only through the environment", () => {
   it("reaches every service through AWS_ENDPOINT_URL_*, runs the catalogue's tools and emits EMF metrics", async () => {
     const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.fifo.dlqUrl));
-    await suite.stack.send(suite.stack.fifo, [
+    const { result, lines } = await suite.invokeWith(handler, suite.stack.fifo, [
       { ...body(job("text.stats", { text: "one two" })), group: "s1" },
       { body: "not a job", group: "s2" },
     ]);
-    const records = await suite.stack.receive(suite.stack.fifo);
-    const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
 
     expect(result).toEqual({ batchItemFailures: [] });
     const emf = lines.find((l) => l._aws !== undefined);

@@ -29,7 +29,7 @@ import {
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
@@ -400,6 +400,18 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
       vi.resetModules();
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
       return (await load()).handler;
+    },
+    /**
+     * Puts `messages` on `queue`, receives them as the event source mapping would, and invokes `handler`
+     * once with them: the records, the handler's answer and the JSON lines it wrote.
+     */
+    async invokeWith(handler: H, queue: Queue, messages: readonly { body: string; group?: string }[]) {
+      await this.stack.send(queue, messages);
+      const records = await this.stack.receive(queue);
+      const { result, lines } = await captureOutput(() =>
+        (handler as AnyEventHandler)({ Records: records }, lambdaContext()),
+      );
+      return { records, result, lines };
     },
     /** Registers, in the caller's describe, the tests that the handler refuses an event that is not an SQS batch. */
     itRefusesMalformedEvents(): void {
