@@ -7,7 +7,7 @@ import { ExitCode, runIfMain } from "@mcp-pipeline/cli";
 import { type DeadlineMarginDefaults, main as lintConfig } from "@mcp-pipeline/config-lint";
 import { workerConfigSchema } from "@mcp-pipeline/worker";
 // By path: the functions' entry modules also load their handlers.
-import { redriveConfigSchema } from "../functions/dlq-redrive/src/config.ts";
+import { dlqRedriveConfigSchema } from "../functions/dlq-redrive/src/config.ts";
 import { processorConfigSchema } from "../functions/processor/src/config.ts";
 
 /** The functions' own defaults when DEADLINE_MARGIN_MS is not set, read from their config schemas. */
@@ -15,7 +15,7 @@ export const DEADLINE_MARGIN_DEFAULTS_MS: DeadlineMarginDefaults = {
   processor: processorConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
   tool_worker: workerConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
   fifo_worker: workerConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
-  dlq_redrive: redriveConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
+  dlq_redrive: dlqRedriveConfigSchema.shape.DEADLINE_MARGIN_MS.parse(undefined),
 };
 
 export const main = (argv: readonly string[]): Promise<number> =>

@@ -15,10 +15,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { onDemandTable } from "@mcp-pipeline/aws";
+import { bundleFunction } from "@mcp-pipeline/bundler";
 import { unzipTo } from "@mcp-pipeline/local-esm";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
-import { bundleFunction } from "../bundle-function.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** `npm run bench:cold-start -- --runs=15` for more rounds. */
@@ -246,7 +246,7 @@ const verdicts = rows
 const report = `# Cold start: bundle size and load time
 
 Measured by \`npm run bench:cold-start\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"},
-Node ${process.versions.node}. Every function is built as \`npm run build\` builds it (scripts/bundle-function.ts), and so
+Node ${process.versions.node}. Every function is built as \`npm run build\` builds it (packages/bundler), and so
 is **${EQUIVALENT}**: the processor's job (apply each lifecycle event of a Kinesis batch to the tool-calls
 table once, partial batch response) written on Powertools' batch, idempotency, logger and metrics with the
 DynamoDB document client (scripts/bench/powertools-processor), as the yardstick.
@@ -269,7 +269,7 @@ The rare path: the processor's first invocation with the same batch plus one rec
 also loads the S3 client and the quarantine writer, and stores the record): median ${median(quarantineRuns).toFixed(0)} ms (${quarantineRuns.length ? range(quarantineRuns) : "-"}),
 against ${median((samples.get("processor") ?? []).flatMap((x) => (x.invokeMs === undefined ? [] : [x.invokeMs]))).toFixed(0)} ms for the clean batch.
 
-What keeps the import short: every zip is code-split (scripts/bundle-function.ts): index.mjs imports the
+What keeps the import short: every zip is code-split (packages/bundler): index.mjs imports the
 chunks it needs, and what only a dynamic import reaches is in chunks of its own that an import neither parses
 nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
 zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
@@ -277,7 +277,7 @@ set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential 
 S3 result write. Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written
 validators held to the zod schemas by packages/contracts/test/validators.test.ts; the quarantine format's
 writer and reader one held to its schema by packages/quarantine/test/validate.test.ts; dlq-redrive's failure
-records one held to theirs by packages/redrive/test/failure-record.test.ts; every function's configuration
+records one held to theirs by packages/recovery/test/failure-record.test.ts; every function's configuration
 (and dlq-redrive's manual actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the
 same hand-written rules, each held to the zod schema it replaced by its function's test/config.test.ts (the
 workers': packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at

@@ -2,13 +2,12 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { base64Sha256, bundleFunction } from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
-import { bundleFunction } from "../bundle-function.ts";
-import { base64Sha256 } from "../lib/deterministic-zip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
 let work: string;

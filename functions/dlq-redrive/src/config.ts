@@ -7,13 +7,14 @@ import * as s from "@mcp-pipeline/contracts/light-schema";
 const queueUrl = s.sqsQueueUrl();
 
 /** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
-export const redriveConfigSchema = s.object({
+export const dlqRedriveConfigSchema = s.object({
   QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** The stream that failed records are re-read from and replayed into. */
   STREAM_NAME: s.streamName(),
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
-  REDRIVE_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 64 }), 4),
+  /** On-failure records (messages of the failure queue) re-read and quarantined at once. */
+  FAILURE_RECORD_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 64 }), 4),
   /**
    * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
    * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
@@ -22,7 +23,7 @@ export const redriveConfigSchema = s.object({
   DEADLINE_MARGIN_MS: s.withDefault(s.integer({ coerce: true, min: 0, max: 900_000 }), 10_000),
 });
 
-export type RedriveConfig = s.Output<typeof redriveConfigSchema.shape>;
+export type DlqRedriveConfig = s.Output<typeof dlqRedriveConfigSchema.shape>;
 
 /** What a manual invocation (console, `aws lambda invoke`) may ask for. */
 export const manualActionSchema = s.oneOf("action", {

@@ -58,7 +58,7 @@ describe("dlq-redrive handler: bad events and configuration", () => {
   );
 });
 
-describe("dlq-redrive handler: the consumer shell over packages/redrive, against the emulators", () => {
+describe("dlq-redrive handler: the consumer shell over packages/recovery, against the emulators", () => {
   let sqsS3: RunningEmulator;
   let sqs: SQSClient;
   let dlqUrl: string;

@@ -269,7 +269,7 @@ export class LocalPipeline {
           return processor.invoke(event);
         },
       },
-      settings: {
+      parameters: {
         batchSize: esm.batch_size,
         batchingWindowMs: this.#scale(esm.maximum_batching_window_in_seconds * 1000),
         parallelizationFactor: esm.parallelization_factor,
@@ -304,7 +304,7 @@ export class LocalPipeline {
         sqs: this.sqs,
         queueUrl: queue.url,
         function: invokable,
-        settings: {
+        parameters: {
           batchSize: fnSettings.esm.batch_size,
           batchingWindowMs: this.#scale(fnSettings.esm.maximum_batching_window_in_seconds * 1000),
           maximumConcurrency: fnSettings.esm.maximum_concurrency,

@@ -4,7 +4,7 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
-import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
+import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
@@ -25,7 +25,7 @@ export interface Summary {
   readonly sentToDlq: number;
   readonly toFailureDestination: number;
   /** Records dlq-redrive re-read from the stream into the quarantine. */
-  readonly storedByRedrive: number;
+  readonly quarantinedByDlqRedrive: number;
   /** Records put back into the stream from the quarantine once the fault was gone. */
   readonly replayed: number;
   /** Inputs found nowhere once the pipeline went quiet. A run that runs out of time judges nothing: 0. */
@@ -381,7 +381,7 @@ export async function runScenario(
     bisected: kinesis?.bisections ?? 0,
     sentToDlq: dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
-    storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
+    quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
     lost: timedOut ? 0 : missing.length,
     timedOut,

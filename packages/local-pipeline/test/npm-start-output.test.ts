@@ -22,7 +22,7 @@ const summary: Summary = {
   bisected: 2,
   sentToDlq: 3,
   toFailureDestination: 15,
-  storedByRedrive: 30,
+  quarantinedByDlqRedrive: 30,
   replayed: 30,
   lost: 0,
   timedOut: false,
