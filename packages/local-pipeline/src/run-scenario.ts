@@ -258,6 +258,17 @@ export async function runScenario(
     return lostNow;
   };
 
+  /** Tells the caller how far the run is, with `outstanding` of the expected outcomes not seen yet. */
+  const progress = (outstanding: number) =>
+    options.onProgress?.({
+      elapsedMs: Date.now() - started,
+      accounted: expected - outstanding,
+      expected,
+      applied: pipeline.metrics.sum("processor", "Applied"),
+      quarantineObjects: quarantined.size,
+      dlq: dead.size,
+    });
+
   const deadline = started + options.timeoutMs;
   for (;;) {
     missing = await account();
@@ -266,14 +277,7 @@ export async function runScenario(
       lastInvocations = invocations;
       quietSince = Date.now();
     }
-    options.onProgress?.({
-      elapsedMs: Date.now() - started,
-      accounted: expected - missing.length,
-      expected,
-      applied: pipeline.metrics.sum("processor", "Applied"),
-      quarantineObjects: quarantined.size,
-      dlq: dead.size,
-    });
+    progress(missing.length);
     // Done when everything is accounted for and the functions have been idle for a moment (workers'
     // own events are still flowing through the processor until then).
     if (missing.length === 0 && Date.now() - quietSince > 1_500) break;
@@ -326,14 +330,7 @@ export async function runScenario(
     for (;;) {
       calls = await scanCalls(pipeline);
       const unapplied = events.filter((e) => !calls.get((e.item as { callId: string }).callId)?.requestedAt);
-      options.onProgress?.({
-        elapsedMs: Date.now() - started,
-        accounted: expected - unapplied.length,
-        expected,
-        applied: pipeline.metrics.sum("processor", "Applied"),
-        quarantineObjects: quarantined.size,
-        dlq: dead.size,
-      });
+      progress(unapplied.length);
       if (unapplied.length === 0 || Date.now() > deadline) {
         timedOut ||= unapplied.length > 0;
         missing = [

@@ -28,13 +28,13 @@ import {
   SqsEventSource,
   toSqsEventRecord,
 } from "@mcp-pipeline/local-esm";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import {
   placeResult,
   processToolCallJobs,
@@ -455,5 +455,42 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
       return (await load()).handler;
     },
+    /**
+     * Puts `messages` on `queue`, receives them as the event source mapping would, and invokes `handler`
+     * once with them: the records, the handler's answer and the JSON lines it wrote.
+     */
+    async invokeWith(handler: H, queue: Queue, messages: readonly { body: string; group?: string }[]) {
+      await this.stack.send(queue, messages);
+      const records = await this.stack.receive(queue);
+      const { result, lines } = await captureOutput(() =>
+        (handler as AnyEventHandler)({ Records: records }, lambdaContext()),
+      );
+      return { records, result, lines };
+    },
+    /** Registers, in the caller's describe, the tests that the handler refuses an event that is not an SQS batch. */
+    itRefusesMalformedEvents(): void {
+      it.each([
+        ["no event", undefined],
+        ["an event without Records", { records: [] }],
+        ["Records that is not an array", { Records: "x" }],
+      ])("refuses %s with InvalidEventError", async (_name, event) => {
+        const handler = (await this.freshHandler({})) as AnyEventHandler;
+        await expect(handler(event, lambdaContext())).rejects.toMatchObject({
+          name: "InvalidEventError",
+          message: "expected an SQS event with a Records array",
+        });
+      });
+    },
+    /** Expects `handler` to fail with a ConfigError naming every one of `settings`, on every invocation (not only the first). */
+    async expectConfigErrorNaming(handler: H, settings: readonly string[]): Promise<void> {
+      for (const attempt of [1, 2]) {
+        const run = (handler as AnyEventHandler)({ Records: [] }, lambdaContext());
+        await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
+        for (const name of settings) await expect(run).rejects.toThrow(name);
+      }
+    },
   };
 }
+
+/** A handler as the tests call it: with any event, to see what it refuses. */
+type AnyEventHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
