@@ -5,7 +5,7 @@
  */
 import { copyFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { base64Sha256 } from "./lib/deterministic-zip.ts";
+import { base64Sha256 } from "@mcp-pipeline/bundler";
 
 const root = join(import.meta.dirname, "..");
 const dist = join(root, "dist");

@@ -10,15 +10,15 @@
  */
 import { execFile } from "node:child_process";
 import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { onDemandTable } from "@mcp-pipeline/aws";
+import { bundleFunction } from "@mcp-pipeline/bundler";
 import { unzipTo } from "@mcp-pipeline/local-esm";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
-import { bundleFunction } from "../bundle-function.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** `npm run bench:cold-start -- --runs=15` for more rounds. */
@@ -131,6 +131,8 @@ async function coldStart(bundle: Bundle, env: NodeJS.ProcessEnv, eventFile?: str
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const range = (xs: readonly number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)} ms`;
 
+/** The one-minute load average, to say whether the figures come from a busy machine. */
+const loadAtStart = loadavg()[0] ?? 0;
 const work = join(tmpdir(), `cold-start-${process.pid}`);
 const bundles: Bundle[] = [];
 const samples = new Map<string, Sample[]>();
@@ -243,10 +245,18 @@ const verdicts = rows
       `- ${r.name}: import ${r.wall.toFixed(0)} ms against ${equivalent?.wall.toFixed(0)} ms, ${r.wall <= (equivalent?.wall ?? 0) ? "at or below" : "above"} the equivalent; CPU ${r.cpu.toFixed(0)} against ${equivalent?.cpu.toFixed(0)} ms, ${r.cpu <= (equivalent?.cpu ?? 0) ? "at or below" : "above"}`,
   );
 
+const loadAtEnd = loadavg()[0] ?? 0;
+const busy = Math.max(loadAtStart, loadAtEnd) > cpus().length;
+const machineLoad = `Load average (one minute) ${loadAtStart.toFixed(1)} at the start, ${loadAtEnd.toFixed(1)} at the end, on ${cpus().length} cores: ${
+  busy
+    ? "a loaded machine (other work ran alongside), so the absolute times are inflated and noisy; the rows are interleaved, so compare them with each other"
+    : "an idle machine"
+}.`;
+
 const report = `# Cold start: bundle size and load time
 
 Measured by \`npm run bench:cold-start\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model ?? "CPU"},
-Node ${process.versions.node}. Every function is built as \`npm run build\` builds it (scripts/bundle-function.ts), and so
+Node ${process.versions.node}. Every function is built as \`npm run build\` builds it (packages/bundler), and so
 is **${EQUIVALENT}**: the processor's job (apply each lifecycle event of a Kinesis batch to the tool-calls
 table once, partial batch response) written on Powertools' batch, idempotency, logger and metrics with the
 DynamoDB document client (scripts/bench/powertools-processor), as the yardstick.
@@ -259,6 +269,8 @@ and S3 emulators on 127.0.0.1, fresh tables each round (clients, configuration a
 then). ${RUNS} rounds, bundles interleaved, order alternating; the machine is shared, so compare the rows of one
 run with each other, not with other days.
 
+${machineLoad}
+
 | Bundle | Zip | Code | Code at import | Import median | Import range | Import CPU | First invocation | Largest packages at import |
 | ------ | --- | ---- | -------------- | ------------- | ------------ | ---------- | ---------------- | ---------------- |
 ${rows.map((r) => r.line).join("\n")}
@@ -269,45 +281,56 @@ The rare path: the processor's first invocation with the same batch plus one rec
 also loads the S3 client and the quarantine writer, and stores the record): median ${median(quarantineRuns).toFixed(0)} ms (${quarantineRuns.length ? range(quarantineRuns) : "-"}),
 against ${median((samples.get("processor") ?? []).flatMap((x) => (x.invokeMs === undefined ? [] : [x.invokeMs]))).toFixed(0)} ms for the clean batch.
 
-What keeps the import short: every zip is code-split (scripts/bundle-function.ts): index.mjs imports the
+What keeps the import short: every zip is code-split (packages/bundler): index.mjs imports the
 chunks it needs, and what only a dynamic import reaches is in chunks of its own that an import neither parses
 nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
 zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
-set (functions/processor/src/quarantine-writer.ts), as are the SDK's credential providers and the workers'
-S3 result write. Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written
-validators held to the zod schemas by packages/contracts/test/validators.test.ts; the quarantine format's
-writer and reader one held to its schema by packages/quarantine/test/validate.test.ts; dlq-redrive's failure
-records one held to theirs by packages/redrive/test/failure-record.test.ts; every function's configuration
-(and dlq-redrive's manual actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the
-same hand-written rules, each held to the zod schema it replaced by its function's test/config.test.ts (the
-workers': packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at
-build time by Ajv's \`standalone\` module (\`npm run generate:validators\`), held to Ajv's start-up compiler
-by packages/tools/test/input-validators.test.ts. The zod schemas stay the definitions, in files that the
-bundles do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file it loads).
-@aws-sdk/lib-dynamodb is bundled as free of side effects (its package.json does not say so, its siblings'
-do), so that dlq-redrive, which never calls DynamoDB, does not load the DynamoDB client. Every bundle
-includes the AWS SDK clients it uses (bundled, not taken from the runtime, so the deployed code is the
-tested code). The equivalent is built the same way, so it is split too.
+set (functions/processor/src/quarantine-writer.ts), as are the workers' S3 result write (\`lazyS3Client\`, on the
+first result over the inline limit) and their DLQ send with its SQS client (packages/worker/src/dead-letter-queue.ts,
+on the first poison message; a failed load fails that message, which SQS redelivers). Nothing on the import
+path loads zod or Ajv: the decoders and encoders run hand-written validators held to the zod schemas by
+packages/contracts/test/validators.test.ts; the quarantine format's writer and reader one held to its schema
+by packages/quarantine/test/validate.test.ts; dlq-redrive's failure records one held to theirs by
+packages/recovery/test/failure-record.test.ts; every function's configuration (and dlq-redrive's manual
+actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the same hand-written rules,
+each held to the zod schema it replaced by its function's test/config.test.ts (the workers':
+packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at build time
+by Ajv's \`standalone\` module (\`npm run generate:validators\`), held to Ajv's start-up compiler by
+packages/tools/test/input-validators.test.ts. The zod schemas stay the definitions, in files that the bundles
+do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file it loads).
 
-Why the S3 and Kinesis client factories are subpath entries of @mcp-pipeline/aws (\`/s3-client\`,
-\`/kinesis-client\`), not index exports: esbuild assigns whole files to chunks by static reachability before
-it shakes unused exports, so a file that some chunk uses and that index.mjs reaches through an unused
-re-export is loaded at import; re-exported by the index, the S3 client (about 100 KiB) and the Kinesis client
-(about 22 KiB) were loaded by the processor's import though it calls S3 only for a bad record and Kinesis
-never. The workers load the S3 client (\`lazyS3Client\`) and the result write on the first result over the
-inline limit.
+What keeps the zips small, all in packages/bundler/src/bundle-function.ts and so in every bundle, the equivalent's too:
+- one copy of each package: the S3 client is pinned at the root (package.json), since a test dependency's newer
+  one, hoisted there, gave each workspace a copy of its own and the bundles two or three; the build now refuses
+  a package bundled from two node_modules folders;
+- the SDK clients' schemas written with literal keys (\`{ "httpHeader": _xaa }\` for \`{ [_hH]: _xaa }\`), so
+  that esbuild drops the schemas of operations a function never calls (S3's 64 KiB down to about 8; the test
+  in scripts/test/build.test.ts bundles every S3 schema both ways and compares them);
+- Lambda's credential chain (environment, then container credentials over HTTP) in place of the SDK's default
+  one, whose other links (profiles, SSO, \`aws login\`, credential_process, web identity, instance metadata)
+  and the STS, SSO and sign-in clients they need never run in a function
+  (packages/aws/src/lambda-credentials.ts; tests and tools keep the SDK's chain);
+- no \`bowser\`, the browser's user-agent parser, which @aws-sdk/core's Node entry reaches through a dynamic
+  import that Node never runs;
+- @aws-sdk/lib-dynamodb bundled as free of side effects (its package.json does not say so, its siblings' do),
+  so that dlq-redrive, which never calls DynamoDB, does not load the DynamoDB client.
+Every bundle includes the AWS SDK clients it uses (bundled, not taken from the runtime, so the deployed code
+is the tested code).
 
-What still costs: the SDK clients, and code that the rare paths' chunks share with the handler. The
-processor and the equivalent bundle the same \`@smithy/core\`, but the processor loads more of it (126 against
-118 KiB), and more of \`@aws-sdk/core\` and \`@smithy/node-http-handler\`: the XML protocol, checksum streams
-and the HTTP/2 handler, which its S3 chunk (the quarantine) needs. (A Kinesis chunk that only an unused
-\`lazyKinesisClient\` export of @mcp-pipeline/aws put there is gone with that export.) The workers load three clients
-(DynamoDB, Kinesis for every job's events, SQS for the DLQ, which only a poison message needs) and the larger
-\`@smithy/core\` that the three need; an SQS client loaded on first use would take about 25 KiB off their
-import. dlq-redrive uses S3 and Kinesis on every failure record, so they stay on its import path (S3 alone is
-about 240 KiB of it). The zips also carry what only a rare path loads (the S3 client, the SDK's credential
-providers, which Lambda's environment credentials never call): that is what keeps them above the
-equivalent's, whose only client is DynamoDB's.
+Why the S3, Kinesis and SQS client factories are subpath entries of @mcp-pipeline/aws (\`/s3-client\`,
+\`/kinesis-client\`, \`/sqs-client\`), not index exports: esbuild assigns whole files to chunks by static
+reachability before it shakes unused exports, so a file that some chunk uses and that index.mjs reaches
+through an unused re-export is loaded at import; re-exported by the index, the S3 client was loaded by the
+processor's import though it calls S3 only for a bad record, and the SQS client by the workers' though they
+call SQS only for a poison message. For the same reason a lazy loader lives with its one user: a dynamic
+import in a file that the index reaches adds a chunk to every bundle.
+
+What still costs: the SDK clients each function calls on its hot path, and the \`@smithy/core\` they share.
+The workers load DynamoDB and Kinesis (every job publishes its lifecycle events), and carry S3 for large
+results and SQS for the DLQ in their zips. dlq-redrive is invoked only with failure records, and each one is
+re-read from Kinesis and written to the quarantine in S3, so both clients stay on its import path (lazy,
+they would load in the same invocation); SQS stays there too, since packages/redrive's DLQ redrive (a manual
+action) and its dead-letter send import the SQS commands statically.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writeFile(doc, report);

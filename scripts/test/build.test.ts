@@ -2,13 +2,20 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import {
+  base64Sha256,
+  bundleFunction,
+  duplicatedPackages,
+  LAMBDA_CREDENTIALS,
+  shakableSchemas,
+  withLiteralKeys,
+} from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
 import { lambdaContext } from "@mcp-pipeline/testing";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
-import { bundleFunction } from "../bundle-function.ts";
-import { base64Sha256 } from "../lib/deterministic-zip.ts";
 
 const processorDir = join(import.meta.dirname, "../../functions/processor");
 let work: string;
@@ -19,6 +26,67 @@ beforeAll(async () => {
 afterAll(() => rm(work, { recursive: true, force: true }));
 
 describe("function artifacts", () => {
+  it("write an SDK client's schema keys as the strings they name", async () => {
+    const file = join(
+      import.meta.dirname,
+      "../../node_modules/@aws-sdk/client-s3/dist-es/schemas/schemas_0.js",
+    );
+    const source = await readFile(file, "utf8");
+    const rewritten = withLiteralKeys(source);
+    expect(source).toContain("{ [_hH]: _xaa }");
+    expect(rewritten).toContain('{ "httpHeader": _xaa }');
+    expect(rewritten).not.toMatch(/\[_\w+\]:/);
+  });
+
+  it.each(["client-s3", "client-dynamodb", "client-kinesis", "client-sqs"])(
+    "keep every schema of @aws-sdk/%s as it is when its keys are written as strings",
+    async (client) => {
+      const file = join(
+        import.meta.dirname,
+        `../../node_modules/@aws-sdk/${client}/dist-es/schemas/schemas_0.js`,
+      );
+      // Every schema the client exports, bundled as written and as rewritten: the same values.
+      const schemas = async (plugins: Parameters<typeof build>[0]["plugins"]) => {
+        const out = join(work, `${client}-schemas-${plugins?.length ?? 0}.mjs`);
+        await build({
+          stdin: { contents: `export * from ${JSON.stringify(file)};`, resolveDir: work, loader: "js" },
+          bundle: true,
+          platform: "node",
+          format: "esm",
+          mainFields: ["module", "main"],
+          outfile: out,
+          logLevel: "error",
+          ...(plugins ? { plugins } : {}),
+        });
+        const values = (await import(pathToFileURL(out).href)) as Record<string, unknown>;
+        return JSON.stringify(values, (_key, value: unknown) =>
+          typeof value === "function" ? value.toString() : value,
+        );
+      };
+      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([shakableSchemas])]);
+      expect(Object.keys(JSON.parse(asWritten)).length).toBeGreaterThan(10);
+      expect(withLiterals).toBe(asWritten);
+    },
+  );
+
+  it("name a package bundled from two node_modules folders, which the build refuses", () => {
+    // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.
+    const inputs = [
+      "../../packages/aws/node_modules/@aws-sdk/client-s3/dist-es/S3Client.js",
+      "../../packages/redrive/node_modules/@aws-sdk/client-s3/dist-es/schemas/schemas_0.js",
+      "../../packages/aws/node_modules/@aws-sdk/client-s3/dist-es/schemas/schemas_0.js",
+      "../../node_modules/@smithy/core/dist-es/index.js",
+      "../../packages/consumer-shell/node_modules/@aws-lambda-powertools/logger/lib/esm/Logger.js",
+      "../../packages/redrive/src/index.ts",
+    ];
+    expect(duplicatedPackages(inputs)).toEqual([
+      "@aws-sdk/client-s3 (../../packages/aws/node_modules/, ../../packages/redrive/node_modules/)",
+    ]);
+    expect(
+      duplicatedPackages(inputs.filter((path) => !path.includes("packages/redrive/node_modules"))),
+    ).toEqual([]);
+  });
+
   it("are byte-identical when built twice from the same sources", async () => {
     await bundleFunction(processorDir, join(work, "a"));
     await bundleFunction(processorDir, join(work, "b"));
@@ -40,6 +108,20 @@ describe("function artifacts", () => {
     expect(names).toEqual([...names].sort());
     // The rare path (the quarantine's S3 client) is in a chunk of its own, not in what an import loads.
     expect(names.length).toBeGreaterThan(1);
+    // What a function never runs is not in the zip: the SDK's default credential chain beyond Lambda's two
+    // sources (and the STS/SSO clients it needs), and the browser's user-agent parser.
+    const meta = JSON.parse(await readFile(join(work, "a/meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const bundled = Object.values(meta.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(
+      bundled.filter((path) =>
+        /credential-provider-(node|ini|sso|process|web-identity|login)\/|nested-clients\/|bowser\//.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(bundled.some((path) => join(processorDir, path) === LAMBDA_CREDENTIALS)).toBe(true);
     for (const name of names) {
       // 1980-01-01 00:00 in DOS fields, regular file rw-r--r--.
       expect(entries.get(name)).toMatchObject({

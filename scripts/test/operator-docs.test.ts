@@ -5,7 +5,7 @@
  * from the docs' ```sh blocks: a command edited in a doc runs as edited, and a command added to a doc
  * fails "every documented command is handled" until this file says how it is checked.
  *
- * What each command prints is another helper's business (redrive's summaries change): each is checked
+ * What each command prints is another helper's business (the recovery CLI's summaries change): each is checked
  * for its exit status and for the effect the doc promises, not for its exact output.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
@@ -69,7 +69,7 @@ function handlingOf(command: string): Handling {
     return { how: "cli form only", why: "there is no Lambda API locally: the CLI must accept the arguments" };
   if (
     command.startsWith("npm start") ||
-    command.startsWith("npm run redrive") ||
+    command.startsWith("npm run recover") ||
     command.startsWith("printf")
   )
     return command.startsWith("npm start") ? { how: "runs alone" } : { how: "runs against the stack" };
@@ -237,15 +237,15 @@ describe("the commands the operations and local-runtime docs show", () => {
         const out = run(`aws s3api list-objects-v2 --bucket "$QUARANTINE_BUCKET" --output json`).stdout;
         return out.trim() === "" ? undefined : (JSON.parse(out).Contents?.[0]?.Key as string | undefined);
       });
-      const [inspect, inspectJson] = find(operations, "npm run redrive -- inspect");
+      const [inspect, inspectJson] = find(operations, "npm run recover -- inspect");
       expect(run(inspect as string).stdout).toContain("bad-json");
       expect(run(inspectJson as string).stdout).toContain("{");
       // The doc's key is an example: the command runs with a key that exists.
-      const [show] = find(operations, "npm run redrive -- show ");
+      const [show] = find(operations, "npm run recover -- show ");
       const example = (show as string).split(" ").at(-1) as string;
       expect(example).toMatch(/^kinesis\/.*\.json$/);
       expect(run((show as string).replace(example, key)).stdout).toContain("bad-json");
-      for (const replay of find(operations, "npm run redrive -- replay")) run(replay);
+      for (const replay of find(operations, "npm run recover -- replay")) run(replay);
     }, 300_000);
 
     it("operations.md: the DLQ redrive commands move a dead-lettered job back to its queue", async () => {
@@ -265,7 +265,7 @@ describe("the commands the operations and local-runtime docs show", () => {
       );
       const [attributes] = find(local, "aws sqs get-queue-attributes");
       expect(JSON.parse(run(attributes as string).stdout).Attributes).toHaveProperty("QueueArn");
-      const dlq = find(operations, "npm run redrive -- dlq");
+      const dlq = find(operations, "npm run recover -- redrive");
       expect(dlq).toHaveLength(3);
       for (const command of dlq) run(command);
       const dynamodb = new DynamoDBClient({

@@ -23,14 +23,8 @@
  *    calls) and answers the three calls for a consumer that moto holds.
  * And SQS RedrivePolicy is answered compact, as AWS does (moto's spacing shows as a change).
  */
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { listenOnLoopback, readBody } from "@mcp-pipeline/emulators";
 import {
   CLOUDWATCH_TARGET_PREFIX,
   cborRequestToJson,
@@ -65,12 +59,6 @@ const CONSUMER_ARN = /^(arn:aws[a-z-]*:kinesis:[^:]+:\d+:stream\/[^/]+)\/consume
 const ESM_PATH = /^\/2015-03-31\/event-source-mappings\/?([0-9a-f-]*)/;
 // CreateFunction (no name), GetFunction, DeleteFunction, and .../configuration (Get/UpdateFunctionConfiguration).
 const FUNCTION_PATH = /^\/2015-03-31\/functions\/?([^/]*)(\/configuration)?\/?$/;
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 function forward(
   target: URL,
@@ -400,22 +388,13 @@ export async function startEmulatorProxy(motoEndpoint: string): Promise<Emulator
     reply(res, await forward(target, method, path, headers, body));
   };
 
-  const server: Server = createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(`emulator proxy: ${message}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    events,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
-  };
+  const running = await listenOnLoopback(server);
+  return { endpoint: running.endpoint, events, close: running.stop };
 }

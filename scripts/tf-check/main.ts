@@ -7,8 +7,9 @@
  *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
  *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
  *      that must be empty, destroy;
- *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error.
- * Each root is a lane, and 2 with 4 are one more; the lanes run side by side (lanes.ts says why), at most
+ *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error;
+ *   5. every module example (terraform/modules/<module>/examples/<example>): init and validate.
+ * Each root is a lane, and 2, 4 and 5 are one more; the lanes run side by side (lanes.ts says why), at most
  * --jobs at a time (all of them by default; --jobs 1 runs them one after the other).
  *
  * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
@@ -23,6 +24,7 @@ import { parseArgs } from "node:util";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { bootstrapFindings, disableDeletionProtection, environmentFindings } from "./assertions.ts";
 import { type EmulatorProxy, startEmulatorProxy } from "./emulator-proxy.ts";
+import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
 import { startMoto } from "./moto.ts";
@@ -224,15 +226,17 @@ async function main(): Promise<void> {
       if (!values["skip-module-tests"] && (await exists(join(modulesDir, module, "tests"))))
         modules.push(module);
 
+    const examples = await moduleExamples(modulesDir);
+
     // One lane per root (first: they take longest, which matters with --jobs below the number of lanes),
-    // and one for the module tests and the fixtures (plan-only work, no emulator).
+    // and one for the module tests, the fixtures and the examples (plan-only work, no emulator).
     const lanes: Lane<string[]>[] = [
       ...roots.map((root) => ({
         name: root,
         run: () => checkRoot(steps, { ...workspace, label: root }, root, moto),
       })),
       {
-        name: "module tests and fixtures",
+        name: "module tests, fixtures and examples",
         run: async () => {
           const laneNotes: string[] = [];
           const lane = { ...workspace, label: "modules" };
@@ -250,6 +254,14 @@ async function main(): Promise<void> {
             );
             if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
             laneNotes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
+          }
+          for (const example of examples) {
+            const dir = join(modulesDir, example);
+            await steps.run(`modules/${example}: validate`, async () => {
+              await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
+              const result = await terraformOk(lane, dir, ["validate", "-no-color"]);
+              laneNotes.push(`modules/${example}: ${summaryLine(result.output, /^Success!/)}`);
+            });
           }
           return laneNotes;
         },

@@ -9,13 +9,14 @@ import { DLQ_REDRIVE_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
 const queueUrl = s.sqsQueueUrl();
 
 /** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
-export const redriveConfigSchema = s.object({
+export const dlqRedriveConfigSchema = s.object({
   QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** The stream that failed records are re-read from and replayed into. */
   STREAM_NAME: s.streamName(),
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
-  REDRIVE_CONCURRENCY: tuningField(DLQ_REDRIVE_TUNING.concurrency),
+  /** On-failure records (messages of the failure queue) re-read and quarantined at once. */
+  FAILURE_RECORD_CONCURRENCY: tuningField(DLQ_REDRIVE_TUNING.concurrency),
   /**
    * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
    * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
@@ -24,7 +25,7 @@ export const redriveConfigSchema = s.object({
   DEADLINE_MARGIN_MS: tuningField(DLQ_REDRIVE_TUNING.deadline_margin_ms),
 });
 
-export type RedriveConfig = s.Output<typeof redriveConfigSchema.shape>;
+export type DlqRedriveConfig = s.Output<typeof dlqRedriveConfigSchema.shape>;
 
 /** What a manual invocation (console, `aws lambda invoke`) may ask for. */
 export const manualActionSchema = s.oneOf("action", {

@@ -1,7 +1,6 @@
-import type { sqsClient } from "@mcp-pipeline/aws";
-import { sendToDeadLetterQueue } from "@mcp-pipeline/aws";
 import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import type { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sendToDeadLetterQueue, type sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
@@ -14,28 +13,32 @@ import {
   rereadRange,
   storedQuarantineKeys,
   storeFailureRecords,
-} from "@mcp-pipeline/redrive";
+} from "@mcp-pipeline/recovery";
 import type { SQSRecord } from "aws-lambda";
-import { type ManualAction, manualActionSchema, type RedriveConfig } from "./config.js";
+import { type DlqRedriveConfig, type ManualAction, manualActionSchema } from "./config.js";
 
-// dlq-redrive's core is packages/redrive's: failure records to the quarantine (storeFailureRecords), and
+// dlq-redrive's core is packages/recovery's: failure records to the quarantine (storeFailureRecords), and
 // the quarantine replay and DLQ redrive it runs when invoked by hand. Here: the wiring and the dispatch.
 
-export interface RedriveClients {
+export interface DlqRedriveClients {
   readonly s3: ReturnType<typeof s3Client>;
   readonly kinesis: ReturnType<typeof kinesisClient>;
   readonly sqs: ReturnType<typeof sqsClient>;
 }
 
 /** What both paths need, built once per sandbox by the consumer shell. */
-export interface RedriveDeps {
-  readonly config: RedriveConfig;
-  readonly clients: RedriveClients;
+export interface DlqRedriveDeps {
+  readonly config: DlqRedriveConfig;
+  readonly clients: DlqRedriveClients;
   readonly failures: FailureStoreDeps;
 }
 
 /** The clients are injected; the failure records' path is wired to them and to the configuration. */
-export function redriveDeps(config: RedriveConfig, clients: RedriveClients, sandbox: Sandbox): RedriveDeps {
+export function dlqRedriveDeps(
+  config: DlqRedriveConfig,
+  clients: DlqRedriveClients,
+  sandbox: Sandbox,
+): DlqRedriveDeps {
   const { s3, kinesis, sqs } = clients;
   const { logger, functionName } = sandbox;
   const failures: FailureStoreDeps = {
@@ -52,18 +55,18 @@ export function redriveDeps(config: RedriveConfig, clients: RedriveClients, sand
     },
     onLost: (lost) => logger.error("records lost: the stream no longer holds this failed range", { ...lost }),
     functionName,
-    concurrency: config.REDRIVE_CONCURRENCY,
+    concurrency: config.FAILURE_RECORD_CONCURRENCY,
     deadlineMarginMs: config.DEADLINE_MARGIN_MS,
   };
   return { config, clients, failures };
 }
 
 /** A batch of the Kinesis failure queue: every failed range re-read from the stream into the quarantine. */
-export const storeFailures = (records: readonly SQSRecord[], context: RemainingTime, deps: RedriveDeps) =>
+export const storeFailures = (records: readonly SQSRecord[], context: RemainingTime, deps: DlqRedriveDeps) =>
   storeFailureRecords(records, context, deps.failures);
 
 /** How the shell reports a batch of failure records: what became of the records they name. */
-export const redriveReport: BatchReport<FailureStoreSummary> = {
+export const dlqRedriveReport: BatchReport<FailureStoreSummary> = {
   failure: "failure record reported for retry",
   summary: "failure records processed",
   metrics: (summary) => ({
@@ -87,7 +90,7 @@ export function parseManualAction(event: unknown): ManualAction {
 /** Replays quarantined records into the stream, or moves a DLQ's messages back to their queue. */
 export async function runManualAction(
   action: ManualAction,
-  { config, clients }: RedriveDeps,
+  { config, clients }: DlqRedriveDeps,
 ): Promise<unknown> {
   const { s3, kinesis, sqs } = clients;
   if (action.action === "replay") {

@@ -1,9 +1,15 @@
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { consumerHandler, sqsRecords } from "@mcp-pipeline/consumer-shell";
-import { redriveConfigSchema } from "./config.js";
-import { parseManualAction, redriveDeps, redriveReport, runManualAction, storeFailures } from "./core.js";
+import { dlqRedriveConfigSchema } from "./config.js";
+import {
+  dlqRedriveDeps,
+  dlqRedriveReport,
+  parseManualAction,
+  runManualAction,
+  storeFailures,
+} from "./core.js";
 
 /**
  * Triggered by the Kinesis failure queue (an SQS batch), or invoked by hand with `{"action":"replay",...}`
@@ -11,11 +17,11 @@ import { parseManualAction, redriveDeps, redriveReport, runManualAction, storeFa
  */
 export const handler = consumerHandler({
   service: "dlq-redrive",
-  config: redriveConfigSchema,
+  config: dlqRedriveConfigSchema,
   records: sqsRecords,
   wire: (config, sandbox) =>
-    redriveDeps(config, { s3: s3Client(), kinesis: kinesisClient(), sqs: sqsClient() }, sandbox),
+    dlqRedriveDeps(config, { s3: s3Client(), kinesis: kinesisClient(), sqs: sqsClient() }, sandbox),
   process: storeFailures,
-  report: redriveReport,
+  report: dlqRedriveReport,
   manual: { parse: parseManualAction, run: runManualAction },
 });

@@ -2,7 +2,7 @@ import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { manualActionSchema, redriveConfigSchema } from "../src/config.js";
+import { dlqRedriveConfigSchema, manualActionSchema } from "../src/config.js";
 
 /**
  * src/config.ts declares dlq-redrive's environment and its manual actions with hand-written field rules,
@@ -15,7 +15,7 @@ const referenceConfig = z.object({
   QUARANTINE_BUCKET: z.string().min(3).max(63),
   STREAM_NAME: streamNameSchema,
   DEAD_LETTER_QUEUE_URL: queueUrl,
-  REDRIVE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  FAILURE_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   QUARANTINE_PUT_CONCURRENCY: z.coerce.number().int().min(1).max(128).default(32),
   DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(10_000),
 });
@@ -66,13 +66,13 @@ const configCases: [string, Record<string, string | undefined>][] = [
   ["the minimum", good],
   [
     "every setting",
-    { ...good, REDRIVE_CONCURRENCY: "64", QUARANTINE_PUT_CONCURRENCY: "1", DEADLINE_MARGIN_MS: "0" },
+    { ...good, FAILURE_RECORD_CONCURRENCY: "64", QUARANTINE_PUT_CONCURRENCY: "1", DEADLINE_MARGIN_MS: "0" },
   ],
   ["nothing", {}],
   ["a bucket name of 2 characters", { ...good, QUARANTINE_BUCKET: "qb" }],
   ["a stream name with a slash", { ...good, STREAM_NAME: "a/b" }],
   ["a queue URL that is an ARN", { ...good, DEAD_LETTER_QUEUE_URL: "arn:aws:sqs:eu-west-1:123456789012:q" }],
-  ["redrive concurrency 65", { ...good, REDRIVE_CONCURRENCY: "65" }],
+  ["failure record concurrency 65", { ...good, FAILURE_RECORD_CONCURRENCY: "65" }],
   ["PUT concurrency 0", { ...good, QUARANTINE_PUT_CONCURRENCY: "0" }],
   ["PUT concurrency 129", { ...good, QUARANTINE_PUT_CONCURRENCY: "129" }],
   ["PUT concurrency many", { ...good, QUARANTINE_PUT_CONCURRENCY: "many" }],
@@ -120,7 +120,7 @@ const actionCases: [string, unknown][] = [
 
 describe("dlq-redrive's configuration and manual actions against the zod schemas they replaced", () => {
   it.each(configCases)("configuration, %s: the same values or the same problems", (_label, env) => {
-    expect(outcome(redriveConfigSchema, env)).toEqual(outcome(referenceConfig, env));
+    expect(outcome(dlqRedriveConfigSchema, env)).toEqual(outcome(referenceConfig, env));
   });
 
   it.each(actionCases)("manual action, %s: the same values or the same problems", (_label, event) => {

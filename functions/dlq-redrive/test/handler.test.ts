@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { captureOutput, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
@@ -58,7 +58,7 @@ describe("dlq-redrive handler: bad events and configuration", () => {
   );
 });
 
-describe("dlq-redrive handler: the consumer shell over packages/redrive, against the emulators", () => {
+describe("dlq-redrive handler: the consumer shell over packages/recovery, against the emulators", () => {
   let sqsS3: RunningEmulator;
   let sqs: SQSClient;
   let dlqUrl: string;

@@ -1,2 +1,2 @@
-// What Lambda calls: `index.handler` in the bundle (scripts/bundle-function.ts).
+// What Lambda calls: `index.handler` in the bundle (packages/bundler).
 export { handler } from "./handler.js";

@@ -1,4 +1,3 @@
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
 import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
@@ -8,12 +7,10 @@ const suite = workerHandlerSuite(() => import("../src/index.js"));
 describe("fifo-worker handler: the consumer shell over the worker, configured only through the environment", () => {
   it("reaches every service through AWS_ENDPOINT_URL_*, runs the catalogue's tools and emits EMF metrics", async () => {
     const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.fifo.dlqUrl));
-    await suite.stack.send(suite.stack.fifo, [
+    const { result, lines } = await suite.invokeWith(handler, suite.stack.fifo, [
       { ...body(job("text.stats", { text: "one two" })), group: "s1" },
       { body: "not a job", group: "s2" },
     ]);
-    const records = await suite.stack.receive(suite.stack.fifo);
-    const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
 
     expect(result).toEqual({ batchItemFailures: [] });
     const emf = lines.find((l) => l._aws !== undefined);
@@ -22,17 +19,7 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
     expect((await suite.stack.drain(suite.stack.fifo.dlqUrl)).map((d) => d.body)).toEqual(["not a job"]);
   });
 
-  it.each([
-    ["no event", undefined],
-    ["an event without Records", { records: [] }],
-    ["Records that is not an array", { Records: "x" }],
-  ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await suite.freshHandler({});
-    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
-      name: "InvalidEventError",
-      message: "expected an SQS event with a Records array",
-    });
-  });
+  suite.itRefusesMalformedEvents();
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -41,12 +28,10 @@ describe("fifo-worker handler: the consumer shell over the worker, configured on
       HTTP_TOOL_TIMEOUT_MS: "0",
       TOOL_CALLS_TABLE: undefined,
     });
-    for (const attempt of [1, 2]) {
-      const run = handler({ Records: [] }, lambdaContext());
-      await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
-      for (const name of ["WORKER_CONCURRENCY", "HTTP_TOOL_TIMEOUT_MS", "TOOL_CALLS_TABLE"]) {
-        await expect(run).rejects.toThrow(name);
-      }
-    }
+    await suite.expectConfigErrorNaming(handler, [
+      "WORKER_CONCURRENCY",
+      "HTTP_TOOL_TIMEOUT_MS",
+      "TOOL_CALLS_TABLE",
+    ]);
   });
 });

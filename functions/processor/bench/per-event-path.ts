@@ -1,22 +1,10 @@
-import {
-  deadlineFromContext,
-  kinesisBatchResponse,
-  processKinesisBatch,
-  type RemainingTime,
-} from "@mcp-pipeline/batch";
-import {
-  type DecodeResult,
-  decodeLifecycleEvent,
-  failureCodeOf,
-  messageOf,
-  SchemaViolationError,
-  type ToolCallLifecycleEvent,
-} from "@mcp-pipeline/contracts";
+import type { RemainingTime } from "@mcp-pipeline/batch";
+import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
 import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import type { ProcessResult } from "../src/core.js";
+import { type ProcessResult, processDecodedBatch } from "../src/core.js";
 
 /**
  * The processor's previous algorithm, kept out of the function bundle (nothing under src/ imports it):
@@ -34,14 +22,6 @@ export interface PerEventDeps {
   /** Called when a batch pre-read fails; processing continues with per-record reads. */
   readonly onPrefetchError?: (error: unknown) => void;
   readonly now?: () => number;
-}
-
-function reasonOf(error: unknown): QuarantineReason {
-  return {
-    code: failureCodeOf(error),
-    message: messageOf(error),
-    ...(error instanceof SchemaViolationError ? { details: { issues: error.issues } } : {}),
-  };
 }
 
 async function prefetch(
@@ -66,28 +46,15 @@ async function prefetch(
  * eventId (claim, write, complete), quarantine what can never succeed, answer with the partial batch
  * response (docs/aws-semantics.md §1.4).
  */
-export async function processPerEvent(
+export function processPerEvent(
   records: readonly KinesisStreamRecord[],
   context: RemainingTime,
   deps: PerEventDeps,
 ): Promise<ProcessResult> {
-  const now = deps.now ?? Date.now;
-  const startedAt = now();
-  const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
-    decodeLifecycleEvent(r.kinesis.data),
-  );
-  const events = decoded.flatMap((d) => (d.ok ? [d.value] : []));
-  const { completed, cache } = await prefetch(deps, events);
-
-  let applied = 0;
-  let duplicates = 0;
-  const outcome = await processKinesisBatch(records, {
-    concurrency: deps.concurrency,
-    deadline: deadlineFromContext(context, deps.deadlineMarginMs),
-    handle: async (_record, { index }) => {
-      const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
-      if (!result.ok) throw result.error;
-      const event = result.value;
+  return processDecodedBatch(records, context, deps, async (decoded) => {
+    const events = decoded.flatMap((d) => (d.ok ? [d.value] : []));
+    const { completed, cache } = await prefetch(deps, events);
+    return async (event) => {
       let change: ApplyChange | undefined;
       const ran = await runOnce(
         deps.idempotency,
@@ -98,27 +65,7 @@ export async function processPerEvent(
         },
         completed,
       );
-      if (ran === "duplicate" || change === "duplicate") duplicates += 1;
-      else applied += 1;
-    },
-    setAside: (record, error) => deps.quarantine(record, reasonOf(error)),
+      return !(ran === "duplicate" || change === "duplicate");
+    };
   });
-
-  const oldestArrival = Math.min(...records.map((r) => r.kinesis.approximateArrivalTimestamp * 1000));
-  const failed = outcome.counts.failed + outcome.counts["not-started"];
-  return {
-    response: kinesisBatchResponse(outcome),
-    outcome,
-    summary: {
-      records: records.length,
-      applied,
-      duplicates,
-      quarantined: outcome.counts["set-aside"],
-      failed,
-      notStarted: outcome.counts["not-started"],
-      durationMs: now() - startedAt,
-      oldestRecordAgeMs: records.length > 0 ? Math.max(0, startedAt - oldestArrival) : 0,
-      deadlineReached: outcome.deadlineReached,
-    },
-  };
 }

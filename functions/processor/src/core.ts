@@ -124,30 +124,57 @@ const changedCall = (change: ApplyChange): boolean => change === "created" || ch
  * record starts. That write may reflect events that lie after a failure in the shard: they are reported
  * for retry anyway and their redelivery changes nothing, so "done" never names an event not applied.
  */
-export async function processToolCallEvents(
+export function processToolCallEvents(
   records: readonly KinesisStreamRecord[],
   context: RemainingTime,
   deps: ProcessorDeps,
+): Promise<ProcessResult> {
+  return processDecodedBatch(records, context, deps, async (decoded) => {
+    const { calls, positionOf } = groupByCall(decoded);
+    const cache = await prefetch(deps, [...calls.keys()]);
+
+    /** One write per call, started by the first of its records that the engine runs, shared by the rest. */
+    const writes = new Map<string, Promise<Folded>>();
+    const writeOf = (callId: string): Promise<Folded> => {
+      let write = writes.get(callId);
+      if (!write) {
+        const group = calls.get(callId);
+        write = deps.toolCalls.applyEvents(group?.events ?? [], cache);
+        writes.set(callId, write);
+      }
+      return write;
+    };
+
+    return async (event, index) => {
+      const folded = await writeOf(event.callId);
+      // A failed write rejects here for every record of the call that runs: exactly that call's events fail.
+      const change = folded.changes[positionOf[index] ?? -1];
+      return change !== undefined && changedCall(change);
+    };
+  });
+}
+
+/** Applies one decoded event (the record at `index` of the batch); resolves whether it changed its call. */
+export type ApplyEvent = (event: ToolCallLifecycleEvent, index: number) => Promise<boolean>;
+
+/**
+ * What every processing algorithm shares: decode every record, let `prepare` read ahead for the batch,
+ * run each decodable event through the engine (partition-key order, the deadline) with the `ApplyEvent`
+ * it returns, quarantine what can never succeed, and sum the batch up. The benchmark's per-event path
+ * (bench/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
+ */
+export async function processDecodedBatch(
+  records: readonly KinesisStreamRecord[],
+  context: RemainingTime,
+  deps: Pick<ProcessorDeps, "quarantine" | "concurrency" | "deadlineMarginMs" | "now">,
+  prepare: (decoded: readonly DecodeResult<ToolCallLifecycleEvent>[]) => Promise<ApplyEvent>,
 ): Promise<ProcessResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
     decodeLifecycleEvent(r.kinesis.data),
   );
-  const { calls, positionOf } = groupByCall(decoded);
-  const cache = await prefetch(deps, [...calls.keys()]);
-
-  /** One write per call, started by the first of its records that the engine runs, shared by the rest. */
-  const writes = new Map<string, Promise<Folded>>();
-  const writeOf = (callId: string): Promise<Folded> => {
-    let write = writes.get(callId);
-    if (!write) {
-      const group = calls.get(callId);
-      write = deps.toolCalls.applyEvents(group?.events ?? [], cache);
-      writes.set(callId, write);
-    }
-    return write;
-  };
+  const apply = await prepare(decoded);
 
   let applied = 0;
   let duplicates = 0;
@@ -157,11 +184,7 @@ export async function processToolCallEvents(
     handle: async (_record, { index }) => {
       const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
       if (!result.ok) throw result.error;
-      const callId = result.value.callId;
-      const folded = await writeOf(callId);
-      // A failed write rejects here for every record of the call that runs: exactly that call's events fail.
-      const change = folded.changes[positionOf[index] ?? -1];
-      if (change !== undefined && changedCall(change)) applied += 1;
+      if (await apply(result.value, index)) applied += 1;
       else duplicates += 1;
     },
     setAside: (record, error) => deps.quarantine(record, reasonOf(error)),

@@ -16,17 +16,20 @@ async function freshHandler(env: Record<string, string>) {
   return (await import("../src/handler.js")).handler;
 }
 
+/** What Lambda would set, with the emulators' endpoints and the stack's table and bucket. */
+const functionEnvironment = () => ({
+  AWS_REGION: "us-east-1",
+  AWS_ACCESS_KEY_ID: "test",
+  AWS_SECRET_ACCESS_KEY: "test",
+  AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
+  AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
+  TOOL_CALLS_TABLE: stack.tables.toolCalls,
+  QUARANTINE_BUCKET: stack.tables.bucket,
+});
+
 describe("processor handler: a thin shell configured only through the environment", () => {
   it("reaches emulators through AWS_ENDPOINT_URL_* and emits EMF metrics", async () => {
-    const handler = await freshHandler({
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-      AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
-      AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
-      TOOL_CALLS_TABLE: stack.tables.toolCalls,
-      QUARANTINE_BUCKET: stack.tables.bucket,
-    });
+    const handler = await freshHandler(functionEnvironment());
     const lines: string[] = [];
     const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
       lines.push(String(chunk));
@@ -44,15 +47,7 @@ describe("processor handler: a thin shell configured only through the environmen
   });
 
   it("quarantines a record that can never succeed through the S3 client loaded on first use, and names the function", async () => {
-    const handler = await freshHandler({
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-      AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
-      AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
-      TOOL_CALLS_TABLE: stack.tables.toolCalls,
-      QUARANTINE_BUCKET: stack.tables.bucket,
-    });
+    const handler = await freshHandler(functionEnvironment());
     const [record] = startedRecords(1, 1).records;
     const bad = { ...record, kinesis: { ...record?.kinesis, data: Buffer.from("{oops").toString("base64") } };
     const { result, lines } = await captureOutput(() =>

@@ -6,24 +6,20 @@ import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pi
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
-import {
-  createBucketWhenReady,
-  createTableWhenActive,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startDynamoDb,
-  startSqsS3,
-} from "@mcp-pipeline/testing/emulators";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import type { PerEventDeps } from "../bench/per-event-path.js";
 import type { ProcessorDeps } from "../src/core.js";
 
-/** Real DynamoDB and S3 emulators with the processor's tables and bucket; one client per table, so requests are counted per table. */
+/**
+ * DynamoDB (as AWS answers it: dynalite behind the fidelity proxy) and S3 from packages/testing's
+ * EmulatorStack, with the processor's tables and bucket; one client per table, so requests are counted
+ * per table.
+ */
 export class Stack {
   private constructor(
-    private readonly dynamo: RunningEmulator,
-    private readonly sqsS3: RunningEmulator,
+    private readonly stack: EmulatorStack,
     readonly toolCallsClient: DynamoDBDocumentClient,
     readonly dedupeClient: DynamoDBDocumentClient,
     readonly s3: S3Client,
@@ -32,13 +28,12 @@ export class Stack {
   ) {}
 
   static async start(): Promise<Stack> {
-    const [dynamo, sqsS3] = await Promise.all([startDynamoDb(), startSqsS3()]);
-    const toolCallsClient = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
-    const dedupeClient = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
-    const s3 = s3Client(emulatorClientOptions(sqsS3));
+    const stack = await EmulatorStack.start({ dynamodb: {}, sqsS3: true });
+    const toolCallsClient = dynamoDbDocumentClient(emulatorClientOptions(stack.dynamodb));
+    const dedupeClient = dynamoDbDocumentClient(emulatorClientOptions(stack.dynamodb));
+    const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
     return new Stack(
-      dynamo,
-      sqsS3,
+      stack,
       toolCallsClient,
       dedupeClient,
       s3,
@@ -48,7 +43,7 @@ export class Stack {
   }
 
   get endpoints() {
-    return { dynamo: this.dynamo.endpoint, s3: this.sqsS3.endpoint };
+    return { dynamo: this.stack.dynamodb.endpoint, s3: this.stack.sqsS3.endpoint };
   }
 
   tableIndex = 0;
@@ -58,9 +53,9 @@ export class Stack {
   async reset(): Promise<void> {
     const n = ++this.tableIndex;
     this.tables = { toolCalls: `tool-calls-${n}`, dedupe: `dedupe-${n}`, bucket: `quarantine-${n}` };
-    await createTableWhenActive(this.toolCallsClient, toolCallsTableDefinition(this.tables.toolCalls));
-    await createTableWhenActive(this.dedupeClient, dedupeTableDefinition(this.tables.dedupe));
-    await createBucketWhenReady(this.s3, { Bucket: this.tables.bucket });
+    await this.stack.createTable(toolCallsTableDefinition(this.tables.toolCalls));
+    await this.stack.createTable(dedupeTableDefinition(this.tables.dedupe));
+    await this.stack.createBucket(this.tables.bucket);
     this.toolCallWrites.reset();
     this.dedupeRequests.reset();
   }
@@ -130,7 +125,7 @@ export class Stack {
     this.toolCallsClient.destroy();
     this.dedupeClient.destroy();
     this.s3.destroy();
-    await Promise.all([this.dynamo.stop(), this.sqsS3.stop()]);
+    await this.stack.stop();
   }
 }
 

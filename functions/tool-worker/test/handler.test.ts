@@ -1,4 +1,3 @@
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
 // The workers' emulator stack (dynalite, kinesalite, fauxqs, a loopback downstream): one for both workers.
 import { body, job, workerHandlerSuite } from "../../../packages/worker/test/stack.js";
@@ -8,12 +7,10 @@ const suite = workerHandlerSuite(() => import("../src/index.js"));
 describe("tool-worker handler: the consumer shell over the worker, configured only through the environment", () => {
   it("reaches every service through AWS_ENDPOINT_URL_*, runs the catalogue's tools and emits EMF metrics", async () => {
     const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.standard.dlqUrl));
-    await suite.stack.send(suite.stack.standard, [
+    const { result, lines } = await suite.invokeWith(handler, suite.stack.standard, [
       body(job("text.stats", { text: "one two" })),
       { body: "not a job" },
     ]);
-    const records = await suite.stack.receive(suite.stack.standard);
-    const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
 
     expect(result).toEqual({ batchItemFailures: [] });
     const emf = lines.find((l) => l._aws !== undefined);
@@ -24,9 +21,9 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
 
   it("returns the failed messageIds as the partial batch response (§2.3)", async () => {
     const handler = await suite.freshHandler(suite.stack.functionEnvironment(suite.stack.standard.dlqUrl));
-    await suite.stack.send(suite.stack.standard, [body(job("http.request", { path: "/status/500/x" }))]);
-    const records = await suite.stack.receive(suite.stack.standard);
-    const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
+    const { records, result, lines } = await suite.invokeWith(handler, suite.stack.standard, [
+      body(job("http.request", { path: "/status/500/x" })),
+    ]);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
     expect(lines.find((l) => l.message === "job reported for retry")).toMatchObject({
       messageId: records[0]?.messageId,
@@ -40,9 +37,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
       MAX_RECEIVE_COUNT: "1",
     });
     const doomed = job("http.request", { path: "/status/503/last" });
-    await suite.stack.send(suite.stack.standard, [body(doomed)]);
-    const records = await suite.stack.receive(suite.stack.standard);
-    const { result, lines } = await captureOutput(() => handler({ Records: records }, lambdaContext()));
+    const { records, result, lines } = await suite.invokeWith(handler, suite.stack.standard, [body(doomed)]);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]?.messageId }] });
     expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ Retried: 1, LeavingForDlq: 1 });
     expect(await suite.stack.call(doomed.callId)).toMatchObject({
@@ -51,17 +46,7 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
     });
   });
 
-  it.each([
-    ["no event", undefined],
-    ["an event without Records", { records: [] }],
-    ["Records that is not an array", { Records: "x" }],
-  ])("refuses %s with InvalidEventError", async (_name, event) => {
-    const handler = await suite.freshHandler({});
-    await expect(handler(event, lambdaContext())).rejects.toMatchObject({
-      name: "InvalidEventError",
-      message: "expected an SQS event with a Records array",
-    });
-  });
+  suite.itRefusesMalformedEvents();
 
   it("fails loudly, naming every bad setting (the worker's and the tools'), on every invocation", async () => {
     const handler = await suite.freshHandler({
@@ -74,20 +59,14 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
       DEDUPE_TABLE: undefined,
       RESULTS_BUCKET: undefined,
     });
-    for (const attempt of [1, 2]) {
-      const run = handler({ Records: [] }, lambdaContext());
-      await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
-      for (const name of [
-        "DEDUPE_TABLE",
-        "RESULTS_BUCKET",
-        "DEAD_LETTER_QUEUE_URL",
-        "RESULT_INLINE_MAX_BYTES",
-        "EVENTS_STREAM_NAME",
-        "MAX_RECEIVE_COUNT",
-        "HTTP_TOOL_BASE_URL",
-      ]) {
-        await expect(run).rejects.toThrow(name);
-      }
-    }
+    await suite.expectConfigErrorNaming(handler, [
+      "DEDUPE_TABLE",
+      "RESULTS_BUCKET",
+      "DEAD_LETTER_QUEUE_URL",
+      "RESULT_INLINE_MAX_BYTES",
+      "EVENTS_STREAM_NAME",
+      "MAX_RECEIVE_COUNT",
+      "HTTP_TOOL_BASE_URL",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { MessageAttributeValue, SendMessageCommandInput } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
 
 export interface DeadLetterReason {
@@ -40,17 +40,18 @@ function originalAttributes(record: SQSRecord): Record<string, MessageAttributeV
 }
 
 /**
- * Sends a message that can never succeed to the source queue's DLQ with the reason in its message
- * attributes, body unchanged. For a FIFO DLQ the message keeps its group, and its messageId becomes
- * the deduplication id, so sending again after a crash within five minutes does not duplicate it.
+ * The DLQ message for a message that can never succeed: the reason in its message attributes, body
+ * unchanged. For a FIFO DLQ the message keeps its group, and its messageId becomes the deduplication id,
+ * so sending again after a crash within five minutes does not duplicate it. Sent by
+ * sendToDeadLetterQueue (sqs-client.ts), which the workers load with the SQS client on the first poison
+ * message (packages/worker/src/dead-letter-queue.ts).
  */
-export async function sendToDeadLetterQueue(
-  sqs: SQSClient,
+export function deadLetterMessage(
   queueUrl: string,
   record: SQSRecord,
   reason: DeadLetterReason,
-  now: () => number = Date.now,
-): Promise<void> {
+  now: number,
+): SendMessageCommandInput {
   const ours: Record<string, MessageAttributeValue> = {
     [DeadLetterAttribute.ReasonCode]: { DataType: "String", StringValue: reason.code },
     // SQS attribute values are limited only by the message size; keep the reason readable, not huge.
@@ -60,7 +61,7 @@ export async function sendToDeadLetterQueue(
     },
     [DeadLetterAttribute.SourceMessageId]: { DataType: "String", StringValue: record.messageId },
     [DeadLetterAttribute.SourceQueueArn]: { DataType: "String", StringValue: record.eventSourceARN },
-    [DeadLetterAttribute.FailedAt]: { DataType: "String", StringValue: new Date(now()).toISOString() },
+    [DeadLetterAttribute.FailedAt]: { DataType: "String", StringValue: new Date(now).toISOString() },
     [DeadLetterAttribute.SourceReceiveCount]: {
       DataType: "Number",
       StringValue: record.attributes.ApproximateReceiveCount || "1",
@@ -74,17 +75,15 @@ export async function sendToDeadLetterQueue(
     .filter(([name]) => !(name in ours))
     .slice(0, MAX_ATTRIBUTES - Object.keys(ours).length);
   const fifo = queueUrl.endsWith(".fifo");
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: queueUrl,
-      MessageBody: record.body,
-      MessageAttributes: { ...Object.fromEntries(kept), ...ours },
-      ...(fifo
-        ? {
-            MessageGroupId: record.attributes.MessageGroupId ?? record.messageId,
-            MessageDeduplicationId: record.messageId,
-          }
-        : {}),
-    }),
-  );
+  return {
+    QueueUrl: queueUrl,
+    MessageBody: record.body,
+    MessageAttributes: { ...Object.fromEntries(kept), ...ours },
+    ...(fifo
+      ? {
+          MessageGroupId: record.attributes.MessageGroupId ?? record.messageId,
+          MessageDeduplicationId: record.messageId,
+        }
+      : {}),
+  };
 }

@@ -15,36 +15,25 @@ export interface BatchOptions<T> {
   readonly schedule?: SchedulingRule;
 }
 
+/** A mode of the engine: how a record names its key, and how far one failure reaches. */
+function mode<T>(keyOf: (record: T) => string, failureScope: FailureScope) {
+  return (records: readonly T[], options: BatchOptions<T>): Promise<BatchOutcome<T>> =>
+    runKeyOrdered({ ...options, items: records, keyOf, failureScope });
+}
+
 /**
  * Kinesis: records of one partition key strictly in shard order, keys concurrently. This is why the
  * project has its own engine: Powertools' BatchProcessor runs Kinesis records in parallel without
  * regard to partition key (docs/aws-semantics.md §8 "Ordering broken by parallel processing in Powertools"),
  * and its sequential mode gives up all concurrency.
  */
-export function processKinesisBatch(
-  records: readonly KinesisStreamRecord[],
-  options: BatchOptions<KinesisStreamRecord>,
-): Promise<BatchOutcome<KinesisStreamRecord>> {
-  return runKeyOrdered({
-    ...options,
-    items: records,
-    keyOf: (r) => r.kinesis.partitionKey,
-    failureScope: FailureScope.KeyAndLater,
-  });
-}
+export const processKinesisBatch = mode<KinesisStreamRecord>(
+  (r) => r.kinesis.partitionKey,
+  FailureScope.KeyAndLater,
+);
 
 /** SQS standard queue: every message on its own, `concurrency` at a time (§2.1, §2.3). */
-export function processSqsBatch(
-  records: readonly SQSRecord[],
-  options: BatchOptions<SQSRecord>,
-): Promise<BatchOutcome<SQSRecord>> {
-  return runKeyOrdered({
-    ...options,
-    items: records,
-    keyOf: (r) => `message:${r.messageId}`,
-    failureScope: FailureScope.Item,
-  });
-}
+export const processSqsBatch = mode<SQSRecord>((r) => `message:${r.messageId}`, FailureScope.Item);
 
 /**
  * SQS FIFO queue: groups concurrently, each group in order; at a group's first failure the rest of
@@ -52,17 +41,7 @@ export function processSqsBatch(
  * MessageGroupId (a standard queue wired to a FIFO worker by mistake) is treated as a group of its own
  * rather than failing the batch forever.
  */
-export function processSqsFifoBatch(
-  records: readonly SQSRecord[],
-  options: BatchOptions<SQSRecord>,
-): Promise<BatchOutcome<SQSRecord>> {
-  return runKeyOrdered({
-    ...options,
-    items: records,
-    keyOf: (r) => {
-      const group = r.attributes.MessageGroupId;
-      return group ? `group:${group}` : `message:${r.messageId}`;
-    },
-    failureScope: FailureScope.Key,
-  });
-}
+export const processSqsFifoBatch = mode<SQSRecord>((r) => {
+  const group = r.attributes.MessageGroupId;
+  return group ? `group:${group}` : `message:${r.messageId}`;
+}, FailureScope.Key);

@@ -56,7 +56,8 @@ export function needsRedelivery(outcome: ItemOutcome): boolean {
 
 /**
  * One log entry per record that failed, identified by `identify` (sequence number, messageId...).
- * Not-started records are summarised by the counts, not listed.
+ * Not-started records are summarised by the counts, not listed. The failure's text is `error`, not
+ * `message`: Powertools' logger reserves `message` for the log line and drops an attribute of that name.
  */
 export function failureDetails<T>(
   outcome: BatchOutcome<T>,
@@ -65,7 +66,7 @@ export function failureDetails<T>(
   return outcome.outcomes.flatMap((o, i) => {
     const item = outcome.items[i];
     if (o.status !== ItemStatus.Failed || item === undefined) return [];
-    return [{ ...identify(item), cause: o.cause, code: failureCodeOf(o.error), message: messageOf(o.error) }];
+    return [{ ...identify(item), cause: o.cause, code: failureCodeOf(o.error), error: messageOf(o.error) }];
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * What every command-line entry here (npm start, lint:config, redrive) does the same way: strict parsing
+ * What every command-line entry here (npm start, lint:config, recover) does the same way: strict parsing
  * with Node's util.parseArgs, one error type for a bad command line, the documented exit statuses, the
  * checks of number options, and the guard that runs `main` only when the file is the process's entry.
  */

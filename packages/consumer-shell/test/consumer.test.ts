@@ -80,7 +80,10 @@ describe("the consumer shell", () => {
       receiveCount: "3",
       code: "downstream-5xx",
       cause: "transient",
+      error: "the downstream answered 503",
     });
+    // An attribute the logger reserves would be dropped with a warning, and the failure's text with it.
+    expect(lines.filter((l) => l.level === "WARN")).toEqual([]);
     expect(lines.find((l) => l.message === "batch done")).toMatchObject({
       messages: 2,
       handled: 1,

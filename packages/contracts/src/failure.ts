@@ -15,27 +15,25 @@ export const FailureKind = {
 } as const;
 export type FailureKind = (typeof FailureKind)[keyof typeof FailureKind];
 
-export class PermanentError extends Error {
-  readonly kind = FailureKind.Permanent;
-  /** A stable, machine-readable reason, e.g. `schema-violation`. */
+/** What both kinds carry: the kind, and a stable, machine-readable reason, e.g. `schema-violation`. */
+abstract class ClassifiedError extends Error {
+  abstract readonly kind: FailureKind;
   readonly code: string;
 
   constructor(code: string, message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = "PermanentError";
     this.code = code;
   }
 }
 
-export class TransientError extends Error {
-  readonly kind = FailureKind.Transient;
-  readonly code: string;
+export class PermanentError extends ClassifiedError {
+  readonly kind = FailureKind.Permanent;
+  override name = "PermanentError";
+}
 
-  constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "TransientError";
-    this.code = code;
-  }
+export class TransientError extends ClassifiedError {
+  readonly kind = FailureKind.Transient;
+  override name = "TransientError";
 }
 
 /**

@@ -1,11 +1,11 @@
 /// <reference path="./dynalite.d.ts" />
 /// <reference path="./kinesalite.d.ts" />
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Worker } from "node:worker_threads";
 import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
+import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
+import { type AwsJsonCall, AwsJsonContentType, callAwsJson } from "./proxy.js";
 
 export {
   AWS_BACKENDS,
@@ -16,7 +16,21 @@ export {
   startSqsS3Endpoint,
 } from "./backend.js";
 export type { DynamoDbDelays } from "./dynamodb-server.mjs";
+export { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./moto.js";
+export {
+  type AwsJsonCall,
+  AwsJsonContentType,
+  behindProxy,
+  callAwsJson,
+  forward,
+  type InjectedFault,
+  type ProxiedCall,
+  readBody,
+  relay,
+  startAwsJsonProxy,
+  startFaultProxy,
+} from "./proxy.js";
 export {
   createBucketWhenReady,
   createQueueWhenReady,
@@ -44,29 +58,6 @@ export interface KinesisDelays {
 export interface EmulatorDelays {
   readonly dynamodb?: DynamoDbDelays;
   readonly kinesis?: KinesisDelays;
-}
-
-export interface RunningEmulator {
-  /** http://127.0.0.1:<port> */
-  readonly endpoint: string;
-  stop(): Promise<void>;
-}
-
-/** Serves an http.Server on a free loopback port until stopped. */
-export async function listenOnLoopback(server: Server): Promise<RunningEmulator> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error?: Error) => (error ? reject(error) : resolve()));
-      }),
-  };
 }
 
 /** DynamoDB (dynalite, in memory, with Time to Live settings) on a free loopback port. */
@@ -108,33 +99,23 @@ export interface EmbeddedEmulators {
   stop(): Promise<void>;
 }
 
-const HEALTH_TARGETS = {
+const HEALTH_CALLS = {
   dynamodb: {
     target: "DynamoDB_20120810.ListTables",
-    contentType: "application/x-amz-json-1.0",
+    contentType: AwsJsonContentType.V1_0,
     service: "dynamodb",
   },
   kinesis: {
     target: "Kinesis_20131202.ListStreams",
-    contentType: "application/x-amz-json-1.1",
+    contentType: AwsJsonContentType.V1_1,
     service: "kinesis",
   },
-  sqs: { target: "AmazonSQS.ListQueues", contentType: "application/x-amz-json-1.0", service: "sqs" },
-} as const;
+  sqs: { target: "AmazonSQS.ListQueues", contentType: AwsJsonContentType.V1_0, service: "sqs" },
+} as const satisfies Record<string, AwsJsonCall>;
 
 /** One real API call (a List operation) must answer 200 before an emulator counts as up. */
-export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_TARGETS): Promise<void> {
-  const { target, contentType, service } = HEALTH_TARGETS[kind];
-  const response = await fetch(endpoint, {
-    method: "POST",
-    headers: {
-      "content-type": contentType,
-      "x-amz-target": target,
-      authorization: `AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
-      "x-amz-date": "20260101T000000Z",
-    },
-    body: "{}",
-  });
+export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_CALLS): Promise<void> {
+  const response = await callAwsJson(endpoint, HEALTH_CALLS[kind]);
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`${kind} emulator at ${endpoint} answered ${response.status}`);
 }
@@ -194,69 +175,4 @@ export async function startEmulators(delays: EmulatorDelays = {}): Promise<Embed
     await stopAll();
     throw error;
   }
-}
-
-/** What a fault proxy may answer instead of the upstream: an AWS JSON error. */
-export interface InjectedFault {
-  readonly status: number;
-  readonly type: string;
-  readonly message: string;
-}
-
-/** Sends a proxied request on to `upstream` with its method, path and headers (host and length recomputed). */
-export function forward(upstream: string, request: IncomingMessage, body: Uint8Array): Promise<Response> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-  }
-  return fetch(`${upstream}${request.url ?? "/"}`, {
-    method: request.method ?? "POST",
-    headers,
-    body: new Uint8Array(body),
-  });
-}
-
-/** Writes an upstream's answer back to the proxied client (fetch has already decoded the body). */
-export async function relay(response: ServerResponse, upstream: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  upstream.headers.forEach((value, name) => {
-    if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
-      headers[name] = value;
-  });
-  response.writeHead(upstream.status, headers);
-  response.end(Buffer.from(await upstream.arrayBuffer()));
-}
-
-/**
- * A loopback proxy in front of a JSON-protocol AWS endpoint (DynamoDB, Kinesis, SQS) that answers chosen
- * requests with an error instead of forwarding them: `decide` sees the X-Amz-Target and the body.
- * Everything else passes through unchanged. For fault injection in local runs and tests.
- */
-export function startFaultProxy(
-  upstream: string,
-  decide: (target: string, body: string) => InjectedFault | undefined,
-): Promise<RunningEmulator & { readonly injected: () => number }> {
-  let injected = 0;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", async () => {
-      const body = Buffer.concat(chunks);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const fault = decide(target, body.toString("utf8"));
-      if (fault) {
-        injected += 1;
-        response.writeHead(fault.status, { "content-type": "application/x-amz-json-1.0" });
-        response.end(JSON.stringify({ __type: fault.type, message: fault.message }));
-        return;
-      }
-      try {
-        await relay(response, await forward(upstream, request, body));
-      } catch (error) {
-        response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
-        response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
-      }
-    });
-  });
-  return listenOnLoopback(server).then((running) => ({ ...running, injected: () => injected }));
 }

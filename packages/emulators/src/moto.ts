@@ -12,7 +12,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { backoffDelayMs, retry } from "@mcp-pipeline/retry";
-import type { RunningEmulator } from "./index.js";
+import type { RunningEmulator } from "./loopback.js";
 
 /** moto could not be installed or started; `output` holds what the installer or the server printed. */
 export class MotoStartError extends Error {

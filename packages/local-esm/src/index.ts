@@ -11,7 +11,7 @@ export { FailureCondition, failureRecord, type KinesisFailureRecord } from "./ki
 export {
   type KinesisEsmEvent,
   type KinesisEsmOptions,
-  type KinesisEsmSettings,
+  type KinesisEsmParameters,
   type KinesisEsmStats,
   KinesisEventSource,
 } from "./kinesis/poller.js";
@@ -26,7 +26,7 @@ export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,
   type SqsEsmOptions,
-  type SqsEsmSettings,
+  type SqsEsmParameters,
   type SqsEsmStats,
   SqsEventSource,
   VisibilityTimeoutError,

@@ -6,11 +6,11 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterEach, expect } from "vitest";
-import { type InvokeResult, type KinesisEsmSettings, LocalFunction } from "../src/index.js";
+import { type InvokeResult, type KinesisEsmParameters, LocalFunction } from "../src/index.js";
 
 /** What a test starts (event sources, functions): each is stopped after the test, whatever its outcome. */
 export function stoppedAfterEach(): { stop(): Promise<void> }[] {
@@ -221,8 +221,8 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
 
 export { expect };
 
-/** A Kinesis mapping's settings in the tests: one shard lane, no window, from the start of the stream. */
-export const KINESIS_TEST_SETTINGS: KinesisEsmSettings = {
+/** A Kinesis mapping's parameters in the tests: one shard lane, no window, from the start of the stream. */
+export const KINESIS_TEST_PARAMETERS: KinesisEsmParameters = {
   batchSize: 10,
   batchingWindowMs: 0,
   parallelizationFactor: 1,

@@ -2,7 +2,7 @@ import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type KinesisEsmSettings,
+  type KinesisEsmParameters,
   KinesisEventSource,
   type KinesisFailureRecord,
   MAX_PAYLOAD_BYTES,
@@ -10,7 +10,7 @@ import {
 import {
   Emulators,
   eventually,
-  KINESIS_TEST_SETTINGS,
+  KINESIS_TEST_PARAMETERS,
   type Payload,
   RecordingFunction,
   stoppedAfterEach,
@@ -25,7 +25,7 @@ afterAll(() => emulators?.stop());
 
 async function setup(
   options: {
-    settings?: Partial<KinesisEsmSettings>;
+    parameters?: Partial<KinesisEsmParameters>;
     shards?: number;
     items?: (Payload & { key?: string })[];
     timeoutMs?: number;
@@ -51,7 +51,7 @@ async function setup(
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
     function: fn,
-    settings: { ...KINESIS_TEST_SETTINGS, ...options.settings },
+    parameters: { ...KINESIS_TEST_PARAMETERS, ...options.parameters },
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
     shardRefreshMs: 100,
@@ -78,7 +78,7 @@ describe("§1.1 polling, batching and starting position", () => {
     // The mapping's clock stands still until the test moves it, so "within the window" does not
     // depend on how fast a loaded machine runs the puts.
     let clock = Date.now();
-    const { stream, fn, esm } = await setup({ settings: { batchingWindowMs: 1_500 }, now: () => clock });
+    const { stream, fn, esm } = await setup({ parameters: { batchingWindowMs: 1_500 }, now: () => clock });
     await emulators.put(stream.name, ids("w", 3));
     await eventually(() => expect(esm.stats.polledRecords).toBe(3));
     await emulators.put(stream.name, ids("x", 2));
@@ -93,7 +93,7 @@ describe("§1.1 polling, batching and starting position", () => {
     const clock = Date.now();
     const { fn } = await setup({
       items: ids("full", 5),
-      settings: { batchSize: 5, batchingWindowMs: 300_000 },
+      parameters: { batchSize: 5, batchingWindowMs: 300_000 },
       now: () => clock,
     });
     await eventually(() => expect(fn.seen).toHaveLength(5));
@@ -114,7 +114,7 @@ describe("§1.1 polling, batching and starting position", () => {
   it("§1.1 StartingPosition LATEST: records put before the mapping starts are not read", async () => {
     const { stream, fn, esm } = await setup({
       items: ids("old", 3),
-      settings: { startingPosition: "LATEST" },
+      parameters: { startingPosition: "LATEST" },
       start: false,
     });
     esm.start();
@@ -137,7 +137,7 @@ describe("§1.2 ParallelizationFactor", () => {
       key: `key-${i % 8}`,
       sleepMs: 50,
     }));
-    const { fn } = await setup({ items, settings: { parallelizationFactor: 4, batchSize: 5 } });
+    const { fn } = await setup({ items, parameters: { parallelizationFactor: 4, batchSize: 5 } });
     await eventually(() => expect(fn.seen).toHaveLength(40));
     expect(fn.fn.stats.maxConcurrency).toBeGreaterThan(1);
     for (let k = 0; k < 8; k++) {
@@ -151,7 +151,7 @@ describe("§1.3 errors, retries, record age and bisecting", () => {
   it("§1.3 whole-batch retry, and MaximumRetryAttempts N gives N+1 invocations before the records are discarded", async () => {
     const { fn, failures } = await setup({
       items: [{ id: "a" }, { id: "poison", fail: "throw" }, { id: "b" }],
-      settings: { maximumRetryAttempts: 2, reportBatchItemFailures: false },
+      parameters: { maximumRetryAttempts: 2, reportBatchItemFailures: false },
     });
     await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
     expect(fn.invocations.map((i) => i.ids)).toEqual([
@@ -164,7 +164,7 @@ describe("§1.3 errors, retries, record age and bisecting", () => {
   it("§1.6 the on-failure record has AWS's exact shape (RetryAttemptsExhausted, functionError Unhandled)", async () => {
     const { failures, sequences, stream, fn } = await setup({
       items: [{ id: "p1", fail: "throw" }, { id: "p2" }],
-      settings: { maximumRetryAttempts: 1 },
+      parameters: { maximumRetryAttempts: 1 },
     });
     let records: unknown[] = [];
     await eventually(async () => {
@@ -207,7 +207,7 @@ describe("§1.3 errors, retries, record age and bisecting", () => {
     let clock = Number.POSITIVE_INFINITY;
     const { stream, fn, failures, esm } = await setup({
       items: [{ id: "old" }],
-      settings: { maximumRecordAgeMs: 500 },
+      parameters: { maximumRecordAgeMs: 500 },
       start: false,
       now: () => clock,
     });
@@ -231,7 +231,7 @@ describe("§1.3 errors, retries, record age and bisecting", () => {
     const items = [...ids("g", 3), { id: "poison", fail: "throw" as const }, ...ids("h", 4)];
     const { fn, failures, esm } = await setup({
       items,
-      settings: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
     });
     let records: KinesisFailureRecord[] = [];
     await eventually(async () => {
@@ -257,7 +257,7 @@ describe("§1.4 ReportBatchItemFailures", () => {
       { id: "d" },
       { id: "e", fail: "report" as const },
     ];
-    const { fn, failures } = await setup({ items, settings: { maximumRetryAttempts: 1 } });
+    const { fn, failures } = await setup({ items, parameters: { maximumRetryAttempts: 1 } });
     let records: KinesisFailureRecord[] = [];
     await eventually(async () => {
       records = [...records, ...((await emulators.drain(failures.url)) as KinesisFailureRecord[])];
@@ -305,7 +305,7 @@ describe("§1.4 ReportBatchItemFailures", () => {
     const { fn, failures } = await setup({
       items: ids("f", 2),
       environment: { RESPONSE_OVERRIDE: response },
-      settings: { maximumRetryAttempts: 2 },
+      parameters: { maximumRetryAttempts: 2 },
     });
     await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
     expect(fn.invocations.map((i) => i.ids)).toEqual([
@@ -318,7 +318,7 @@ describe("§1.4 ReportBatchItemFailures", () => {
   it("§1.4 without ReportBatchItemFailures the response is ignored", async () => {
     const { stream, fn, esm } = await setup({
       items: [{ id: "a", fail: "report" }],
-      settings: { reportBatchItemFailures: false },
+      parameters: { reportBatchItemFailures: false },
     });
     await eventually(() => expect(fn.seen).toEqual(["a"]));
     await emulators.put(stream.name, [{ id: "after" }]);
@@ -358,7 +358,7 @@ describe("Lambda-like invocation", () => {
     const { fn, failures } = await setup({
       items: [{ id: "slow", sleepMs: 600_000 }],
       timeoutMs: 300,
-      settings: { maximumRetryAttempts: 0 },
+      parameters: { maximumRetryAttempts: 0 },
     });
     await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1));
     expect(fn.invocations[0]?.result).toMatchObject({

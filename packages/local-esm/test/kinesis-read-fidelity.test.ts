@@ -14,7 +14,7 @@ import {
   startKinesisFidelityProxy,
 } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KinesisEsmEvent, type KinesisEsmSettings, KinesisEventSource } from "../src/index.js";
+import { type KinesisEsmEvent, type KinesisEsmParameters, KinesisEventSource } from "../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
@@ -39,7 +39,7 @@ afterAll(async () => {
   await kinesalite?.stop();
 });
 
-const settings: KinesisEsmSettings = {
+const parameters: KinesisEsmParameters = {
   batchSize: 4,
   batchingWindowMs: 0,
   parallelizationFactor: 1,
@@ -86,7 +86,7 @@ function eventSource(
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
     function: fn,
-    settings,
+    parameters,
     pollIntervalMs: 50,
     shardRefreshMs: 100,
     retryDelayMs: () => 10,

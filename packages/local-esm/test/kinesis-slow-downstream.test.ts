@@ -1,10 +1,10 @@
 import { waitUntilStreamExists } from "@aws-sdk/client-kinesis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KinesisEsmSettings, KinesisEventSource, type KinesisFailureRecord } from "../src/index.js";
+import { type KinesisEsmParameters, KinesisEventSource, type KinesisFailureRecord } from "../src/index.js";
 import {
   Emulators,
   eventually,
-  KINESIS_TEST_SETTINGS,
+  KINESIS_TEST_PARAMETERS,
   RecordingFunction,
   stoppedAfterEach,
 } from "./harness.js";
@@ -23,8 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => emulators?.stop());
 
-const settings: KinesisEsmSettings = {
-  ...KINESIS_TEST_SETTINGS,
+const parameters: KinesisEsmParameters = {
+  ...KINESIS_TEST_PARAMETERS,
   maximumRetryAttempts: 1,
   bisectBatchOnFunctionError: true,
 };
@@ -48,7 +48,7 @@ async function run(maximumRetryAttempts: number) {
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
     function: fn,
-    settings: { ...settings, maximumRetryAttempts },
+    parameters: { ...parameters, maximumRetryAttempts },
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
     shardRefreshMs: 100,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   readBatchResponse,
-  type SqsEsmSettings,
+  type SqsEsmParameters,
   SqsEventSource,
   VisibilityTimeoutError,
 } from "../src/index.js";
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => emulators?.stop());
 
-const defaults: SqsEsmSettings = {
+const defaults: SqsEsmParameters = {
   batchSize: 10,
   batchingWindowMs: 0,
   maximumConcurrency: 2,
@@ -23,7 +23,7 @@ const defaults: SqsEsmSettings = {
 
 async function setup(
   options: {
-    settings?: Partial<SqsEsmSettings>;
+    parameters?: Partial<SqsEsmParameters>;
     queue?: { fifo?: boolean; visibilitySeconds?: number; maxReceiveCount?: number };
     items?: (Payload & { group?: string })[];
     timeoutMs?: number;
@@ -42,7 +42,7 @@ async function setup(
     sqs: emulators.sqs,
     queueUrl: queue.url,
     function: fn,
-    settings: { ...defaults, ...options.settings },
+    parameters: { ...defaults, ...options.parameters },
     waitTimeSeconds: 1,
   });
   running.push(esm, fn);
@@ -62,7 +62,7 @@ describe("§2.1 polling, batching, visibility", () => {
   it("§2.1 BatchSize over 10 with a batching window: one invocation gathers several receives", async () => {
     const { fn, esm } = await setup({
       items: ids("m", 25),
-      settings: { batchSize: 25, batchingWindowMs: 1_000, maximumConcurrency: 2 },
+      parameters: { batchSize: 25, batchingWindowMs: 1_000, maximumConcurrency: 2 },
       // Visibility (30 s here) must cover the window plus the timeout, or messages come back while the batch fills.
     });
     await esm.start();
@@ -89,7 +89,7 @@ describe("§2.2 ScalingConfig.MaximumConcurrency", () => {
   it("§2.2 never more batches in flight than MaximumConcurrency", async () => {
     const { fn, esm } = await setup({
       items: ids("c", 30, { sleepMs: 100 }),
-      settings: { batchSize: 2, maximumConcurrency: 3 },
+      parameters: { batchSize: 2, maximumConcurrency: 3 },
       queue: { visibilitySeconds: 30 },
     });
     await esm.start();
@@ -103,7 +103,7 @@ describe("§2.2 scaling", () => {
   it("§2.2 starts with 5 concurrent batches and adds more while messages keep coming, up to MaximumConcurrency", async () => {
     const { fn, esm } = await setup({
       items: ids("s", 60, { sleepMs: 150 }),
-      settings: { batchSize: 1, maximumConcurrency: 8 },
+      parameters: { batchSize: 1, maximumConcurrency: 8 },
       queue: { visibilitySeconds: 30 },
     });
     await esm.start();
@@ -118,7 +118,7 @@ describe("§2.3 error handling", () => {
   it("§2.3 partial batch response: reported messages come back (receive count 2), the others are deleted", async () => {
     const { fn, esm } = await setup({
       items: [{ id: "ok1" }, { id: "bad", fail: "report" }, { id: "ok2" }],
-      settings: { maximumConcurrency: 2 },
+      parameters: { maximumConcurrency: 2 },
       queue: { maxReceiveCount: 2, visibilitySeconds: REDELIVERY.visibilitySeconds },
       timeoutMs: REDELIVERY.timeoutMs,
     });
@@ -131,7 +131,7 @@ describe("§2.3 error handling", () => {
   it("§2.3 a function error returns the whole batch; after maxReceiveCount receives the queue moves it to the DLQ", async () => {
     const { queue, fn, esm } = await setup({
       items: [{ id: "good" }, { id: "poison", fail: "throw" }],
-      settings: { maximumConcurrency: 2, batchSize: 10 },
+      parameters: { maximumConcurrency: 2, batchSize: 10 },
       queue: { maxReceiveCount: 2, visibilitySeconds: REDELIVERY.visibilitySeconds },
       timeoutMs: REDELIVERY.timeoutMs,
     });

@@ -4,11 +4,11 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/emulators";
 import { startMotoServer } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SqsEsmSettings, SqsEventSource } from "../src/index.js";
+import { type SqsEsmParameters, SqsEventSource } from "../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
 
 /**
@@ -29,7 +29,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => moto?.stop());
 
-const defaults: SqsEsmSettings = {
+const defaults: SqsEsmParameters = {
   batchSize: 10,
   batchingWindowMs: 0,
   maximumConcurrency: 2,
@@ -60,7 +60,7 @@ async function send(queueUrl: string, items: readonly (Payload & { group: string
   }
 }
 
-async function setup(items: (Payload & { group: string })[], settings: Partial<SqsEsmSettings> = {}) {
+async function setup(items: (Payload & { group: string })[], parameters: Partial<SqsEsmParameters> = {}) {
   const queueUrl = await fifoQueue();
   await send(queueUrl, items);
   const fn = new RecordingFunction({ timeoutMs: 20_000 });
@@ -68,7 +68,7 @@ async function setup(items: (Payload & { group: string })[], settings: Partial<S
     sqs,
     queueUrl,
     function: fn,
-    settings: { ...defaults, ...settings },
+    parameters: { ...defaults, ...parameters },
     waitTimeSeconds: 1,
   });
   running.push(esm, fn);

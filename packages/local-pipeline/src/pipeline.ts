@@ -10,9 +10,10 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { type ClientOptions, sqsClient } from "@mcp-pipeline/aws";
+import type { ClientOptions } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   type EmbeddedEmulators,
   type InjectedFault,
@@ -275,7 +276,7 @@ export class LocalPipeline {
           return processor.invoke(event);
         },
       },
-      settings: {
+      parameters: {
         batchSize: esm.batch_size,
         batchingWindowMs: this.#scale(esm.maximum_batching_window_in_seconds * 1000),
         parallelizationFactor: esm.parallelization_factor,
@@ -310,7 +311,7 @@ export class LocalPipeline {
         sqs: this.sqs,
         queueUrl: queue.url,
         function: invokable,
-        settings: {
+        parameters: {
           batchSize: fnSettings.esm.batch_size,
           batchingWindowMs: this.#scale(fnSettings.esm.maximum_batching_window_in_seconds * 1000),
           maximumConcurrency: fnSettings.esm.maximum_concurrency,

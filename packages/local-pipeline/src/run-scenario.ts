@@ -4,7 +4,7 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
-import { listQuarantine, replayQuarantine } from "@mcp-pipeline/redrive";
+import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
@@ -25,7 +25,7 @@ export interface Summary {
   readonly sentToDlq: number;
   readonly toFailureDestination: number;
   /** Records dlq-redrive re-read from the stream into the quarantine. */
-  readonly storedByRedrive: number;
+  readonly quarantinedByDlqRedrive: number;
   /** Records put back into the stream from the quarantine once the fault was gone. */
   readonly replayed: number;
   /** Inputs found nowhere once the pipeline went quiet. A run that runs out of time judges nothing: 0. */
@@ -258,6 +258,17 @@ export async function runScenario(
     return lostNow;
   };
 
+  /** Tells the caller how far the run is, with `outstanding` of the expected outcomes not seen yet. */
+  const progress = (outstanding: number) =>
+    options.onProgress?.({
+      elapsedMs: Date.now() - started,
+      accounted: expected - outstanding,
+      expected,
+      applied: pipeline.metrics.sum("processor", "Applied"),
+      quarantineObjects: quarantined.size,
+      dlq: dead.size,
+    });
+
   const deadline = started + options.timeoutMs;
   for (;;) {
     missing = await account();
@@ -266,14 +277,7 @@ export async function runScenario(
       lastInvocations = invocations;
       quietSince = Date.now();
     }
-    options.onProgress?.({
-      elapsedMs: Date.now() - started,
-      accounted: expected - missing.length,
-      expected,
-      applied: pipeline.metrics.sum("processor", "Applied"),
-      quarantineObjects: quarantined.size,
-      dlq: dead.size,
-    });
+    progress(missing.length);
     // Done when everything is accounted for and the functions have been idle for a moment (workers'
     // own events are still flowing through the processor until then).
     if (missing.length === 0 && Date.now() - quietSince > 1_500) break;
@@ -326,14 +330,7 @@ export async function runScenario(
     for (;;) {
       calls = await scanCalls(pipeline);
       const unapplied = events.filter((e) => !calls.get((e.item as { callId: string }).callId)?.requestedAt);
-      options.onProgress?.({
-        elapsedMs: Date.now() - started,
-        accounted: expected - unapplied.length,
-        expected,
-        applied: pipeline.metrics.sum("processor", "Applied"),
-        quarantineObjects: quarantined.size,
-        dlq: dead.size,
-      });
+      progress(unapplied.length);
       if (unapplied.length === 0 || Date.now() > deadline) {
         timedOut ||= unapplied.length > 0;
         missing = [
@@ -384,7 +381,7 @@ export async function runScenario(
     bisected: kinesis?.bisections ?? 0,
     sentToDlq: dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
-    storedByRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
+    quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
     lost: timedOut ? 0 : missing.length,
     timedOut,

@@ -49,7 +49,7 @@ export function formatSummary(s: Summary): string {
     ],
     [
       "stored by dlq-redrive",
-      String(s.storedByRedrive),
+      String(s.quarantinedByDlqRedrive),
       "records dlq-redrive re-read from the stream into the quarantine",
     ],
     [

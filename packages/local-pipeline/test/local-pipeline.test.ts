@@ -10,9 +10,9 @@ import { UsageError } from "@mcp-pipeline/cli";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
 import { startDynamoDb, startKinesis, startSqsS3 } from "@mcp-pipeline/emulators";
 import { loadSettings, settingsFile } from "@mcp-pipeline/settings";
+import { bundleAll } from "@mcp-pipeline/testing";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleAll } from "../../../scripts/test/bundles.ts";
 import { parseCli } from "../src/cli.js";
 import { buildScenario } from "../src/scenario.js";
 import { launchChromium } from "./chromium.ts";
@@ -115,15 +115,15 @@ describe("the main job (npm start)", () => {
     });
     // At least once: a poison record redelivered after a later retry is quarantined again (same object).
     // On a loaded machine a batch whose invocations all timed out reaches the quarantine the other way,
-    // through the failure queue and dlq-redrive (storedByRedrive), without the processor's metric.
-    expect(summary.quarantined + summary.storedByRedrive).toBeGreaterThanOrEqual(poisonRecords);
+    // through the failure queue and dlq-redrive (quarantinedByDlqRedrive), without the processor's metric.
+    expect(summary.quarantined + summary.quarantinedByDlqRedrive).toBeGreaterThanOrEqual(poisonRecords);
     expect(summary.sentToDlq).toBeGreaterThanOrEqual(poisonJobs);
     expect(summary.retried).toBeGreaterThan(0);
     // Stuck events exhausted their retries, reached the failure queue, were stored by dlq-redrive and,
     // once the fault stopped, replayed and applied.
     expect(scenario.stream.filter((s) => s.kind === "stuck").length).toBeGreaterThan(0);
     expect(summary.toFailureDestination).toBeGreaterThan(0);
-    expect(summary.storedByRedrive).toBeGreaterThanOrEqual(summary.toFailureDestination);
+    expect(summary.quarantinedByDlqRedrive).toBeGreaterThanOrEqual(summary.toFailureDestination);
     expect(summary.replayed).toBeGreaterThan(0);
     // An invocation that timed out after its write (a loaded machine) is retried, and the retry finds
     // the event applied already: it counts as a duplicate then, not as applied a second time.

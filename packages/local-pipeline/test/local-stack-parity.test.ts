@@ -6,9 +6,9 @@ import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from 
 import { DescribeStreamSummaryCommand, ListShardsCommand } from "@aws-sdk/client-kinesis";
 import { HeadBucketCommand } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from "@aws-sdk/client-sqs";
-import { sqsClient } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { type EmbeddedEmulators, emulatorClientOptions, startEmulators } from "@mcp-pipeline/emulators";
 import {
   type EnvironmentSettings,

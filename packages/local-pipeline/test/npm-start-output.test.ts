@@ -22,7 +22,7 @@ const summary: Summary = {
   bisected: 2,
   sentToDlq: 3,
   toFailureDestination: 15,
-  storedByRedrive: 30,
+  quarantinedByDlqRedrive: 30,
   replayed: 30,
   lost: 0,
   timedOut: false,
@@ -43,6 +43,10 @@ const summary: Summary = {
   },
   missing: [],
 };
+
+/** The local Kinesis ESM's event for one successful invocation of `records` records from `shardId`. */
+const invoked = (shardId: string, records: number, iteratorAgeMs: number) =>
+  ({ type: "invoked", shardId, records, outcome: "success", iteratorAgeMs }) as const;
 
 const counters = (applied: number): Counters => ({
   applied,
@@ -135,28 +139,10 @@ describe("slow SDK requests", () => {
 describe("the timeline", () => {
   it("turns the ESM's invocations into records per second and iterator age per shard, per interval", () => {
     const timeline = new Timeline(1_000, 0);
-    timeline.onKinesisEvent({
-      type: "invoked",
-      shardId: "shard-0",
-      records: 10,
-      outcome: "success",
-      iteratorAgeMs: 300,
-    });
-    timeline.onKinesisEvent({
-      type: "invoked",
-      shardId: "shard-0",
-      records: 4,
-      outcome: "success",
-      iteratorAgeMs: 900,
-    });
+    timeline.onKinesisEvent(invoked("shard-0", 10, 300));
+    timeline.onKinesisEvent(invoked("shard-0", 4, 900));
     timeline.sample(counters(14), 2_000);
-    timeline.onKinesisEvent({
-      type: "invoked",
-      shardId: "shard-1",
-      records: 5,
-      outcome: "success",
-      iteratorAgeMs: 50,
-    });
+    timeline.onKinesisEvent(invoked("shard-1", 5, 50));
     timeline.onKinesisEvent({ type: "bisected", shardId: "shard-1", records: 5 });
     timeline.sample(counters(19), 3_000);
     const data = timeline.data();
@@ -171,13 +157,7 @@ describe("the timeline", () => {
 
 describe("the HTML report", () => {
   const timeline = new Timeline(1_000, 0);
-  timeline.onKinesisEvent({
-    type: "invoked",
-    shardId: "shard-0",
-    records: 3,
-    outcome: "success",
-    iteratorAgeMs: 10,
-  });
+  timeline.onKinesisEvent(invoked("shard-0", 3, 10));
   timeline.sample(counters(3), 1_000);
 
   it("is one self-contained file: uPlot inlined, no external script or stylesheet", () => {

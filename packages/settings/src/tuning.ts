@@ -55,7 +55,7 @@ const worker = {
 const dlqRedrive = {
   deadline_margin_ms: deadlineMargin(10_000),
   concurrency: {
-    variable: "REDRIVE_CONCURRENCY",
+    variable: "FAILURE_RECORD_CONCURRENCY",
     min: 1,
     max: 64,
     default: 4,

@@ -49,7 +49,7 @@ describe("tuning settings", () => {
 
   it("tuningVariables: the function's variables, as Terraform's pipeline module sets them", () => {
     expect(tuningVariables("dlq_redrive", { concurrency: 4, deadline_margin_ms: 10_000 })).toEqual({
-      REDRIVE_CONCURRENCY: "4",
+      FAILURE_RECORD_CONCURRENCY: "4",
       DEADLINE_MARGIN_MS: "10000",
     });
   });

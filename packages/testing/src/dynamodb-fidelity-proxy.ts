@@ -1,11 +1,12 @@
-import { createServer, type IncomingMessage } from "node:http";
 import { crc32 } from "node:zlib";
 import {
+  AwsJsonContentType,
+  behindProxy,
+  callAwsJson,
   type DynamoDbDelays,
-  forward,
-  listenOnLoopback,
   type RunningEmulator,
   relay,
+  startAwsJsonProxy,
   startDynamoDb,
 } from "@mcp-pipeline/emulators";
 
@@ -47,28 +48,17 @@ export interface DynamoDbFidelityProxy extends RunningEmulator {
   readonly stats: { conditionalCheckFailures: number; itemsReturned: number };
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
-}
-
-/** One call to the upstream on the proxy's own behalf (dynalite checks the header's form, not the signature). */
-async function call(upstream: string, operation: string, payload: object): Promise<Record<string, unknown>> {
-  const response = await fetch(upstream, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-amz-json-1.0",
-      "x-amz-target": `DynamoDB_20120810.${operation}`,
-      authorization:
-        "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0",
-      "x-amz-date": "20260101T000000Z",
-    },
-    body: JSON.stringify(payload),
-  });
+/** One call to the upstream on the proxy's own behalf. */
+async function callUpstream(
+  upstream: string,
+  operation: string,
+  payload: object,
+): Promise<Record<string, unknown>> {
+  const response = await callAwsJson(
+    upstream,
+    { target: `DynamoDB_20120810.${operation}`, contentType: AwsJsonContentType.V1_0, service: "dynamodb" },
+    payload,
+  );
   const parsed = (await response.json()) as Record<string, unknown>;
   if (!response.ok)
     throw new Error(`${operation} on the upstream answered ${response.status}: ${parsed.message}`);
@@ -92,7 +82,7 @@ export function startDynamoDbFidelityProxy(upstream: string): Promise<DynamoDbFi
   const keyAttributes = async (table: string): Promise<readonly string[]> => {
     const known = keySchemas.get(table);
     if (known) return known;
-    const described = (await call(upstream, "DescribeTable", { TableName: table })) as {
+    const described = (await callUpstream(upstream, "DescribeTable", { TableName: table })) as {
       Table: { KeySchema: { AttributeName: string }[] };
     };
     const names = described.Table.KeySchema.map((k) => k.AttributeName);
@@ -106,49 +96,41 @@ export function startDynamoDbFidelityProxy(upstream: string): Promise<DynamoDbFi
     return Object.fromEntries((await keyAttributes(write.TableName)).map((name) => [name, item[name]]));
   };
 
-  const server = createServer(async (request, response) => {
-    try {
-      const body = await readBody(request);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const upstreamResponse = await forward(upstream, request, body);
-      if (!CONDITIONAL_WRITES.has(target) || upstreamResponse.status !== 400) {
-        await relay(response, upstreamResponse);
-        return;
-      }
-      const text = await upstreamResponse.text();
-      const error = JSON.parse(text) as { __type?: string; Item?: AttributeMap };
-      const write = JSON.parse(body.toString("utf8")) as ConditionalWrite;
-      let answer = text;
-      if (String(error.__type).endsWith(`#${CONDITIONAL_CHECK_FAILED}`)) {
-        stats.conditionalCheckFailures += 1;
-        if (write.ReturnValuesOnConditionCheckFailure === "ALL_OLD" && error.Item === undefined) {
-          const found = (await call(upstream, "GetItem", {
-            TableName: write.TableName,
-            Key: await keyOf(write),
-            ConsistentRead: true,
-          })) as { Item?: AttributeMap };
-          if (found.Item !== undefined) {
-            stats.itemsReturned += 1;
-            answer = JSON.stringify({ ...error, Item: found.Item });
-          }
+  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, async (call) => {
+    const upstreamResponse = await call.forward();
+    if (!CONDITIONAL_WRITES.has(call.target) || upstreamResponse.status !== 400) {
+      await relay(call.response, upstreamResponse);
+      return;
+    }
+    const text = await upstreamResponse.text();
+    const error = JSON.parse(text) as { __type?: string; Item?: AttributeMap };
+    const write = JSON.parse(call.body.toString("utf8")) as ConditionalWrite;
+    let answer = text;
+    if (String(error.__type).endsWith(`#${CONDITIONAL_CHECK_FAILED}`)) {
+      stats.conditionalCheckFailures += 1;
+      if (write.ReturnValuesOnConditionCheckFailure === "ALL_OLD" && error.Item === undefined) {
+        const found = (await callUpstream(upstream, "GetItem", {
+          TableName: write.TableName,
+          Key: await keyOf(write),
+          ConsistentRead: true,
+        })) as { Item?: AttributeMap };
+        if (found.Item !== undefined) {
+          stats.itemsReturned += 1;
+          answer = JSON.stringify({ ...error, Item: found.Item });
         }
       }
-      const headers: Record<string, string> = {};
-      upstreamResponse.headers.forEach((value, name) => {
-        if (!["content-length", "transfer-encoding", "content-encoding", "x-amz-crc32"].includes(name))
-          headers[name] = value;
-      });
-      const bytes = Buffer.from(answer, "utf8");
-      // DynamoDB signs every answer's body with its CRC32; keep that true of the rewritten one.
-      headers["x-amz-crc32"] = String(crc32(bytes));
-      response.writeHead(upstreamResponse.status, headers);
-      response.end(bytes);
-    } catch (error) {
-      response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
-      response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
     }
-  });
-  return listenOnLoopback(server).then((running) => ({ ...running, stats }));
+    const headers: Record<string, string> = {};
+    upstreamResponse.headers.forEach((value, name) => {
+      if (!["content-length", "transfer-encoding", "content-encoding", "x-amz-crc32"].includes(name))
+        headers[name] = value;
+    });
+    const bytes = Buffer.from(answer, "utf8");
+    // DynamoDB signs every answer's body with its CRC32; keep that true of the rewritten one.
+    headers["x-amz-crc32"] = String(crc32(bytes));
+    call.response.writeHead(upstreamResponse.status, headers);
+    call.response.end(bytes);
+  }).then((running) => ({ ...running, stats }));
 }
 
 /**
@@ -156,18 +138,5 @@ export function startDynamoDbFidelityProxy(upstream: string): Promise<DynamoDbFi
  * Stopping it stops both.
  */
 export async function startFaithfulDynamoDb(delays: DynamoDbDelays = {}): Promise<DynamoDbFidelityProxy> {
-  const dynalite = await startDynamoDb(delays);
-  try {
-    const proxy = await startDynamoDbFidelityProxy(dynalite.endpoint);
-    return {
-      ...proxy,
-      stop: async () => {
-        await proxy.stop();
-        await dynalite.stop();
-      },
-    };
-  } catch (error) {
-    await dynalite.stop();
-    throw error;
-  }
+  return behindProxy(await startDynamoDb(delays), startDynamoDbFidelityProxy);
 }

@@ -1,3 +1,4 @@
+export { bundleAll, FUNCTIONS } from "./bundles.js";
 export { lambdaContext } from "./context.js";
 export {
   type KinesisFidelityProxy,

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage } from "node:http";
-import { forward, listenOnLoopback, type RunningEmulator, relay } from "@mcp-pipeline/emulators";
+import { AwsJsonContentType, type RunningEmulator, startAwsJsonProxy } from "@mcp-pipeline/emulators";
 
 export interface PutRecordsEntryView {
   readonly partitionKey: string;
@@ -50,15 +49,6 @@ function entryFailure(code: PutRecordsEntryError, streamName: string) {
     : { ErrorCode: code, ErrorMessage: "Internal service failure." };
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
-}
-
 /**
  * A loopback proxy in front of a Kinesis endpoint that fails chosen PutRecords entries the way Kinesis
  * does (a partial failure): the failed entries never reach the stream and come back with
@@ -73,71 +63,50 @@ export function startKinesisFaultProxy(
   options: FaultProxyOptions = {},
 ): Promise<FaultProxy> {
   const stats = { putRecordsRequests: 0, rejectedEntries: 0, throttledGetRecords: 0 };
-  const server = createServer(async (request, response) => {
-    try {
-      const body = await readBody(request);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const contentType = String(request.headers["content-type"] ?? "");
-
-      if (
-        target === "Kinesis_20131202.GetRecords" &&
-        stats.throttledGetRecords < (options.throttleGetRecords ?? 0)
-      ) {
-        stats.throttledGetRecords += 1;
-        response.writeHead(400, { "content-type": "application/x-amz-json-1.1" });
-        response.end(
-          JSON.stringify({
-            __type: "ProvisionedThroughputExceededException",
-            message: "Rate exceeded (test fault proxy)",
-          }),
-        );
-        return;
-      }
-      if (target !== "Kinesis_20131202.PutRecords") {
-        await relay(response, await forward(upstream, request, body));
-        return;
-      }
-      if (!contentType.includes("json")) {
-        throw new Error(`the fault proxy reads JSON PutRecords only, got ${contentType}`);
-      }
-      stats.putRecordsRequests += 1;
-      const parsed = JSON.parse(body.toString("utf8")) as {
-        Records: { Data: string; PartitionKey: string }[];
-        [other: string]: unknown;
-      };
-      const rejected: (PutRecordsEntryError | false)[] = parsed.Records.map((entry, position) => {
-        const fault = reject({
-          partitionKey: entry.PartitionKey,
-          data: Buffer.from(entry.Data, "base64"),
-          position,
-          request: stats.putRecordsRequests,
-        });
-        return fault === true ? PutRecordsEntryError.Throttled : fault;
+  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_1, async (call) => {
+    const contentType = String(call.request.headers["content-type"] ?? "");
+    if (
+      call.target === "Kinesis_20131202.GetRecords" &&
+      stats.throttledGetRecords < (options.throttleGetRecords ?? 0)
+    ) {
+      stats.throttledGetRecords += 1;
+      call.answerJson(400, {
+        __type: "ProvisionedThroughputExceededException",
+        message: "Rate exceeded (test fault proxy)",
       });
-      const streamName = String(parsed.StreamName ?? parsed.StreamARN ?? "");
-      const kept = parsed.Records.filter((_, i) => !rejected[i]);
-      let results: Record<string, unknown>[] = [];
-      if (kept.length > 0) {
-        const subset = Buffer.from(JSON.stringify({ ...parsed, Records: kept }));
-        const upstreamResponse = await forward(upstream, request, subset);
-        const text = await upstreamResponse.text();
-        if (!upstreamResponse.ok) {
-          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
-          response.end(text);
-          return;
-        }
-        results = (JSON.parse(text) as { Records: Record<string, unknown>[] }).Records;
-      }
-      let next = 0;
-      const merged = rejected.map((fault) => (fault ? entryFailure(fault, streamName) : results[next++]));
-      const failedCount = merged.filter((r) => r !== undefined && "ErrorCode" in r).length;
-      stats.rejectedEntries += rejected.filter(Boolean).length;
-      response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-      response.end(JSON.stringify({ FailedRecordCount: failedCount, Records: merged }));
-    } catch (error) {
-      response.writeHead(500, { "content-type": "application/x-amz-json-1.1" });
-      response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
+      return;
     }
-  });
-  return listenOnLoopback(server).then((running) => ({ ...running, stats }));
+    if (call.target !== "Kinesis_20131202.PutRecords") return call.pass();
+    if (!contentType.includes("json")) {
+      throw new Error(`the fault proxy reads JSON PutRecords only, got ${contentType}`);
+    }
+    stats.putRecordsRequests += 1;
+    const parsed = JSON.parse(call.body.toString("utf8")) as {
+      Records: { Data: string; PartitionKey: string }[];
+      [other: string]: unknown;
+    };
+    const rejected: (PutRecordsEntryError | false)[] = parsed.Records.map((entry, position) => {
+      const fault = reject({
+        partitionKey: entry.PartitionKey,
+        data: Buffer.from(entry.Data, "base64"),
+        position,
+        request: stats.putRecordsRequests,
+      });
+      return fault === true ? PutRecordsEntryError.Throttled : fault;
+    });
+    const streamName = String(parsed.StreamName ?? parsed.StreamARN ?? "");
+    const kept = parsed.Records.filter((_, i) => !rejected[i]);
+    let results: Record<string, unknown>[] = [];
+    if (kept.length > 0) {
+      const upstreamResponse = await call.forward(Buffer.from(JSON.stringify({ ...parsed, Records: kept })));
+      const text = await upstreamResponse.text();
+      if (!upstreamResponse.ok) return call.answer(upstreamResponse.status, text);
+      results = (JSON.parse(text) as { Records: Record<string, unknown>[] }).Records;
+    }
+    let next = 0;
+    const merged = rejected.map((fault) => (fault ? entryFailure(fault, streamName) : results[next++]));
+    const failedCount = merged.filter((r) => r !== undefined && "ErrorCode" in r).length;
+    stats.rejectedEntries += rejected.filter(Boolean).length;
+    call.answerJson(200, { FailedRecordCount: failedCount, Records: merged });
+  }).then((running) => ({ ...running, stats }));
 }

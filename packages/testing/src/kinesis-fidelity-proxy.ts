@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { forward, listenOnLoopback, type RunningEmulator, relay } from "@mcp-pipeline/emulators";
+import {
+  AwsJsonContentType,
+  type ProxiedCall,
+  type RunningEmulator,
+  startAwsJsonProxy,
+} from "@mcp-pipeline/emulators";
 
 /**
  * How long a shard iterator stays valid on Kinesis: "A shard iterator expires 5 minutes after it is
@@ -55,20 +59,6 @@ interface IssuedIterator {
   readonly serial: number;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
-}
-
-function answerError(response: ServerResponse, type: string, message: string): void {
-  response.writeHead(400, { "content-type": "application/x-amz-json-1.1" });
-  response.end(JSON.stringify({ __type: type, message }));
-}
-
 /**
  * A loopback proxy in front of a Kinesis endpoint (kinesalite) that answers the way Kinesis does where
  * kinesalite is kinder:
@@ -102,90 +92,67 @@ export async function startKinesisFidelityProxy(
     return token;
   };
 
-  const server = createServer(async (request, response) => {
-    try {
-      const body = await readBody(request);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      const operation = target.slice(target.indexOf(".") + 1);
+  /**
+   * Forwards `body` and answers with the upstream's page, its iterator field (if any) replaced by one of
+   * the proxy's own; an upstream error is answered as it came.
+   */
+  const forwardIssuing = async (
+    call: ProxiedCall,
+    body: Uint8Array,
+    field: "ShardIterator" | "NextShardIterator",
+  ) => {
+    const upstreamResponse = await call.forward(body);
+    const text = await upstreamResponse.text();
+    if (!upstreamResponse.ok) return call.answer(upstreamResponse.status, text);
+    const page = JSON.parse(text) as Record<string, unknown>;
+    const iterator = page[field];
+    call.answerJson(200, {
+      ...page,
+      ...(typeof iterator === "string" && iterator ? { [field]: issue(iterator) } : {}),
+    });
+  };
 
-      const fault = pending.get(operation);
-      if (fault && fault.count > 0) {
-        fault.count -= 1;
-        stats.injected[operation] = (stats.injected[operation] ?? 0) + 1;
-        answerError(response, fault.error, `Rate exceeded for ${operation} (injected by the fidelity proxy)`);
-        return;
-      }
+  const running = await startAwsJsonProxy(upstream, AwsJsonContentType.V1_1, async (call) => {
+    const operation = call.target.slice(call.target.indexOf(".") + 1);
 
-      if (operation === KinesisOperation.GetShardIterator) {
-        const upstreamResponse = await forward(upstream, request, body);
-        const text = await upstreamResponse.text();
-        if (!upstreamResponse.ok) {
-          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
-          response.end(text);
-          return;
-        }
-        const parsed = JSON.parse(text) as { ShardIterator?: string };
-        response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-        response.end(
-          JSON.stringify({
-            ...parsed,
-            ...(parsed.ShardIterator ? { ShardIterator: issue(parsed.ShardIterator) } : {}),
-          }),
-        );
-        return;
-      }
-
-      if (operation === KinesisOperation.GetRecords) {
-        const parsed = JSON.parse(body.toString("utf8")) as {
-          ShardIterator?: string;
-          [other: string]: unknown;
-        };
-        const issued = parsed.ShardIterator ? iterators.get(parsed.ShardIterator) : undefined;
-        if (!issued) {
-          // Not one of ours: let the upstream judge it.
-          await relay(response, await forward(upstream, request, body));
-          return;
-        }
-        const at = now();
-        if (issued.serial < firstValidSerial || at - issued.issuedAt > lifetime) {
-          stats.expiredIteratorAnswers += 1;
-          answerError(
-            response,
-            "ExpiredIteratorException",
-            `Iterator expired. The iterator was created at time ${new Date(issued.issuedAt).toUTCString()} while right now it is ${new Date(at).toUTCString()} which is further in the future than the tolerated delay of ${lifetime} milliseconds.`,
-          );
-          return;
-        }
-        const upstreamResponse = await forward(
-          upstream,
-          request,
-          Buffer.from(JSON.stringify({ ...parsed, ShardIterator: issued.upstream })),
-        );
-        const text = await upstreamResponse.text();
-        if (!upstreamResponse.ok) {
-          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
-          response.end(text);
-          return;
-        }
-        const page = JSON.parse(text) as { NextShardIterator?: string; [other: string]: unknown };
-        response.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-        response.end(
-          JSON.stringify({
-            ...page,
-            ...(page.NextShardIterator ? { NextShardIterator: issue(page.NextShardIterator) } : {}),
-          }),
-        );
-        return;
-      }
-
-      await relay(response, await forward(upstream, request, body));
-    } catch (error) {
-      response.writeHead(500, { "content-type": "application/x-amz-json-1.1" });
-      response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
+    const fault = pending.get(operation);
+    if (fault && fault.count > 0) {
+      fault.count -= 1;
+      stats.injected[operation] = (stats.injected[operation] ?? 0) + 1;
+      call.answerJson(400, {
+        __type: fault.error,
+        message: `Rate exceeded for ${operation} (injected by the fidelity proxy)`,
+      });
+      return;
     }
+
+    if (operation === KinesisOperation.GetShardIterator)
+      return forwardIssuing(call, call.body, "ShardIterator");
+
+    if (operation === KinesisOperation.GetRecords) {
+      const parsed = JSON.parse(call.body.toString("utf8")) as {
+        ShardIterator?: string;
+        [other: string]: unknown;
+      };
+      const issued = parsed.ShardIterator ? iterators.get(parsed.ShardIterator) : undefined;
+      // Not one of ours: let the upstream judge it.
+      if (!issued) return call.pass();
+      const at = now();
+      if (issued.serial < firstValidSerial || at - issued.issuedAt > lifetime) {
+        stats.expiredIteratorAnswers += 1;
+        call.answerJson(400, {
+          __type: "ExpiredIteratorException",
+          message: `Iterator expired. The iterator was created at time ${new Date(issued.issuedAt).toUTCString()} while right now it is ${new Date(at).toUTCString()} which is further in the future than the tolerated delay of ${lifetime} milliseconds.`,
+        });
+        return;
+      }
+      const upstreamRequest = Buffer.from(JSON.stringify({ ...parsed, ShardIterator: issued.upstream }));
+      return forwardIssuing(call, upstreamRequest, "NextShardIterator");
+    }
+
+    return call.pass();
   });
 
-  const running = await listenOnLoopback(server);
   return {
     ...running,
     stats,

@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { forward, listenOnLoopback, type RunningEmulator, relay } from "@mcp-pipeline/emulators";
+import { AwsJsonContentType, type RunningEmulator, startAwsJsonProxy } from "@mcp-pipeline/emulators";
 
 /**
  * What Kinesis answers when a reader asks for a position before the trim horizon (a record past the
@@ -32,24 +31,10 @@ export interface TrimProxyOptions {
   readonly trimmedStart?: TrimmedStart;
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
-}
-
 function compare(a: string, b: string): number {
   const x = BigInt(a);
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function answer(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
-  response.end(JSON.stringify(body));
 }
 
 /**
@@ -64,84 +49,75 @@ export function startKinesisTrimProxy(upstream: string, options: TrimProxyOption
   const stats = { trimmedIterators: 0, recordsHidden: 0 };
   const shardKey = (stream: string, shard: string) => `${stream}/${shard}`;
 
-  const server = createServer(async (request, response) => {
-    try {
-      const body = await readBody(request);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      if (target === "Kinesis_20131202.GetShardIterator") {
-        const input = JSON.parse(body.toString("utf8")) as {
-          StreamName?: string;
-          StreamARN?: string;
-          ShardId: string;
-          ShardIteratorType: string;
-          StartingSequenceNumber?: string;
-        };
-        const stream = input.StreamName ?? (input.StreamARN ?? "").split("/").at(-1) ?? "";
-        const key = shardKey(stream, input.ShardId);
-        const horizon = horizons.get(key);
-        let forwarded = input;
-        const before =
-          horizon !== undefined &&
-          (input.ShardIteratorType === "TRIM_HORIZON" ||
-            ((input.ShardIteratorType === "AT_SEQUENCE_NUMBER" ||
-              input.ShardIteratorType === "AFTER_SEQUENCE_NUMBER") &&
-              input.StartingSequenceNumber !== undefined &&
-              compare(input.StartingSequenceNumber, horizon) < 0));
-        if (before && horizon !== undefined) {
-          if (input.ShardIteratorType !== "TRIM_HORIZON") stats.trimmedIterators += 1;
-          if (input.ShardIteratorType !== "TRIM_HORIZON" && trimmedStart === TrimmedStart.InvalidArgument) {
-            answer(response, 400, {
-              __type: "InvalidArgumentException",
-              message: `StartingSequenceNumber ${input.StartingSequenceNumber} used in GetShardIterator on shard ${input.ShardId} in stream ${stream} is before the trim horizon (test trim proxy).`,
-            });
-            return;
-          }
-          forwarded = {
-            ...input,
-            ShardIteratorType: "AT_SEQUENCE_NUMBER",
-            StartingSequenceNumber: horizon,
-          };
-        }
-        const upstreamResponse = await forward(upstream, request, Buffer.from(JSON.stringify(forwarded)));
-        const text = await upstreamResponse.text();
-        if (upstreamResponse.ok) {
-          const iterator = (JSON.parse(text) as { ShardIterator?: string }).ShardIterator;
-          if (iterator) shardOfIterator.set(iterator, key);
-        }
-        response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
-        response.end(text);
-        return;
-      }
-      if (target === "Kinesis_20131202.GetRecords") {
-        const input = JSON.parse(body.toString("utf8")) as { ShardIterator: string };
-        const key = shardOfIterator.get(input.ShardIterator);
-        const upstreamResponse = await forward(upstream, request, body);
-        const text = await upstreamResponse.text();
-        if (!upstreamResponse.ok || key === undefined) {
-          response.writeHead(upstreamResponse.status, { "content-type": "application/x-amz-json-1.1" });
-          response.end(text);
+  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_1, async (call) => {
+    if (call.target === "Kinesis_20131202.GetShardIterator") {
+      const input = JSON.parse(call.body.toString("utf8")) as {
+        StreamName?: string;
+        StreamARN?: string;
+        ShardId: string;
+        ShardIteratorType: string;
+        StartingSequenceNumber?: string;
+      };
+      const stream = input.StreamName ?? (input.StreamARN ?? "").split("/").at(-1) ?? "";
+      const key = shardKey(stream, input.ShardId);
+      const horizon = horizons.get(key);
+      let forwarded = input;
+      const before =
+        horizon !== undefined &&
+        (input.ShardIteratorType === "TRIM_HORIZON" ||
+          ((input.ShardIteratorType === "AT_SEQUENCE_NUMBER" ||
+            input.ShardIteratorType === "AFTER_SEQUENCE_NUMBER") &&
+            input.StartingSequenceNumber !== undefined &&
+            compare(input.StartingSequenceNumber, horizon) < 0));
+      if (before && horizon !== undefined) {
+        if (input.ShardIteratorType !== "TRIM_HORIZON") stats.trimmedIterators += 1;
+        if (input.ShardIteratorType !== "TRIM_HORIZON" && trimmedStart === TrimmedStart.InvalidArgument) {
+          call.answerJson(400, {
+            __type: "InvalidArgumentException",
+            message: `StartingSequenceNumber ${input.StartingSequenceNumber} used in GetShardIterator on shard ${input.ShardId} in stream ${stream} is before the trim horizon (test trim proxy).`,
+          });
           return;
         }
-        const page = JSON.parse(text) as {
-          Records?: { SequenceNumber: string }[];
-          NextShardIterator?: string;
+        forwarded = {
+          ...input,
+          ShardIteratorType: "AT_SEQUENCE_NUMBER",
+          StartingSequenceNumber: horizon,
         };
-        if (page.NextShardIterator) shardOfIterator.set(page.NextShardIterator, key);
-        const horizon = horizons.get(key);
-        if (horizon !== undefined && page.Records) {
-          const kept = page.Records.filter((r) => compare(r.SequenceNumber, horizon) >= 0);
-          stats.recordsHidden += page.Records.length - kept.length;
-          page.Records = kept;
-        }
-        answer(response, 200, page);
+      }
+      const upstreamResponse = await call.forward(Buffer.from(JSON.stringify(forwarded)));
+      const text = await upstreamResponse.text();
+      if (upstreamResponse.ok) {
+        const iterator = (JSON.parse(text) as { ShardIterator?: string }).ShardIterator;
+        if (iterator) shardOfIterator.set(iterator, key);
+      }
+      call.answer(upstreamResponse.status, text);
+      return;
+    }
+    if (call.target === "Kinesis_20131202.GetRecords") {
+      const input = JSON.parse(call.body.toString("utf8")) as { ShardIterator: string };
+      const key = shardOfIterator.get(input.ShardIterator);
+      const upstreamResponse = await call.forward();
+      const text = await upstreamResponse.text();
+      if (!upstreamResponse.ok || key === undefined) {
+        call.answer(upstreamResponse.status, text);
         return;
       }
-      await relay(response, await forward(upstream, request, body));
-    } catch (error) {
-      answer(response, 500, { __type: "InternalFailure", message: String(error) });
+      const page = JSON.parse(text) as {
+        Records?: { SequenceNumber: string }[];
+        NextShardIterator?: string;
+      };
+      if (page.NextShardIterator) shardOfIterator.set(page.NextShardIterator, key);
+      const horizon = horizons.get(key);
+      if (horizon !== undefined && page.Records) {
+        const kept = page.Records.filter((r) => compare(r.SequenceNumber, horizon) >= 0);
+        stats.recordsHidden += page.Records.length - kept.length;
+        page.Records = kept;
+      }
+      call.answerJson(200, page);
+      return;
     }
-  });
-  return listenOnLoopback(server).then((running) => ({
+    await call.pass();
+  }).then((running) => ({
     ...running,
     stats,
     trim: (streamName, shardId, firstServed) => {

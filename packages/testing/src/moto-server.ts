@@ -1,5 +1,11 @@
-import { createServer as createHttpServer, type IncomingMessage } from "node:http";
-import { forward, listenOnLoopback, type RunningEmulator, relay, startMoto } from "@mcp-pipeline/emulators";
+import {
+  AwsJsonContentType,
+  behindProxy,
+  type RunningEmulator,
+  relay,
+  startAwsJsonProxy,
+  startMoto,
+} from "@mcp-pipeline/emulators";
 
 /**
  * moto's server (@mcp-pipeline/emulators' startMoto: installed by `.ci/moto.sh`, on a free 127.0.0.1
@@ -13,60 +19,25 @@ import { forward, listenOnLoopback, type RunningEmulator, relay, startMoto } fro
  * that lets one ReceiveMessage per queue reach moto at a time (every other call passes straight through).
  */
 export async function startMotoServer(): Promise<RunningEmulator> {
-  const moto = await startMoto();
-  try {
-    const proxy = await serialisingReceives(moto.endpoint);
-    return {
-      endpoint: proxy.endpoint,
-      stop: async () => {
-        await proxy.stop();
-        await moto.stop();
-      },
-    };
-  } catch (error) {
-    await moto.stop();
-    throw error;
-  }
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (c: Buffer) => chunks.push(c));
-    request.on("end", () => resolve(Buffer.concat(chunks)));
-    request.on("error", reject);
-  });
+  return behindProxy(await startMoto(), serialisingReceives);
 }
 
 /** A proxy that queues ReceiveMessage calls per queue, so moto serves them one at a time (see above). */
 function serialisingReceives(upstream: string): Promise<RunningEmulator> {
   const tails = new Map<string, Promise<unknown>>();
-  const server = createHttpServer(async (request, response) => {
+  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, async (call) => {
+    if (call.target !== "AmazonSQS.ReceiveMessage") return call.pass();
+    let queue = "";
     try {
-      const body = await readBody(request);
-      const target = String(request.headers["x-amz-target"] ?? "");
-      if (target !== "AmazonSQS.ReceiveMessage") {
-        await relay(response, await forward(upstream, request, body));
-        return;
-      }
-      let queue = "";
-      try {
-        queue = String((JSON.parse(body.toString("utf8")) as { QueueUrl?: unknown }).QueueUrl ?? "");
-      } catch {
-        // Not JSON: every such receive shares one queue of turns.
-      }
-      const previous = tails.get(queue) ?? Promise.resolve();
-      const turn = previous.then(async () => relay(response, await forward(upstream, request, body)));
-      const settled = turn.catch(() => undefined);
-      tails.set(queue, settled);
-      await turn;
-      if (tails.get(queue) === settled) tails.delete(queue);
-    } catch (error) {
-      if (!response.headersSent) {
-        response.writeHead(500, { "content-type": "application/x-amz-json-1.0" });
-        response.end(JSON.stringify({ __type: "InternalFailure", message: String(error) }));
-      }
+      queue = String((JSON.parse(call.body.toString("utf8")) as { QueueUrl?: unknown }).QueueUrl ?? "");
+    } catch {
+      // Not JSON: every such receive shares one queue of turns.
     }
+    const previous = tails.get(queue) ?? Promise.resolve();
+    const turn = previous.then(async () => relay(call.response, await call.forward()));
+    const settled = turn.catch(() => undefined);
+    tails.set(queue, settled);
+    await turn;
+    if (tails.get(queue) === settled) tails.delete(queue);
   });
-  return listenOnLoopback(server);
 }

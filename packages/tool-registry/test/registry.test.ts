@@ -49,6 +49,22 @@ const tool = (overrides: Partial<RegisteredTool>): RegisteredTool => ({
   ...overrides,
 });
 
+/** A registry of one tool that only notes that it ran, so a test can show that a refused call never ran it. */
+function watchedRegistry() {
+  let ran = false;
+  const registry = new ToolRegistry(
+    [
+      tool({
+        run: async () => {
+          ran = true;
+        },
+      }),
+    ],
+    compileWithAjv(),
+  );
+  return { registry, ran: () => ran };
+}
+
 describe("ToolRegistry.invoke", () => {
   it("runs a tool with valid arguments and returns the value with its JSON text", async () => {
     const registry = new ToolRegistry([greet as RegisteredTool], compileWithAjv());
@@ -72,43 +88,23 @@ describe("ToolRegistry.invoke", () => {
     [{ name: "Ada", email: "not-an-email" }, [{ path: "/email", message: 'must match format "email"' }]],
     [{ name: "Ada", extra: true }, [{ path: "", message: 'has unexpected property "extra"' }]],
   ])("refuses arguments %j before the tool runs, with the problems by path", async (args, problems) => {
-    let ran = false;
-    const registry = new ToolRegistry(
-      [
-        tool({
-          run: async () => {
-            ran = true;
-          },
-        }),
-      ],
-      compileWithAjv(),
-    );
+    const { registry, ran } = watchedRegistry();
     const error = await registry.invoke(call("greet", args), { logger: silent }).catch((e) => e);
     expect(error).toBeInstanceOf(InvalidArgumentsError);
     expect(failureKindOf(error)).toBe("permanent");
     expect(error.problems).toEqual(problems);
-    expect(ran).toBe(false);
+    expect(ran()).toBe(false);
   });
 
   it("fails a call whose deadline has passed without running it (permanent)", async () => {
-    let ran = false;
-    const registry = new ToolRegistry(
-      [
-        tool({
-          run: async () => {
-            ran = true;
-          },
-        }),
-      ],
-      compileWithAjv(),
-    );
+    const { registry, ran } = watchedRegistry();
     const past = new Date(Date.now() - 1_000).toISOString();
     const error = await registry
       .invoke(call("greet", { name: "Ada" }, { deadline: past }), { logger: silent })
       .catch((e) => e);
     expect(error).toBeInstanceOf(DeadlinePassedError);
     expect(failureKindOf(error)).toBe("permanent");
-    expect(ran).toBe(false);
+    expect(ran()).toBe(false);
   });
 
   it("times out a tool that ignores its signal, as a transient ToolTimeoutError", async () => {

@@ -2,9 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadConfig } from "@mcp-pipeline/aws";
 import { failureCodeOf, failureKindOf } from "@mcp-pipeline/contracts";
-import { ToolRegistry, ToolTimeoutError } from "@mcp-pipeline/tool-registry";
+import { ToolTimeoutError } from "@mcp-pipeline/tool-registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTools, inputValidators, toolsConfigSchema } from "../src/index.js";
+import { catalogueRegistry, toolsConfigSchema } from "../src/index.js";
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const call = (tool: string, args: Record<string, unknown>) => ({
@@ -16,7 +16,7 @@ const call = (tool: string, args: Record<string, unknown>) => ({
 });
 
 describe("text.stats (pure)", () => {
-  const registry = new ToolRegistry(createTools({ HTTP_TOOL_TIMEOUT_MS: 1_000 }), inputValidators);
+  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000 });
 
   it("counts characters (code points), words and lines and hashes the text", async () => {
     const run = await registry.invoke(call("text.stats", { text: "héllo wörld\nsecond  line 🙂" }), {
@@ -36,7 +36,7 @@ describe("text.stats (pure)", () => {
 });
 
 describe("load.latency", () => {
-  const registry = new ToolRegistry(createTools({ HTTP_TOOL_TIMEOUT_MS: 1_000 }), inputValidators);
+  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000 });
 
   it("waits, then returns a payload of the asked size", async () => {
     const run = await registry.invoke(call("load.latency", { latencyMs: 5, resultBytes: 1000 }), {
@@ -111,10 +111,7 @@ describe("http.request against a loopback server", () => {
 
   // Long enough for an ordinary loopback request on a loaded machine; only /slow reaches it.
   const registry = (timeoutMs = 10_000) =>
-    new ToolRegistry(
-      createTools({ HTTP_TOOL_BASE_URL: baseUrl, HTTP_TOOL_TIMEOUT_MS: timeoutMs }),
-      inputValidators,
-    );
+    catalogueRegistry({ HTTP_TOOL_BASE_URL: baseUrl, HTTP_TOOL_TIMEOUT_MS: timeoutMs });
 
   it("returns the status and parsed JSON body, and sends a POST body", async () => {
     const run = await registry().invoke(
@@ -161,10 +158,10 @@ describe("http.request against a loopback server", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const tools = new ToolRegistry(
-      createTools({ HTTP_TOOL_BASE_URL: `http://127.0.0.1:${port}`, HTTP_TOOL_TIMEOUT_MS: 10_000 }),
-      inputValidators,
-    );
+    const tools = catalogueRegistry({
+      HTTP_TOOL_BASE_URL: `http://127.0.0.1:${port}`,
+      HTTP_TOOL_TIMEOUT_MS: 10_000,
+    });
     const error = await tools.invoke(call("http.request", { path: "/" }), { logger: silent }).catch((e) => e);
     expect([failureKindOf(error), failureCodeOf(error)]).toEqual(["transient", "downstream-unreachable"]);
   });

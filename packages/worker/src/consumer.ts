@@ -1,11 +1,5 @@
 import type { ConfigSchema } from "@mcp-pipeline/aws";
-import {
-  dynamoDbDocumentClient,
-  lazyS3Client,
-  putAllRecords,
-  sendToDeadLetterQueue,
-  sqsClient,
-} from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, lazyS3Client, putAllRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/consumer-shell";
 import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
@@ -13,6 +7,7 @@ import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { SQSRecord } from "aws-lambda";
 import type { WorkerConfig } from "./config.js";
+import { lazyDeadLetterQueue } from "./dead-letter-queue.js";
 import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
 import { placeResult } from "./result-store.js";
 
@@ -58,7 +53,9 @@ export function workerConsumer<C extends WorkerConfig>(
       // Only a result over the inline limit needs S3: the client loads then, not at cold start.
       const s3 = lazyS3Client({}, process.env);
       const kinesis = kinesisClient();
-      const sqs = sqsClient();
+      // Only a poison message needs SQS: the client and the send load then (a failed load fails that
+      // message, which SQS redelivers).
+      const sendToDeadLetterQueue = lazyDeadLetterQueue();
       return {
         mode: options.mode,
         registry: options.registry(config),
@@ -80,7 +77,7 @@ export function workerConsumer<C extends WorkerConfig>(
           );
         },
         deadLetter: async (record, reason) => {
-          await sendToDeadLetterQueue(sqs, config.DEAD_LETTER_QUEUE_URL, record, reason);
+          await sendToDeadLetterQueue(config.DEAD_LETTER_QUEUE_URL, record, reason);
           logger.warn("poison message sent to the DLQ", { messageId: record.messageId, reason });
         },
         logger,

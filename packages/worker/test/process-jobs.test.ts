@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { DeadLetterAttribute, sqsClient } from "@mcp-pipeline/aws";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { TransientError } from "@mcp-pipeline/contracts";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";
@@ -9,9 +10,9 @@ import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/testi
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import type { SQSRecord } from "aws-lambda";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs } from "../src/index.js";
-import { body, job, WorkerStack } from "./stack.js";
+import { body, ESM_VISIBILITY_SECONDS, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
 /** moto's server: the FIFO ordering test receives its batch the way SQS returns it (§3). */
@@ -27,6 +28,19 @@ beforeEach(async () => {
 });
 
 const ok = (tag: string) => ({ path: `/ok/${tag}` });
+
+/** How long a test waits for the mapping to reach a state: a bound for a broken run, not a speed assertion. */
+const ESM_WAIT = { timeout: 120_000, interval: 100 };
+
+/** Waits until the DLQ holds `count` messages, and returns them. */
+async function deadLettered(dlqUrl: string, count: number) {
+  const dead: Awaited<ReturnType<WorkerStack["drain"]>> = [];
+  await vi.waitFor(async () => {
+    dead.push(...(await stack.drain(dlqUrl)));
+    expect(dead).toHaveLength(count);
+  }, ESM_WAIT);
+  return dead;
+}
 const ids = (response: { batchItemFailures: readonly { itemIdentifier: unknown }[] }) =>
   response.batchItemFailures.map((f) => f.itemIdentifier);
 
@@ -93,25 +107,24 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
   });
 
   it("a poison message dead-lettered by an invocation that then failed is sent again on redelivery, and every copy carries what dedupes it", async () => {
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     await stack.send(stack.standard, [{ body: "{ poison" }]);
     const deps = stack.deps("standard");
     const first = await stack.receive(stack.standard);
     const sent = await processToolCallJobs(first, lambdaContext(), deps);
     expect(sent.summary.deadLettered).toBe(1);
-    // The invocation fails after the DLQ took the message (a timeout, a crash): the ESM deletes nothing
-    // and the message comes back (§2.3).
-    await stack.failInvocation(stack.standard, first);
-    const again = await stack.receive(stack.standard);
-    expect(again[0]?.attributes.ApproximateReceiveCount).toBe("2");
-    await processToolCallJobs(again, lambdaContext(), deps);
-    // The same job sent again by its producer: another message with the same body.
+    // The invocation fails after the DLQ took the message (a timeout, a crash): its response never
+    // reaches the mapping, which deletes nothing, and the message comes back (§2.3). The same job is also
+    // sent again by its producer: another message with the same body.
     await stack.send(stack.standard, [{ body: "{ poison" }]);
-    const resent = await stack.receive(stack.standard);
-    await processToolCallJobs(resent, lambdaContext(), deps);
-
+    const esm = await stack.esm(stack.standard, () => deps);
     // A standard DLQ keeps every copy.
-    const dead = await stack.drain(stack.standard.dlqUrl);
-    expect(dead).toHaveLength(3);
+    const dead = await deadLettered(stack.standard.dlqUrl, 3).finally(() => esm.stop());
+    const delivered = esm.invocations.flatMap((i) => i.records);
+    expect(
+      delivered.find((r) => r.messageId === first[0]?.messageId)?.attributes.ApproximateReceiveCount,
+    ).toBe("2");
+    const resent = delivered.filter((r) => r.messageId !== first[0]?.messageId);
     const digest = createHash("sha256").update("{ poison").digest("hex");
     const identity = dead
       .map((d) => ({
@@ -179,22 +192,22 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
   });
 
   it("reaches the DLQ after maxReceiveCount receives when a job always fails transiently", async () => {
+    // The event source mapping retries: a reported message comes back after the visibility timeout.
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const doomed = job("http.request", { path: "/status/503/always" });
     await stack.send(stack.standard, [body(doomed)]);
     const deps = stack.deps("standard");
-    let invocations = 0;
-    for (let receive = 0; receive < 5; receive++) {
-      const records = await stack.receive(stack.standard);
-      if (records.length === 0) break;
-      invocations += 1;
-      expect(records[0]?.attributes.ApproximateReceiveCount).toBe(String(invocations));
-      const { response } = await processToolCallJobs(records, lambdaContext(), deps);
-      expect(ids(response)).toEqual([records[0]?.messageId]);
-      await stack.settle(stack.standard, records, response);
+    const esm = await stack.esm(stack.standard, () => deps);
+    const dead = await deadLettered(stack.standard.dlqUrl, 1).finally(() => esm.stop());
+    // maxReceiveCount is 3: three deliveries, each reported, then SQS moved it to the DLQ (§2.3).
+    expect(esm.invocations.map((i) => i.records.map((r) => r.attributes.ApproximateReceiveCount))).toEqual([
+      ["1"],
+      ["2"],
+      ["3"],
+    ]);
+    for (const { records, result } of esm.invocations) {
+      expect(ids(result.response)).toEqual([records[0]?.messageId]);
     }
-    // maxReceiveCount is 3: three deliveries, then SQS moved it to the DLQ (§2.3).
-    expect(invocations).toBe(3);
-    const dead = await stack.drain(stack.standard.dlqUrl);
     expect(dead.map((d) => d.body)).toEqual([body(doomed).body]);
     const retryable = (await stack.events()).filter((e) => e.type === "tool_call.failed");
     expect(retryable).toMatchObject(Array(3).fill({ error: { code: "downstream-5xx", retryable: true } }));
@@ -222,6 +235,7 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
       ],
       compileWithAjv(),
     );
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const doomed = job("test.flaky", {});
     await stack.send(stack.standard, [body(doomed)]);
     // maxReceiveCount is 3 (stack.reset); the worker is told so.
@@ -229,35 +243,33 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
       registry,
       deadLetterAfter: { maxReceiveCount: 3, queue: stack.standard.dlqUrl },
     });
-    const leaving: number[] = [];
-    for (;;) {
-      const records = await stack.receive(stack.standard);
-      if (records.length === 0) break;
-      const { response, summary } = await processToolCallJobs(records, lambdaContext(), deps);
-      leaving.push(summary.leavingForDlq);
-      await stack.settle(stack.standard, records, response);
-    }
-    // Only the third (last) attempt is recorded as leaving; then SQS moved the message (§2.3).
-    expect(leaving).toEqual([0, 0, 1]);
-    const [dead] = await stack.drain(stack.standard.dlqUrl);
-    expect(dead?.body).toBe(body(doomed).body);
-    expect(await stack.call(doomed.callId)).toMatchObject({
-      status: "dead-lettered",
-      deadLetter: { queue: stack.standard.dlqUrl, attempt: 3 },
-      error: { code: "downstream-5xx", retryable: true },
-    });
+    const esm = await stack.esm(stack.standard, () => deps);
+    try {
+      const [dead] = await deadLettered(stack.standard.dlqUrl, 1);
+      // Only the third (last) attempt is recorded as leaving; then SQS moved the message (§2.3).
+      expect(esm.invocations.map((i) => i.result.summary.leavingForDlq)).toEqual([0, 0, 1]);
+      expect(dead?.body).toBe(body(doomed).body);
+      expect(await stack.call(doomed.callId)).toMatchObject({
+        status: "dead-lettered",
+        deadLetter: { queue: stack.standard.dlqUrl, attempt: 3 },
+        error: { code: "downstream-5xx", retryable: true },
+      });
 
-    // Redrive (a move makes a new message, receive count 1, §4) once the downstream is healthy.
-    healthy = true;
-    await stack.send(stack.standard, [{ body: dead?.body ?? "" }]);
-    const redriven = await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), deps);
-    expect(redriven.summary).toMatchObject({ succeeded: 1, leavingForDlq: 0 });
+      // Redrive (a move makes a new message, receive count 1, §4) once the downstream is healthy.
+      healthy = true;
+      await stack.send(stack.standard, [{ body: dead?.body ?? "" }]);
+      await vi.waitFor(() => expect(esm.invocations).toHaveLength(4), ESM_WAIT);
+    } finally {
+      await esm.stop();
+    }
+    expect(esm.invocations[3]?.result.summary).toMatchObject({ succeeded: 1, leavingForDlq: 0 });
     const call = await stack.call(doomed.callId);
     expect(call).toMatchObject({ status: "completed", attempts: 3 });
     expect(call).not.toHaveProperty("deadLetter");
   });
 
   it("runs a job delivered twice in one batch, and again later, once", async () => {
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const once = job("http.request", ok("once"));
     await stack.send(stack.standard, [body(once), body(once)]);
     const deps = stack.deps("standard");
@@ -269,16 +281,19 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
     // One copy ran; the other found the call claimed and was reported, to come back later.
     expect(concurrent.summary.succeeded).toBe(1);
     expect(ids(concurrent.response)).toHaveLength(1);
-    await stack.settle(stack.standard, first, concurrent.response);
 
-    const again = await stack.receive(stack.standard);
-    const redelivered = await processToolCallJobs(again, lambdaContext(), deps);
-    expect(redelivered.summary.duplicates).toBe(1);
-    expect(ids(redelivered.response)).toEqual([]);
-    // A third copy, sent after completion, is not run either.
+    // That response never reached a mapping, so both copies come back after the visibility timeout
+    // (§2.3), with a third copy sent after completion: the mapping delivers all three, and none runs.
     await stack.send(stack.standard, [body(once)]);
-    const late = await processToolCallJobs(await stack.receive(stack.standard), lambdaContext(), deps);
-    expect(late.summary.duplicates).toBe(1);
+    const esm = await stack.esm(stack.standard, () => deps);
+    await vi
+      .waitFor(() => expect(esm.invocations.flatMap((i) => i.records)).toHaveLength(3), ESM_WAIT)
+      .finally(() => esm.stop());
+    const summaries = esm.invocations.map((i) => i.result.summary);
+    expect(summaries.reduce((n, s) => n + s.duplicates, 0)).toBe(
+      esm.invocations.reduce((n, i) => n + i.records.length, 0),
+    );
+    expect(esm.invocations.flatMap((i) => ids(i.result.response))).toEqual([]);
 
     expect(stack.downstream.requests.slice(before)).toEqual(["/ok/once"]);
   });
@@ -335,28 +350,25 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
   });
 
   it("publishes the stored outcome without running the tool when a worker died before publishing it", async () => {
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const j = job("http.request", ok("crash"));
     await stack.send(stack.standard, [body(j)]);
-    const records = await stack.receive(stack.standard);
-    // The first delivery stores the result, then the stream is unreachable: reported for retry.
+    // The first delivery stores the result, then the stream is unreachable: reported for retry. The
+    // mapping delivers it again (§2.3), to a worker whose stream works.
     const crashing = stack.deps("standard", {
       publish: async (events) => {
         if (events.some((e) => e.type === "tool_call.completed")) throw new Error("connect ECONNREFUSED");
       },
     });
-    const first = await processToolCallJobs(records, lambdaContext(), crashing);
-    expect(ids(first.response)).toHaveLength(1);
+    const healthy = stack.deps("standard");
+    const esm = await stack.esm(stack.standard, (n) => (n === 0 ? crashing : healthy));
+    await vi.waitFor(() => expect(esm.invocations).toHaveLength(2), ESM_WAIT).finally(() => esm.stop());
+    const [first, retry] = esm.invocations.map((i) => i.result);
+    expect(ids(first?.response ?? { batchItemFailures: [] })).toHaveLength(1);
     expect((await stack.call(j.callId))?.status).toBe("completed");
-    await stack.settle(stack.standard, records, first.response);
-
-    const requests = stack.downstream.requests.length;
-    const retry = await processToolCallJobs(
-      await stack.receive(stack.standard),
-      lambdaContext(),
-      stack.deps("standard"),
-    );
-    expect(ids(retry.response)).toEqual([]);
-    expect(stack.downstream.requests.length).toBe(requests);
+    expect(ids(retry?.response ?? { batchItemFailures: [] })).toEqual([]);
+    // The tool ran once: the retry published the stored outcome.
+    expect(stack.downstream.requests.filter((p) => p === "/ok/crash")).toHaveLength(1);
     const completed = (await stack.events()).filter((e) => e.type === "tool_call.completed");
     expect(completed.map((e) => e.eventId)).toEqual([(await stack.call(j.callId))?.statusEvent.eventId]);
   });
@@ -527,14 +539,15 @@ describe("fifo-worker on a FIFO queue (docs/aws-semantics.md §3)", () => {
       { ...body(after), group: "G" },
     ]);
     const deps = stack.deps("fifo");
-    const first = await stack.receive(stack.fifo);
-    const poisoned = await processToolCallJobs(first, lambdaContext(), deps);
-    expect(ids(poisoned.response)).toEqual([]);
-    expect(poisoned.summary.deadLettered).toBe(1);
-    await stack.settle(stack.fifo, first, poisoned.response);
+    const esm = await stack.esm(stack.fifo, () => deps);
     // The group is not stuck: its next message comes and runs.
-    const next = await processToolCallJobs(await stack.receive(stack.fifo), lambdaContext(), deps);
-    expect(next.summary.succeeded).toBe(1);
+    await vi
+      .waitFor(async () => expect((await stack.call(after.callId))?.status).toBe("completed"), ESM_WAIT)
+      .finally(() => esm.stop());
+    const summaries = esm.invocations.map((i) => i.result.summary);
+    expect(summaries.reduce((n, s) => n + s.deadLettered, 0)).toBe(1);
+    expect(summaries.reduce((n, s) => n + s.succeeded, 0)).toBe(1);
+    expect(esm.invocations.flatMap((i) => ids(i.result.response))).toEqual([]);
     const [dead] = await stack.drain(stack.fifo.dlqUrl);
     expect(dead?.body).toBe("garbage");
     expect(dead?.attributes[DeadLetterAttribute.ReasonCode]).toBe("bad-json");

@@ -3,9 +3,9 @@ import { lambdaContext } from "@mcp-pipeline/testing";
 import { startFaultProxy } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
-import { body, job, WorkerStack } from "./stack.js";
+import { body, ESM_VISIBILITY_SECONDS, job, WorkerStack } from "./stack.js";
 
 let stack: WorkerStack;
 beforeAll(async () => {
@@ -53,43 +53,47 @@ async function completedEvents(callId: string) {
 
 describe("worker recovery does not depend on the optional BatchGetItem pre-read (issue 10, defect 2)", () => {
   it("attempt 1 stored the result but could not publish it; attempt 2's pre-read fails: the tool does not run again and the stored result stays", async () => {
+    // The event source mapping retries: the reported message comes back after the visibility timeout.
+    await stack.reset(3, ESM_VISIBILITY_SECONDS);
     const { registry, runs } = countingRegistry();
     const j = job("test.counted", {});
     await stack.send(stack.standard, [body(j)]);
 
     // Attempt 1: runs the tool, stores the result (S3 + table), then the stream refuses `completed`.
     const base = stack.deps("standard", { registry });
-    const first = await stack.receive(stack.standard);
-    const attempt1 = await processToolCallJobs(first, lambdaContext(), {
+    const attempt1Deps: WorkerDeps = {
       ...base,
       publish: async (events) => {
         if (events.some((e) => e.type === "tool_call.completed")) throw new Error("connect ECONNREFUSED");
         await base.publish(events);
       },
-    });
-    expect(ids(attempt1.response)).toEqual([first[0]?.messageId]);
+    };
+    // Attempt 2: the pre-read (BatchGetItem) fails; everything else reaches the real emulators.
+    const proxy = await startFaultProxy(stack.endpoints[0] ?? "", failing("BatchGetItem"));
+    const { stores, client } = stack.storesVia(proxy.endpoint, "standard");
+    const esm = await stack.esm(stack.standard, (n) => (n === 0 ? attempt1Deps : { ...base, ...stores }));
+    try {
+      await vi.waitFor(() => expect(esm.invocations).toHaveLength(2), { timeout: 120_000, interval: 100 });
+    } finally {
+      await esm.stop();
+      client.destroy();
+      await proxy.stop();
+    }
+    const [attempt1, attempt2] = esm.invocations;
+    expect(ids(attempt1?.result.response ?? { batchItemFailures: [] })).toEqual([
+      attempt1?.records[0]?.messageId,
+    ]);
+    expect(attempt2?.records).toHaveLength(1);
+    expect(proxy.injected()).toBeGreaterThan(0);
+    expect(ids(attempt2?.result.response ?? { batchItemFailures: [] })).toEqual([]);
+    expect(attempt2?.result.summary).toMatchObject({ duplicates: 1, succeeded: 0 });
+
     const stored = await stack.call(j.callId);
     expect(stored?.status).toBe("completed");
     if (stored?.result?.location.kind !== "s3") throw new Error("expected the result in S3");
     const storedKey = stored.result.location.key;
     const storedBytes = await stack.object(storedKey);
     expect(JSON.parse(storedBytes).run).toBe(1);
-    await stack.settle(stack.standard, first, attempt1.response);
-
-    // Attempt 2: the pre-read (BatchGetItem) fails; everything else reaches the real emulators.
-    const proxy = await startFaultProxy(stack.endpoints[0] ?? "", failing("BatchGetItem"));
-    const { stores, client } = stack.storesVia(proxy.endpoint, "standard");
-    try {
-      const second = await stack.receive(stack.standard);
-      expect(second).toHaveLength(1);
-      const attempt2 = await processToolCallJobs(second, lambdaContext(), { ...base, ...stores });
-      expect(proxy.injected()).toBeGreaterThan(0);
-      expect(ids(attempt2.response)).toEqual([]);
-      expect(attempt2.summary).toMatchObject({ duplicates: 1, succeeded: 0 });
-    } finally {
-      client.destroy();
-      await proxy.stop();
-    }
 
     expect(runs()).toBe(1);
     // One object, the one the table points to, with attempt 1's bytes.

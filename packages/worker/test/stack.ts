@@ -7,18 +7,12 @@ import {
   ListShardsCommand,
 } from "@aws-sdk/client-kinesis";
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
-import {
-  ChangeMessageVisibilityCommand,
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { dynamoDbDocumentClient, putAllRecords, sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, putAllRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import type { PartialBatchResponse } from "@mcp-pipeline/batch";
+import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   CURRENT_SPEC_VERSION,
   decodeLifecycleEventBytes,
@@ -28,14 +22,46 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
-import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
+import {
+  ESM_SYSTEM_ATTRIBUTES,
+  type InvokeResult,
+  SqsEventSource,
+  toSqsEventRecord,
+} from "@mcp-pipeline/local-esm";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
-import type { SQSRecord } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, vi } from "vitest";
-import { placeResult, type QueueMode, type WorkerDeps } from "../src/index.js";
+import type { SQSEvent, SQSRecord } from "aws-lambda";
+import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
+import {
+  placeResult,
+  processToolCallJobs,
+  type QueueMode,
+  type WorkerDeps,
+  type WorkerResult,
+} from "../src/index.js";
+
+/** One invocation of the worker by the event source mapping: the records it was given, and its result. */
+export interface EsmInvocation {
+  readonly records: readonly SQSRecord[];
+  readonly result: WorkerResult;
+}
+
+/** Lambda's SQS event source mapping (packages/local-esm) on a stack queue, invoking the worker's core. */
+export interface RunningEsm {
+  /** Every invocation so far, in the order they ended. */
+  readonly invocations: readonly EsmInvocation[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The queues' visibility timeout in a test where the event source mapping retries (`reset(n, this)`): a
+ * reported message comes back after it. Long enough that an invocation on a loaded machine ends before
+ * its messages come back.
+ */
+export const ESM_VISIBILITY_SECONDS = 5;
 
 /** The `http.request` tool's timeout in the stack. */
 export const HTTP_TOOL_TIMEOUT_MS = 10_000;
@@ -148,8 +174,12 @@ export class WorkerStack {
   standard: Queue = { url: "", arn: "", dlqUrl: "" };
   fifo: Queue = { url: "", arn: "", dlqUrl: "" };
 
-  /** Fresh tables, bucket, stream and queues (each with a DLQ after `maxReceiveCount` receives). */
-  async reset(maxReceiveCount = 3): Promise<void> {
+  /**
+   * Fresh tables, bucket, stream and queues (each with a DLQ after `maxReceiveCount` receives). A test
+   * that lets the event source mapping retry (`esm`) gives a short visibility timeout: a reported message
+   * comes back once it ends (§2.3).
+   */
+  async reset(maxReceiveCount = 3, visibilityTimeoutSeconds = 30): Promise<void> {
     const n = ++this.n;
     this.names = {
       toolCalls: `tool-calls-${n}`,
@@ -161,15 +191,20 @@ export class WorkerStack {
     await this.stack.createTable(dedupeTableDefinition(this.names.dedupe));
     await this.stack.createBucket(this.names.bucket);
     await this.stack.createStream(this.names.stream);
-    this.standard = await this.createQueue(`jobs-${n}`, false, maxReceiveCount);
-    this.fifo = await this.createQueue(`jobs-${n}.fifo`, true, maxReceiveCount);
+    this.standard = await this.createQueue(`jobs-${n}`, false, maxReceiveCount, visibilityTimeoutSeconds);
+    this.fifo = await this.createQueue(`jobs-${n}.fifo`, true, maxReceiveCount, visibilityTimeoutSeconds);
   }
 
-  private async createQueue(name: string, fifo: boolean, maxReceiveCount: number): Promise<Queue> {
+  private async createQueue(
+    name: string,
+    fifo: boolean,
+    maxReceiveCount: number,
+    visibilityTimeoutSeconds: number,
+  ): Promise<Queue> {
     const queue = await this.stack.createQueue({
       name,
       sharedAttributes: fifo ? { FifoQueue: "true", ContentBasedDeduplication: "false" } : {},
-      attributes: { VisibilityTimeout: "30" },
+      attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds) },
       dlq: { name: fifo ? name.replace(/\.fifo$/, "-dlq.fifo") : `${name}-dlq`, maxReceiveCount },
     });
     return { url: queue.url, arn: queue.arn, dlqUrl: queue.dlqUrl ?? "" };
@@ -262,6 +297,55 @@ export class WorkerStack {
     }
   }
 
+  /**
+   * Starts Lambda's SQS event source mapping (packages/local-esm: its polling, deletion of what succeeded,
+   * partial batch responses, §2) on `queue`, invoking the worker's core in process with `deps(n)` for the
+   * n-th invocation (0-based), so a test can change a dependency between attempts. Stop it once the test
+   * is done with the queue: a long poll still open on the server when it stops can take a message sent
+   * just after, which then stays hidden for the visibility timeout.
+   */
+  async esm(queue: Queue, deps: (invocation: number) => WorkerDeps): Promise<RunningEsm> {
+    const invocations: EsmInvocation[] = [];
+    let started = 0;
+    const source = new SqsEventSource({
+      sqs: this.sqs,
+      queueUrl: queue.url,
+      function: {
+        arn: "arn:aws:lambda:us-east-1:000000000000:function:worker-under-test",
+        invoke: async (event): Promise<InvokeResult> => {
+          const records = (event as SQSEvent).Records;
+          const requestId = `esm-${started}`;
+          try {
+            const result = await processToolCallJobs(records, lambdaContext(), deps(started++));
+            invocations.push({ records, result });
+            const payload = JSON.stringify(result.response);
+            return { kind: "ok", payload, durationMs: 0, maxMemoryUsedMb: 0, requestId };
+          } catch (error) {
+            // A failed invocation: the mapping deletes nothing and the batch comes back (§2.3).
+            const { name, message } = error as Error;
+            return {
+              kind: "function-error",
+              errorType: name,
+              errorMessage: message,
+              timedOut: false,
+              durationMs: 0,
+              requestId,
+            };
+          }
+        },
+      },
+      parameters: {
+        batchSize: 10,
+        batchingWindowMs: 0,
+        maximumConcurrency: 2,
+        reportBatchItemFailures: true,
+      },
+      waitTimeSeconds: 1,
+    });
+    await source.start();
+    return { invocations, stop: () => source.stop() };
+  }
+
   /** One ReceiveMessage as the ESM does it, converted to the records Lambda delivers (§2.4). */
   async receive(queue: Queue, max = 10): Promise<SQSRecord[]> {
     const { Messages = [] } = await this.sqs.send(
@@ -274,35 +358,6 @@ export class WorkerStack {
       }),
     );
     return Messages.map((m) => toSqsEventRecord(m, queue.arn));
-  }
-
-  /**
-   * What the ESM does with a function's response (§2.3): delete the messages not reported, and leave
-   * the reported ones to come back; here they come back at once instead of after the visibility timeout.
-   */
-  async settle(queue: Queue, records: readonly SQSRecord[], response: PartialBatchResponse): Promise<void> {
-    const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier as string));
-    for (const record of records) {
-      const handle = { QueueUrl: queue.url, ReceiptHandle: record.receiptHandle };
-      if (failed.has(record.messageId)) {
-        await this.sqs.send(new ChangeMessageVisibilityCommand({ ...handle, VisibilityTimeout: 0 }));
-      } else {
-        await this.sqs.send(new DeleteMessageCommand(handle));
-      }
-    }
-  }
-
-  /** What the ESM does when the invocation fails as a whole (§2.3): deletes nothing; here the batch comes back at once. */
-  async failInvocation(queue: Queue, records: readonly SQSRecord[]): Promise<void> {
-    for (const record of records) {
-      await this.sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queue.url,
-          ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: 0,
-        }),
-      );
-    }
   }
 
   /** Everything in a DLQ, with message attributes. */
@@ -400,5 +455,42 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
       for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
       return (await load()).handler;
     },
+    /**
+     * Puts `messages` on `queue`, receives them as the event source mapping would, and invokes `handler`
+     * once with them: the records, the handler's answer and the JSON lines it wrote.
+     */
+    async invokeWith(handler: H, queue: Queue, messages: readonly { body: string; group?: string }[]) {
+      await this.stack.send(queue, messages);
+      const records = await this.stack.receive(queue);
+      const { result, lines } = await captureOutput(() =>
+        (handler as AnyEventHandler)({ Records: records }, lambdaContext()),
+      );
+      return { records, result, lines };
+    },
+    /** Registers, in the caller's describe, the tests that the handler refuses an event that is not an SQS batch. */
+    itRefusesMalformedEvents(): void {
+      it.each([
+        ["no event", undefined],
+        ["an event without Records", { records: [] }],
+        ["Records that is not an array", { Records: "x" }],
+      ])("refuses %s with InvalidEventError", async (_name, event) => {
+        const handler = (await this.freshHandler({})) as AnyEventHandler;
+        await expect(handler(event, lambdaContext())).rejects.toMatchObject({
+          name: "InvalidEventError",
+          message: "expected an SQS event with a Records array",
+        });
+      });
+    },
+    /** Expects `handler` to fail with a ConfigError naming every one of `settings`, on every invocation (not only the first). */
+    async expectConfigErrorNaming(handler: H, settings: readonly string[]): Promise<void> {
+      for (const attempt of [1, 2]) {
+        const run = (handler as AnyEventHandler)({ Records: [] }, lambdaContext());
+        await expect(run, `invocation ${attempt}`).rejects.toMatchObject({ name: "ConfigError" });
+        for (const name of settings) await expect(run).rejects.toThrow(name);
+      }
+    },
   };
 }
+
+/** A handler as the tests call it: with any event, to see what it refuses. */
+type AnyEventHandler = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;

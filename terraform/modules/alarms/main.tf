@@ -131,7 +131,7 @@ resource "aws_cloudwatch_metric_alarm" "records_lost" {
 resource "aws_cloudwatch_metric_alarm" "dlq_visible" {
   for_each            = var.dead_letter_queues
   alarm_name          = "${var.name_prefix}-${each.key}-dlq-messages"
-  alarm_description   = "Messages in ${each.value}: inspect and redrive (npm run redrive, docs/operations.md)."
+  alarm_description   = "Messages in ${each.value}: inspect and redrive (npm run recover, docs/operations.md)."
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
   dimensions          = { QueueName = each.value }

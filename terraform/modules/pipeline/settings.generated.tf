@@ -111,8 +111,8 @@ variable "processor" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
-    error_message = "processor.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, REDRIVE_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "processor.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
   }
 
   validation {
@@ -227,8 +227,8 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
-    error_message = "tool_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, REDRIVE_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "tool_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
   }
 
   validation {
@@ -353,8 +353,8 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
-    error_message = "fifo_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, REDRIVE_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "fifo_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
   }
 
   validation {
@@ -474,8 +474,8 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "REDRIVE_CONCURRENCY"])) == 0
-    error_message = "dlq_redrive.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, REDRIVE_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "dlq_redrive.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
   }
 
   validation {
@@ -559,6 +559,6 @@ locals {
     processor   = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "PROCESSOR_CONCURRENCY" }
     tool_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY" }
     fifo_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY" }
-    dlq_redrive = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "REDRIVE_CONCURRENCY" }
+    dlq_redrive = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "FAILURE_RECORD_CONCURRENCY" }
   }
 }

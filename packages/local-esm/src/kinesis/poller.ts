@@ -24,7 +24,12 @@ import {
 } from "./event.js";
 import { FailureCondition, failureRecord, type KinesisFailureRecord } from "./failure-record.js";
 
-export interface KinesisEsmSettings {
+/**
+ * The mapping's parameters as the event source runs them: durations in ms, named with their unit. The
+ * environment's settings (packages/settings' KinesisEsmSettings: terraform.tfvars.json, seconds) are
+ * converted to these by whoever starts the event source.
+ */
+export interface KinesisEsmParameters {
   readonly batchSize: number;
   readonly batchingWindowMs: number;
   readonly parallelizationFactor: number;
@@ -42,7 +47,7 @@ export interface KinesisEsmOptions {
   readonly streamName: string;
   readonly stream: StreamIdentity;
   readonly function: Invokable;
-  readonly settings: KinesisEsmSettings;
+  readonly parameters: KinesisEsmParameters;
   /** The on-failure destination (an SQS standard queue), and the client to reach it. */
   readonly onFailure?: { readonly sqs: SQSClient; readonly queueUrl: string };
   /** Idle poll interval per shard; Lambda polls once a second (§1.1). */
@@ -208,7 +213,7 @@ export class KinesisEventSource {
           if (!parents.every((p) => this.#finished.has(p))) continue;
           this.#started.add(id);
           const position: ShardIteratorType =
-            parents.length > 0 ? "TRIM_HORIZON" : this.#options.settings.startingPosition;
+            parents.length > 0 ? "TRIM_HORIZON" : this.#options.parameters.startingPosition;
           this.#loops.push(this.#runShard(id, position));
         }
       } catch {
@@ -261,7 +266,7 @@ export class KinesisEventSource {
   }
 
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
-    const { settings } = this.#options;
+    const { parameters } = this.#options;
     const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
     let iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
@@ -273,7 +278,7 @@ export class KinesisEventSource {
     let closed = false;
     let readFailures = 0;
     while (this.#running || buffer.length > 0) {
-      if (!closed && this.#running && buffer.length < settings.batchSize) {
+      if (!closed && this.#running && buffer.length < parameters.batchSize) {
         let page: GetRecordsCommandOutput;
         try {
           page = await this.#options.kinesis.send(
@@ -308,8 +313,8 @@ export class KinesisEventSource {
           await sleep(pollIntervalMs);
           continue;
         }
-        const windowLeft = firstBufferedAt + settings.batchingWindowMs - this.#now();
-        if (!closed && buffer.length < settings.batchSize && windowLeft > 0) {
+        const windowLeft = firstBufferedAt + parameters.batchingWindowMs - this.#now();
+        if (!closed && buffer.length < parameters.batchSize && windowLeft > 0) {
           await sleep(Math.min(windowLeft, pollIntervalMs));
           continue;
         }
@@ -326,8 +331,8 @@ export class KinesisEventSource {
 
   /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
   async #dispatch(shardId: string, buffer: ShardRecord[]): Promise<void> {
-    const { settings } = this.#options;
-    const lanes = Math.max(1, settings.parallelizationFactor);
+    const { parameters } = this.#options;
+    const lanes = Math.max(1, parameters.parallelizationFactor);
     const batches: ShardRecord[][] = Array.from({ length: lanes }, () => []);
     const bytes = new Array<number>(lanes).fill(2 + Buffer.byteLength('{"Records":[]}'));
     const taken = new Set<ShardRecord>();
@@ -338,7 +343,7 @@ export class KinesisEventSource {
       const batch = batches[lane] as ShardRecord[];
       const size = eventRecordBytes(this.#eventRecord(record, shardId));
       if (
-        batch.length >= settings.batchSize ||
+        batch.length >= parameters.batchSize ||
         (batch.length > 0 && (bytes[lane] as number) + size > MAX_PAYLOAD_BYTES)
       ) {
         // This lane is full: its later records wait, so a key never overtakes itself.
@@ -386,7 +391,7 @@ export class KinesisEventSource {
   }
 
   #exhausted(attempts: number): boolean {
-    const max = this.#options.settings.maximumRetryAttempts;
+    const max = this.#options.parameters.maximumRetryAttempts;
     return max !== -1 && attempts > max;
   }
 
@@ -396,13 +401,13 @@ export class KinesisEventSource {
     initial: readonly ShardRecord[],
     inheritedAttempts: number,
   ): Promise<void> {
-    const { settings } = this.#options;
+    const { parameters } = this.#options;
     let batch = [...initial];
     let attempts = inheritedAttempts;
     for (;;) {
-      if (settings.maximumRecordAgeMs !== -1) {
+      if (parameters.maximumRecordAgeMs !== -1) {
         // Per record, not per batch (§1.3, AWS-recorded).
-        const cutoff = this.#now() - settings.maximumRecordAgeMs;
+        const cutoff = this.#now() - parameters.maximumRecordAgeMs;
         const expired = batch.filter((r) => r.arrivalMs < cutoff);
         if (expired.length > 0) {
           await this.#discard(shardId, expired, FailureCondition.RecordAgeExceeded, Math.max(1, attempts));
@@ -430,7 +435,7 @@ export class KinesisEventSource {
           outcome: "function-error",
           iteratorAgeMs,
         });
-        if (settings.bisectBatchOnFunctionError && batch.length > 1) {
+        if (parameters.bisectBatchOnFunctionError && batch.length > 1) {
           // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
           this.stats.bisections += 1;
           this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
@@ -440,7 +445,7 @@ export class KinesisEventSource {
           return;
         }
         functionError = "Unhandled";
-      } else if (!settings.reportBatchItemFailures) {
+      } else if (!parameters.reportBatchItemFailures) {
         this.#options.onEvent?.({
           type: "invoked",
           shardId,

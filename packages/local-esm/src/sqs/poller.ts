@@ -12,7 +12,11 @@ import type { Invokable } from "../invokable.js";
 import { MAX_PAYLOAD_BYTES } from "../kinesis/event.js";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./event.js";
 
-export interface SqsEsmSettings {
+/**
+ * The mapping's parameters as the event source runs them: durations in ms, named with their unit
+ * (packages/settings' SqsEsmSettings are the environment's, in seconds).
+ */
+export interface SqsEsmParameters {
   readonly batchSize: number;
   /** Standard queues only (§2.1). */
   readonly batchingWindowMs: number;
@@ -25,7 +29,7 @@ export interface SqsEsmOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly function: Invokable & { readonly timeoutMs?: number };
-  readonly settings: SqsEsmSettings;
+  readonly parameters: SqsEsmParameters;
   /** Long-poll wait per ReceiveMessage, in s (Lambda uses long polling, §2.1). */
   readonly waitTimeSeconds?: number;
   readonly onEvent?: (event: SqsEsmEvent) => void;
@@ -66,7 +70,7 @@ export class VisibilityTimeoutError extends Error {
  * Lambda's SQS event source mapping, run locally (docs/aws-semantics.md §2, §3, §9.2): long polling,
  * batch size and window, up to MaximumConcurrency batches in flight, deletion of what succeeded,
  * partial batch responses by messageId (an invalid response deletes nothing). Visibility timeouts,
- * receive counts, redrive to the DLQ and FIFO group locking are the queue's own behaviour.
+ * receive counts, the move to the DLQ (the redrive policy) and FIFO group locking are the queue's own behaviour.
  */
 export class SqsEventSource {
   readonly stats: SqsEsmStats = {
@@ -110,7 +114,7 @@ export class SqsEventSource {
     this.#running = true;
     // Lambda starts with 5 concurrent batches and adds up to 300 a minute while messages keep coming,
     // up to MaximumConcurrency (§2.2). Without it, the ceiling is AWS's (about 1,000), not modelled.
-    const ceiling = this.#options.settings.maximumConcurrency ?? 1_000;
+    const ceiling = this.#options.parameters.maximumConcurrency ?? 1_000;
     for (let i = 0; i < Math.min(5, ceiling); i++) this.#loops.push(this.#poll());
     this.#scaler = setInterval(() => {
       if (this.#running && this.#busy && this.#loops.length < ceiling) this.#loops.push(this.#poll());
@@ -151,20 +155,20 @@ export class SqsEventSource {
   }
 
   async #poll(): Promise<void> {
-    const { settings } = this.#options;
+    const { parameters } = this.#options;
     const longPoll = this.#options.waitTimeSeconds ?? 20;
     while (this.#running) {
       const batch: SQSRecord[] = [];
       let bytes = 0;
       // The window applies to standard queues only (§2.1, §3).
-      const window = this.#fifo ? 0 : settings.batchingWindowMs;
+      const window = this.#fifo ? 0 : parameters.batchingWindowMs;
       let windowEnds = Number.POSITIVE_INFINITY;
-      while (this.#running && batch.length < settings.batchSize) {
+      while (this.#running && batch.length < parameters.batchSize) {
         const waiting =
           batch.length === 0
             ? longPoll
             : Math.max(0, Math.min(longPoll, Math.floor((windowEnds - Date.now()) / 1000)));
-        const messages = await this.#receive(settings.batchSize - batch.length, waiting);
+        const messages = await this.#receive(parameters.batchSize - batch.length, waiting);
         for (const message of messages) {
           const record = toSqsEventRecord(message, this.#queueArn);
           bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
@@ -182,7 +186,7 @@ export class SqsEventSource {
   }
 
   async #invoke(batch: SQSRecord[]): Promise<void> {
-    const { settings } = this.#options;
+    const { parameters } = this.#options;
     this.stats.invocations += 1;
     const result = await this.#options.function.invoke({ Records: batch });
     let keep = new Set<string>();
@@ -192,7 +196,7 @@ export class SqsEventSource {
       this.stats.functionErrors += 1;
       keep = new Set(batch.map((r) => r.messageId));
       outcome = "function-error";
-    } else if (settings.reportBatchItemFailures) {
+    } else if (parameters.reportBatchItemFailures) {
       const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.messageId)));
       if (reading.kind === "invalid") {
         this.stats.invalidResponses += 1;

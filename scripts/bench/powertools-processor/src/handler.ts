@@ -2,7 +2,7 @@
  * The yardstick of `npm run bench:cold-start`, not part of the product: the processor's job (apply
  * each tool-call lifecycle event of a Kinesis batch to the tool-calls table once, report partial
  * failures) written the usual way, on Powertools' batch, idempotency, logger and metrics with the
- * DynamoDB document client. Bundled exactly like a function (scripts/bundle-function.ts).
+ * DynamoDB document client. Bundled exactly like a function (packages/bundler).
  */
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";

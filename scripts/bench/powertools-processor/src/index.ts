@@ -1,2 +1,2 @@
-// What Lambda calls, as in every function folder (scripts/bundle-function.ts bundles src/index.ts).
+// What Lambda calls, as in every function folder (packages/bundler bundles src/index.ts).
 export { handler } from "./handler.js";

@@ -1,0 +1,170 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
+
+/** The content type of each AWS JSON protocol: DynamoDB and SQS speak 1.0, Kinesis 1.1. */
+export const AwsJsonContentType = {
+  V1_0: "application/x-amz-json-1.0",
+  V1_1: "application/x-amz-json-1.1",
+} as const;
+export type AwsJsonContentType = (typeof AwsJsonContentType)[keyof typeof AwsJsonContentType];
+
+/** Reads a request's whole body. */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (c: Buffer) => chunks.push(c));
+    request.on("end", () => resolve(Buffer.concat(chunks)));
+    request.on("error", reject);
+  });
+}
+
+/** Sends a proxied request on to `upstream` with its method, path and headers (host and length recomputed). */
+export function forward(upstream: string, request: IncomingMessage, body: Uint8Array): Promise<Response> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+  }
+  return fetch(`${upstream}${request.url ?? "/"}`, {
+    method: request.method ?? "POST",
+    headers,
+    body: new Uint8Array(body),
+  });
+}
+
+/** Writes an upstream's answer back to the proxied client (fetch has already decoded the body). */
+export async function relay(response: ServerResponse, upstream: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  upstream.headers.forEach((value, name) => {
+    if (name !== "content-length" && name !== "transfer-encoding" && name !== "content-encoding")
+      headers[name] = value;
+  });
+  response.writeHead(upstream.status, headers);
+  response.end(Buffer.from(await upstream.arrayBuffer()));
+}
+
+/** One AWS JSON-protocol call: the operation's X-Amz-Target and the content type of its protocol. */
+export interface AwsJsonCall {
+  /** `<Service>_<version>.<Operation>`, e.g. `DynamoDB_20120810.GetItem`. */
+  readonly target: string;
+  readonly contentType: AwsJsonContentType;
+  /** The signing name in the credential scope, e.g. `dynamodb`. */
+  readonly service: string;
+}
+
+/**
+ * Sends one call to an emulator on the caller's own behalf (a health check, a proxy's extra read). The
+ * emulators check the authorization header's form, not its signature, so a fixed dummy one is enough.
+ */
+export function callAwsJson(endpoint: string, call: AwsJsonCall, payload: object = {}): Promise<Response> {
+  return fetch(endpoint, {
+    method: "POST",
+    headers: {
+      "content-type": call.contentType,
+      "x-amz-target": call.target,
+      authorization: `AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/${call.service}/aws4_request, SignedHeaders=host, Signature=0`,
+      "x-amz-date": "20260101T000000Z",
+    },
+    body: JSON.stringify(payload),
+  });
+}
+
+/** One request an AWS JSON proxy received, read in full, and the ways to answer it. */
+export interface ProxiedCall {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly body: Buffer;
+  /** The X-Amz-Target header, `<Service>_<version>.<Operation>` ("" when absent). */
+  readonly target: string;
+  /** Sends the request to the upstream, with `body` in place of the one received. */
+  forward(body?: Uint8Array): Promise<Response>;
+  /** Forwards the request as received and writes the upstream's answer back untouched. */
+  pass(): Promise<void>;
+  /** Answers with `text` (an upstream's body already read, or JSON) in the protocol's content type. */
+  answer(status: number, text: string): void;
+  /** Answers with `body` as JSON in the protocol's content type. */
+  answerJson(status: number, body: unknown): void;
+}
+
+/**
+ * A loopback proxy in front of an AWS JSON-protocol endpoint: every request is read in full and handed
+ * to `handle`, which forwards, inspects or answers it. A request `handle` throws on is answered 500
+ * InternalFailure, as AWS answers its own faults, unless an answer was already begun.
+ */
+export function startAwsJsonProxy(
+  upstream: string,
+  contentType: AwsJsonContentType,
+  handle: (call: ProxiedCall) => Promise<void>,
+): Promise<RunningEmulator> {
+  const server = createServer(async (request, response) => {
+    const answer = (status: number, text: string) => {
+      response.writeHead(status, { "content-type": contentType });
+      response.end(text);
+    };
+    try {
+      const body = await readBody(request);
+      await handle({
+        request,
+        response,
+        body,
+        target: String(request.headers["x-amz-target"] ?? ""),
+        forward: (replacement = body) => forward(upstream, request, replacement),
+        pass: async () => relay(response, await forward(upstream, request, body)),
+        answer,
+        answerJson: (status, value) => answer(status, JSON.stringify(value)),
+      });
+    } catch (error) {
+      if (!response.headersSent)
+        answer(500, JSON.stringify({ __type: "InternalFailure", message: String(error) }));
+    }
+  });
+  return listenOnLoopback(server);
+}
+
+/** What a fault proxy may answer instead of the upstream: an AWS JSON error. */
+export interface InjectedFault {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+}
+
+/**
+ * A loopback proxy in front of a JSON-protocol AWS endpoint (DynamoDB, Kinesis, SQS) that answers chosen
+ * requests with an error instead of forwarding them: `decide` sees the X-Amz-Target and the body.
+ * Everything else passes through unchanged. For fault injection in local runs and tests.
+ */
+export async function startFaultProxy(
+  upstream: string,
+  decide: (target: string, body: string) => InjectedFault | undefined,
+): Promise<RunningEmulator & { readonly injected: () => number }> {
+  let injected = 0;
+  const running = await startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, async (call) => {
+    const fault = decide(call.target, call.body.toString("utf8"));
+    if (!fault) return call.pass();
+    injected += 1;
+    call.answerJson(fault.status, { __type: fault.type, message: fault.message });
+  });
+  return { ...running, injected: () => injected };
+}
+
+/**
+ * Starts a proxy in front of an emulator already running and returns the proxy, whose `stop` stops
+ * both; if the proxy does not start, the emulator is stopped before the error is thrown.
+ */
+export async function behindProxy<P extends RunningEmulator>(
+  emulator: RunningEmulator,
+  startProxy: (upstream: string) => Promise<P>,
+): Promise<P> {
+  try {
+    const proxy = await startProxy(emulator.endpoint);
+    return {
+      ...proxy,
+      stop: async () => {
+        await proxy.stop();
+        await emulator.stop();
+      },
+    };
+  } catch (error) {
+    await emulator.stop();
+    throw error;
+  }
+}

@@ -1,5 +1,0 @@
-/** `npm run redrive`'s entry: runs the command line and exits with its status. */
-import { ExitCode, runIfMain } from "@mcp-pipeline/cli";
-import { main } from "../src/index.js";
-
-runIfMain(import.meta.url, main, ExitCode.Failed);

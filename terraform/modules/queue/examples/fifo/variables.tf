@@ -1,0 +1,5 @@
+variable "region" {
+  description = "AWS region."
+  type        = string
+  default     = "eu-west-1"
+}

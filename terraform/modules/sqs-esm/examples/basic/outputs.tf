@@ -1,0 +1,9 @@
+output "queue_url" {
+  description = "The queue the mapping reads."
+  value       = module.jobs.url
+}
+
+output "dlq_url" {
+  description = "Its dead-letter queue."
+  value       = module.jobs.dlq_url
+}
