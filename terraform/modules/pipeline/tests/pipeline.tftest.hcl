@@ -210,3 +210,16 @@ run "infinite_retries_pass_the_pipeline_and_the_kinesis_esm_module_alike" {
     error_message = "-1 retries (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
   }
 }
+
+run "infinite_record_age_passes_the_pipeline_and_the_kinesis_esm_module_alike" {
+  command = plan
+
+  variables {
+    processor = merge(var.processor, { esm = merge(var.processor.esm, { maximum_record_age_in_seconds = -1 }) })
+  }
+
+  assert {
+    condition     = var.processor.esm.maximum_record_age_in_seconds == -1
+    error_message = "-1 record age (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
+  }
+}
