@@ -188,6 +188,18 @@ run "a_tuning_setting_out_of_its_range_is_refused" {
   expect_failures = [var.dlq_redrive]
 }
 
+# The schema's whole numbers are whole in Terraform too: a fractional concurrency would reach the function
+# as "2.5", which its config.ts refuses at every cold start.
+run "a_fractional_tuning_setting_is_refused" {
+  command = plan
+
+  variables {
+    tool_worker = merge(var.tool_worker, { concurrency = 2.5 })
+  }
+
+  expect_failures = [var.tool_worker]
+}
+
 run "a_tuning_variable_in_the_free_form_environment_is_refused" {
   command = plan
 
