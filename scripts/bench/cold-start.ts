@@ -329,7 +329,7 @@ What still costs: the SDK clients each function calls on its hot path, and the \
 The workers load DynamoDB and Kinesis (every job publishes its lifecycle events), and carry S3 for large
 results and SQS for the DLQ in their zips. dlq-redrive is invoked only with failure records, and each one is
 re-read from Kinesis and written to the quarantine in S3, so both clients stay on its import path (lazy,
-they would load in the same invocation); SQS stays there too, since packages/redrive's DLQ redrive (a manual
+they would load in the same invocation); SQS stays there too, since packages/recovery's DLQ redrive (a manual
 action) and its dead-letter send import the SQS commands statically.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");

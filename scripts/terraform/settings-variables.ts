@@ -124,16 +124,20 @@ function validations(input: Node, ref: string, name: string): Validation[] {
     nullable ? `${ref} == null || try(${condition}, false)` : condition;
   const what = (text: string) => `${name} must be ${nullable ? "null or " : ""}${text}.`;
   const low = node.minimum ?? node.exclusiveMinimum;
+  const integer = node.type === "integer";
   if (low !== undefined || node.maximum !== undefined) {
     const parts = [
       node.minimum !== undefined ? `${ref} >= ${node.minimum}` : undefined,
       node.exclusiveMinimum !== undefined ? `${ref} > ${node.exclusiveMinimum}` : undefined,
       node.maximum !== undefined ? `${ref} <= ${node.maximum}` : undefined,
+      // The schema's whole numbers (counts, ms, seconds): a fraction would pass Terraform and reach a
+      // function's environment, whose config.ts refuses it at every cold start.
+      integer ? `floor(${ref}) == ${ref}` : undefined,
     ].filter((p) => p !== undefined);
     const range =
       node.exclusiveMinimum !== undefined
         ? `over ${node.exclusiveMinimum} and at most ${node.maximum}`
-        : `${low}-${node.maximum}`;
+        : `${integer ? "a whole number " : ""}${low}-${node.maximum}`;
     out.push({ condition: guarded(parts.join(" && ")), message: what(range) });
   }
   const choices =

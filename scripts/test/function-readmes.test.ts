@@ -61,6 +61,31 @@ describe("function READMEs: the environment table is the config schema's", () =>
     expect(Object.fromEntries(table)).toEqual(fromSchema);
   });
 
+  it.each(functions)("%s: a range the table states, as `(min-max)`, is the field's", async (name) => {
+    const schema = await configSchema(name);
+    const readme = readFileSync(join(root, "functions", name, "README.md"), "utf8");
+    const accepts = (field: { parse(value: unknown): unknown }, value: number) => {
+      try {
+        field.parse(String(value));
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const [, variable, min, max] of readme.matchAll(
+      /^\| `([A-Z][A-Z0-9_]*)`\s*\|[^|]*\|[^|\n]*\((\d+)-(\d+)\)[^|\n]*\|/gm,
+    )) {
+      const field = schema.shape[variable as string];
+      expect(field, `${variable} is in the schema`).toBeDefined();
+      if (!field) continue;
+      const [low, high] = [Number(min), Number(max)];
+      expect(
+        [low - 1, low, high, high + 1].map((v) => accepts(field, v)),
+        `${variable}: ${low - 1} refused, ${low} and ${high} accepted, ${high + 1} refused`,
+      ).toEqual([false, true, true, false]);
+    }
+  });
+
   it("reads a table row's variable and default", () => {
     const table = environmentTable(
       "| Variable | Default | |\n| --- | --- | --- |\n| `A_B` | required | x |\n| `C`   | 5000     | y |\n",

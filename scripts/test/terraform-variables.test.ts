@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { environmentSettingsSchema, loadSettings } from "@mcp-pipeline/settings";
 import { body, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { GENERATED_FILES, settingsVariables } from "../terraform/settings-variables.ts";
+
+interface JsonNode {
+  readonly type?: string;
+  readonly anyOf?: readonly JsonNode[];
+  readonly properties?: Readonly<Record<string, JsonNode>>;
+}
 
 describe("the Terraform variables generated from the settings schema", () => {
   it.each(Object.keys(GENERATED_FILES) as (keyof typeof GENERATED_FILES)[])(
@@ -29,6 +36,22 @@ describe("the Terraform variables generated from the settings schema", () => {
       for (const name of settings) expect(body(root, "variable", name)?.validation, name).toBeUndefined();
     }
     for (const name of settings) expect(body(pipeline, "variable", name)?.validation, name).toBeDefined();
+  });
+
+  it("a whole number in the schema is refused fractional in Terraform too", () => {
+    const text = settingsVariables("pipeline");
+    const json = z.toJSONSchema(environmentSettingsSchema, { io: "input" }) as JsonNode;
+    const integers: string[] = [];
+    const walk = (node: JsonNode, ref: string) => {
+      const options = node.anyOf?.filter((o) => o.type !== "null") ?? [node];
+      for (const option of options) {
+        if (option.type === "integer") integers.push(ref);
+        for (const [key, child] of Object.entries(option.properties ?? {})) walk(child, `${ref}.${key}`);
+      }
+    };
+    for (const [name, node] of Object.entries(json.properties ?? {})) walk(node, `var.${name}`);
+    expect(integers).toContain("var.tool_worker.concurrency");
+    for (const ref of integers) expect(text, ref).toContain(`floor(${ref}) == ${ref}`);
   });
 
   it("a tuning field left out gets the schema's default in Terraform too", async () => {

@@ -5,13 +5,14 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Logger } fro
 
 // What a function's bundle holds in place of the SDK's default credential chain
 // (@aws-sdk/credential-provider-node's `defaultProvider`, which every client's runtime configuration
-// imports): scripts/bundle-function.ts resolves that package to this module. Lambda hands a function its
-// role's credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), or,
-// where it serves them over HTTP instead (SnapStart), at AWS_CONTAINER_CREDENTIALS_FULL_URI; the default
-// chain's other links (shared config and credentials files, SSO, `aws login`, credential_process, web
-// identity tokens, the EC2 instance metadata service) never answer in Lambda. Their modules and the SDK
-// clients they need (STS, SSO, SSO-OIDC, sign-in) were a fifth of each zip, and every cold start unzips the
-// package (docs/benchmarks/cold-start.md). Tests and tools run the SDK's own chain: only bundles use this.
+// imports): packages/bundler (bundle-function.ts) resolves that package to this module. Lambda hands a
+// function its role's credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN), or, where it serves them over HTTP instead (SnapStart), at
+// AWS_CONTAINER_CREDENTIALS_FULL_URI; the default chain's other links (shared config and credentials files,
+// SSO, `aws login`, credential_process, web identity tokens, the EC2 instance metadata service) never answer
+// in Lambda. Their modules and the SDK clients they need (STS, SSO, SSO-OIDC, sign-in) were a fifth of each
+// zip, and every cold start unzips the package (docs/benchmarks/cold-start.md). Tests and tools run the SDK's
+// own chain: only bundles use this.
 
 /** What the clients pass to their credential provider (the SDK's `init`): we read only the logger. */
 export type LambdaCredentialsInit = FromEnvInit & FromHttpOptions & { readonly logger?: Logger };

@@ -4,7 +4,7 @@ import { CredentialsProviderError } from "@smithy/core/config";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultProvider, NO_LAMBDA_CREDENTIALS } from "../src/lambda-credentials.js";
 
-// The chain a function's bundle uses in place of the SDK's default one (scripts/bundle-function.ts).
+// The chain a function's bundle uses in place of the SDK's default one (packages/bundler/src/bundle-function.ts).
 
 const CREDENTIAL_VARIABLES = [
   "AWS_ACCESS_KEY_ID",

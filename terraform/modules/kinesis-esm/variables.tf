@@ -64,13 +64,13 @@ variable "maximum_retry_attempts" {
 }
 
 variable "maximum_record_age_in_seconds" {
-  description = "Records older than this go to the on-failure destination (§1.3). -1 (infinite) is refused."
+  description = "Records older than this go to the on-failure destination (§1.3). -1 is infinite, as AWS allows: only the stream's retention then bounds a failing record's wait (lint:config reports it)."
   type        = number
   default     = 3600
 
   validation {
-    condition     = var.maximum_record_age_in_seconds >= 60 && var.maximum_record_age_in_seconds <= 604800
-    error_message = "maximum_record_age_in_seconds must be 60-604800 (values 0-59 are refused by AWS; -1 is infinite)."
+    condition     = var.maximum_record_age_in_seconds == -1 || (var.maximum_record_age_in_seconds >= 60 && var.maximum_record_age_in_seconds <= 604800)
+    error_message = "maximum_record_age_in_seconds must be -1 or 60-604800 (§1.3; values 0-59 are refused by AWS)."
   }
 }
 

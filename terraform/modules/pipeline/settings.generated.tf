@@ -45,13 +45,13 @@ variable "stream" {
   }
 
   validation {
-    condition     = var.stream.shard_count >= 1 && var.stream.shard_count <= 500
-    error_message = "stream.shard_count must be 1-500."
+    condition     = var.stream.shard_count >= 1 && var.stream.shard_count <= 500 && floor(var.stream.shard_count) == var.stream.shard_count
+    error_message = "stream.shard_count must be a whole number 1-500."
   }
 
   validation {
-    condition     = var.stream.retention_period_hours >= 24 && var.stream.retention_period_hours <= 8760
-    error_message = "stream.retention_period_hours must be 24-8760."
+    condition     = var.stream.retention_period_hours >= 24 && var.stream.retention_period_hours <= 8760 && floor(var.stream.retention_period_hours) == var.stream.retention_period_hours
+    error_message = "stream.retention_period_hours must be a whole number 24-8760."
   }
 }
 
@@ -81,18 +81,18 @@ variable "processor" {
   })
 
   validation {
-    condition     = var.processor.timeout_seconds >= 1 && var.processor.timeout_seconds <= 900
-    error_message = "processor.timeout_seconds must be 1-900."
+    condition     = var.processor.timeout_seconds >= 1 && var.processor.timeout_seconds <= 900 && floor(var.processor.timeout_seconds) == var.processor.timeout_seconds
+    error_message = "processor.timeout_seconds must be a whole number 1-900."
   }
 
   validation {
-    condition     = var.processor.memory_mb >= 128 && var.processor.memory_mb <= 10240
-    error_message = "processor.memory_mb must be 128-10240."
+    condition     = var.processor.memory_mb >= 128 && var.processor.memory_mb <= 10240 && floor(var.processor.memory_mb) == var.processor.memory_mb
+    error_message = "processor.memory_mb must be a whole number 128-10240."
   }
 
   validation {
-    condition     = var.processor.reserved_concurrency == null || try(var.processor.reserved_concurrency >= 0 && var.processor.reserved_concurrency <= 10000, false)
-    error_message = "processor.reserved_concurrency must be null or 0-10000."
+    condition     = var.processor.reserved_concurrency == null || try(var.processor.reserved_concurrency >= 0 && var.processor.reserved_concurrency <= 10000 && floor(var.processor.reserved_concurrency) == var.processor.reserved_concurrency, false)
+    error_message = "processor.reserved_concurrency must be null or a whole number 0-10000."
   }
 
   validation {
@@ -101,8 +101,8 @@ variable "processor" {
   }
 
   validation {
-    condition     = var.processor.expected_record_latency_ms >= 1 && var.processor.expected_record_latency_ms <= 900000
-    error_message = "processor.expected_record_latency_ms must be 1-900000."
+    condition     = var.processor.expected_record_latency_ms >= 1 && var.processor.expected_record_latency_ms <= 900000 && floor(var.processor.expected_record_latency_ms) == var.processor.expected_record_latency_ms
+    error_message = "processor.expected_record_latency_ms must be a whole number 1-900000."
   }
 
   validation {
@@ -116,28 +116,28 @@ variable "processor" {
   }
 
   validation {
-    condition     = var.processor.deadline_margin_ms >= 0 && var.processor.deadline_margin_ms <= 900000
-    error_message = "processor.deadline_margin_ms must be 0-900000."
+    condition     = var.processor.deadline_margin_ms >= 0 && var.processor.deadline_margin_ms <= 900000 && floor(var.processor.deadline_margin_ms) == var.processor.deadline_margin_ms
+    error_message = "processor.deadline_margin_ms must be a whole number 0-900000."
   }
 
   validation {
-    condition     = var.processor.concurrency >= 1 && var.processor.concurrency <= 256
-    error_message = "processor.concurrency must be 1-256."
+    condition     = var.processor.concurrency >= 1 && var.processor.concurrency <= 256 && floor(var.processor.concurrency) == var.processor.concurrency
+    error_message = "processor.concurrency must be a whole number 1-256."
   }
 
   validation {
-    condition     = var.processor.esm.batch_size >= 1 && var.processor.esm.batch_size <= 10000
-    error_message = "processor.esm.batch_size must be 1-10000."
+    condition     = var.processor.esm.batch_size >= 1 && var.processor.esm.batch_size <= 10000 && floor(var.processor.esm.batch_size) == var.processor.esm.batch_size
+    error_message = "processor.esm.batch_size must be a whole number 1-10000."
   }
 
   validation {
-    condition     = var.processor.esm.maximum_batching_window_in_seconds >= 0 && var.processor.esm.maximum_batching_window_in_seconds <= 300
-    error_message = "processor.esm.maximum_batching_window_in_seconds must be 0-300."
+    condition     = var.processor.esm.maximum_batching_window_in_seconds >= 0 && var.processor.esm.maximum_batching_window_in_seconds <= 300 && floor(var.processor.esm.maximum_batching_window_in_seconds) == var.processor.esm.maximum_batching_window_in_seconds
+    error_message = "processor.esm.maximum_batching_window_in_seconds must be a whole number 0-300."
   }
 
   validation {
-    condition     = var.processor.esm.parallelization_factor >= 1 && var.processor.esm.parallelization_factor <= 10
-    error_message = "processor.esm.parallelization_factor must be 1-10."
+    condition     = var.processor.esm.parallelization_factor >= 1 && var.processor.esm.parallelization_factor <= 10 && floor(var.processor.esm.parallelization_factor) == var.processor.esm.parallelization_factor
+    error_message = "processor.esm.parallelization_factor must be a whole number 1-10."
   }
 
   validation {
@@ -146,13 +146,13 @@ variable "processor" {
   }
 
   validation {
-    condition     = var.processor.esm.maximum_retry_attempts >= -1 && var.processor.esm.maximum_retry_attempts <= 10000
-    error_message = "processor.esm.maximum_retry_attempts must be -1-10000."
+    condition     = var.processor.esm.maximum_retry_attempts >= -1 && var.processor.esm.maximum_retry_attempts <= 10000 && floor(var.processor.esm.maximum_retry_attempts) == var.processor.esm.maximum_retry_attempts
+    error_message = "processor.esm.maximum_retry_attempts must be a whole number -1-10000."
   }
 
   validation {
-    condition     = var.processor.esm.maximum_record_age_in_seconds >= -9007199254740991 && var.processor.esm.maximum_record_age_in_seconds <= 9007199254740991
-    error_message = "processor.esm.maximum_record_age_in_seconds must be -9007199254740991-9007199254740991."
+    condition     = var.processor.esm.maximum_record_age_in_seconds >= -9007199254740991 && var.processor.esm.maximum_record_age_in_seconds <= 9007199254740991 && floor(var.processor.esm.maximum_record_age_in_seconds) == var.processor.esm.maximum_record_age_in_seconds
+    error_message = "processor.esm.maximum_record_age_in_seconds must be a whole number -9007199254740991-9007199254740991."
   }
 
   validation {
@@ -197,18 +197,18 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = var.tool_worker.timeout_seconds >= 1 && var.tool_worker.timeout_seconds <= 900
-    error_message = "tool_worker.timeout_seconds must be 1-900."
+    condition     = var.tool_worker.timeout_seconds >= 1 && var.tool_worker.timeout_seconds <= 900 && floor(var.tool_worker.timeout_seconds) == var.tool_worker.timeout_seconds
+    error_message = "tool_worker.timeout_seconds must be a whole number 1-900."
   }
 
   validation {
-    condition     = var.tool_worker.memory_mb >= 128 && var.tool_worker.memory_mb <= 10240
-    error_message = "tool_worker.memory_mb must be 128-10240."
+    condition     = var.tool_worker.memory_mb >= 128 && var.tool_worker.memory_mb <= 10240 && floor(var.tool_worker.memory_mb) == var.tool_worker.memory_mb
+    error_message = "tool_worker.memory_mb must be a whole number 128-10240."
   }
 
   validation {
-    condition     = var.tool_worker.reserved_concurrency == null || try(var.tool_worker.reserved_concurrency >= 0 && var.tool_worker.reserved_concurrency <= 10000, false)
-    error_message = "tool_worker.reserved_concurrency must be null or 0-10000."
+    condition     = var.tool_worker.reserved_concurrency == null || try(var.tool_worker.reserved_concurrency >= 0 && var.tool_worker.reserved_concurrency <= 10000 && floor(var.tool_worker.reserved_concurrency) == var.tool_worker.reserved_concurrency, false)
+    error_message = "tool_worker.reserved_concurrency must be null or a whole number 0-10000."
   }
 
   validation {
@@ -217,8 +217,8 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = var.tool_worker.expected_record_latency_ms >= 1 && var.tool_worker.expected_record_latency_ms <= 900000
-    error_message = "tool_worker.expected_record_latency_ms must be 1-900000."
+    condition     = var.tool_worker.expected_record_latency_ms >= 1 && var.tool_worker.expected_record_latency_ms <= 900000 && floor(var.tool_worker.expected_record_latency_ms) == var.tool_worker.expected_record_latency_ms
+    error_message = "tool_worker.expected_record_latency_ms must be a whole number 1-900000."
   }
 
   validation {
@@ -232,13 +232,13 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = var.tool_worker.deadline_margin_ms >= 0 && var.tool_worker.deadline_margin_ms <= 900000
-    error_message = "tool_worker.deadline_margin_ms must be 0-900000."
+    condition     = var.tool_worker.deadline_margin_ms >= 0 && var.tool_worker.deadline_margin_ms <= 900000 && floor(var.tool_worker.deadline_margin_ms) == var.tool_worker.deadline_margin_ms
+    error_message = "tool_worker.deadline_margin_ms must be a whole number 0-900000."
   }
 
   validation {
-    condition     = var.tool_worker.concurrency >= 1 && var.tool_worker.concurrency <= 256
-    error_message = "tool_worker.concurrency must be 1-256."
+    condition     = var.tool_worker.concurrency >= 1 && var.tool_worker.concurrency <= 256 && floor(var.tool_worker.concurrency) == var.tool_worker.concurrency
+    error_message = "tool_worker.concurrency must be a whole number 1-256."
   }
 
   validation {
@@ -247,38 +247,38 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = var.tool_worker.esm.batch_size >= 1 && var.tool_worker.esm.batch_size <= 10000
-    error_message = "tool_worker.esm.batch_size must be 1-10000."
+    condition     = var.tool_worker.esm.batch_size >= 1 && var.tool_worker.esm.batch_size <= 10000 && floor(var.tool_worker.esm.batch_size) == var.tool_worker.esm.batch_size
+    error_message = "tool_worker.esm.batch_size must be a whole number 1-10000."
   }
 
   validation {
-    condition     = var.tool_worker.esm.maximum_batching_window_in_seconds >= 0 && var.tool_worker.esm.maximum_batching_window_in_seconds <= 300
-    error_message = "tool_worker.esm.maximum_batching_window_in_seconds must be 0-300."
+    condition     = var.tool_worker.esm.maximum_batching_window_in_seconds >= 0 && var.tool_worker.esm.maximum_batching_window_in_seconds <= 300 && floor(var.tool_worker.esm.maximum_batching_window_in_seconds) == var.tool_worker.esm.maximum_batching_window_in_seconds
+    error_message = "tool_worker.esm.maximum_batching_window_in_seconds must be a whole number 0-300."
   }
 
   validation {
-    condition     = var.tool_worker.esm.maximum_concurrency == null || try(var.tool_worker.esm.maximum_concurrency >= 2 && var.tool_worker.esm.maximum_concurrency <= 1000, false)
-    error_message = "tool_worker.esm.maximum_concurrency must be null or 2-1000."
+    condition     = var.tool_worker.esm.maximum_concurrency == null || try(var.tool_worker.esm.maximum_concurrency >= 2 && var.tool_worker.esm.maximum_concurrency <= 1000 && floor(var.tool_worker.esm.maximum_concurrency) == var.tool_worker.esm.maximum_concurrency, false)
+    error_message = "tool_worker.esm.maximum_concurrency must be null or a whole number 2-1000."
   }
 
   validation {
-    condition     = var.tool_worker.queue.visibility_timeout_seconds >= 0 && var.tool_worker.queue.visibility_timeout_seconds <= 43200
-    error_message = "tool_worker.queue.visibility_timeout_seconds must be 0-43200."
+    condition     = var.tool_worker.queue.visibility_timeout_seconds >= 0 && var.tool_worker.queue.visibility_timeout_seconds <= 43200 && floor(var.tool_worker.queue.visibility_timeout_seconds) == var.tool_worker.queue.visibility_timeout_seconds
+    error_message = "tool_worker.queue.visibility_timeout_seconds must be a whole number 0-43200."
   }
 
   validation {
-    condition     = var.tool_worker.queue.message_retention_seconds >= 60 && var.tool_worker.queue.message_retention_seconds <= 1209600
-    error_message = "tool_worker.queue.message_retention_seconds must be 60-1209600."
+    condition     = var.tool_worker.queue.message_retention_seconds >= 60 && var.tool_worker.queue.message_retention_seconds <= 1209600 && floor(var.tool_worker.queue.message_retention_seconds) == var.tool_worker.queue.message_retention_seconds
+    error_message = "tool_worker.queue.message_retention_seconds must be a whole number 60-1209600."
   }
 
   validation {
-    condition     = var.tool_worker.queue.max_receive_count >= 1 && var.tool_worker.queue.max_receive_count <= 1000
-    error_message = "tool_worker.queue.max_receive_count must be 1-1000."
+    condition     = var.tool_worker.queue.max_receive_count >= 1 && var.tool_worker.queue.max_receive_count <= 1000 && floor(var.tool_worker.queue.max_receive_count) == var.tool_worker.queue.max_receive_count
+    error_message = "tool_worker.queue.max_receive_count must be a whole number 1-1000."
   }
 
   validation {
-    condition     = var.tool_worker.queue.dlq_message_retention_seconds >= 60 && var.tool_worker.queue.dlq_message_retention_seconds <= 1209600
-    error_message = "tool_worker.queue.dlq_message_retention_seconds must be 60-1209600."
+    condition     = var.tool_worker.queue.dlq_message_retention_seconds >= 60 && var.tool_worker.queue.dlq_message_retention_seconds <= 1209600 && floor(var.tool_worker.queue.dlq_message_retention_seconds) == var.tool_worker.queue.dlq_message_retention_seconds
+    error_message = "tool_worker.queue.dlq_message_retention_seconds must be a whole number 60-1209600."
   }
 }
 
@@ -323,18 +323,18 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = var.fifo_worker.timeout_seconds >= 1 && var.fifo_worker.timeout_seconds <= 900
-    error_message = "fifo_worker.timeout_seconds must be 1-900."
+    condition     = var.fifo_worker.timeout_seconds >= 1 && var.fifo_worker.timeout_seconds <= 900 && floor(var.fifo_worker.timeout_seconds) == var.fifo_worker.timeout_seconds
+    error_message = "fifo_worker.timeout_seconds must be a whole number 1-900."
   }
 
   validation {
-    condition     = var.fifo_worker.memory_mb >= 128 && var.fifo_worker.memory_mb <= 10240
-    error_message = "fifo_worker.memory_mb must be 128-10240."
+    condition     = var.fifo_worker.memory_mb >= 128 && var.fifo_worker.memory_mb <= 10240 && floor(var.fifo_worker.memory_mb) == var.fifo_worker.memory_mb
+    error_message = "fifo_worker.memory_mb must be a whole number 128-10240."
   }
 
   validation {
-    condition     = var.fifo_worker.reserved_concurrency == null || try(var.fifo_worker.reserved_concurrency >= 0 && var.fifo_worker.reserved_concurrency <= 10000, false)
-    error_message = "fifo_worker.reserved_concurrency must be null or 0-10000."
+    condition     = var.fifo_worker.reserved_concurrency == null || try(var.fifo_worker.reserved_concurrency >= 0 && var.fifo_worker.reserved_concurrency <= 10000 && floor(var.fifo_worker.reserved_concurrency) == var.fifo_worker.reserved_concurrency, false)
+    error_message = "fifo_worker.reserved_concurrency must be null or a whole number 0-10000."
   }
 
   validation {
@@ -343,8 +343,8 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = var.fifo_worker.expected_record_latency_ms >= 1 && var.fifo_worker.expected_record_latency_ms <= 900000
-    error_message = "fifo_worker.expected_record_latency_ms must be 1-900000."
+    condition     = var.fifo_worker.expected_record_latency_ms >= 1 && var.fifo_worker.expected_record_latency_ms <= 900000 && floor(var.fifo_worker.expected_record_latency_ms) == var.fifo_worker.expected_record_latency_ms
+    error_message = "fifo_worker.expected_record_latency_ms must be a whole number 1-900000."
   }
 
   validation {
@@ -358,13 +358,13 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = var.fifo_worker.deadline_margin_ms >= 0 && var.fifo_worker.deadline_margin_ms <= 900000
-    error_message = "fifo_worker.deadline_margin_ms must be 0-900000."
+    condition     = var.fifo_worker.deadline_margin_ms >= 0 && var.fifo_worker.deadline_margin_ms <= 900000 && floor(var.fifo_worker.deadline_margin_ms) == var.fifo_worker.deadline_margin_ms
+    error_message = "fifo_worker.deadline_margin_ms must be a whole number 0-900000."
   }
 
   validation {
-    condition     = var.fifo_worker.concurrency >= 1 && var.fifo_worker.concurrency <= 256
-    error_message = "fifo_worker.concurrency must be 1-256."
+    condition     = var.fifo_worker.concurrency >= 1 && var.fifo_worker.concurrency <= 256 && floor(var.fifo_worker.concurrency) == var.fifo_worker.concurrency
+    error_message = "fifo_worker.concurrency must be a whole number 1-256."
   }
 
   validation {
@@ -373,38 +373,38 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = var.fifo_worker.esm.batch_size >= 1 && var.fifo_worker.esm.batch_size <= 10000
-    error_message = "fifo_worker.esm.batch_size must be 1-10000."
+    condition     = var.fifo_worker.esm.batch_size >= 1 && var.fifo_worker.esm.batch_size <= 10000 && floor(var.fifo_worker.esm.batch_size) == var.fifo_worker.esm.batch_size
+    error_message = "fifo_worker.esm.batch_size must be a whole number 1-10000."
   }
 
   validation {
-    condition     = var.fifo_worker.esm.maximum_batching_window_in_seconds >= 0 && var.fifo_worker.esm.maximum_batching_window_in_seconds <= 300
-    error_message = "fifo_worker.esm.maximum_batching_window_in_seconds must be 0-300."
+    condition     = var.fifo_worker.esm.maximum_batching_window_in_seconds >= 0 && var.fifo_worker.esm.maximum_batching_window_in_seconds <= 300 && floor(var.fifo_worker.esm.maximum_batching_window_in_seconds) == var.fifo_worker.esm.maximum_batching_window_in_seconds
+    error_message = "fifo_worker.esm.maximum_batching_window_in_seconds must be a whole number 0-300."
   }
 
   validation {
-    condition     = var.fifo_worker.esm.maximum_concurrency == null || try(var.fifo_worker.esm.maximum_concurrency >= 2 && var.fifo_worker.esm.maximum_concurrency <= 1000, false)
-    error_message = "fifo_worker.esm.maximum_concurrency must be null or 2-1000."
+    condition     = var.fifo_worker.esm.maximum_concurrency == null || try(var.fifo_worker.esm.maximum_concurrency >= 2 && var.fifo_worker.esm.maximum_concurrency <= 1000 && floor(var.fifo_worker.esm.maximum_concurrency) == var.fifo_worker.esm.maximum_concurrency, false)
+    error_message = "fifo_worker.esm.maximum_concurrency must be null or a whole number 2-1000."
   }
 
   validation {
-    condition     = var.fifo_worker.queue.visibility_timeout_seconds >= 0 && var.fifo_worker.queue.visibility_timeout_seconds <= 43200
-    error_message = "fifo_worker.queue.visibility_timeout_seconds must be 0-43200."
+    condition     = var.fifo_worker.queue.visibility_timeout_seconds >= 0 && var.fifo_worker.queue.visibility_timeout_seconds <= 43200 && floor(var.fifo_worker.queue.visibility_timeout_seconds) == var.fifo_worker.queue.visibility_timeout_seconds
+    error_message = "fifo_worker.queue.visibility_timeout_seconds must be a whole number 0-43200."
   }
 
   validation {
-    condition     = var.fifo_worker.queue.message_retention_seconds >= 60 && var.fifo_worker.queue.message_retention_seconds <= 1209600
-    error_message = "fifo_worker.queue.message_retention_seconds must be 60-1209600."
+    condition     = var.fifo_worker.queue.message_retention_seconds >= 60 && var.fifo_worker.queue.message_retention_seconds <= 1209600 && floor(var.fifo_worker.queue.message_retention_seconds) == var.fifo_worker.queue.message_retention_seconds
+    error_message = "fifo_worker.queue.message_retention_seconds must be a whole number 60-1209600."
   }
 
   validation {
-    condition     = var.fifo_worker.queue.max_receive_count >= 1 && var.fifo_worker.queue.max_receive_count <= 1000
-    error_message = "fifo_worker.queue.max_receive_count must be 1-1000."
+    condition     = var.fifo_worker.queue.max_receive_count >= 1 && var.fifo_worker.queue.max_receive_count <= 1000 && floor(var.fifo_worker.queue.max_receive_count) == var.fifo_worker.queue.max_receive_count
+    error_message = "fifo_worker.queue.max_receive_count must be a whole number 1-1000."
   }
 
   validation {
-    condition     = var.fifo_worker.queue.dlq_message_retention_seconds >= 60 && var.fifo_worker.queue.dlq_message_retention_seconds <= 1209600
-    error_message = "fifo_worker.queue.dlq_message_retention_seconds must be 60-1209600."
+    condition     = var.fifo_worker.queue.dlq_message_retention_seconds >= 60 && var.fifo_worker.queue.dlq_message_retention_seconds <= 1209600 && floor(var.fifo_worker.queue.dlq_message_retention_seconds) == var.fifo_worker.queue.dlq_message_retention_seconds
+    error_message = "fifo_worker.queue.dlq_message_retention_seconds must be a whole number 60-1209600."
   }
 }
 
@@ -444,18 +444,18 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = var.dlq_redrive.timeout_seconds >= 1 && var.dlq_redrive.timeout_seconds <= 900
-    error_message = "dlq_redrive.timeout_seconds must be 1-900."
+    condition     = var.dlq_redrive.timeout_seconds >= 1 && var.dlq_redrive.timeout_seconds <= 900 && floor(var.dlq_redrive.timeout_seconds) == var.dlq_redrive.timeout_seconds
+    error_message = "dlq_redrive.timeout_seconds must be a whole number 1-900."
   }
 
   validation {
-    condition     = var.dlq_redrive.memory_mb >= 128 && var.dlq_redrive.memory_mb <= 10240
-    error_message = "dlq_redrive.memory_mb must be 128-10240."
+    condition     = var.dlq_redrive.memory_mb >= 128 && var.dlq_redrive.memory_mb <= 10240 && floor(var.dlq_redrive.memory_mb) == var.dlq_redrive.memory_mb
+    error_message = "dlq_redrive.memory_mb must be a whole number 128-10240."
   }
 
   validation {
-    condition     = var.dlq_redrive.reserved_concurrency == null || try(var.dlq_redrive.reserved_concurrency >= 0 && var.dlq_redrive.reserved_concurrency <= 10000, false)
-    error_message = "dlq_redrive.reserved_concurrency must be null or 0-10000."
+    condition     = var.dlq_redrive.reserved_concurrency == null || try(var.dlq_redrive.reserved_concurrency >= 0 && var.dlq_redrive.reserved_concurrency <= 10000 && floor(var.dlq_redrive.reserved_concurrency) == var.dlq_redrive.reserved_concurrency, false)
+    error_message = "dlq_redrive.reserved_concurrency must be null or a whole number 0-10000."
   }
 
   validation {
@@ -464,8 +464,8 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = var.dlq_redrive.expected_record_latency_ms >= 1 && var.dlq_redrive.expected_record_latency_ms <= 900000
-    error_message = "dlq_redrive.expected_record_latency_ms must be 1-900000."
+    condition     = var.dlq_redrive.expected_record_latency_ms >= 1 && var.dlq_redrive.expected_record_latency_ms <= 900000 && floor(var.dlq_redrive.expected_record_latency_ms) == var.dlq_redrive.expected_record_latency_ms
+    error_message = "dlq_redrive.expected_record_latency_ms must be a whole number 1-900000."
   }
 
   validation {
@@ -479,13 +479,13 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = var.dlq_redrive.deadline_margin_ms >= 0 && var.dlq_redrive.deadline_margin_ms <= 900000
-    error_message = "dlq_redrive.deadline_margin_ms must be 0-900000."
+    condition     = var.dlq_redrive.deadline_margin_ms >= 0 && var.dlq_redrive.deadline_margin_ms <= 900000 && floor(var.dlq_redrive.deadline_margin_ms) == var.dlq_redrive.deadline_margin_ms
+    error_message = "dlq_redrive.deadline_margin_ms must be a whole number 0-900000."
   }
 
   validation {
-    condition     = var.dlq_redrive.concurrency >= 1 && var.dlq_redrive.concurrency <= 64
-    error_message = "dlq_redrive.concurrency must be 1-64."
+    condition     = var.dlq_redrive.concurrency >= 1 && var.dlq_redrive.concurrency <= 64 && floor(var.dlq_redrive.concurrency) == var.dlq_redrive.concurrency
+    error_message = "dlq_redrive.concurrency must be a whole number 1-64."
   }
 
   validation {
@@ -494,38 +494,38 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = var.dlq_redrive.esm.batch_size >= 1 && var.dlq_redrive.esm.batch_size <= 10000
-    error_message = "dlq_redrive.esm.batch_size must be 1-10000."
+    condition     = var.dlq_redrive.esm.batch_size >= 1 && var.dlq_redrive.esm.batch_size <= 10000 && floor(var.dlq_redrive.esm.batch_size) == var.dlq_redrive.esm.batch_size
+    error_message = "dlq_redrive.esm.batch_size must be a whole number 1-10000."
   }
 
   validation {
-    condition     = var.dlq_redrive.esm.maximum_batching_window_in_seconds >= 0 && var.dlq_redrive.esm.maximum_batching_window_in_seconds <= 300
-    error_message = "dlq_redrive.esm.maximum_batching_window_in_seconds must be 0-300."
+    condition     = var.dlq_redrive.esm.maximum_batching_window_in_seconds >= 0 && var.dlq_redrive.esm.maximum_batching_window_in_seconds <= 300 && floor(var.dlq_redrive.esm.maximum_batching_window_in_seconds) == var.dlq_redrive.esm.maximum_batching_window_in_seconds
+    error_message = "dlq_redrive.esm.maximum_batching_window_in_seconds must be a whole number 0-300."
   }
 
   validation {
-    condition     = var.dlq_redrive.esm.maximum_concurrency == null || try(var.dlq_redrive.esm.maximum_concurrency >= 2 && var.dlq_redrive.esm.maximum_concurrency <= 1000, false)
-    error_message = "dlq_redrive.esm.maximum_concurrency must be null or 2-1000."
+    condition     = var.dlq_redrive.esm.maximum_concurrency == null || try(var.dlq_redrive.esm.maximum_concurrency >= 2 && var.dlq_redrive.esm.maximum_concurrency <= 1000 && floor(var.dlq_redrive.esm.maximum_concurrency) == var.dlq_redrive.esm.maximum_concurrency, false)
+    error_message = "dlq_redrive.esm.maximum_concurrency must be null or a whole number 2-1000."
   }
 
   validation {
-    condition     = var.dlq_redrive.queue.visibility_timeout_seconds >= 0 && var.dlq_redrive.queue.visibility_timeout_seconds <= 43200
-    error_message = "dlq_redrive.queue.visibility_timeout_seconds must be 0-43200."
+    condition     = var.dlq_redrive.queue.visibility_timeout_seconds >= 0 && var.dlq_redrive.queue.visibility_timeout_seconds <= 43200 && floor(var.dlq_redrive.queue.visibility_timeout_seconds) == var.dlq_redrive.queue.visibility_timeout_seconds
+    error_message = "dlq_redrive.queue.visibility_timeout_seconds must be a whole number 0-43200."
   }
 
   validation {
-    condition     = var.dlq_redrive.queue.message_retention_seconds >= 60 && var.dlq_redrive.queue.message_retention_seconds <= 1209600
-    error_message = "dlq_redrive.queue.message_retention_seconds must be 60-1209600."
+    condition     = var.dlq_redrive.queue.message_retention_seconds >= 60 && var.dlq_redrive.queue.message_retention_seconds <= 1209600 && floor(var.dlq_redrive.queue.message_retention_seconds) == var.dlq_redrive.queue.message_retention_seconds
+    error_message = "dlq_redrive.queue.message_retention_seconds must be a whole number 60-1209600."
   }
 
   validation {
-    condition     = var.dlq_redrive.queue.max_receive_count >= 1 && var.dlq_redrive.queue.max_receive_count <= 1000
-    error_message = "dlq_redrive.queue.max_receive_count must be 1-1000."
+    condition     = var.dlq_redrive.queue.max_receive_count >= 1 && var.dlq_redrive.queue.max_receive_count <= 1000 && floor(var.dlq_redrive.queue.max_receive_count) == var.dlq_redrive.queue.max_receive_count
+    error_message = "dlq_redrive.queue.max_receive_count must be a whole number 1-1000."
   }
 
   validation {
-    condition     = var.dlq_redrive.queue.dlq_message_retention_seconds >= 60 && var.dlq_redrive.queue.dlq_message_retention_seconds <= 1209600
-    error_message = "dlq_redrive.queue.dlq_message_retention_seconds must be 60-1209600."
+    condition     = var.dlq_redrive.queue.dlq_message_retention_seconds >= 60 && var.dlq_redrive.queue.dlq_message_retention_seconds <= 1209600 && floor(var.dlq_redrive.queue.dlq_message_retention_seconds) == var.dlq_redrive.queue.dlq_message_retention_seconds
+    error_message = "dlq_redrive.queue.dlq_message_retention_seconds must be a whole number 60-1209600."
   }
 }
 
@@ -538,13 +538,13 @@ variable "alarms" {
   })
 
   validation {
-    condition     = var.alarms.iterator_age_ms >= 1000 && var.alarms.iterator_age_ms <= 604800000
-    error_message = "alarms.iterator_age_ms must be 1000-604800000."
+    condition     = var.alarms.iterator_age_ms >= 1000 && var.alarms.iterator_age_ms <= 604800000 && floor(var.alarms.iterator_age_ms) == var.alarms.iterator_age_ms
+    error_message = "alarms.iterator_age_ms must be a whole number 1000-604800000."
   }
 
   validation {
-    condition     = var.alarms.dlq_oldest_message_age_seconds >= 60 && var.alarms.dlq_oldest_message_age_seconds <= 1209600
-    error_message = "alarms.dlq_oldest_message_age_seconds must be 60-1209600."
+    condition     = var.alarms.dlq_oldest_message_age_seconds >= 60 && var.alarms.dlq_oldest_message_age_seconds <= 1209600 && floor(var.alarms.dlq_oldest_message_age_seconds) == var.alarms.dlq_oldest_message_age_seconds
+    error_message = "alarms.dlq_oldest_message_age_seconds must be a whole number 60-1209600."
   }
 
   validation {

@@ -23,6 +23,17 @@ variable "batch_size" {
     condition     = var.batch_size >= 1 && var.batch_size <= 10000
     error_message = "batch_size must be 1-10000 (10 for FIFO)."
   }
+
+  # Rules across inputs that Lambda checks when it creates the mapping: refused here, at plan, instead.
+  validation {
+    condition     = !var.fifo || var.batch_size <= 10
+    error_message = "a FIFO queue's mapping takes at most 10 messages a batch (§3)."
+  }
+
+  validation {
+    condition     = var.fifo || var.batch_size <= 10 || var.maximum_batching_window_in_seconds >= 1
+    error_message = "batch_size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)."
+  }
 }
 
 variable "maximum_batching_window_in_seconds" {

@@ -70,7 +70,22 @@ run "retries_below_minus_one_are_refused" {
   expect_failures = [var.maximum_retry_attempts]
 }
 
-# "maximum_record_age_in_seconds must be 60-604800 (values 0-59 are refused by AWS; -1 is infinite)."
+# -1 (infinite record age) is in AWS's range (docs/aws-semantics.md §1.3, §7) and in the settings schema's
+# and the pipeline module's: the module passes it on, and lint:config reports it (infinite-record-age).
+run "infinite_record_age_is_passed_on" {
+  command = plan
+
+  variables {
+    maximum_record_age_in_seconds = -1
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.maximum_record_age_in_seconds == -1
+    error_message = "maximum_record_age_in_seconds = -1 must reach the mapping."
+  }
+}
+
+# "maximum_record_age_in_seconds must be -1 or 60-604800 (§1.3)."
 run "a_record_age_under_60_is_refused" {
   command = plan
 
@@ -101,4 +116,15 @@ run "at_timestamp_is_refused" {
   }
 
   expect_failures = [var.starting_position]
+}
+
+# -2 is neither infinite nor an age.
+run "a_record_age_of_minus_two_is_refused" {
+  command = plan
+
+  variables {
+    maximum_record_age_in_seconds = -2
+  }
+
+  expect_failures = [var.maximum_record_age_in_seconds]
 }

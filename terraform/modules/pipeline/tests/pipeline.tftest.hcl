@@ -188,6 +188,18 @@ run "a_tuning_setting_out_of_its_range_is_refused" {
   expect_failures = [var.dlq_redrive]
 }
 
+# The schema's whole numbers are whole in Terraform too: a fractional concurrency would reach the function
+# as "2.5", which its config.ts refuses at every cold start.
+run "a_fractional_tuning_setting_is_refused" {
+  command = plan
+
+  variables {
+    tool_worker = merge(var.tool_worker, { concurrency = 2.5 })
+  }
+
+  expect_failures = [var.tool_worker]
+}
+
 run "a_tuning_variable_in_the_free_form_environment_is_refused" {
   command = plan
 
@@ -208,5 +220,18 @@ run "infinite_retries_pass_the_pipeline_and_the_kinesis_esm_module_alike" {
   assert {
     condition     = var.processor.esm.maximum_retry_attempts == -1
     error_message = "-1 retries (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
+  }
+}
+
+run "infinite_record_age_passes_the_pipeline_and_the_kinesis_esm_module_alike" {
+  command = plan
+
+  variables {
+    processor = merge(var.processor, { esm = merge(var.processor.esm, { maximum_record_age_in_seconds = -1 }) })
+  }
+
+  assert {
+    condition     = var.processor.esm.maximum_record_age_in_seconds == -1
+    error_message = "-1 record age (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
   }
 }

@@ -91,3 +91,42 @@ run "a_window_over_300_seconds_is_refused" {
 
   expect_failures = [var.maximum_batching_window_in_seconds]
 }
+
+# "batch_size over 10 needs maximum_batching_window_in_seconds >= 1 (§2.1)." Lambda refuses such a mapping.
+run "a_batch_over_10_without_a_window_is_refused" {
+  command = plan
+
+  variables {
+    batch_size = 100
+  }
+
+  expect_failures = [var.batch_size]
+}
+
+# "a FIFO queue's mapping takes at most 10 messages a batch (§3)." Lambda refuses more.
+run "a_fifo_batch_over_10_is_refused" {
+  command = plan
+
+  variables {
+    fifo                               = true
+    batch_size                         = 20
+    maximum_batching_window_in_seconds = 1
+  }
+
+  expect_failures = [var.batch_size]
+}
+
+run "a_fifo_batch_of_10_passes_without_a_window" {
+  command = plan
+
+  variables {
+    fifo                               = true
+    batch_size                         = 10
+    maximum_batching_window_in_seconds = 5
+  }
+
+  assert {
+    condition     = aws_lambda_event_source_mapping.this.batch_size == 10 && aws_lambda_event_source_mapping.this.maximum_batching_window_in_seconds == null
+    error_message = "A FIFO mapping takes its batch size and no batching window (§3)."
+  }
+}

@@ -1,0 +1,39 @@
+// Code moved in issue 11 (scripts/bundle-function.ts to packages/bundler, packages/redrive to
+// packages/recovery); the docs and comments that name a place in the repository must name one that
+// exists, or the reader who follows them finds nothing. Checked: every `packages/<name>`,
+// `functions/<name>` and top-level `scripts/<file>.ts` named in the docs, the READMEs and the product code.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** The tracked files a reader follows paths from: docs, READMEs, product sources and the scripts. */
+function sources(): string[] {
+  const files = execFileSync(
+    "git",
+    ["ls-files", "--", "*.md", "packages/*/src/*", "packages/*/bin/*", "functions/*/src/*", "scripts/*"],
+    { cwd: root, encoding: "utf8" },
+  )
+    .split("\n")
+    .filter((f) => f !== "");
+  // Tests name made-up paths on purpose (metafile inputs, summaries of other trees).
+  return files.filter(
+    (f) => !/(^|\/)test\//.test(f) && !f.includes("/fixtures/") && existsSync(join(root, f)),
+  );
+}
+
+const PATH = /\b(?:(?:packages|functions)\/[a-z][a-z0-9-]*|scripts\/[a-z][a-z0-9-]*\.ts)\b/g;
+
+describe("paths named in docs and code", () => {
+  it("every packages/<name>, functions/<name> and scripts/<file>.ts named exists", () => {
+    const missing: string[] = [];
+    for (const file of sources()) {
+      const text = readFileSync(join(root, file), "utf8");
+      for (const [path] of text.matchAll(PATH))
+        if (!existsSync(join(root, path))) missing.push(`${file}: ${path}`);
+    }
+    expect([...new Set(missing)]).toEqual([]);
+  });
+});
