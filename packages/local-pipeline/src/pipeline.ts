@@ -246,7 +246,7 @@ export class LocalPipeline {
         name,
         new LocalFunction(
           {
-            name: `${settings.name_prefix}-${name}`,
+            name: this.names.functions[SETTINGS_KEY[name]],
             codeFile,
             timeoutMs: this.#scale(fn.timeout_seconds * 1000),
             memoryMb: fn.memory_mb,
@@ -267,7 +267,7 @@ export class LocalPipeline {
       stream: {
         streamArn: this.streamArn,
         region: this.region,
-        roleArn: `arn:aws:iam::000000000000:role/${settings.name_prefix}-processor`,
+        roleArn: `arn:aws:iam::000000000000:role/${this.names.functions.processor}`,
       },
       function: {
         arn: processor.arn,

@@ -36,8 +36,11 @@ export interface FailureStoreDeps {
    * retry of a failure record skips what an earlier attempt stored instead of starting over.
    */
   readonly storedKeys?: (prefix: string) => Promise<ReadonlySet<string>>;
-  /** Quarantine PUTs in flight at once for one failure record (ParallelizationFactor x BatchSize records). */
-  readonly putConcurrency?: number;
+  /**
+   * Quarantine PUTs in flight at once for one failure record (ParallelizationFactor x BatchSize records).
+   * Required: its default is dlq-redrive's QUARANTINE_PUT_CONCURRENCY, declared there once.
+   */
+  readonly putConcurrency: number;
   /** Keeps a message that is not an on-failure record for people (the failure queue's own DLQ). */
   readonly deadLetter: (record: SQSRecord, reason: { code: string; message: string }) => Promise<void>;
   readonly onLost: (lost: LostRange) => void;
@@ -166,7 +169,7 @@ export async function storeFailureRecords(
       const pending = toStore.filter((r) => !existing.has(quarantineKeyFor(r.source)));
       alreadyStored += toStore.length - pending.length;
       let storedHere = 0;
-      await forEachBounded(pending, deps.putConcurrency ?? 16, async (record) => {
+      await forEachBounded(pending, deps.putConcurrency, async (record) => {
         // ~800 records per failure record at factor 4 x batch 200: stop before the function's timeout,
         // and let the retry (this message reported failed, §2.3) store the rest.
         if (deadline.reached()) {

@@ -131,6 +131,7 @@ function deps(quarantineBucket: string, dlqUrl: string, lost: LostRange[]): Fail
     onLost: (l) => lost.push(l),
     functionName: "dlq-redrive",
     concurrency: 4,
+    putConcurrency: 16,
     deadlineMarginMs: 1_000,
   };
 }
