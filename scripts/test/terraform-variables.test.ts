@@ -7,7 +7,12 @@ import { environmentSettingsSchema, loadSettings } from "@mcp-pipeline/settings"
 import { body, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { GENERATED_FILES, settingsVariables } from "../terraform/settings-variables.ts";
+import {
+  BEGIN_MARKER,
+  GENERATED_FILES,
+  settingsVariables,
+  withSettingsVariables,
+} from "../terraform/settings-variables.ts";
 
 interface JsonNode {
   readonly type?: string;
@@ -19,7 +24,9 @@ describe("the Terraform variables generated from the settings schema", () => {
   it.each(Object.keys(GENERATED_FILES) as (keyof typeof GENERATED_FILES)[])(
     "%s: the file is what the generator makes of the schema now (npm run generate:terraform-variables)",
     async (target) => {
-      expect(await readFile(GENERATED_FILES[target], "utf8")).toBe(settingsVariables(target));
+      const file = await readFile(GENERATED_FILES[target], "utf8");
+      expect(file).toContain(BEGIN_MARKER);
+      expect(file).toBe(withSettingsVariables(file, target));
     },
   );
 

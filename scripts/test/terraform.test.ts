@@ -230,7 +230,7 @@ describe("Terraform's validation blocks and the settings loader agree on AWS's r
   it.each(cases)("%j", async (path, reference) => {
     const { minimum, maximum } = bound(path);
     expect(minimum, "the loader has a lower bound").toBeDefined();
-    const text = await readFile(join(moduleDir("pipeline"), "settings.generated.tf"), "utf8");
+    const text = await readFile(join(moduleDir("pipeline"), "variables.tf"), "utf8");
     const conditions = [...text.matchAll(/condition\s*=\s*(.+)/g)]
       .map((m) => m[1] ?? "")
       .filter((c) => c.includes(reference));
@@ -245,7 +245,7 @@ describe("Terraform's validation blocks and the settings loader agree on AWS's r
   });
 
   it("record age: -1 or 60..604800 in both", async () => {
-    const text = await readFile(join(moduleDir("pipeline"), "settings.generated.tf"), "utf8");
+    const text = await readFile(join(moduleDir("pipeline"), "variables.tf"), "utf8");
     expect(text).toContain(
       "var.processor.esm.maximum_record_age_in_seconds == -1 || (var.processor.esm.maximum_record_age_in_seconds >= 60 && var.processor.esm.maximum_record_age_in_seconds <= 604800)",
     );

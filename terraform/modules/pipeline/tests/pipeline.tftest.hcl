@@ -177,7 +177,7 @@ run "without_its_artifact_dlq_redrive_is_not_deployed_but_its_queue_is" {
   }
 }
 
-# The validations generated from the settings schema (settings.generated.tf) hold for a direct `terraform plan`.
+# The validations generated from the settings schema (variables.tf, GENERATED SETTINGS) hold for a direct `terraform plan`.
 run "a_tuning_setting_out_of_its_range_is_refused" {
   command = plan
 

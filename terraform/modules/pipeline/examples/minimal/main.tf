@@ -9,7 +9,7 @@ locals {
 }
 
 # A whole environment, as terraform/environments/common does it: every setting comes from a
-# terraform.tfvars.json, passed through unchanged; the module's settings.generated.tf types and checks them.
+# terraform.tfvars.json, passed through unchanged; the module's variables.tf types and checks them.
 module "pipeline" {
   source = "../.."
 

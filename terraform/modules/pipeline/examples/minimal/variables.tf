@@ -1,5 +1,5 @@
 # The module's required inputs, declared here without repeating their types: the module types and validates
-# them (terraform/modules/pipeline/settings.generated.tf, and its README's inputs table).
+# them (terraform/modules/pipeline/variables.tf, and its README's inputs table).
 
 variable "environment" {
   description = "Environment name (dev, prod...)."
