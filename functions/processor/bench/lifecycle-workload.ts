@@ -5,6 +5,7 @@
  * call), and some records are sent twice, as a producer retry would.
  */
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+import { seededRandom } from "@mcp-pipeline/retry";
 import { kinesisRecord } from "@mcp-pipeline/testing";
 import type { KinesisStreamRecord } from "aws-lambda";
 
@@ -133,18 +134,6 @@ export function syntheticBatch(): Workload {
     records: 1_000,
     retryRate: 25 / 300,
     lateRate: 0.05,
-    rng: seeded(12),
+    rng: seededRandom(12),
   });
-}
-
-/** mulberry32: a small seedable generator, so a seed gives the same workload. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }

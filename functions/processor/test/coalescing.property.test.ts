@@ -9,12 +9,13 @@
 import { ProvisionedThroughputExceededException } from "@aws-sdk/client-dynamodb";
 import type { PartialBatchResponse } from "@mcp-pipeline/batch";
 import { decodeLifecycleEvent } from "@mcp-pipeline/contracts";
+import { seededRandom } from "@mcp-pipeline/retry";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lifecycleWorkload, seeded } from "../bench/lifecycle-workload.js";
+import { lifecycleWorkload } from "../bench/lifecycle-workload.js";
 import { processPerEvent } from "../bench/per-event-path.js";
 import { processToolCallEvents } from "../src/core.js";
 import { Stack } from "./stack.js";
@@ -113,7 +114,7 @@ describe("coalescing path = per-event path, on dynalite", () => {
   it("leaves the same tool-calls table, acknowledges nothing it did not apply, whatever the batches, duplicates, orders and write failures", async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        const rng = seeded(s.seed);
+        const rng = seededRandom(s.seed);
         const base = lifecycleWorkload({
           calls: s.calls,
           sessions: s.sessions,
@@ -127,7 +128,7 @@ describe("coalescing path = per-event path, on dynalite", () => {
           retryRate: s.retryRate,
           lateRate: s.lateRate,
           records: base.events.length + s.duplicates,
-          rng: seeded(s.seed),
+          rng: seededRandom(s.seed),
         }).records.slice();
         if (s.shuffle) {
           for (let i = records.length - 1; i > 0; i--) {

@@ -1,8 +1,9 @@
 import { decodeLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
+import { seededRandom } from "@mcp-pipeline/retry";
 import { kinesisRecord, lambdaContext, sequenceNumber } from "@mcp-pipeline/testing";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { lifecycleWorkload, seeded, syntheticBatch } from "../bench/lifecycle-workload.js";
+import { lifecycleWorkload, syntheticBatch } from "../bench/lifecycle-workload.js";
 import { processToolCallEvents } from "../src/core.js";
 import { Stack, startedRecords } from "./stack.js";
 
@@ -226,7 +227,7 @@ describe("processor on DynamoDB and S3 emulators", () => {
       sessions: 6,
       retryRate: 0.2,
       lateRate: 0.1,
-      rng: seeded(3),
+      rng: seededRandom(3),
     });
     const victim = events[40]?.callId as string;
     const deps = stack.deps({ concurrency: 4 });

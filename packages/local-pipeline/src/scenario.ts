@@ -1,6 +1,7 @@
 /** A reproducible workload: lifecycle events for the stream and jobs for both queues, with injected faults. */
 import { createHash } from "node:crypto";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { seededRandom } from "@mcp-pipeline/retry";
 
 export interface ScenarioOptions {
   readonly events: number;
@@ -57,18 +58,6 @@ export interface Scenario {
 /** Ids of events whose writes the local fault proxy refuses while faults are active. */
 export const STUCK_PREFIX = "stuck-";
 
-/** mulberry32: a small, fast, seedable generator; the same seed gives the same scenario. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const utf8 = new TextEncoder();
 const POISON_RECORDS = [
   Uint8Array.from([0xff, 0xfe, 0x00, 0x41]),
@@ -83,7 +72,7 @@ const POISON_BODIES = [
 ];
 
 export function buildScenario(options: ScenarioOptions, now: number = Date.now()): Scenario {
-  const rng = random(options.seed);
+  const rng = seededRandom(options.seed);
   const session = () => `session-${Math.floor(rng() * options.sessions)}`;
   const run = `${options.seed}`;
 
