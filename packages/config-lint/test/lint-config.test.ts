@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { captureStreams } from "@mcp-pipeline/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main, RuleId, settingsFindings } from "../src/index.js";
 
@@ -8,23 +9,8 @@ const fixtures = join(import.meta.dirname, "fixtures");
 const root = join(import.meta.dirname, "../../..");
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const spies = [
-    vi.spyOn(process.stdout, "write").mockImplementation((c) => {
-      out += String(c);
-      return true;
-    }),
-    vi.spyOn(process.stderr, "write").mockImplementation((c) => {
-      err += String(c);
-      return true;
-    }),
-  ];
-  try {
-    return { code: await main(argv), out, err };
-  } finally {
-    for (const s of spies) s.mockRestore();
-  }
+  const { result: code, out, err } = await captureStreams(() => main(argv));
+  return { code, out, err };
 }
 afterEach(() => vi.restoreAllMocks());
 

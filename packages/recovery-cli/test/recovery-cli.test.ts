@@ -1,20 +1,12 @@
+import { captureStreams } from "@mcp-pipeline/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/index.js";
 
 afterEach(() => vi.restoreAllMocks());
 
 async function run(argv: string[], env: Record<string, string> = {}) {
-  let err = "";
-  let out = "";
-  vi.spyOn(process.stderr, "write").mockImplementation((c) => {
-    err += String(c);
-    return true;
-  });
-  vi.spyOn(process.stdout, "write").mockImplementation((c) => {
-    out += String(c);
-    return true;
-  });
-  return { code: await main(argv, env), err, out };
+  const { result: code, out, err } = await captureStreams(() => main(argv, env));
+  return { code, err, out };
 }
 
 describe("npm run recover: bad command lines get a clear error and exit code 2", () => {

@@ -9,6 +9,7 @@ import {
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { countMessages } from "@mcp-pipeline/recovery";
+import { captureStreams } from "@mcp-pipeline/testing";
 import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../src/index.js";
@@ -34,18 +35,7 @@ async function run(argv: string[]) {
   vi.stubEnv("AWS_REGION", "us-east-1");
   vi.stubEnv("AWS_ACCESS_KEY_ID", "test");
   vi.stubEnv("AWS_SECRET_ACCESS_KEY", "test");
-  let err = "";
-  let out = "";
-  vi.spyOn(process.stderr, "write").mockImplementation((c) => {
-    err += String(c);
-    return true;
-  });
-  vi.spyOn(process.stdout, "write").mockImplementation((c) => {
-    out += String(c);
-    return true;
-  });
-  const code = await main(argv, {});
-  vi.restoreAllMocks();
+  const { result: code, out, err } = await captureStreams(() => main(argv, {}));
   return { code, err, out };
 }
 

@@ -9,7 +9,7 @@ export {
   startKinesisFidelityProxy,
 } from "./kinesis-fidelity-proxy.js";
 export { startMotoServer } from "./moto-server.js";
-export { captureOutput } from "./output.js";
+export { captureOutput, captureStreams } from "./output.js";
 export {
   type KinesisRecordInit,
   kinesisRecord,
