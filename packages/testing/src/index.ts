@@ -1,3 +1,24 @@
+export {
+  assertNoPrototypePollution,
+  asText,
+  BAD_INPUT_CATEGORIES,
+  type BadInput,
+  BadInputCategory,
+  type BadInputCorpus,
+  type BadInputExpectations,
+  type BadInputRow,
+  badArguments,
+  badDocuments,
+  badInputTable,
+  type DocumentShape,
+  KINESIS_RECORD_MAX_BYTES,
+  MissingBadInputCategoryError,
+  NESTING_DEPTH,
+  nestedArrays,
+  nestedObjects,
+  POLLUTION_MARKER,
+  SQS_MESSAGE_MAX_BYTES,
+} from "./bad-inputs.js";
 export { bundleAll, FUNCTIONS } from "./bundles.js";
 export { lambdaContext } from "./context.js";
 export {
