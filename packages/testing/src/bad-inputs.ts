@@ -135,8 +135,13 @@ function padded(document: Readonly<Record<string, unknown>>, path: string, bytes
   );
 }
 
+/** The bytes up to and including the first byte of the first "é" (0xC3 0xA9): cut inside the character. */
+function cutInside(bytes: Uint8Array): Uint8Array {
+  return bytes.slice(0, bytes.indexOf(0xc3) + 1);
+}
+
 export const nestedArrays = (depth: number): string => "[".repeat(depth) + "]".repeat(depth);
-export const nestedObjects = (depth: number): string => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+export const nestedObjects = (depth: number): string => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 
 const text = (category: BadInputCategory, name: string, json: string): BadInput<Uint8Array> => ({
   category,
@@ -162,7 +167,7 @@ export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
       {
         category: C.Truncated,
         name: "cut inside a multi-byte character",
-        value: encoder.encode(JSON.stringify(setPath({ ...valid }, stringField, "é"))).slice(0, -3),
+        value: cutInside(encoder.encode(JSON.stringify(setPath({ ...valid }, stringField, "é")))),
       },
     ],
     [C.Oversized]: [
