@@ -95,6 +95,8 @@ export interface DocumentShape {
   readonly stringField: string;
   /** Dotted path of a number field: huge numbers, -0 and numbers written as strings go there. */
   readonly numberField: string;
+  /** Dotted path of a field that holds any JSON object (a job's `arguments`): nesting and `__proto__` go there too. */
+  readonly objectField?: string;
   /**
    * The document's version field and versions the boundary does not read. Without one, the corpus adds
    * a `version` key the format does not have.
@@ -121,9 +123,23 @@ function withRaw(document: Readonly<Record<string, unknown>>, path: string, raw:
   return JSON.stringify(setPath({ ...document }, path, RAW)).replace(JSON.stringify(RAW), () => raw);
 }
 
+function valueAt(document: Readonly<Record<string, unknown>>, path: string): unknown {
+  return path.split(".").reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], document);
+}
+
+/** `object`'s JSON with `__proto__` and `constructor.prototype` keys that would plant POLLUTION_MARKER. */
+function pollutingObject(object: unknown): string {
+  const json = JSON.stringify(object);
+  const hostile = `"__proto__":{"${POLLUTION_MARKER}":"yes"},"constructor":{"prototype":{"${POLLUTION_MARKER}":"yes"}}`;
+  return json === "{}" ? `{${hostile}}` : `${json.slice(0, -1)},${hostile}}`;
+}
+
 /** The document's UTF-8 bytes with `bytes` spliced into the string at `path`. */
 function withBytes(document: Readonly<Record<string, unknown>>, path: string, bytes: number[]): Uint8Array {
-  const [before = "", after = ""] = JSON.stringify(setPath({ ...document }, path, `a${RAW}b`)).split(RAW);
+  // JSON.stringify escapes the placeholder's NULs: split on its escaped form.
+  const [before = "", after = ""] = JSON.stringify(setPath({ ...document }, path, `a${RAW}b`)).split(
+    JSON.stringify(RAW).slice(1, -1),
+  );
   return Uint8Array.from([...encoder.encode(before), ...bytes, ...encoder.encode(after)]);
 }
 
@@ -151,7 +167,7 @@ const text = (category: BadInputCategory, name: string, json: string): BadInput<
 
 /** The bad documents of every category for a boundary that reads documents shaped like `shape`. */
 export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
-  const { valid, stringField, numberField } = shape;
+  const { valid, stringField, numberField, objectField } = shape;
   const json = JSON.stringify(valid);
   const C = BadInputCategory;
   const versions = shape.version;
@@ -229,14 +245,28 @@ export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
         `${NESTING_DEPTH} nested objects in a key the format does not have`,
         withRaw(valid, "nested", nestedObjects(NESTING_DEPTH)),
       ),
+      ...(objectField
+        ? [
+            text(
+              C.DeeplyNested,
+              `${NESTING_DEPTH} nested objects in ${objectField}`,
+              withRaw(valid, `${objectField}.nested`, nestedObjects(NESTING_DEPTH)),
+            ),
+          ]
+        : []),
     ],
     [C.Hostile]: [
       text(C.Hostile, "every field under __proto__", `{"__proto__":${json}}`),
-      text(
-        C.Hostile,
-        "__proto__ and constructor.prototype beside the fields",
-        `${json.slice(0, -1)},"__proto__":{"${POLLUTION_MARKER}":"yes"},"constructor":{"prototype":{"${POLLUTION_MARKER}":"yes"}}}`,
-      ),
+      text(C.Hostile, "__proto__ and constructor.prototype beside the fields", pollutingObject(valid)),
+      ...(objectField
+        ? [
+            text(
+              C.Hostile,
+              `__proto__ and constructor.prototype in ${objectField}`,
+              withRaw(valid, objectField, pollutingObject(valueAt(valid, objectField))),
+            ),
+          ]
+        : []),
       text(C.Hostile, `${numberField} 1e400`, withRaw(valid, numberField, "1e400")),
       text(C.Hostile, `${numberField} 2^64`, withRaw(valid, numberField, "18446744073709551616")),
       text(C.Hostile, `${numberField} -0`, withRaw(valid, numberField, "-0")),
