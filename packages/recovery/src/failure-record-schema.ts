@@ -7,6 +7,16 @@ const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
 const instant = z.iso.datetime();
 
 /**
+ * A Kinesis shard id as the API takes it: 1-128 characters of [a-zA-Z0-9_.-] (docs/aws-semantics.md §1.6).
+ * Anything else could only fail the re-read, again on every retry, instead of going to the DLQ at once.
+ */
+export const SHARD_ID = /^[a-zA-Z0-9_.-]{1,128}$/;
+export const SHARD_ID_MESSAGE = "expected a shard id (1-128 characters of a-z, A-Z, 0-9, _ . -)";
+/** The record's format: "1.0" is all AWS sends (§1.6); another major version is kept for a person. */
+export const FAILURE_RECORD_VERSION = /^1\.\d+$/;
+export const FAILURE_RECORD_VERSION_MESSAGE = "unsupported version: this consumer reads 1.x";
+
+/**
  * The on-failure record Lambda's Kinesis ESM sends to SQS (docs/aws-semantics.md §1.6): metadata only.
  * "All of the fields shown in the KinesisBatchInfo property will always be present."
  */
@@ -25,10 +35,10 @@ export const kinesisFailureRecordSchema = z.object({
       functionError: z.string().nullable(),
     })
     .optional(),
-  version: z.string(),
+  version: z.string().regex(FAILURE_RECORD_VERSION, FAILURE_RECORD_VERSION_MESSAGE),
   timestamp: instant,
   KinesisBatchInfo: z.object({
-    shardId: z.string().min(1),
+    shardId: z.string().regex(SHARD_ID, SHARD_ID_MESSAGE),
     startSequenceNumber: sequence,
     endSequenceNumber: sequence,
     approximateArrivalOfFirstRecord: instant,

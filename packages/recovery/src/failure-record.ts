@@ -1,9 +1,17 @@
 import { BadJsonError, type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
 import * as s from "@mcp-pipeline/contracts/light-schema";
 import { dottedIssue } from "@mcp-pipeline/schema-issues";
-import type { KinesisFailureRecord } from "./failure-record-schema.js";
+import {
+  FAILURE_RECORD_VERSION,
+  FAILURE_RECORD_VERSION_MESSAGE,
+  type KinesisFailureRecord,
+  SHARD_ID,
+  SHARD_ID_MESSAGE,
+} from "./failure-record-schema.js";
 
 const sequenceRule = s.text({ pattern: /^\d{1,128}$/, patternMessage: "expected a sequence number" });
+const shardIdRule = s.text({ pattern: SHARD_ID, patternMessage: SHARD_ID_MESSAGE });
+const versionRule = s.text({ pattern: FAILURE_RECORD_VERSION, patternMessage: FAILURE_RECORD_VERSION_MESSAGE });
 
 /**
  * kinesisFailureRecordSchema, field for field, on hand-written rules: what decodeFailureRecord runs on
@@ -25,10 +33,10 @@ const failureRecordRule = s.object({
       functionError: s.nullable(s.text()),
     }),
   ),
-  version: s.text(),
+  version: versionRule,
   timestamp: s.datetime(),
   KinesisBatchInfo: s.object({
-    shardId: s.text({ min: 1 }),
+    shardId: shardIdRule,
     startSequenceNumber: sequenceRule,
     endSequenceNumber: sequenceRule,
     approximateArrivalOfFirstRecord: s.datetime(),
