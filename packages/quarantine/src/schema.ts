@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { QUARANTINE_FORMAT_VERSION } from "./version.js";
+import { MAX_ARRIVAL_SECONDS, QUARANTINE_FORMAT_VERSION } from "./version.js";
 
 /**
  * The quarantine format (v1) as zod schemas: the definition, and what validate.ts is held to by
@@ -20,8 +20,11 @@ export const kinesisSourceSchema = z.object({
   shardId: z.string().min(1),
   sequenceNumber: z.string().regex(/^\d{1,128}$/),
   partitionKey: z.string().min(1).max(256),
-  /** Epoch seconds with milliseconds, as Lambda delivers it (docs/aws-semantics.md §1.7). */
-  approximateArrivalTimestamp: z.number(),
+  /**
+   * Epoch seconds with milliseconds, as Lambda delivers it (docs/aws-semantics.md §1.7), within what a Date
+   * holds: the key and the counts by day are dated by it.
+   */
+  approximateArrivalTimestamp: z.number().min(0).max(MAX_ARRIVAL_SECONDS),
 });
 
 /** What the Kinesis ESM's on-failure record said about the failure (§1.6), when that is the origin. */

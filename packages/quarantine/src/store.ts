@@ -3,6 +3,8 @@ import { quarantineKeyFor } from "./format.js";
 import type { QuarantineRecord } from "./schema.js";
 import { describeIssues, type QuarantineIssue, validateQuarantineRecord } from "./validate.js";
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 export class QuarantineFormatError extends Error {
   readonly key: string;
 
@@ -66,7 +68,15 @@ export async function readQuarantineRecord(
   key: string,
 ): Promise<QuarantineRecord> {
   const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  const text = (await response.Body?.transformToString("utf-8")) ?? "";
+  const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (cause) {
+    // Read leniently, bad bytes would become U+FFFD: a replay would put the record back under another
+    // partition key. The object stays as it is for a person to look at.
+    throw new QuarantineFormatError(key, "not UTF-8", { cause });
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,6 +1,6 @@
 import { describeIssue } from "@mcp-pipeline/schema-issues";
 import type { QuarantineRecord } from "./schema.js";
-import { QUARANTINE_FORMAT_VERSION } from "./version.js";
+import { MAX_ARRIVAL_SECONDS, QUARANTINE_FORMAT_VERSION } from "./version.js";
 
 /**
  * schema.ts's quarantineRecordSchema without zod: the same verdicts (test/validate.test.ts runs both over
@@ -52,12 +52,16 @@ function string(
   };
 }
 
-function number(options: { int?: boolean } = {}): Rule {
+function number(options: { int?: boolean; min?: number; max?: number } = {}): Rule {
   return (value, path, issues) => {
     if (typeof value !== "number" || !Number.isFinite(value)) {
       issues.push({ path, message: `Invalid input: expected number, received ${typeName(value)}` });
     } else if (options.int && !Number.isSafeInteger(value)) {
       issues.push({ path, message: "Invalid input: expected int, received number" });
+    } else if (options.min !== undefined && value < options.min) {
+      issues.push({ path, message: `Too small: expected number to be >=${options.min}` });
+    } else if (options.max !== undefined && value > options.max) {
+      issues.push({ path, message: `Too big: expected number to be <=${options.max}` });
     }
     return value;
   };
@@ -109,7 +113,7 @@ const quarantineRecord = object({
     shardId: nonEmpty,
     sequenceNumber: string({ pattern: SEQUENCE_NUMBER }),
     partitionKey: string({ min: 1, max: 256 }),
-    approximateArrivalTimestamp: number(),
+    approximateArrivalTimestamp: number({ min: 0, max: MAX_ARRIVAL_SECONDS }),
   }),
   data: string(),
   reason: object({ code: nonEmpty, message: string(), details: optional(unknown) }),
