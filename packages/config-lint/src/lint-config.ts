@@ -3,10 +3,15 @@
  * stalls the pipeline. Reads every environment's terraform.tfvars.json through @mcp-pipeline/settings
  * and the pipeline module's wiring through the HCL parser.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ExitCode, parseCommandLine, refuseCommandLine, UsageError } from "@mcp-pipeline/cli";
-import { type EnvironmentSettings, loadSettings, parseSettings, SettingsError } from "@mcp-pipeline/settings";
+import {
+  type EnvironmentSettings,
+  loadSettings,
+  loadSettingsFile,
+  SettingsError,
+} from "@mcp-pipeline/settings";
 import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { liveSettings } from "./live.js";
 import { type Finding, settingsFindings, type WiredModule, type Wiring, wiringFindings } from "./rules.js";
@@ -70,7 +75,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const file = values.file;
     targets.push({
       label: file,
-      settings: async () => parseSettings(file, JSON.parse(await readFile(file, "utf8"))),
+      settings: () => loadSettingsFile(file),
     });
   } else {
     const environments = values.env
@@ -97,12 +102,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       problems += findings.length;
       lines.push(report(target.label, findings));
     } catch (error) {
-      if (
-        error instanceof SettingsError ||
-        error instanceof SyntaxError ||
-        (error as NodeJS.ErrnoException).code === "ENOENT"
-      ) {
-        process.stderr.write(`${target.label}: ${(error as Error).message}\n`);
+      // loadSettings and loadSettingsFile report an unreadable, non-UTF-8 or non-JSON file as a SettingsError.
+      if (error instanceof SettingsError) {
+        process.stderr.write(`${target.label}: ${error.message}\n`);
         return ExitCode.Usage;
       }
       throw error;

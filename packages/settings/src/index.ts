@@ -1,4 +1,4 @@
-export { loadSettings, parseSettings, SettingsError, settingsFile } from "./load.js";
+export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
   FUNCTION_KEYS,
   type FunctionKey,

@@ -30,6 +30,35 @@ export function parseSettings(file: string, json: unknown): EnvironmentSettings 
   );
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads a settings file (the terraform.tfvars.json shape) and checks it; every problem is a SettingsError
+ * naming the file. JSON text is UTF-8 (RFC 8259 §8.1): a file that is not is refused, not read with U+FFFD
+ * in place of its bad bytes.
+ */
+export async function loadSettingsFile(file: string): Promise<EnvironmentSettings> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new SettingsError(file, [`cannot read: ${(error as Error).message}`], { cause: error });
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch (error) {
+    throw new SettingsError(file, ["not UTF-8"], { cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new SettingsError(file, [`not JSON: ${(error as Error).message}`], { cause: error });
+  }
+  return parseSettings(file, json);
+}
+
 /** Reads `terraform/environments/<environment>/terraform.tfvars.json` under `repositoryRoot`. */
 export async function loadSettings(
   repositoryRoot: string,
@@ -41,19 +70,7 @@ export async function loadSettings(
     ]);
   }
   const file = settingsFile(repositoryRoot, environment);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new SettingsError(file, [`cannot read: ${(error as Error).message}`], { cause: error });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new SettingsError(file, [`not JSON: ${(error as Error).message}`], { cause: error });
-  }
-  const settings = parseSettings(file, json);
+  const settings = await loadSettingsFile(file);
   if (settings.environment !== environment) {
     throw new SettingsError(file, [
       `environment is "${settings.environment}" in the file of "${environment}"`,
