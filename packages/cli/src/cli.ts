@@ -54,29 +54,42 @@ export function parseCommandLine<const T extends Omit<ParseArgsConfig, "args" | 
   }
 }
 
-/** An option's whole number, `fallback` when absent; a UsageError names the option, the range and the input. */
+/** How long a value a message echoes may be: a 1 MiB argument is named by its start, not printed whole. */
+const SHOWN_CHARACTERS = 64;
+
+/** An option's value as an error message shows it: at most SHOWN_CHARACTERS, then how long it was. */
+export function shown(value: string): string {
+  return value.length <= SHOWN_CHARACTERS
+    ? value
+    : `${value.slice(0, SHOWN_CHARACTERS)}... (${value.length} characters)`;
+}
+
+/**
+ * An option's whole number, `fallback` when absent; a UsageError names the option, the range and the input
+ * as it was typed (2^64 would print rounded as a number). "-0" is 0.
+ */
 export function wholeNumber(
   name: string,
   value: string | undefined,
   range: { readonly fallback: number; readonly min: number; readonly max: number },
 ): number {
   if (value === undefined) return range.fallback;
-  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got "${value}"`);
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got "${shown(value)}"`);
   const n = Number(value);
   if (n < range.min || n > range.max) {
-    throw new UsageError(`--${name} must be between ${range.min} and ${range.max}, got ${n}`);
+    throw new UsageError(`--${name} must be between ${range.min} and ${range.max}, got ${shown(value)}`);
   }
-  return n;
+  return n === 0 ? 0 : n;
 }
 
-/** An option's number from 0 to 1 (a rate), `fallback` when absent. */
+/** An option's number from 0 to 1 (a rate), `fallback` when absent. "-0" is 0. */
 export function fraction(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) {
-    throw new UsageError(`--${name} must be a number from 0 to 1, got "${value}"`);
+    throw new UsageError(`--${name} must be a number from 0 to 1, got "${shown(value)}"`);
   }
-  return n;
+  return n === 0 ? 0 : n;
 }
 
 /**

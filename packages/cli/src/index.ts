@@ -4,6 +4,7 @@ export {
   parseCommandLine,
   refuseCommandLine,
   runIfMain,
+  shown,
   UsageError,
   wholeNumber,
 } from "./cli.js";

@@ -5,8 +5,9 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { ExitCode, parseCommandLine, refuseCommandLine, UsageError } from "@mcp-pipeline/cli";
+import { ExitCode, parseCommandLine, refuseCommandLine, shown, UsageError } from "@mcp-pipeline/cli";
 import {
+  ENVIRONMENT_NAME,
   type EnvironmentSettings,
   loadSettings,
   loadSettingsFile,
@@ -68,6 +69,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return ExitCode.Ok;
   }
+  const refused = refusedOptions(values);
+  if (refused !== undefined) return refuseCommandLine(new UsageError(refused), USAGE);
   if (values.live && !values.env) return refuseCommandLine(new UsageError("--live needs --env"), USAGE);
   const root = join(TERRAFORM_ROOT, "..");
   const targets: { label: string; settings: () => Promise<EnvironmentSettings> }[] = [];
@@ -116,6 +119,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   lines.push(report(`alarms wiring (${wiringDir.replace(`${root}/`, "")})`, wiring));
   process.stdout.write(`${lines.join("\n")}\n`);
   return problems === 0 ? ExitCode.Ok : ExitCode.Failed;
+}
+
+/**
+ * What is wrong with the options' values, if anything. An empty value would read as absent (`--env ""`
+ * checked every environment), and an environment name is checked before it becomes a path.
+ */
+function refusedOptions(values: ReturnType<typeof parse>["values"]): string | undefined {
+  for (const name of ["env", "file", "terraform-dir", "region"] as const) {
+    if (values[name] === "") return `--${name} needs a value`;
+  }
+  if (values.env !== undefined && !ENVIRONMENT_NAME.test(values.env))
+    return `--env must name an environment (e.g. dev), got "${shown(values.env)}"`;
+  return undefined;
 }
 
 function parse(argv: readonly string[]) {
