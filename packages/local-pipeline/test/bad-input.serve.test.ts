@@ -1,0 +1,275 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { CURRENT_SPEC_VERSION } from "@mcp-pipeline/contracts";
+import {
+  assertNoPrototypePollution,
+  asText,
+  type BadInput,
+  type BadInputExpectations,
+  badDocuments,
+  badInputTable,
+  bundleAll,
+  KINESIS_RECORD_MAX_BYTES,
+  SQS_MESSAGE_MAX_BYTES,
+} from "@mcp-pipeline/testing";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+/**
+ * `npm start -- --serve` requests (issue 13 §4): what a person sends to the served stack with a plain AWS
+ * SDK client, the records put into its stream and the messages sent to its tool queue, reaches the real
+ * function bundles under the local event source mappings. Every bad record of the Kinesis corpus ends in
+ * the quarantine bucket with its bytes, every bad body of the SQS corpus in the queue's DLQ with its reason
+ * (or, where the format accepts it, is applied or run); none is lost.
+ */
+
+const root = join(import.meta.dirname, "../../..");
+/** A bound for a broken run, not a speed assertion: the stack waits for what it asserts. */
+const SERVE_WAIT = { timeout: 240_000, interval: 500 };
+
+const kinesisCorpus = badDocuments({
+  valid: {
+    specVersion: CURRENT_SPEC_VERSION,
+    eventId: "evt-served-bad",
+    type: "tool_call.started",
+    sessionId: "session-served-bad",
+    callId: "served-bad-event",
+    tool: "text.stats",
+    occurredAt: "2026-11-30T10:00:00.000Z",
+    attempt: 1,
+  },
+  maxBytes: KINESIS_RECORD_MAX_BYTES - "session-served-bad".length,
+  stringField: "tool",
+  numberField: "attempt",
+  version: { field: "specVersion", unsupported: ["2.0", 1, null] },
+});
+
+const sqsCorpus = badDocuments({
+  valid: {
+    specVersion: CURRENT_SPEC_VERSION,
+    callId: "served-bad-job",
+    sessionId: "session-served-bad",
+    tool: "text.stats",
+    arguments: { text: "hello" },
+    enqueuedAt: "2026-11-30T10:00:00.000Z",
+  },
+  maxBytes: SQS_MESSAGE_MAX_BYTES,
+  stringField: "tool",
+  numberField: "sessionId",
+  objectField: "arguments",
+  version: { field: "specVersion", unsupported: ["2.0", 1, null] },
+});
+
+/** Cases the formats read (fields they do not know are dropped; a session id is any string): applied or run. */
+const KINESIS_READ = new Set([
+  "10000 nested objects in a key the format does not have",
+  "__proto__ and constructor.prototype beside the fields",
+]);
+const SQS_READ = new Set([
+  "10000 nested objects in a key the format does not have",
+  "10000 nested objects in arguments",
+  "__proto__ and constructor.prototype beside the fields",
+  "__proto__ and constructor.prototype in arguments",
+  "sessionId a string",
+  'sessionId "NaN"',
+  'sessionId "Infinity"',
+]);
+
+let dist: string;
+let childTmp: string;
+let child: ChildProcess | undefined;
+const env: Record<string, string> = {};
+let kinesis: KinesisClient;
+let sqs: SQSClient;
+let s3: S3Client;
+let dynamodb: DynamoDBClient;
+
+/** What SendMessage refused, by the body's case name. */
+const refusedSends = new Map<string, string>();
+
+beforeAll(async () => {
+  dist = await bundleAll();
+  childTmp = await mkdtemp(join(tmpdir(), "npm-start-serve-bad-"));
+  const serving = spawn(
+    process.execPath,
+    [
+      "--disable-warning=ExperimentalWarning",
+      "--import",
+      "tsx",
+      join(root, "packages/local-pipeline/bin/start.ts"),
+      "--dist",
+      dist,
+      "--serve",
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TMPDIR: childTmp,
+        AWS_ENDPOINT_URL: "",
+        AWS_ENDPOINT_URL_KINESIS: "",
+        AWS_ENDPOINT_URL_SQS: "",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  child = serving;
+  await new Promise<void>((resolve, reject) => {
+    serving.once("exit", (code) =>
+      reject(new Error(`npm start -- --serve exited with ${code} before # ready`)),
+    );
+    createInterface({ input: serving.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
+      if (match) env[match[1] as string] = match[2] as string;
+      if (line === "# ready") resolve();
+    });
+  });
+  const options = {
+    region: env.AWS_REGION ?? "",
+    credentials: {
+      accessKeyId: env.AWS_ACCESS_KEY_ID ?? "",
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? "",
+    },
+    requestHandler: new NodeHttpHandler(),
+  };
+  kinesis = new KinesisClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_KINESIS });
+  sqs = new SQSClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_SQS });
+  s3 = new S3Client({ ...options, endpoint: env.AWS_ENDPOINT_URL_S3, forcePathStyle: true });
+  dynamodb = new DynamoDBClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_DYNAMODB });
+
+  // Everything is sent first, as a person would; each test then waits for its own input's outcome.
+  for (const input of Object.values(kinesisCorpus).flat()) {
+    await kinesis.send(
+      new PutRecordCommand({
+        StreamName: env.STREAM_NAME,
+        PartitionKey: "session-served-bad",
+        Data: input.value,
+      }),
+    );
+  }
+  for (const input of Object.values(sqsCorpus).flat()) {
+    await sqs
+      .send(new SendMessageCommand({ QueueUrl: env.TOOL_JOBS_QUEUE_URL, MessageBody: asText(input.value) }))
+      .catch((error: Error) => refusedSends.set(input.name, error.name));
+  }
+}, 600_000);
+
+afterAll(async () => {
+  for (const client of [kinesis, sqs, s3, dynamodb]) client?.destroy();
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child?.once("exit", resolve));
+    child.kill("SIGINT");
+    await exited;
+  }
+  await rm(dist, { recursive: true, force: true });
+  await rm(childTmp, { recursive: true, force: true });
+});
+
+/** The quarantine's records read so far, by key: each object is read once. */
+const quarantined = new Map<string, { data: string; reason: { code: string } }>();
+async function quarantinedData(): Promise<Set<string>> {
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: env.QUARANTINE_BUCKET,
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const { Key } of page.Contents ?? []) {
+      if (!Key || quarantined.has(Key)) continue;
+      const object = await s3.send(new GetObjectCommand({ Bucket: env.QUARANTINE_BUCKET, Key }));
+      quarantined.set(Key, JSON.parse((await object.Body?.transformToString()) ?? "{}"));
+    }
+    token = page.NextContinuationToken;
+  } while (token);
+  return new Set([...quarantined.values()].map((q) => q.data));
+}
+
+/** The DLQ's messages received so far (kept invisible, so each is received once), by body. */
+const deadLettered = new Map<string, Record<string, string>>();
+async function deadLetteredBodies(): Promise<Map<string, Record<string, string>>> {
+  for (;;) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: env.TOOL_JOBS_DLQ_URL,
+        MaxNumberOfMessages: 10,
+        MessageAttributeNames: ["All"],
+        VisibilityTimeout: 3_600,
+      }),
+    );
+    if (Messages.length === 0) return deadLettered;
+    for (const m of Messages)
+      deadLettered.set(
+        m.Body ?? "",
+        Object.fromEntries(
+          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
+        ),
+      );
+  }
+}
+
+async function callStatus(callId: string): Promise<string | undefined> {
+  const { Item } = await dynamodb.send(
+    new GetItemCommand({
+      TableName: env.TOOL_CALLS_TABLE,
+      Key: { callId: { S: callId } },
+      ConsistentRead: true,
+    }),
+  );
+  return Item?.status?.S;
+}
+
+/** A record put into the served stream: quarantined with its bytes, or applied. */
+async function expectRecordKept(input: BadInput<Uint8Array>) {
+  if (KINESIS_READ.has(input.name)) {
+    await vi.waitFor(async () => expect(await callStatus("served-bad-event")).toBeDefined(), SERVE_WAIT);
+  } else {
+    const data = Buffer.from(input.value).toString("base64");
+    await vi.waitFor(async () => expect((await quarantinedData()).has(data)).toBe(true), SERVE_WAIT);
+  }
+  assertNoPrototypePollution();
+}
+
+/** A body sent to the served tool queue: in its DLQ with the reason, or run; or refused by SQS at the send. */
+async function expectMessageKept(input: BadInput<Uint8Array>) {
+  const body = asText(input.value);
+  if (input.value.length === 0) {
+    // SQS takes no empty body (§2.5): the sender is told, nothing is in flight.
+    expect(refusedSends.get(input.name)).toMatch(/MissingParameter$/);
+  } else if (SQS_READ.has(input.name)) {
+    await vi.waitFor(
+      async () => expect(["completed", "failed"]).toContain(await callStatus("served-bad-job")),
+      SERVE_WAIT,
+    );
+    expect((await deadLetteredBodies()).has(body)).toBe(false);
+  } else {
+    await vi.waitFor(async () => expect((await deadLetteredBodies()).has(body)).toBe(true), SERVE_WAIT);
+    expect(deadLettered.get(body)?.[DeadLetterAttribute.ReasonCode]).toMatch(
+      /^(bad-json|schema-violation|unsupported-version)$/,
+    );
+  }
+  assertNoPrototypePollution();
+}
+
+const every = <T>(expect: (input: BadInput<T>) => Promise<void>) =>
+  Object.fromEntries(
+    Object.keys(kinesisCorpus).map((category) => [category, expect]),
+  ) as unknown as BadInputExpectations<T>;
+
+describe("npm start -- --serve: what a person sends to the served stack is kept", () => {
+  describe("records put into its stream", () => {
+    it.each(badInputTable(kinesisCorpus, every(expectRecordKept)))("$label", ({ run }) => run());
+  });
+  describe("messages sent to its tool queue", () => {
+    it.each(badInputTable(sqsCorpus, every(expectMessageKept)))("$label", ({ run }) => run());
+  });
+});
