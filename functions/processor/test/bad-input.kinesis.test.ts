@@ -5,10 +5,12 @@ import {
   type BadInputExpectations,
   badDocuments,
   badInputTable,
-  KINESIS_RECORD_MAX_BYTES,
+  DECODE_ERROR_CLASS,
+  type DecodeErrorCode,
   kinesisRecord,
   kinesisRecordWithRawData,
   lambdaContext,
+  lifecycleEventShape,
 } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallEvents } from "../src/core.js";
@@ -24,33 +26,12 @@ import { Stack } from "./stack.js";
 const PARTITION_KEY = "session-bad";
 let serial = 0;
 
-const started = (callId: string) => ({
-  specVersion: "1.0",
-  eventId: `evt-${callId}`,
-  type: "tool_call.started",
-  sessionId: PARTITION_KEY,
-  callId,
-  tool: "echo",
-  occurredAt: "2026-11-30T10:00:00.000Z",
-  attempt: 1,
-});
+const started = (callId: string) =>
+  lifecycleEventShape({ sessionId: PARTITION_KEY, callId, tool: "echo" }).valid;
 
-const corpus = badDocuments({
-  valid: started("call-bad"),
-  maxBytes: KINESIS_RECORD_MAX_BYTES - PARTITION_KEY.length,
-  stringField: "tool",
-  numberField: "attempt",
-  version: { field: "specVersion", unsupported: ["2.0", 1, "v1", null] },
-});
-
-/** The error classes the decoder reports, by the reason code the quarantine keeps. */
-const ERROR_CLASS = {
-  "bad-encoding": "BadEncodingError",
-  "bad-json": "BadJsonError",
-  "schema-violation": "SchemaViolationError",
-  "unsupported-version": "UnsupportedVersionError",
-} as const;
-type Code = keyof typeof ERROR_CLASS;
+const corpus = badDocuments(
+  lifecycleEventShape({ sessionId: PARTITION_KEY, callId: "call-bad", tool: "echo" }),
+);
 
 let stack: Stack;
 beforeAll(async () => {
@@ -83,7 +64,7 @@ async function run(input: BadInput<Uint8Array>) {
 }
 
 /** Quarantined with its bytes, its key and a reason naming the problem (and the field, for a schema violation). */
-async function expectQuarantined(input: BadInput<Uint8Array>, code: Code, path?: string) {
+async function expectQuarantined(input: BadInput<Uint8Array>, code: DecodeErrorCode, path?: string) {
   const { bad, summary, quarantined } = await run(input);
   expect(summary).toMatchObject({ quarantined: 1, failed: 0 });
   expect(quarantined).toHaveLength(1);
@@ -97,7 +78,7 @@ async function expectQuarantined(input: BadInput<Uint8Array>, code: Code, path?:
   const decoded = decodeLifecycleEvent(bad.kinesis.data);
   expect(decoded.ok).toBe(false);
   if (decoded.ok) return;
-  expect(decoded.error.name).toBe(ERROR_CLASS[code]);
+  expect(decoded.error.name).toBe(DECODE_ERROR_CLASS[code]);
   expect(record?.reason.message).toBe(decoded.error.message);
   if (path !== undefined) {
     const issues = (record?.reason.details as { issues: SchemaIssue[] }).issues;

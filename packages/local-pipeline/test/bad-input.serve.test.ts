@@ -8,7 +8,6 @@ import { KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import { CURRENT_SPEC_VERSION } from "@mcp-pipeline/contracts";
 import {
   assertNoPrototypePollution,
   asText,
@@ -17,8 +16,8 @@ import {
   badDocuments,
   badInputTable,
   bundleAll,
-  KINESIS_RECORD_MAX_BYTES,
-  SQS_MESSAGE_MAX_BYTES,
+  lifecycleEventShape,
+  toolCallJobShape,
 } from "@mcp-pipeline/testing";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -35,38 +34,12 @@ const root = join(import.meta.dirname, "../../..");
 /** A bound for a broken run, not a speed assertion: the stack waits for what it asserts. */
 const SERVE_WAIT = { timeout: 240_000, interval: 500 };
 
-const kinesisCorpus = badDocuments({
-  valid: {
-    specVersion: CURRENT_SPEC_VERSION,
-    eventId: "evt-served-bad",
-    type: "tool_call.started",
-    sessionId: "session-served-bad",
-    callId: "served-bad-event",
-    tool: "text.stats",
-    occurredAt: "2026-11-30T10:00:00.000Z",
-    attempt: 1,
-  },
-  maxBytes: KINESIS_RECORD_MAX_BYTES - "session-served-bad".length,
-  stringField: "tool",
-  numberField: "attempt",
-  version: { field: "specVersion", unsupported: ["2.0", 1, null] },
-});
-
-const sqsCorpus = badDocuments({
-  valid: {
-    specVersion: CURRENT_SPEC_VERSION,
-    callId: "served-bad-job",
-    sessionId: "session-served-bad",
-    tool: "text.stats",
-    arguments: { text: "hello" },
-    enqueuedAt: "2026-11-30T10:00:00.000Z",
-  },
-  maxBytes: SQS_MESSAGE_MAX_BYTES,
-  stringField: "tool",
-  numberField: "sessionId",
-  objectField: "arguments",
-  version: { field: "specVersion", unsupported: ["2.0", 1, null] },
-});
+const kinesisCorpus = badDocuments(
+  lifecycleEventShape({ sessionId: "session-served-bad", callId: "served-bad-event", tool: "text.stats" }),
+);
+const sqsCorpus = badDocuments(
+  toolCallJobShape({ sessionId: "session-served-bad", callId: "served-bad-job" }),
+);
 
 /** Cases the formats read (fields they do not know are dropped; a session id is any string): applied or run. */
 const KINESIS_READ = new Set([
@@ -140,10 +113,10 @@ beforeAll(async () => {
     },
     requestHandler: new NodeHttpHandler(),
   };
-  kinesis = new KinesisClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_KINESIS });
-  sqs = new SQSClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_SQS });
-  s3 = new S3Client({ ...options, endpoint: env.AWS_ENDPOINT_URL_S3, forcePathStyle: true });
-  dynamodb = new DynamoDBClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_DYNAMODB });
+  kinesis = new KinesisClient({ ...options, endpoint: String(env.AWS_ENDPOINT_URL_KINESIS) });
+  sqs = new SQSClient({ ...options, endpoint: String(env.AWS_ENDPOINT_URL_SQS) });
+  s3 = new S3Client({ ...options, endpoint: String(env.AWS_ENDPOINT_URL_S3), forcePathStyle: true });
+  dynamodb = new DynamoDBClient({ ...options, endpoint: String(env.AWS_ENDPOINT_URL_DYNAMODB) });
 
   // Everything is sent first, as a person would; each test then waits for its own input's outcome.
   for (const input of Object.values(kinesisCorpus).flat()) {

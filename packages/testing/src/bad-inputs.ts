@@ -281,6 +281,65 @@ export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
   };
 }
 
+/** The version fields' values the corpora use where a document says `specVersion` (packages/contracts). */
+const UNSUPPORTED_SPEC_VERSIONS = ["2.0", 1, "v1", null] as const;
+
+/**
+ * A `tool_call.started` event as the processor reads it from Kinesis data (packages/contracts): the Kinesis
+ * corpus's shape, at most one record's size with its partition key, the session id (§1.8).
+ */
+export function lifecycleEventShape(init: {
+  sessionId: string;
+  callId: string;
+  tool: string;
+}): DocumentShape {
+  return {
+    valid: {
+      specVersion: "1.0",
+      eventId: `evt-${init.callId}`,
+      type: "tool_call.started",
+      sessionId: init.sessionId,
+      callId: init.callId,
+      tool: init.tool,
+      occurredAt: "2026-11-30T10:00:00.000Z",
+      attempt: 1,
+    },
+    maxBytes: KINESIS_RECORD_MAX_BYTES - init.sessionId.length,
+    stringField: "tool",
+    numberField: "attempt",
+    version: { field: "specVersion", unsupported: UNSUPPORTED_SPEC_VERSIONS },
+  };
+}
+
+/** A text.stats job as the workers read it from an SQS body (packages/contracts): the SQS corpus's shape (§2.5). */
+export function toolCallJobShape(init: { sessionId: string; callId: string }): DocumentShape {
+  return {
+    valid: {
+      specVersion: "1.0",
+      callId: init.callId,
+      sessionId: init.sessionId,
+      tool: "text.stats",
+      arguments: { text: "hello" },
+      enqueuedAt: "2026-11-30T10:00:00.000Z",
+    },
+    maxBytes: SQS_MESSAGE_MAX_BYTES,
+    stringField: "tool",
+    // A job has no number field: hostile numbers go where a string is expected.
+    numberField: "sessionId",
+    objectField: "arguments",
+    version: { field: "specVersion", unsupported: UNSUPPORTED_SPEC_VERSIONS },
+  };
+}
+
+/** The decode error class (packages/contracts) behind each reason code a quarantine or DLQ keeps. */
+export const DECODE_ERROR_CLASS = {
+  "bad-encoding": "BadEncodingError",
+  "bad-json": "BadJsonError",
+  "schema-violation": "SchemaViolationError",
+  "unsupported-version": "UnsupportedVersionError",
+} as const;
+export type DecodeErrorCode = keyof typeof DECODE_ERROR_CLASS;
+
 /** The document's text as a boundary that receives text (an SQS body) gets it: invalid bytes as U+FFFD. */
 export const asText = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
 

@@ -10,14 +10,18 @@ export {
   badArguments,
   badDocuments,
   badInputTable,
+  DECODE_ERROR_CLASS,
+  type DecodeErrorCode,
   type DocumentShape,
   KINESIS_RECORD_MAX_BYTES,
+  lifecycleEventShape,
   MissingBadInputCategoryError,
   NESTING_DEPTH,
   nestedArrays,
   nestedObjects,
   POLLUTION_MARKER,
   SQS_MESSAGE_MAX_BYTES,
+  toolCallJobShape,
 } from "./bad-inputs.js";
 export { bundleAll, FUNCTIONS } from "./bundles.js";
 export { lambdaContext } from "./context.js";

@@ -1,5 +1,5 @@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import { CURRENT_SPEC_VERSION, decodeToolCallJob } from "@mcp-pipeline/contracts";
+import { decodeToolCallJob } from "@mcp-pipeline/contracts";
 import {
   assertNoPrototypePollution,
   asText,
@@ -7,9 +7,11 @@ import {
   type BadInputExpectations,
   badDocuments,
   badInputTable,
+  DECODE_ERROR_CLASS,
+  type DecodeErrorCode,
   lambdaContext,
-  SQS_MESSAGE_MAX_BYTES,
   sqsRecord,
+  toolCallJobShape,
 } from "@mcp-pipeline/testing";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -24,29 +26,7 @@ import { body, job, type Queue, WorkerStack } from "./stack.js";
  * the corpus's invalid UTF-8 arrives as SQS and the SDK decode it: with U+FFFD in place of the bad bytes.
  */
 
-const corpus = badDocuments({
-  valid: {
-    specVersion: CURRENT_SPEC_VERSION,
-    callId: "call-bad",
-    sessionId: "session-bad",
-    tool: "text.stats",
-    arguments: { text: "hello" },
-    enqueuedAt: "2026-11-30T10:00:00.000Z",
-  },
-  maxBytes: SQS_MESSAGE_MAX_BYTES,
-  stringField: "tool",
-  // A job has no number field: hostile numbers go where a string is expected.
-  numberField: "sessionId",
-  objectField: "arguments",
-  version: { field: "specVersion", unsupported: ["2.0", 1, "v1", null] },
-});
-
-const ERROR_CLASS = {
-  "bad-json": "BadJsonError",
-  "schema-violation": "SchemaViolationError",
-  "unsupported-version": "UnsupportedVersionError",
-} as const;
-type Code = keyof typeof ERROR_CLASS;
+const corpus = badDocuments(toolCallJobShape({ sessionId: "session-bad", callId: "call-bad" }));
 
 let stack: WorkerStack;
 beforeAll(async () => {
@@ -90,7 +70,11 @@ describe.each([QueueMode.Standard, QueueMode.Fifo])("SQS bodies on the %s queue"
   }
 
   /** In the DLQ with its body and the reason, naming the field for a schema violation. */
-  async function expectDeadLettered(input: BadInput<Uint8Array>, code: Code, path?: string) {
+  async function expectDeadLettered(
+    input: BadInput<Uint8Array>,
+    code: Exclude<DecodeErrorCode, "bad-encoding">,
+    path?: string,
+  ) {
     const { badRecord, summary, dead } = await run(input);
     expect(summary).toMatchObject({ deadLettered: 1, succeeded: 2, retried: 0 });
     expect(dead).toHaveLength(1);
@@ -98,7 +82,7 @@ describe.each([QueueMode.Standard, QueueMode.Fifo])("SQS bodies on the %s queue"
     const decoded = decodeToolCallJob(badRecord.body);
     expect(decoded.ok).toBe(false);
     if (decoded.ok) return;
-    expect(decoded.error.name).toBe(ERROR_CLASS[code]);
+    expect(decoded.error.name).toBe(DECODE_ERROR_CLASS[code]);
     expect(dead[0]?.attributes).toMatchObject({
       [DeadLetterAttribute.ReasonCode]: code,
       [DeadLetterAttribute.ReasonMessage]: decoded.error.message.slice(0, 1024),
