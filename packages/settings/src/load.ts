@@ -34,7 +34,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads a settings file (the terraform.tfvars.json shape) and checks it; every problem is a SettingsError
- * naming the file. JSON text is UTF-8 (RFC 8259 §8.1): a file that is not is refused, not read with U+FFFD
+ * naming the file. JSON text is UTF-8 (RFC 8259, section 8.1): a file that is not is refused, not read with U+FFFD
  * in place of its bad bytes.
  */
 export async function loadSettingsFile(file: string): Promise<EnvironmentSettings> {
