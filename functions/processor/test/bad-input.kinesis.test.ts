@@ -81,7 +81,7 @@ async function expectQuarantined(input: BadInput<Uint8Array>, code: DecodeErrorC
   expect(decoded.error.name).toBe(DECODE_ERROR_CLASS[code]);
   expect(record?.reason.message).toBe(decoded.error.message);
   if (path !== undefined) {
-    const issues = (record?.reason.details as { issues: SchemaIssue[] }).issues;
+    const { issues } = (record?.reason.details ?? { issues: [] }) as { issues: SchemaIssue[] };
     expect(issues.map((i) => i.path)).toContain(path);
   }
 }

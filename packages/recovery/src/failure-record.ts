@@ -11,7 +11,10 @@ import {
 
 const sequenceRule = s.text({ pattern: /^\d{1,128}$/, patternMessage: "expected a sequence number" });
 const shardIdRule = s.text({ pattern: SHARD_ID, patternMessage: SHARD_ID_MESSAGE });
-const versionRule = s.text({ pattern: FAILURE_RECORD_VERSION, patternMessage: FAILURE_RECORD_VERSION_MESSAGE });
+const versionRule = s.text({
+  pattern: FAILURE_RECORD_VERSION,
+  patternMessage: FAILURE_RECORD_VERSION_MESSAGE,
+});
 
 /**
  * kinesisFailureRecordSchema, field for field, on hand-written rules: what decodeFailureRecord runs on
