@@ -11,8 +11,6 @@
  *
  * Writes docs/benchmarks/batch-peers.md. Options: --quick (N = 200, one repeat), --repeats <n>.
  */
-import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -30,6 +28,7 @@ import { spreadKeys, zipfKeys } from "./lib/keys.ts";
 import { describeMachine, machineNow } from "./lib/machine.ts";
 import { hottestKey, orderPreservingBoundMs, orderViolations } from "./lib/order.ts";
 import { formatSpread, type Spread, spreadOf } from "./lib/stats.ts";
+import { writePage } from "./lib/write-page.ts";
 
 const root = join(import.meta.dirname, "../..");
 const POWERTOOLS_VERSION = "2.35.0";
@@ -466,8 +465,5 @@ record as a success before any call has ended: acknowledged records whose effect
 if a call then fails.
 `;
 
-const out = join(root, "docs/benchmarks/batch-peers.md");
-await writeFile(out, doc);
-// The repository's formatter owns Markdown layout (npm run lint checks it).
-execFileSync(join(root, "node_modules/.bin/biome"), ["format", "--write", out], { stdio: "ignore" });
+await writePage(join(root, "docs/benchmarks/batch-peers.md"), doc);
 log("wrote docs/benchmarks/batch-peers.md");

@@ -8,13 +8,11 @@
  *    completed / failed events, duplicates, poison, replays), per shard in stream order, in batches of the
  *    dev batch size, through the coalescing path (functions/processor/src), the per-event path it replaced
  *    (functions/processor/bench, claim + write + complete per event) and Powertools idempotency around the
- *    same effect; and a synthetic lifecycle batch. Every request each DynamoDB client sends is counted
- *    (packages/testing's request counter).
+ *    same effect; and a synthetic lifecycle batch. Every request is counted where it reaches the emulator
+ *    (a loopback proxy in front of dynalite, lib/emulator-counter.ts), for the three paths in the same run.
  *
  * Writes docs/benchmarks/processor-requests.md. Needs the function bundles: `npm run build` first.
  */
-import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -46,7 +44,7 @@ import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempoten
 import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-pipeline";
 import { kinesisSourceOf, type QuarantineReason, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { countRequests, kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/testing";
+import { kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/testing";
 import { emulatorClientOptions, startDynamoDb, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import {
   foldEvents,
@@ -58,6 +56,8 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import { syntheticBatch } from "../../functions/processor/bench/lifecycle-workload.ts";
 import { processPerEvent } from "../../functions/processor/bench/per-event-path.ts";
 import { processToolCallEvents } from "../../functions/processor/src/core.ts";
+import { countAtEmulator } from "./lib/emulator-counter.ts";
+import { writePage } from "./lib/write-page.ts";
 import { type LiveRun, liveRun } from "./live-run.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -547,17 +547,18 @@ const [devRun] = liveRuns;
 if (!devRun) throw new Error("no live run");
 
 const [dynamo, sqsS3] = await Promise.all([startDynamoDb(), startSqsS3()]);
-const options = emulatorClientOptions(dynamo);
-const toolCalls = dynamoDbDocumentClient(options);
-const dedupe = dynamoDbDocumentClient(options);
-const powertools = new DynamoDBClient(options);
-const uncounted = dynamoDbDocumentClient(options);
+const atEmulator = await countAtEmulator(dynamo.endpoint);
+const counted = emulatorClientOptions(atEmulator.proxy);
+const toolCalls = dynamoDbDocumentClient(counted);
+const dedupe = dynamoDbDocumentClient(counted);
+const powertools = new DynamoDBClient(counted);
+const uncounted = dynamoDbDocumentClient(emulatorClientOptions(dynamo));
 const clients: Clients = {
   toolCalls,
   dedupe,
   powertools,
   s3: s3Client(emulatorClientOptions(sqsS3)),
-  counters: [countRequests(toolCalls), countRequests(dedupe), countRequests(powertools)],
+  counters: [atEmulator.counter],
   uncounted,
 };
 
@@ -641,7 +642,8 @@ ${liveTable}
 
 The stream as the dev-window live run left it, read from TRIM_HORIZON after the run, per shard in stream
 order, in batches of ${settings.processor.esm.batch_size} (dev \`batch_size\`), shard after shard. DynamoDB is dynalite on 127.0.0.1; every request
-each DynamoDB client sends is counted (packages/testing \`countRequests\`), pre-reads included. Each path
+is counted where it reaches the emulator, at a loopback proxy in front of it (scripts/bench/lib/emulator-counter.ts:
+pre-reads and any SDK retry included), for the three paths in the same run. Each path
 starts on fresh tables (seeded as the workload says, uncounted), receives the workload once ("new"), then the
 same batches again ("redelivered", as after a retry or a replay). Concurrency ${CONCURRENCY} partition keys, the
 same batch engine for all three paths; wall time is the lower of ${ROUNDS} rounds (compare the paths with each
@@ -679,11 +681,9 @@ ${verdicts}
 ${explain(liveRuns, seededMix, emptyMix, rows)}
 `;
   const out = join(root, "docs/benchmarks/processor-requests.md");
-  await writeFile(out, doc);
-  // The repository's formatter owns Markdown layout (npm run lint checks it).
-  execFileSync(join(root, "node_modules/.bin/biome"), ["format", "--write", out], { stdio: "ignore" });
+  await writePage(out, doc);
   console.error("wrote docs/benchmarks/processor-requests.md");
 } finally {
   for (const c of [toolCalls, dedupe, powertools, uncounted, clients.s3]) c.destroy();
-  await Promise.all([dynamo.stop(), sqsS3.stop()]);
+  await Promise.all([atEmulator.proxy.stop(), dynamo.stop(), sqsS3.stop()]);
 }

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { type PagePart, type PartStatus, previousDates, renderIndex } from "../lib/index-page.ts";
+import { formatSpread, spreadOf } from "../lib/stats.ts";
+
+const parts: PagePart[] = [
+  { name: "batch", page: "batch-engine.md", what: "the engine", command: "npm run bench:batch" },
+  { name: "chaos", page: "chaos.md", what: "the chaos run", command: "npm run chaos -- --json" },
+  { name: "cold-start", page: "cold-start.md", what: "bundles", command: "npm run bench:cold-start" },
+];
+const run = { date: "2026-12-01", command: "npm run bench", machine: "a machine", quick: false };
+
+describe("the benchmarks index", () => {
+  it("dates a part run now, keeps the earlier date of one that failed or was not run", () => {
+    const statuses = new Map<string, PartStatus>([
+      ["batch", { kind: "ok", seconds: 61, loadAtStart: 3.2 }],
+      ["chaos", { kind: "not present", missing: "packages/chaos/bin/chaos.ts" }],
+      ["cold-start", { kind: "failed", seconds: 5, exitCode: 1, reason: "exit code 1" }],
+    ]);
+    const earlier = new Map([["cold-start.md", "2026-11-30"]]);
+    const page = renderIndex(parts, statuses, earlier, run);
+    expect(page).toContain(
+      "| [batch-engine.md](batch-engine.md) | the engine | `npm run bench:batch` | 2026-12-01 |",
+    );
+    expect(page).toContain(
+      "| [chaos.md](chaos.md) | the chaos run | `npm run chaos -- --json` | never | not present",
+    );
+    expect(page).toContain("| 2026-11-30 | **failed** (exit code 1)");
+  });
+
+  it("reads back the dates it wrote, also once the formatter has aligned the table", () => {
+    const page = renderIndex(
+      parts,
+      new Map([["batch", { kind: "ok", seconds: 1, loadAtStart: 1 }]]),
+      new Map(),
+      {
+        ...run,
+        quick: true,
+      },
+    );
+    const aligned = page.replace(/\| ([^|\n]+) \|/g, "|   $1    |");
+    expect(previousDates(aligned)).toEqual(
+      new Map([
+        ["batch-engine.md", "2026-12-01 (quick)"],
+        ["chaos.md", "never"],
+        ["cold-start.md", "never"],
+      ]),
+    );
+  });
+});
+
+describe("spreads", () => {
+  it("takes the median of an odd or even count and the range", () => {
+    expect(spreadOf([3, 1, 2])).toEqual({ median: 2, min: 1, max: 3 });
+    expect(spreadOf([4, 1, 2, 3])).toEqual({ median: 2.5, min: 1, max: 4 });
+    expect(formatSpread(spreadOf([10.4, 12.6, 11]))).toBe("11 (10-13)");
+    expect(formatSpread(spreadOf([5, 5]))).toBe("5");
+  });
+
+  it("refuses to summarise no samples", () => {
+    expect(() => spreadOf([])).toThrow(/no samples/);
+  });
+});
