@@ -21,7 +21,7 @@ export type PartStatus =
       readonly exitCode: number | null;
       readonly reason: string;
     }
-  | { readonly kind: "not present"; readonly missing: string }
+  | { readonly kind: "not present" }
   | { readonly kind: "not selected" };
 
 /** The "last regenerated" cell of each page's row in an earlier index, by page file name. */
@@ -43,7 +43,7 @@ const describe = (s: PartStatus): string => {
     case "failed":
       return `**failed** (${s.reason}) after ${s.seconds.toFixed(0)} s: the page is from an earlier run`;
     case "not present":
-      return `not present in this tree (${s.missing})`;
+      return "not present in this tree";
     case "not selected":
       return "not run (--only)";
   }
