@@ -11,6 +11,7 @@
  *
  * Writes docs/benchmarks/batch-peers.md. Options: --quick (N = 200, one repeat), --repeats <n>.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -22,6 +23,7 @@ import {
 } from "@aws-lambda-powertools/batch";
 import { deadlineFromContext, kinesisBatchResponse, processKinesisBatch } from "@mcp-pipeline/batch";
 import { seededRandom, sleep } from "@mcp-pipeline/retry";
+import { PROCESSOR_TUNING } from "@mcp-pipeline/settings";
 import { kinesisRecord, lambdaContext } from "@mcp-pipeline/testing";
 import type { Context, KinesisStreamRecord } from "aws-lambda";
 import { spreadKeys, zipfKeys } from "./lib/keys.ts";
@@ -31,10 +33,15 @@ import { formatSpread, type Spread, spreadOf } from "./lib/stats.ts";
 import { writePage } from "./lib/write-page.ts";
 
 const root = join(import.meta.dirname, "../..");
-const POWERTOOLS_VERSION = "2.35.0";
-/** The processor's defaults (packages/settings/src/tuning.ts): partition keys at once, deadline margin. */
-const CONCURRENCY = 16;
-const MARGIN_MS = 5_000;
+/** The version installed, as the page names it. */
+const POWERTOOLS_VERSION = (
+  JSON.parse(
+    await readFile(join(root, "node_modules/@aws-lambda-powertools/batch/package.json"), "utf8"),
+  ) as { version: string }
+).version;
+/** The processor's defaults: partition keys at once, and the deadline margin. */
+const CONCURRENCY = PROCESSOR_TUNING.concurrency.default;
+const MARGIN_MS = PROCESSOR_TUNING.deadline_margin_ms.default;
 
 const { values: cli } = parseArgs({
   options: { quick: { type: "boolean" }, repeats: { type: "string" } },
@@ -194,6 +201,9 @@ interface Result {
   readonly acknowledged: number;
 }
 
+/** The processor's margin, scaled down with a timeout under 60 s. */
+const marginFor = (timeoutMs: number) => Math.min(MARGIN_MS, (timeoutMs * MARGIN_MS) / 60_000);
+
 const recordsOf = (keys: readonly string[]) =>
   keys.map((partitionKey, i) => kinesisRecord({ partitionKey, data: {}, sequence: i }));
 
@@ -220,7 +230,7 @@ async function invoke(
   });
   const work = contender.run(records, downstream, {
     context,
-    marginMs: Math.min(MARGIN_MS, (timeoutMs * MARGIN_MS) / 60_000),
+    marginMs: marginFor(timeoutMs),
   });
   const first = await Promise.race([work, timedOut]);
   const ms = performance.now() - start;
@@ -323,6 +333,7 @@ const throughputRows = keySets.flatMap((set) => {
 // 2. The slow-downstream incident, 10x faster: 100 records x 60 ms against a 6 s timeout
 
 const INCIDENT = { records: 100, latencyMs: 60, timeoutMs: 6_000 } as const;
+const incidentMarginMs = marginFor(INCIDENT.timeoutMs);
 const incidentSets: KeySet[] = [
   { name: "10 keys x 10 records", keys: spreadKeys(INCIDENT.records, 10) },
   { name: "1 key (all 100 records)", keys: spreadKeys(INCIDENT.records, 1) },
@@ -414,7 +425,7 @@ against a real service, and a contender that keeps one call per key in flight ne
 
 - **engine**: \`processKinesisBatch\` (packages/batch), C = ${CONCURRENCY} partition keys at once (the processor's
   default), each key's records in shard order, its deadline from the context with the processor's margin
-  (5 s; in the incident 500 ms, scaled with its timeout). The throughput runs have Lambda's longest timeout,
+  (${MARGIN_MS / 1000} s; in the incident ${incidentMarginMs} ms, scaled with its timeout). The throughput runs have Lambda's longest timeout,
   900 s, which none comes near.
 - **seed loop**: \`for (const record of event.Records) await handle(record)\`, answering with the first
   failed record (the checkpoint, §1.4): the pattern the project started from.
@@ -451,7 +462,7 @@ account for most of its distance from it.
 
 A downstream slows to 600 ms a call while a batch of 100 records is in flight and the function's timeout
 is 60 s: 100 x 600 ms is the whole timeout. Run here 10x faster: **60 ms a call, a 6 s timeout**
-(the engine's margin likewise 500 ms). At the timeout Lambda kills the invocation: its answer is never
+(the engine's margin likewise ${incidentMarginMs} ms). At the timeout Lambda kills the invocation: its answer is never
 sent, the timeout counts as a function error and the whole batch is retried (§1.3); records whose effect
 already took place are applied again unless the handler is idempotent. An answer in time moves the
 checkpoint to the lowest failed sequence number (§1.4): records before it are acknowledged, the rest
