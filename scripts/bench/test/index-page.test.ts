@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { type PagePart, type PartStatus, previousDates, renderIndex } from "../lib/index-page.ts";
-import { formatSpread, spreadOf } from "../lib/stats.ts";
 
 const parts: PagePart[] = [
   { name: "batch", page: "batch-engine.md", what: "the engine", command: "npm run bench:batch" },
@@ -45,18 +44,5 @@ describe("the benchmarks index", () => {
         ["cold-start.md", "never"],
       ]),
     );
-  });
-});
-
-describe("spreads", () => {
-  it("takes the median of an odd or even count and the range", () => {
-    expect(spreadOf([3, 1, 2])).toEqual({ median: 2, min: 1, max: 3 });
-    expect(spreadOf([4, 1, 2, 3])).toEqual({ median: 2.5, min: 1, max: 4 });
-    expect(formatSpread(spreadOf([10.4, 12.6, 11]))).toBe("11 (10-13)");
-    expect(formatSpread(spreadOf([5, 5]))).toBe("5");
-  });
-
-  it("refuses to summarise no samples", () => {
-    expect(() => spreadOf([])).toThrow(/no samples/);
   });
 });
