@@ -318,6 +318,19 @@ for (let repeat = 0; repeat < REPEATS; repeat++) {
   }
 }
 
+const mediansOf = (contender: Contender) =>
+  keySets.map((set) => ({
+    set,
+    ms: spreadOf((throughput.get(set.name)?.get(contender.name) as Samples).ms).median,
+  }));
+const lowHigh = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+/** The lowest and highest median, over the key sets, of a contender's time over N x L. */
+const rangeOverSequential = (contender: Contender) =>
+  lowHigh(mediansOf(contender).map((m) => m.ms / (N * L)));
+/** The same over each key set's order-preserving bound. */
+const rangeOverBound = (contender: Contender) =>
+  lowHigh(mediansOf(contender).map((m) => m.ms / orderPreservingBoundMs(m.set.keys, CONCURRENCY, L)));
+
 const throughputRows = keySets.flatMap((set) => {
   const bound = orderPreservingBoundMs(set.keys, CONCURRENCY, L);
   const distinct = new Set(set.keys).size;
@@ -455,8 +468,10 @@ ${throughputRows.join("\n")}
 Powertools' parallel mode is faster than the bound because it does not keep order: it starts all
 ${N.toLocaleString("en")} calls at once, and applies a key's records out of order as soon as a key holds
 more than one record. The sequential loop and Powertools' sequential mode keep order and take N x L
-whatever the keys. The engine keeps order and stays near the bound; on a shared machine, timers firing late
-account for most of its distance from it.
+(${(N * L).toLocaleString("en")} ms) whatever the keys: in this run ${rangeOverSequential(SEED_LOOP)} x that for the loop and
+${rangeOverSequential(powertools(false))} x for the sequential mode, which is how late this machine's timers fired.
+The engine keeps order, at ${rangeOverBound(ENGINE)} x the bound (medians per key set), the same lateness
+included; with one key its bound is N x L as well.
 
 ## The slow-downstream incident
 
