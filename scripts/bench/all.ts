@@ -223,7 +223,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // A page the index has not listed yet: the date its own header gives.
   for (const part of PARTS) {
     const page = join(docs, part.page);
-    if (previous.has(part.page) || !existsSync(page)) continue;
+    if ((previous.get(part.page) ?? "never") !== "never" || !existsSync(page)) continue;
     const date = /\b20\d\d-\d\d-\d\d\b/.exec(await readFile(page, "utf8"))?.[0];
     if (date) previous.set(part.page, date);
   }
