@@ -7,7 +7,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseBenchArgs } from "./lib/args.ts";
 import { type PagePart, type PartStatus, previousDates, renderIndex } from "./lib/index-page.ts";
@@ -174,7 +173,8 @@ async function main(argv: readonly string[]): Promise<number> {
       continue;
     }
     const started = performance.now();
-    const loadAtStart = loadavg()[0] ?? 0;
+    const atStart = machineNow();
+    const loadAtStart = atStart.loadAtStart;
     if (part.needsBuild) {
       if (!built) {
         console.error("\n== build (turbo run build, dist/ artifacts): the function bundles these parts run");
@@ -197,7 +197,7 @@ async function main(argv: readonly string[]): Promise<number> {
       // A chaos run that breaks an invariant exits non-zero and still prints its figures: they are the result.
       try {
         const command = `tsx ${part.script} ${args.join(" ")}`.trim();
-        await writeFile(join(docs, part.page), jsonPage(part, exit, describeMachine(machine), command));
+        await writeFile(join(docs, part.page), jsonPage(part, exit, describeMachine(atStart), command));
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         console.error(`== ${part.name}: ${reason}`);

@@ -41,7 +41,7 @@ const describe = (s: PartStatus): string => {
     case "ok":
       return `regenerated in ${s.seconds.toFixed(0)} s (load average ${s.loadAtStart.toFixed(1)} at its start)`;
     case "failed":
-      return `**failed** (${s.reason}) after ${s.seconds.toFixed(0)} s: the page is from an earlier run`;
+      return `**failed** (${s.reason}) after ${s.seconds.toFixed(0)} s`;
     case "not present":
       return "not present in this tree";
     case "not selected":
