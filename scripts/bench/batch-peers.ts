@@ -271,6 +271,13 @@ const keySets: KeySet[] = [
   },
 ];
 
+/** The samples of one key set and contender. */
+function cell<T>(table: ReadonlyMap<string, ReadonlyMap<string, T>>, set: KeySet, contender: Contender): T {
+  const samples = table.get(set.name)?.get(contender.name);
+  if (samples === undefined) throw new Error(`no samples for ${contender.name} on ${set.name}`);
+  return samples;
+}
+
 const UNBOUNDED_MS = 900_000; // Lambda's longest timeout: the throughput runs are never cut short
 
 interface Samples {
@@ -305,14 +312,14 @@ for (let repeat = 0; repeat < REPEATS; repeat++) {
       if (result.killed || result.acknowledged !== N || result.applied.length !== N) {
         throw new Error(`${contender.name} on ${set.name}: not every record applied and acknowledged`);
       }
-      const samples = throughput.get(set.name)?.get(contender.name) as Samples;
+      const samples = cell(throughput, set, contender);
       samples.ms.push(result.ms);
       samples.violations.push(orderViolations(set.keys, result.applied));
       ms.set(contender.name, result.ms);
       log(`repeat ${repeat + 1}/${REPEATS}, ${set.name}, ${contender.name}: ${result.ms.toFixed(0)} ms`);
     }
     for (const contender of CONTENDERS) {
-      const samples = throughput.get(set.name)?.get(contender.name) as Samples;
+      const samples = cell(throughput, set, contender);
       samples.overEngine.push((ms.get(contender.name) ?? 0) / (ms.get(ENGINE.name) ?? 1));
     }
   }
@@ -321,7 +328,7 @@ for (let repeat = 0; repeat < REPEATS; repeat++) {
 const mediansOf = (contender: Contender) =>
   keySets.map((set) => ({
     set,
-    ms: spreadOf((throughput.get(set.name)?.get(contender.name) as Samples).ms).median,
+    ms: spreadOf(cell(throughput, set, contender).ms).median,
   }));
 const lowHigh = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
 /** The lowest and highest median, over the key sets, of a contender's time over N x L. */
@@ -335,7 +342,7 @@ const throughputRows = keySets.flatMap((set) => {
   const bound = orderPreservingBoundMs(set.keys, CONCURRENCY, L);
   const distinct = new Set(set.keys).size;
   return CONTENDERS.map((contender) => {
-    const samples = throughput.get(set.name)?.get(contender.name) as Samples;
+    const samples = cell(throughput, set, contender);
     const ms = spreadOf(samples.ms);
     const overBound: Spread = { median: ms.median / bound, min: ms.min / bound, max: ms.max / bound };
     return `| ${set.name} | ${distinct}, ${hottestKey(set.keys)} | ${bound} | ${contender.name} | ${formatSpread(ms)} | ${formatSpread(overBound, 2)} | ${contender === ENGINE ? "1" : formatSpread(spreadOf(samples.overEngine), 2)} | ${formatSpread(spreadOf(samples.violations))} |`;
@@ -391,7 +398,7 @@ for (let repeat = 0; repeat < REPEATS; repeat++) {
     const arrivals = arrivalsFor(INCIDENT.records, INCIDENT.latencyMs, 2_000 + s);
     for (const contender of INCIDENT_CONTENDERS) {
       const r = await invoke(contender, set.keys, arrivals, INCIDENT.latencyMs, INCIDENT.timeoutMs);
-      const samples = incident.get(set.name)?.get(contender.name) as IncidentSamples;
+      const samples = cell(incident, set, contender);
       if (r.killed) samples.killed += 1;
       else samples.answeredMs.push(r.ms);
       const applied = new Set(r.applied);
@@ -412,7 +419,7 @@ for (let repeat = 0; repeat < REPEATS; repeat++) {
 
 const incidentRows = incidentSets.flatMap((set) =>
   INCIDENT_CONTENDERS.map((contender) => {
-    const s = incident.get(set.name)?.get(contender.name) as IncidentSamples;
+    const s = cell(incident, set, contender);
     const answered =
       s.killed === REPEATS
         ? `killed at ${INCIDENT.timeoutMs} ms`
