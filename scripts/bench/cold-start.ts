@@ -19,6 +19,7 @@ import { bundleFunction } from "@mcp-pipeline/bundler";
 import { unzipTo } from "@mcp-pipeline/local-esm";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
+import { writePage } from "./lib/write-page.ts";
 
 const root = join(import.meta.dirname, "../..");
 /** `npm run bench:cold-start -- --runs=15` for more rounds. */
@@ -333,7 +334,5 @@ they would load in the same invocation); SQS stays there too, since packages/rec
 action) and its dead-letter send import the SQS commands statically.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
-await writeFile(doc, report);
-// The repository's formatter aligns the tables, as it would on commit.
-await run(join(root, "node_modules", ".bin", "biome"), ["format", "--write", doc], { cwd: root });
+await writePage(doc, report);
 process.stdout.write("docs/benchmarks/cold-start.md written\n");
