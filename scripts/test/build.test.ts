@@ -7,7 +7,7 @@ import {
   bundleFunction,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  shakableSchemas,
+  sdkModules,
   withLiteralKeys,
 } from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
@@ -63,11 +63,82 @@ describe("function artifacts", () => {
           typeof value === "function" ? value.toString() : value,
         );
       };
-      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([shakableSchemas])]);
+      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([sdkModules])]);
       expect(Object.keys(JSON.parse(asWritten)).length).toBeGreaterThan(10);
       expect(withLiterals).toBe(asWritten);
     },
   );
+
+  it.each([
+    "@smithy/core/serde",
+    "@smithy/core/retry",
+    "@smithy/core/endpoints",
+    "@smithy/core/protocols",
+    "@aws-sdk/core/httpAuthSchemes",
+    "@aws-sdk/core/protocols",
+    "@smithy/node-http-handler",
+  ])("keep every export of the SDK's barrel %s when modules import past it", async (barrel) => {
+    // The barrel bundled as written and as sdkModules rewrites it (split in two where it has code of its
+    // own, its re-exports naming the defining modules): the same names, each of the same kind.
+    const exports = async (plugins: Parameters<typeof build>[0]["plugins"]) => {
+      const out = join(work, `${barrel.replaceAll("/", "_")}-${plugins?.length ?? 0}.mjs`);
+      await build({
+        stdin: {
+          contents: `export * from ${JSON.stringify(barrel)};`,
+          resolveDir: join(import.meta.dirname, "../.."),
+          loader: "js",
+        },
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        mainFields: ["module", "main"],
+        outfile: out,
+        logLevel: "error",
+        ...(plugins ? { plugins } : {}),
+      });
+      const values = (await import(pathToFileURL(out).href)) as Record<string, unknown>;
+      return Object.entries(values)
+        .map(([name, value]) => `${name}: ${typeof value}`)
+        .sort();
+    };
+    const [asWritten, direct] = await Promise.all([exports(undefined), exports([sdkModules])]);
+    expect(asWritten.length).toBeGreaterThan(3);
+    expect(direct).toEqual(asWritten);
+  });
+
+  it("load at a worker's import neither HTTP/2, the event-stream codec, S3's XML protocol nor its checksum streams", async () => {
+    // What the workers' hot path never runs (event streams) or runs only on a rare path (S3 for a large
+    // result, SQS for a poison message): reached through the SDK's barrels, it was in chunks that index.mjs
+    // imports (docs/benchmarks/cold-start.md).
+    await bundleFunction(join(import.meta.dirname, "../../functions/tool-worker"), join(work, "imports"));
+    const meta = JSON.parse(await readFile(join(work, "imports/meta.json"), "utf8")) as {
+      outputs: Record<
+        string,
+        { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] }
+      >;
+    };
+    const loaded = new Set<string>();
+    const visit = (path: string | undefined) => {
+      const output = path === undefined ? undefined : meta.outputs[path];
+      if (!path || !output || loaded.has(path)) return;
+      loaded.add(path);
+      for (const i of output.imports) if (i.kind === "import-statement") visit(i.path);
+    };
+    visit(Object.keys(meta.outputs).find((path) => path.endsWith("index.mjs")));
+    const outputs = [...loaded].flatMap((path) => (meta.outputs[path] ? [meta.outputs[path]] : []));
+    const modules = outputs.flatMap((output) =>
+      Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    );
+    expect(modules.some((path) => path.includes("/@aws-sdk/client-kinesis/"))).toBe(true);
+    expect(
+      modules.filter((path) =>
+        /protocols\/xml\/|xml-builder\/|eventstream-codec\/|node-http2|util-stream\/checksum\/|client-s3\/|client-sqs\//.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(outputs.flatMap((output) => output.imports.map((i) => i.path))).not.toContain("node:http2");
+  });
 
   it("name a package bundled from two node_modules folders, which the build refuses", () => {
     // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.

@@ -2,7 +2,8 @@ export {
   bundleFunction,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  shakableSchemas,
+  sdkModules,
+  WITHOUT_EVENT_STREAMS,
   withLiteralKeys,
 } from "./bundle-function.js";
 export { base64Sha256, deterministicZip, type ZipEntry } from "./deterministic-zip.js";
