@@ -2,16 +2,19 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   base64Sha256,
   bundleFunction,
+  directModules,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  sdkModules,
   withLiteralKeys,
 } from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { createQueueWhenReady, emulatorClientOptions, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
@@ -63,7 +66,7 @@ describe("function artifacts", () => {
           typeof value === "function" ? value.toString() : value,
         );
       };
-      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([sdkModules])]);
+      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([directModules])]);
       expect(Object.keys(JSON.parse(asWritten)).length).toBeGreaterThan(10);
       expect(withLiterals).toBe(asWritten);
     },
@@ -78,7 +81,7 @@ describe("function artifacts", () => {
     "@aws-sdk/core/protocols",
     "@smithy/node-http-handler",
   ])("keep every export of the SDK's barrel %s when modules import past it", async (barrel) => {
-    // The barrel bundled as written and as sdkModules rewrites it (split in two where it has code of its
+    // The barrel bundled as written and as directModules rewrites it (split in two where it has code of its
     // own, its re-exports naming the defining modules): the same names, each of the same kind.
     const exports = async (plugins: Parameters<typeof build>[0]["plugins"]) => {
       const out = join(work, `${barrel.replaceAll("/", "_")}-${plugins?.length ?? 0}.mjs`);
@@ -101,7 +104,7 @@ describe("function artifacts", () => {
         .map(([name, value]) => `${name}: ${typeof value}`)
         .sort();
     };
-    const [asWritten, direct] = await Promise.all([exports(undefined), exports([sdkModules])]);
+    const [asWritten, direct] = await Promise.all([exports(undefined), exports([directModules])]);
     expect(asWritten.length).toBeGreaterThan(3);
     expect(direct).toEqual(asWritten);
   });
@@ -279,4 +282,62 @@ describe("function artifacts", () => {
       }
     },
   );
+
+  it("dlq-redrive: the bundle keeps a message that is not an on-failure record in the DLQ, through its SQS chunk", async () => {
+    const dir = join(import.meta.dirname, "../../functions/dlq-redrive");
+    await bundleFunction(dir, join(work, "dlq-redrive"));
+    const file = await unzipTo(
+      await readFile(join(work, "dlq-redrive/dlq-redrive.zip")),
+      join(work, "dlq-redrive/code"),
+    );
+    // The SQS client is in chunks of its own, which an import does not load (docs/benchmarks/cold-start.md).
+    const meta = JSON.parse(await readFile(join(work, "dlq-redrive/meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }>;
+    };
+    const index = Object.entries(meta.outputs).find(([path]) => path.endsWith("index.mjs"))?.[1];
+    const statically = new Set<string>();
+    const visit = (path: string) => {
+      if (statically.has(path)) return;
+      statically.add(path);
+      for (const i of meta.outputs[path]?.imports ?? []) if (i.kind === "import-statement") visit(i.path);
+    };
+    for (const i of index?.imports ?? []) if (i.kind === "import-statement") visit(i.path);
+    const atImport = [index, ...[...statically].map((path) => meta.outputs[path])].flatMap((output) =>
+      Object.keys(output?.inputs ?? {}),
+    );
+    expect(atImport.filter((path) => path.includes("/@aws-sdk/client-sqs/"))).toEqual([]);
+    const sqsS3 = await startSqsS3();
+    try {
+      const sqs = sqsClient(emulatorClientOptions(sqsS3));
+      const { url: dlqUrl } = await createQueueWhenReady(sqs, { QueueName: "bundle-failures-dlq" });
+      const env = {
+        AWS_REGION: "us-east-1",
+        AWS_ACCESS_KEY_ID: "test",
+        AWS_SECRET_ACCESS_KEY: "test",
+        AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
+        AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
+        QUARANTINE_BUCKET: "bundle-quarantine",
+        STREAM_NAME: "events",
+        DEAD_LETTER_QUEUE_URL: dlqUrl,
+        POWERTOOLS_LOG_LEVEL: "CRITICAL",
+      };
+      for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+      const bundle = (await import(pathToFileURL(file).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const stray = sqsRecord({ messageId: "stray-1", body: "not a failure record" });
+      const response = await bundle.handler(
+        { Records: [stray] },
+        lambdaContext({ functionName: "dlq-redrive" }),
+      );
+      expect(response).toEqual({ batchItemFailures: [] });
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      expect(Messages.map((m) => m.Body)).toEqual(["not a failure record"]);
+    } finally {
+      vi.unstubAllEnvs();
+      await sqsS3.stop();
+    }
+  });
 });

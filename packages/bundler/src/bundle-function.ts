@@ -139,9 +139,15 @@ export function withLiteralKeys(source: string): string {
 
 /** The SDK's modules as esbuild should see them: schemas with literal keys, imports past the barrels. */
 const SDK_MODULE = /[\\/]node_modules[\\/]@(?:aws-sdk|smithy)[\\/][^\\/]+[\\/]dist-es[\\/].*\.js$/;
+/** The workspaces' sources (packages/<name>/src, functions/<name>/src), whose index.ts files are barrels too. */
+const WORKSPACE_SOURCE = /[\\/](?:packages|functions)[\\/][^\\/]+[\\/]src[\\/](?:[^\\/]+[\\/])*[^\\/]+\.ts$/;
 
-export const sdkModules: Plugin = {
-  name: "sdk-modules",
+/**
+ * Modules that import past barrels (direct-imports.ts): the SDK's and ours, so that a module a lazily loaded
+ * chunk needs is not loaded at import because an index re-exports it (a lazy loader can live anywhere).
+ */
+export const directModules: Plugin = {
+  name: "direct-modules",
   setup(build) {
     const direct = directImports(build);
     build.onLoad({ filter: SDK_MODULE }, async (args) => {
@@ -156,6 +162,15 @@ export const sdkModules: Plugin = {
         resolveDir: dirname(args.path),
       };
     });
+    build.onLoad({ filter: WORKSPACE_SOURCE }, async (args) =>
+      args.path.includes("node_modules")
+        ? undefined
+        : {
+            contents: await direct(await readFile(args.path, "utf8"), args.path),
+            loader: "ts",
+            resolveDir: dirname(args.path),
+          },
+    );
   },
 };
 
@@ -193,7 +208,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [lambdaOnly, sdkModules, sideEffectFree],
+    plugins: [lambdaOnly, directModules, sideEffectFree],
     logLevel: "warning",
   });
 

@@ -17,23 +17,32 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { PluginBuild } from "esbuild";
 
-/** `{ a, b as c, }` (a named import or re-export list) as [imported, local] pairs. */
+/**
+ * `{ a, b as c, type D }` (a named import or re-export list) as [imported, local] pairs; TypeScript's
+ * type-only names (`type D`: with verbatimModuleSyntax every type is marked) are left out, being erased.
+ */
 function namesOf(list: string): [string, string][] {
   return list
     .split(",")
     .map((name) => name.trim())
-    .filter((name) => name.length > 0)
+    .filter((name) => name.length > 0 && !name.startsWith("type "))
     .map((name) => {
       const [imported = name, local = imported] = name.split(/\s+as\s+/);
       return [imported, local];
     });
 }
 
-/** Named imports and re-exports as the SDK's dist-es writes them: one statement, one line. */
+/**
+ * Named imports and re-exports, as the SDK's dist-es writes them (one line) and as Biome formats ours (a
+ * list over several lines); `import type { … }` is erased, and left as it is.
+ */
 const NAMED_IMPORT_OR_EXPORT = /^(import|export) \{([^}]*)\} from "([^"]+)";$/gm;
 const RE_EXPORT = /^export \{([^}]*)\} from "([^"]+)";$/gm;
-/** A line that is neither a named re-export nor blank: the barrel defines something of its own. */
-const OWN_CODE = /^(?!export \{[^}]*\} from "[^"]+";$)(?!\s*$).+$/m;
+/** A barrel's lines other than its re-exports: blank lines, comments, or code of its own. */
+const OTHER_LINES = /^(?!\s*$)(?!\s*(?:\/\/|\/\*|\*))(?!export type \{).+$/m;
+
+/** Whether a module defines code of its own beside its named re-exports (comments do not count). */
+const hasOwnCode = (source: string) => OTHER_LINES.test(source.replace(RE_EXPORT, ""));
 
 /** What a module re-exports by name: exported name -> [specifier, name in that module]. */
 export function reExportsOf(source: string): Map<string, [string, string]> {
@@ -66,7 +75,7 @@ export function directImports(
     let found = barrels.get(path);
     if (!found) {
       found = readFile(path, "utf8").then(
-        (source) => ({ reExports: reExportsOf(source), ownCode: OWN_CODE.test(source) }),
+        (source) => ({ reExports: reExportsOf(source), ownCode: hasOwnCode(source) }),
         () => ({ reExports: new Map(), ownCode: false }),
       );
       barrels.set(path, found);
@@ -97,19 +106,17 @@ export function directImports(
     for (const [imported, local] of namesOf(list)) {
       const from = await origin(path, imported);
       const barrel = await barrelAt(from.path);
-      const target =
-        barrel.reExports.size > 0 && barrel.ownCode
-          ? `${from.path}${OWN_HALF}`
-          : from.path === path
-            ? specifier
-            : from.path;
+      // Only the SDK's barrels (plain JavaScript) are split; ours are imported whole, code and all.
+      const split = barrel.reExports.size > 0 && barrel.ownCode && from.path.endsWith(".js");
+      const target = split ? `${from.path}${OWN_HALF}` : from.path === path ? specifier : from.path;
       const clause = from.name === local ? local : `${from.name} as ${local}`;
       bySource.set(target, [...(bySource.get(target) ?? []), clause]);
     }
-    // One line, so that the module's line numbers (and its source map) stay as they were.
-    return [...bySource]
+    // On as many lines as the statement had, so that the module's line numbers (its source map) stay.
+    const lines = "\n".repeat(statement.split("\n").length - 1);
+    return `${[...bySource]
       .map(([target, clauses]) => `${keyword} { ${clauses.join(", ")} } from ${JSON.stringify(target)};`)
-      .join(" ");
+      .join(" ")}${lines}`;
   };
   const direct = async (source: string, file: string) => {
     const statements = [...source.matchAll(NAMED_IMPORT_OR_EXPORT)];
@@ -132,7 +139,7 @@ export function directImports(
     // A barrel's own half: what it defines, and the imports that needs, without its re-exports.
     if (suffix === OWN_HALF) return direct(source.replace(RE_EXPORT, ""), file);
     const barrel = await barrelAt(file);
-    if (barrel.reExports.size === 0 || !barrel.ownCode) return direct(source, file);
+    if (barrel.reExports.size === 0 || !barrel.ownCode || !file.endsWith(".js")) return direct(source, file);
     const reExports = [...source.matchAll(RE_EXPORT)].map(([statement]) => statement).join("\n");
     return direct(`export * from ${JSON.stringify(`${file}${OWN_HALF}`)};\n${reExports}\n`, file);
   };

@@ -1,8 +1,8 @@
 export {
   bundleFunction,
+  directModules,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  sdkModules,
   WITHOUT_EVENT_STREAMS,
   withLiteralKeys,
 } from "./bundle-function.js";
