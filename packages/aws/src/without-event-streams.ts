@@ -5,13 +5,14 @@ import type {
 } from "@smithy/types";
 
 // What a function's bundle holds in place of the SDK's event-stream machinery: packages/bundler
-// (bundle-function.ts) resolves @smithy/core's Node event-stream marshaller and @smithy/node-http-handler's
-// HTTP/2 handler to this module. Event streams are what a few operations answer with (Kinesis's
-// SubscribeToShard, S3's SelectObjectContent), and Kinesis's client defaults to HTTP/2 for SubscribeToShard
-// alone; no function calls them. Yet every client builds its marshaller when it is constructed, and the
-// Kinesis client names the HTTP/2 handler, so the event-stream codec and node:http2 (about 21 KiB, and Node's
-// HTTP/2 module, the costliest of its modules to load) were evaluated at every cold start of the workers and
-// dlq-redrive (docs/benchmarks/cold-start.md). Tests and tools run the SDK's own modules: only bundles use this.
+// (bundle-function.ts) resolves @smithy/core's Node event-stream marshaller, the event-stream module that its
+// HTTP protocol loads on first use, and @smithy/node-http-handler's HTTP/2 handler to this module. Event
+// streams are what a few operations answer with (Kinesis's SubscribeToShard, S3's SelectObjectContent), and
+// Kinesis's client defaults to HTTP/2 for SubscribeToShard alone; no function calls them. Yet every client
+// builds its marshaller when it is constructed, and the Kinesis client names the HTTP/2 handler, so the
+// event-stream codec and node:http2 (about 21 KiB, and Node's HTTP/2 module, the costliest of its modules to
+// load) were evaluated at every cold start of the workers and dlq-redrive (docs/benchmarks/cold-start.md).
+// Tests and tools run the SDK's own modules: only bundles use this.
 
 /** Why an event stream cannot be read or written: what the bundle left out, so that the cause is plain. */
 export const NO_EVENT_STREAMS =
@@ -26,6 +27,16 @@ export class EventStreamMarshaller implements Marshaller {
   }
 
   serialize(): never {
+    throw new Error(NO_EVENT_STREAMS);
+  }
+}
+
+/**
+ * In place of @smithy/core's `EventStreamSerde`, which its HTTP protocol loads (a dynamic import of
+ * @smithy/core/event-streams, the codec and all) only for an operation with an event stream.
+ */
+export class EventStreamSerde {
+  constructor() {
     throw new Error(NO_EVENT_STREAMS);
   }
 }

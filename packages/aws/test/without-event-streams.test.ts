@@ -2,6 +2,7 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { describe, expect, it } from "vitest";
 import {
   EventStreamMarshaller,
+  EventStreamSerde,
   eventStreamSerdeProvider,
   NO_EVENT_STREAMS,
   NodeHttp2Handler,
@@ -20,6 +21,10 @@ describe("the bundles' stand-ins for event streams", () => {
     const events = (async function* () {})();
     expect(() => marshaller.serialize(events, () => undefined as never)).toThrow(NO_EVENT_STREAMS);
     expect(() => marshaller.deserialize(undefined, async () => undefined as never)).toThrow(NO_EVENT_STREAMS);
+  });
+
+  it("refuse to build the serde that an HTTP protocol loads for an operation with an event stream", () => {
+    expect(() => new EventStreamSerde()).toThrow(NO_EVENT_STREAMS);
   });
 
   it("use the HTTP/1.1 handler a client is given, as NodeHttp2Handler.create does", () => {

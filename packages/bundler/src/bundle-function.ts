@@ -100,6 +100,10 @@ const lambdaOnly: Plugin = {
   name: "lambda-only",
   setup(build) {
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: LAMBDA_CREDENTIALS }));
+    // The event-stream module that @smithy/core's HTTP protocol imports on first use (the codec, 14 KiB).
+    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: WITHOUT_EVENT_STREAMS } : undefined,
+    );
     build.onResolve({ filter: /(node-http2-handler|EventStreamMarshaller)(\.js)?$/ }, async (args) => {
       if (args.pluginData === lambdaOnly) return undefined;
       const resolved = await build.resolve(args.path, {
