@@ -307,7 +307,7 @@ through a barrel's unused re-export went into a chunk that index.mjs imports. Th
 so did our packages' index.ts files: the S3 client's XML protocol and checksum streams (which touch Node's web
 streams at load) were loaded by every function whose S3 client is lazy, and recovery's index put the SQS
 commands on dlq-redrive's import path. packages/bundler/src/direct-imports.ts rewrites every named import and
-re-export, the SDK's and ours, to name the module that defines it (an SDK barrel that also has code of its own
+re-export, the SDK's and ours, to name the module that defines it (in every bundle, the equivalent's too; an SDK barrel that also has code of its own
 is split in two, its own code a module that both ways of importing it share), held to the barrels as written by
 scripts/test/build.test.ts. The S3, Kinesis and SQS client factories are also subpath entries of
 @mcp-pipeline/aws (\`/s3-client\`, \`/kinesis-client\`, \`/sqs-client\`), not index exports.
@@ -316,7 +316,8 @@ What no function runs is not in the zip either: event streams. Only a few operat
 SubscribeToShard, S3's SelectObjectContent), yet every client built the event-stream marshaller when constructed
 and the Kinesis client named Node's HTTP/2 handler, its default for SubscribeToShard, so the workers and
 dlq-redrive loaded the event-stream codec and \`node:http2\` (the costliest of Node's own modules to load) at every
-cold start. The bundle resolves both to stand-ins that fail with the cause if used
+cold start. The bundle resolves them (the marshaller, the HTTP/2 handler, and the event-stream module that
+the HTTP protocol would import for such an operation) to stand-ins that fail with the cause if used
 (packages/aws/src/without-event-streams.ts); the client factories give every client an HTTP/1.1 handler.
 
 What keeps the zips small, all in packages/bundler/src/bundle-function.ts and so in every bundle, the equivalent's too:
