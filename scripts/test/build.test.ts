@@ -17,6 +17,7 @@ import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { createQueueWhenReady, emulatorClientOptions, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { dlqRedriveEnvironment } from "../../functions/dlq-redrive/test/environment.ts";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
 
@@ -312,14 +313,7 @@ describe("function artifacts", () => {
       const sqs = sqsClient(emulatorClientOptions(sqsS3));
       const { url: dlqUrl } = await createQueueWhenReady(sqs, { QueueName: "bundle-failures-dlq" });
       const env = {
-        AWS_REGION: "us-east-1",
-        AWS_ACCESS_KEY_ID: "test",
-        AWS_SECRET_ACCESS_KEY: "test",
-        AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
-        AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
-        QUARANTINE_BUCKET: "bundle-quarantine",
-        STREAM_NAME: "events",
-        DEAD_LETTER_QUEUE_URL: dlqUrl,
+        ...dlqRedriveEnvironment(sqsS3.endpoint, "bundle-quarantine", dlqUrl),
         POWERTOOLS_LOG_LEVEL: "CRITICAL",
       };
       for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
