@@ -287,9 +287,10 @@ chunks it needs, and what only a dynamic import reaches is in chunks of its own 
 nor evaluates ("Code at import" counts index.mjs and the chunks it imports statically; "Code" is the whole
 zip). The processor's quarantine (the writer and the S3 client that only a bad record needs) is such a chunk
 set (functions/processor/src/quarantine-writer.ts), as are the workers' S3 result write (\`lazyS3Client\`, on the
-first result over the inline limit) and their DLQ send with its SQS client (packages/worker/src/dead-letter-queue.ts,
-on the first poison message; a failed load fails that message, which SQS redelivers). Nothing on the import
-path loads zod or Ajv: the decoders and encoders run hand-written validators held to the zod schemas by
+first result over the inline limit), their DLQ send with its SQS client (packages/worker/src/dead-letter-queue.ts,
+on the first poison message; a failed load fails that message, which SQS redelivers) and dlq-redrive's SQS
+client (functions/dlq-redrive/src/sqs.ts: only a message that is not an on-failure record, sent to the DLQ, and
+a manual DLQ redrive need it). Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written validators held to the zod schemas by
 packages/contracts/test/validators.test.ts; the quarantine format's writer and reader one held to its schema
 by packages/quarantine/test/validate.test.ts; dlq-redrive's failure records one held to theirs by
 packages/recovery/test/failure-record.test.ts; every function's configuration (and dlq-redrive's manual
@@ -299,6 +300,26 @@ packages/worker/test/config.test.ts); the workers check tool arguments with vali
 by Ajv's \`standalone\` module (\`npm run generate:validators\`), held to Ajv's start-up compiler by
 packages/tools/test/input-validators.test.ts. The zod schemas stay the definitions, in files that the bundles
 do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file it loads).
+
+Why a chunk loaded on first use stays out of the import: esbuild assigns whole files to chunks by static
+reachability before it shakes unused exports, so a file that a lazy chunk uses and that index.mjs reaches
+through a barrel's unused re-export went into a chunk that index.mjs imports. The SDK imports through barrels
+(\`import { AwsJson1_0Protocol } from "@aws-sdk/core/protocols"\`, whose index re-exports the XML protocol too), and
+so did our packages' index.ts files: the S3 client's XML protocol and checksum streams (which touch Node's web
+streams at load) were loaded by every function whose S3 client is lazy, and recovery's index put the SQS
+commands on dlq-redrive's import path. packages/bundler/src/direct-imports.ts rewrites every named import and
+re-export, the SDK's and ours, to name the module that defines it (in every bundle, the equivalent's too; an SDK barrel that also has code of its own
+is split in two, its own code a module that both ways of importing it share), held to the barrels as written by
+scripts/test/build.test.ts. The S3, Kinesis and SQS client factories are also subpath entries of
+@mcp-pipeline/aws (\`/s3-client\`, \`/kinesis-client\`, \`/sqs-client\`), not index exports.
+
+What no function runs is not in the zip either: event streams. Only a few operations answer with one (Kinesis's
+SubscribeToShard, S3's SelectObjectContent), yet every client built the event-stream marshaller when constructed
+and the Kinesis client named Node's HTTP/2 handler, its default for SubscribeToShard, so the workers and
+dlq-redrive loaded the event-stream codec and \`node:http2\` (the costliest of Node's own modules to load) at every
+cold start. The bundle resolves them (the marshaller, the HTTP/2 handler, and the event-stream module that
+the HTTP protocol would import for such an operation) to stand-ins that fail with the cause if used
+(packages/aws/src/without-event-streams.ts); the client factories give every client an HTTP/1.1 handler.
 
 What keeps the zips small, all in packages/bundler/src/bundle-function.ts and so in every bundle, the equivalent's too:
 - one copy of each package: the S3 client is pinned at the root (package.json), since a test dependency's newer
@@ -318,20 +339,12 @@ What keeps the zips small, all in packages/bundler/src/bundle-function.ts and so
 Every bundle includes the AWS SDK clients it uses (bundled, not taken from the runtime, so the deployed code
 is the tested code).
 
-Why the S3, Kinesis and SQS client factories are subpath entries of @mcp-pipeline/aws (\`/s3-client\`,
-\`/kinesis-client\`, \`/sqs-client\`), not index exports: esbuild assigns whole files to chunks by static
-reachability before it shakes unused exports, so a file that some chunk uses and that index.mjs reaches
-through an unused re-export is loaded at import; re-exported by the index, the S3 client was loaded by the
-processor's import though it calls S3 only for a bad record, and the SQS client by the workers' though they
-call SQS only for a poison message. For the same reason a lazy loader lives with its one user: a dynamic
-import in a file that the index reaches adds a chunk to every bundle.
-
 What still costs: the SDK clients each function calls on its hot path, and the \`@smithy/core\` they share.
-The workers load DynamoDB and Kinesis (every job publishes its lifecycle events), and carry S3 for large
-results and SQS for the DLQ in their zips. dlq-redrive is invoked only with failure records, and each one is
-re-read from Kinesis and written to the quarantine in S3, so both clients stay on its import path (lazy,
-they would load in the same invocation); SQS stays there too, since packages/recovery's DLQ redrive (a manual
-action) and its dead-letter send import the SQS commands statically.
+The workers load DynamoDB and Kinesis at import because every job uses both (the call's state and idempotency,
+and its lifecycle events): loaded on first use, they would load in the first invocation all the same. dlq-redrive
+is invoked with failure records, each re-read from Kinesis and written to the quarantine in S3, so both clients
+stay on its import path for the same reason: two SDK clients (Kinesis, and S3 with its XML protocol and
+checksums) where the equivalent loads one (DynamoDB), the most code at import of any row.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writePage(doc, report);

@@ -2,18 +2,22 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   base64Sha256,
   bundleFunction,
+  directModules,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  shakableSchemas,
   withLiteralKeys,
 } from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { createQueueWhenReady, emulatorClientOptions, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { dlqRedriveEnvironment } from "../../functions/dlq-redrive/test/environment.ts";
 import { Stack, startedRecords } from "../../functions/processor/test/stack.ts";
 import { body, job, WorkerStack } from "../../packages/worker/test/stack.ts";
 
@@ -24,6 +28,51 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "bundle-test-"));
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
+
+/** `contents` (an entry that re-exports modules) bundled alone, with or without plugins, and imported. */
+async function bundledExports(
+  contents: string,
+  name: string,
+  plugins?: Parameters<typeof build>[0]["plugins"],
+): Promise<Record<string, unknown>> {
+  const out = join(work, `${name}-${plugins?.length ?? 0}.mjs`);
+  await build({
+    stdin: { contents, resolveDir: join(import.meta.dirname, "../.."), loader: "js" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    mainFields: ["module", "main"],
+    outfile: out,
+    logLevel: "error",
+    ...(plugins ? { plugins } : {}),
+  });
+  return (await import(pathToFileURL(out).href)) as Record<string, unknown>;
+}
+
+/** What an import of a bundle's index.mjs loads (it and the chunks it imports statically), from its metafile. */
+async function loadedAtImport(outDir: string): Promise<{ modules: string[]; imports: string[] }> {
+  const meta = JSON.parse(await readFile(join(outDir, "meta.json"), "utf8")) as {
+    outputs: Record<
+      string,
+      { inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string }[] }
+    >;
+  };
+  const loaded = new Set<string>();
+  const visit = (path: string | undefined) => {
+    const output = path === undefined ? undefined : meta.outputs[path];
+    if (!path || !output || loaded.has(path)) return;
+    loaded.add(path);
+    for (const i of output.imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(Object.keys(meta.outputs).find((path) => path.endsWith("index.mjs")));
+  const outputs = [...loaded].flatMap((path) => (meta.outputs[path] ? [meta.outputs[path]] : []));
+  return {
+    modules: outputs.flatMap((output) =>
+      Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    ),
+    imports: outputs.flatMap((output) => output.imports.map((i) => i.path)),
+  };
+}
 
 describe("function artifacts", () => {
   it("write an SDK client's schema keys as the strings they name", async () => {
@@ -46,28 +95,68 @@ describe("function artifacts", () => {
         `../../node_modules/@aws-sdk/${client}/dist-es/schemas/schemas_0.js`,
       );
       // Every schema the client exports, bundled as written and as rewritten: the same values.
-      const schemas = async (plugins: Parameters<typeof build>[0]["plugins"]) => {
-        const out = join(work, `${client}-schemas-${plugins?.length ?? 0}.mjs`);
-        await build({
-          stdin: { contents: `export * from ${JSON.stringify(file)};`, resolveDir: work, loader: "js" },
-          bundle: true,
-          platform: "node",
-          format: "esm",
-          mainFields: ["module", "main"],
-          outfile: out,
-          logLevel: "error",
-          ...(plugins ? { plugins } : {}),
-        });
-        const values = (await import(pathToFileURL(out).href)) as Record<string, unknown>;
-        return JSON.stringify(values, (_key, value: unknown) =>
-          typeof value === "function" ? value.toString() : value,
+      const schemas = async (plugins?: Parameters<typeof build>[0]["plugins"]) =>
+        JSON.stringify(
+          await bundledExports(`export * from ${JSON.stringify(file)};`, `${client}-schemas`, plugins),
+          (_key, value: unknown) => (typeof value === "function" ? value.toString() : value),
         );
-      };
-      const [asWritten, withLiterals] = await Promise.all([schemas(undefined), schemas([shakableSchemas])]);
+      const [asWritten, withLiterals] = await Promise.all([schemas(), schemas([directModules])]);
       expect(Object.keys(JSON.parse(asWritten)).length).toBeGreaterThan(10);
       expect(withLiterals).toBe(asWritten);
     },
   );
+
+  it.each([
+    "@smithy/core/serde",
+    "@smithy/core/retry",
+    "@smithy/core/endpoints",
+    "@smithy/core/protocols",
+    "@aws-sdk/core/httpAuthSchemes",
+    "@aws-sdk/core/protocols",
+    "@smithy/node-http-handler",
+  ])("keep every export of the SDK's barrel %s when modules import past it", async (barrel) => {
+    // The barrel bundled as written and as directModules rewrites it (split in two where it has code of its
+    // own, its re-exports naming the defining modules): the same names, each of the same kind.
+    const exports = async (plugins?: Parameters<typeof build>[0]["plugins"]) =>
+      Object.entries(
+        await bundledExports(
+          `export * from ${JSON.stringify(barrel)};`,
+          barrel.replaceAll("/", "_"),
+          plugins,
+        ),
+      )
+        .map(([name, value]) => `${name}: ${typeof value}`)
+        .sort();
+    const [asWritten, direct] = await Promise.all([exports(), exports([directModules])]);
+    expect(asWritten.length).toBeGreaterThan(3);
+    expect(direct).toEqual(asWritten);
+  });
+
+  it("load at a worker's import neither HTTP/2, the event-stream codec, S3's XML protocol nor its checksum streams", async () => {
+    // What the workers' hot path never runs (event streams) or runs only on a rare path (S3 for a large
+    // result, SQS for a poison message): reached through the SDK's barrels, it was in chunks that index.mjs
+    // imports (docs/benchmarks/cold-start.md).
+    await bundleFunction(join(import.meta.dirname, "../../functions/tool-worker"), join(work, "imports"));
+    const { modules, imports } = await loadedAtImport(join(work, "imports"));
+    expect(modules.some((path) => path.includes("/@aws-sdk/client-kinesis/"))).toBe(true);
+    expect(
+      modules.filter((path) =>
+        /protocols\/xml\/|xml-builder\/|eventstream-codec\/|node-http2|util-stream\/checksum\/|client-s3\/|client-sqs\//.test(
+          path,
+        ),
+      ),
+    ).toEqual([]);
+    expect(imports).not.toContain("node:http2");
+    // Nor is the event-stream codec in the zip: the HTTP protocol's dynamic import of it is the stand-in.
+    const whole = JSON.parse(await readFile(join(work, "imports/meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    expect(
+      Object.values(whole.outputs).flatMap((output) =>
+        Object.keys(output.inputs).filter((path) => /eventstream-codec\/|node-http2/.test(path)),
+      ),
+    ).toEqual([]);
+  });
 
   it("name a package bundled from two node_modules folders, which the build refuses", () => {
     // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.
@@ -208,4 +297,42 @@ describe("function artifacts", () => {
       }
     },
   );
+
+  it("dlq-redrive: the bundle keeps a message that is not an on-failure record in the DLQ, through its SQS chunk", async () => {
+    const dir = join(import.meta.dirname, "../../functions/dlq-redrive");
+    await bundleFunction(dir, join(work, "dlq-redrive"));
+    const file = await unzipTo(
+      await readFile(join(work, "dlq-redrive/dlq-redrive.zip")),
+      join(work, "dlq-redrive/code"),
+    );
+    // The SQS client is in chunks of its own, which an import does not load (docs/benchmarks/cold-start.md).
+    const { modules } = await loadedAtImport(join(work, "dlq-redrive"));
+    expect(modules.filter((path) => path.includes("/@aws-sdk/client-sqs/"))).toEqual([]);
+    const sqsS3 = await startSqsS3();
+    try {
+      const sqs = sqsClient(emulatorClientOptions(sqsS3));
+      const { url: dlqUrl } = await createQueueWhenReady(sqs, { QueueName: "bundle-failures-dlq" });
+      const env = {
+        ...dlqRedriveEnvironment(sqsS3.endpoint, "bundle-quarantine", dlqUrl),
+        POWERTOOLS_LOG_LEVEL: "CRITICAL",
+      };
+      for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+      const bundle = (await import(pathToFileURL(file).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const stray = sqsRecord({ messageId: "stray-1", body: "not a failure record" });
+      const response = await bundle.handler(
+        { Records: [stray] },
+        lambdaContext({ functionName: "dlq-redrive" }),
+      );
+      expect(response).toEqual({ batchItemFailures: [] });
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+      );
+      expect(Messages.map((m) => m.Body)).toEqual(["not a failure record"]);
+    } finally {
+      vi.unstubAllEnvs();
+      await sqsS3.stop();
+    }
+  });
 });

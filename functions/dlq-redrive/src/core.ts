@@ -1,6 +1,7 @@
+import { type LazyClient, once } from "@mcp-pipeline/aws";
 import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import type { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { sendToDeadLetterQueue, type sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import type { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
@@ -8,7 +9,6 @@ import {
   type FailureStoreDeps,
   type FailureStoreSummary,
   listQuarantine,
-  moveMessages,
   replayQuarantine,
   rereadRange,
   storedQuarantineKeys,
@@ -23,8 +23,15 @@ import { type DlqRedriveConfig, type ManualAction, manualActionSchema } from "./
 export interface DlqRedriveClients {
   readonly s3: ReturnType<typeof s3Client>;
   readonly kinesis: ReturnType<typeof kinesisClient>;
-  readonly sqs: ReturnType<typeof sqsClient>;
+  /** Built on first use, with the module that uses it (sqsModule): only a bad message or a manual redrive needs it. */
+  readonly sqs: LazyClient<ReturnType<typeof sqsClient>>;
 }
+
+/**
+ * The SQS half of dlq-redrive (sqs.ts), loaded on first use: an import of the bundle neither parses nor
+ * evaluates the SQS client. A failed load fails that message, which SQS redelivers, or that manual action.
+ */
+export const sqsModule = once(() => import("./sqs.js"));
 
 /** What both paths need, built once per sandbox by the consumer shell. */
 export interface DlqRedriveDeps {
@@ -47,7 +54,8 @@ export function dlqRedriveDeps(
     storedKeys: (prefix) => storedQuarantineKeys(s3, config.QUARANTINE_BUCKET, prefix),
     putConcurrency: config.QUARANTINE_PUT_CONCURRENCY,
     deadLetter: async (record, reason) => {
-      await sendToDeadLetterQueue(sqs, config.DEAD_LETTER_QUEUE_URL, record, reason);
+      const { sendToDeadLetterQueue } = await sqsModule();
+      await sendToDeadLetterQueue(await sqs(), config.DEAD_LETTER_QUEUE_URL, record, reason);
       logger.error("not an on-failure record: kept in the failure queue's DLQ", {
         messageId: record.messageId,
         reason,
@@ -108,7 +116,8 @@ export async function runManualAction(
       ratePerSecond: action.ratePerSecond,
     });
   }
-  return moveMessages(sqs, {
+  const { moveMessages } = await sqsModule();
+  return moveMessages(await sqs(), {
     dlqUrl: action.dlqUrl,
     sourceUrl: action.sourceUrl,
     dryRun: action.dryRun,

@@ -1,6 +1,6 @@
+import { once } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { consumerHandler, sqsRecords } from "@mcp-pipeline/consumer-shell";
 import { dlqRedriveConfigSchema } from "./config.js";
 import {
@@ -8,6 +8,7 @@ import {
   dlqRedriveReport,
   parseManualAction,
   runManualAction,
+  sqsModule,
   storeFailures,
 } from "./core.js";
 
@@ -20,7 +21,11 @@ export const handler = consumerHandler({
   config: dlqRedriveConfigSchema,
   records: sqsRecords,
   wire: (config, sandbox) =>
-    dlqRedriveDeps(config, { s3: s3Client(), kinesis: kinesisClient(), sqs: sqsClient() }, sandbox),
+    dlqRedriveDeps(
+      config,
+      { s3: s3Client(), kinesis: kinesisClient(), sqs: once(async () => (await sqsModule()).sqsClient()) },
+      sandbox,
+    ),
   process: storeFailures,
   report: dlqRedriveReport,
   manual: { parse: parseManualAction, run: runManualAction },

@@ -12,6 +12,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { manualActionSchema } from "../src/config.js";
 import { handler } from "../src/index.js";
+import { dlqRedriveEnvironment } from "./environment.js";
 
 afterEach(() => vi.unstubAllEnvs());
 
@@ -75,16 +76,7 @@ describe("dlq-redrive handler: the consumer shell over packages/recovery, agains
   /** The handler as a new sandbox loads it, with this stack's environment. */
   async function freshHandler() {
     vi.resetModules();
-    const env = {
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "test",
-      AWS_SECRET_ACCESS_KEY: "test",
-      AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
-      AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
-      QUARANTINE_BUCKET: bucket,
-      STREAM_NAME: "events",
-      DEAD_LETTER_QUEUE_URL: dlqUrl,
-    };
+    const env = dlqRedriveEnvironment(sqsS3.endpoint, bucket, dlqUrl);
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     return (await import("../src/index.js")).handler;
   }

@@ -13,6 +13,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { deterministicZip } from "./deterministic-zip.js";
+import { directImports } from "./direct-imports.js";
 
 /**
  * zod's locales other than English: `import { z } from "zod"` imports a namespace object esbuild cannot
@@ -84,10 +85,37 @@ export const LAMBDA_CREDENTIALS = join(import.meta.dirname, "../../aws/src/lambd
  */
 const BROWSER_ONLY = ["bowser"];
 
+/**
+ * The SDK's event-stream marshaller and HTTP/2 handler, resolved to stand-ins that fail if used: only event
+ * streams (Kinesis's SubscribeToShard) need them, no function calls one, and the Kinesis client loaded
+ * node:http2 and the event-stream codec at every cold start (packages/aws/src/without-event-streams.ts).
+ */
+export const WITHOUT_EVENT_STREAMS = join(import.meta.dirname, "../../aws/src/without-event-streams.ts");
+const EVENT_STREAM_MODULES = [
+  /[\\/]@smithy[\\/]node-http-handler[\\/]dist-es[\\/]node-http2-handler\.js$/,
+  /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]event-streams[\\/]eventstream-serde[\\/]EventStreamMarshaller\.js$/,
+];
+
 const lambdaOnly: Plugin = {
   name: "lambda-only",
   setup(build) {
     build.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, () => ({ path: LAMBDA_CREDENTIALS }));
+    // The event-stream module that @smithy/core's HTTP protocol imports on first use (the codec, 14 KiB).
+    build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
+      args.kind === "dynamic-import" ? { path: WITHOUT_EVENT_STREAMS } : undefined,
+    );
+    build.onResolve({ filter: /(node-http2-handler|EventStreamMarshaller)(\.js)?$/ }, async (args) => {
+      if (args.pluginData === lambdaOnly) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: lambdaOnly,
+      });
+      return EVENT_STREAM_MODULES.some((module) => module.test(resolved.path))
+        ? { path: WITHOUT_EVENT_STREAMS }
+        : undefined;
+    });
     build.onResolve({ filter: new RegExp(`^(${BROWSER_ONLY.join("|")})$`) }, (args) => ({
       path: args.path,
       external: true,
@@ -113,14 +141,40 @@ export function withLiteralKeys(source: string): string {
   return source.replace(/\[(_\w+)\]:/g, (key, name: string) => constants.get(name)?.concat(":") ?? key);
 }
 
-export const shakableSchemas: Plugin = {
-  name: "shakable-schemas",
+/** The SDK's modules as esbuild should see them: schemas with literal keys, imports past the barrels. */
+const SDK_MODULE = /[\\/]node_modules[\\/]@(?:aws-sdk|smithy)[\\/][^\\/]+[\\/]dist-es[\\/].*\.js$/;
+/** The workspaces' sources (packages/<name>/src, functions/<name>/src), whose index.ts files are barrels too. */
+const WORKSPACE_SOURCE = /[\\/](?:packages|functions)[\\/][^\\/]+[\\/]src[\\/](?:[^\\/]+[\\/])*[^\\/]+\.ts$/;
+
+/**
+ * Modules that import past barrels (direct-imports.ts): the SDK's and ours, so that a module a lazily loaded
+ * chunk needs is not loaded at import because an index re-exports it (a lazy loader can live anywhere).
+ */
+export const directModules: Plugin = {
+  name: "direct-modules",
   setup(build) {
-    build.onLoad({ filter: SDK_SCHEMAS }, async (args) => ({
-      contents: withLiteralKeys(await readFile(args.path, "utf8")),
-      loader: "js",
-      resolveDir: dirname(args.path),
-    }));
+    const direct = directImports(build);
+    build.onLoad({ filter: SDK_MODULE }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      return {
+        contents: await direct(
+          SDK_SCHEMAS.test(args.path) ? withLiteralKeys(source) : source,
+          args.path,
+          args.suffix,
+        ),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      };
+    });
+    build.onLoad({ filter: WORKSPACE_SOURCE }, async (args) =>
+      args.path.includes("node_modules")
+        ? undefined
+        : {
+            contents: await direct(await readFile(args.path, "utf8"), args.path),
+            loader: "ts",
+            resolveDir: dirname(args.path),
+          },
+    );
   },
 };
 
@@ -158,7 +212,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [lambdaOnly, shakableSchemas, sideEffectFree],
+    plugins: [lambdaOnly, directModules, sideEffectFree],
     logLevel: "warning",
   });
 

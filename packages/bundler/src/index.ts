@@ -1,8 +1,9 @@
 export {
   bundleFunction,
+  directModules,
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
-  shakableSchemas,
+  WITHOUT_EVENT_STREAMS,
   withLiteralKeys,
 } from "./bundle-function.js";
 export { base64Sha256, deterministicZip, type ZipEntry } from "./deterministic-zip.js";

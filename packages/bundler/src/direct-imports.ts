@@ -1,0 +1,146 @@
+/**
+ * The AWS SDK imports through barrels: `import { AwsJson1_0Protocol } from "@aws-sdk/core/protocols"` names an
+ * index.js that re-exports forty names from as many files (`export { AwsRestXmlProtocol } from
+ * "./xml/AwsRestXmlProtocol"`). esbuild shakes the unused re-exports out of a single bundle, but with code
+ * splitting it assigns whole files to chunks by static reachability first: a file that a chunk loaded on first
+ * use needs (the S3 client's XML protocol, its checksum streams) and that index.mjs reaches through a barrel
+ * (DynamoDB's import of the JSON protocol) went into a chunk that index.mjs imports, so every cold start
+ * evaluated the S3 XML protocol, the event-stream codec and web streams (docs/benchmarks/cold-start.md).
+ *
+ * Rewritten to import each name from the file that defines it, a module reaches only what it uses. A barrel
+ * that also defines names of its own (`export const v4 = bindV4(getRandomValues)` beside its re-exports) is
+ * split in two: its own code becomes a module of its own (the file with a suffix) that importers of
+ * those names import, and the barrel itself re-exports that module and the rest, so that its definitions
+ * exist once whichever way a module imports them.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { PluginBuild } from "esbuild";
+
+/**
+ * `{ a, b as c, type D }` (a named import or re-export list) as [imported, local] pairs; TypeScript's
+ * type-only names (`type D`: with verbatimModuleSyntax every type is marked) are left out, being erased.
+ */
+function namesOf(list: string): [string, string][] {
+  return list
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0 && !name.startsWith("type "))
+    .map((name) => {
+      const [imported = name, local = imported] = name.split(/\s+as\s+/);
+      return [imported, local];
+    });
+}
+
+/**
+ * Named imports and re-exports, as the SDK's dist-es writes them (one line) and as Biome formats ours (a
+ * list over several lines); `import type { … }` is erased, and left as it is.
+ */
+const NAMED_IMPORT_OR_EXPORT = /^(import|export) \{([^}]*)\} from "([^"]+)";$/gm;
+const RE_EXPORT = /^export \{([^}]*)\} from "([^"]+)";$/gm;
+/** A barrel's lines other than its re-exports: blank lines, comments, or code of its own. */
+const OTHER_LINES = /^(?!\s*$)(?!\s*(?:\/\/|\/\*|\*))(?!export type \{).+$/m;
+
+/** Whether a module defines code of its own beside its named re-exports (comments do not count). */
+const hasOwnCode = (source: string) => OTHER_LINES.test(source.replace(RE_EXPORT, ""));
+
+/** What a module re-exports by name: exported name -> [specifier, name in that module]. */
+export function reExportsOf(source: string): Map<string, [string, string]> {
+  const found = new Map<string, [string, string]>();
+  for (const [, list = "", specifier = ""] of source.matchAll(RE_EXPORT)) {
+    for (const [imported, exported] of namesOf(list)) found.set(exported, [specifier, imported]);
+  }
+  return found;
+}
+
+interface Barrel {
+  readonly reExports: Map<string, [string, string]>;
+  /** Whether the module defines names of its own beside its re-exports. */
+  readonly ownCode: boolean;
+}
+
+/** The suffix that names a barrel's own half (the file, loaded without its re-exports). */
+export const OWN_HALF = "?barrel-own";
+
+/**
+ * Resolves the own halves of barrels on `build` and returns the rewrite of an SDK module's source: its
+ * named imports and re-exports from barrels as imports from the defining modules, and, for a barrel with
+ * code of its own, that code replaced by a re-export of its own half (the file with the suffix OWN_HALF).
+ */
+export function directImports(
+  build: PluginBuild,
+): (source: string, file: string, suffix?: string) => Promise<string> {
+  const barrels = new Map<string, Promise<Barrel>>();
+  const barrelAt = (path: string) => {
+    let found = barrels.get(path);
+    if (!found) {
+      found = readFile(path, "utf8").then(
+        (source) => ({ reExports: reExportsOf(source), ownCode: hasOwnCode(source) }),
+        () => ({ reExports: new Map(), ownCode: false }),
+      );
+      barrels.set(path, found);
+    }
+    return found;
+  };
+  const resolve = async (specifier: string, importer: string): Promise<string | undefined> => {
+    const resolved = await build.resolve(specifier, {
+      kind: "import-statement",
+      importer,
+      resolveDir: dirname(importer),
+    });
+    return resolved.errors.length > 0 || resolved.external ? undefined : resolved.path;
+  };
+  /** Follows `name` through re-exports from the module at `path` to the module that defines it. */
+  const origin = async (path: string, name: string): Promise<{ path: string; name: string }> => {
+    const next = (await barrelAt(path)).reExports.get(name);
+    const target = next && (await resolve(next[0], path));
+    return next && target ? origin(target, next[1]) : { path, name };
+  };
+
+  /** `import { … } from "barrel";` (or `export { … } from`) as statements naming the defining modules. */
+  const rewrite = async (keyword: string, list: string, specifier: string, file: string) => {
+    const statement = `${keyword} {${list}} from "${specifier}";`;
+    const path = await resolve(specifier, file);
+    if (!path || (await barrelAt(path)).reExports.size === 0) return statement;
+    const bySource = new Map<string, string[]>();
+    for (const [imported, local] of namesOf(list)) {
+      const from = await origin(path, imported);
+      const barrel = await barrelAt(from.path);
+      // Only the SDK's barrels (plain JavaScript) are split; ours are imported whole, code and all.
+      const split = barrel.reExports.size > 0 && barrel.ownCode && from.path.endsWith(".js");
+      const target = split ? `${from.path}${OWN_HALF}` : from.path === path ? specifier : from.path;
+      const clause = from.name === local ? local : `${from.name} as ${local}`;
+      bySource.set(target, [...(bySource.get(target) ?? []), clause]);
+    }
+    // On as many lines as the statement had, so that the module's line numbers (its source map) stay.
+    const lines = "\n".repeat(statement.split("\n").length - 1);
+    return `${[...bySource]
+      .map(([target, clauses]) => `${keyword} { ${clauses.join(", ")} } from ${JSON.stringify(target)};`)
+      .join(" ")}${lines}`;
+  };
+  const direct = async (source: string, file: string) => {
+    const statements = [...source.matchAll(NAMED_IMPORT_OR_EXPORT)];
+    const rewritten = await Promise.all(
+      statements.map(([, keyword = "", list = "", specifier = ""]) =>
+        rewrite(keyword, list, specifier, file),
+      ),
+    );
+    let index = 0;
+    return source.replace(NAMED_IMPORT_OR_EXPORT, () => rewritten[index++] ?? "");
+  };
+
+  // The same file with a suffix is another module for esbuild, in the file's package (its side effects flag).
+  build.onResolve({ filter: /\?barrel-own$/ }, (args) => ({
+    path: args.path.slice(0, -OWN_HALF.length),
+    suffix: OWN_HALF,
+  }));
+
+  return async (source, file, suffix) => {
+    // A barrel's own half: what it defines, and the imports that needs, without its re-exports.
+    if (suffix === OWN_HALF) return direct(source.replace(RE_EXPORT, ""), file);
+    const barrel = await barrelAt(file);
+    if (barrel.reExports.size === 0 || !barrel.ownCode || !file.endsWith(".js")) return direct(source, file);
+    const reExports = [...source.matchAll(RE_EXPORT)].map(([statement]) => statement).join("\n");
+    return direct(`export * from ${JSON.stringify(`${file}${OWN_HALF}`)};\n${reExports}\n`, file);
+  };
+}
