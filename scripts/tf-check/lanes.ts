@@ -1,7 +1,8 @@
 /**
- * The check's lanes (one per Terraform root, one for the module tests and the broken fixtures) run side by
- * side, at most `jobs` at a time: most of a root's time is the provider waiting between polls (an SQS
- * queue's deletion alone is 15 polls, over two minutes), not work, so the roots' waits overlap. Every lane
+ * The check's lanes (one per Terraform root, one for the module tests, one for the broken fixtures and the
+ * examples) run side by side, at most `jobs` at a time: much of a root's time is the provider waiting
+ * between polls (an SQS queue's creation alone is six reads 5 s apart), not work, so the roots' waits
+ * overlap each other and the other lanes' CPU-bound work. Every lane
  * runs to its end even when another fails (each stops its own moto server); the outcomes come back in the
  * lanes' order.
  */

@@ -6,14 +6,16 @@
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
  *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
  *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
- *      that must be empty, destroy;
+ *      that must be empty, then destroy: applied for the roots named by --destroy (bootstrap by default),
+ *      planned (every applied resource, side by side with the second plan) for the others, see DESTROYED;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error;
  *   5. every module example (terraform/modules/<module>/examples/<example>): init and validate.
- * Each root is a lane, and 2, 4 and 5 are one more; the lanes run side by side (lanes.ts says why), at most
- * --jobs at a time (all of them by default; --jobs 1 runs them one after the other).
+ * Each root is a lane, 2 is one more and 4 and 5 another; the lanes run side by side (lanes.ts says why), at
+ * most --jobs at a time (all of them by default; --jobs 1 runs them one after the other). The closing note
+ * gives every step's time as a table per root, and where each apply and destroy waited (waits.ts).
  *
  * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
- *        [--jobs N] [--verbose] [--skip-module-tests]
+ *        [--destroy dev|prod|bootstrap|all]... [--jobs N] [--verbose] [--skip-module-tests]
  *        [--stand-in-provider VERSION]  (tries the check's tooling with another provider build; not a pass)
  */
 import { execFileSync } from "node:child_process";
@@ -28,12 +30,41 @@ import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
 import { startMoto } from "./moto.ts";
-import { Steps } from "./steps.ts";
-import { createWorkspace, emulatorOverride, terraformOk, type Workspace } from "./terraform.ts";
+import { CHECK, Steps } from "./steps.ts";
+import {
+  createWorkspace,
+  emulatorOverride,
+  type TerraformResult,
+  terraformOk,
+  type Workspace,
+} from "./terraform.ts";
+import { operationProfile, profileLine } from "./waits.ts";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 const ROOTS = ["dev", "prod", "bootstrap"] as const;
 type Root = (typeof ROOTS)[number];
+
+/**
+ * Terraform's -parallelism for apply and destroy. Its default, 10, is below what the roots have waiting at
+ * once: while six queues wait for their attributes to settle (25 s each), the stream, the KMS key and both
+ * buckets' lifecycle configurations (55 s) wait too, and every other resource queues behind them. The
+ * waits are the provider's polls, not load on the emulator, so more of them at once cost nothing.
+ */
+const PARALLELISM = 32;
+
+/**
+ * The roots whose `terraform destroy` is applied unless --destroy names others. Every root's moto server
+ * is thrown away after its lane, so a destroy proves only that Terraform and the provider delete what the
+ * root created; the environments' destroys are the slow ones (each SQS queue's deletion waits 2 min 10 s
+ * for 15 consecutive "does not exist" answers, after 25 s for its redrive policies: docs/deploy.md), and
+ * the lane of the root whose destroy is applied is the check's longest. The environments' destroys are
+ * planned instead: every resource the apply created must be planned for deletion.
+ */
+const DESTROYED: readonly Root[] = ["bootstrap"];
+
+/** The lanes of the work that needs no emulator: the module tests; the broken fixtures and the examples. */
+const MODULE_TESTS = "module tests";
+const EXAMPLES = "fixtures and examples";
 
 /** The bootstrap root's inputs under check (its variables' defaults give the environments). */
 const BOOTSTRAP = {
@@ -57,8 +88,18 @@ const { values } = parseArgs({
     verbose: { type: "boolean", default: false },
     "skip-module-tests": { type: "boolean", default: false },
     jobs: { type: "string" },
+    destroy: { type: "string", multiple: true },
   },
 });
+
+/** The number in the first line of `output` that matches `pattern` (its first group), or null. */
+function countIn(output: string, pattern: RegExp): number | null {
+  for (const line of output.split("\n")) {
+    const match = pattern.exec(line.trim());
+    if (match !== null) return Number(match[1]);
+  }
+  return null;
+}
 
 const toolsDir = join(homedir(), ".cache", "mcp-event-pipelines-ci");
 
@@ -101,11 +142,18 @@ const summaryLine = (output: string, pattern: RegExp) =>
     .find((l) => pattern.test(l))
     ?.trim() ?? "";
 
-async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: string): Promise<string[]> {
+async function checkRoot(
+  steps: Steps,
+  workspace: Workspace,
+  root: Root,
+  moto: string,
+  options: { readonly destroy: boolean; readonly waits: string[] },
+): Promise<string[]> {
+  const { destroy, waits } = options;
   const dir = join(workspace.terraformDir, root === "bootstrap" ? "bootstrap" : join("environments", root));
   const notes: string[] = [];
   const settings = root === "bootstrap" ? null : await loadSettings(repositoryRoot, root);
-  const server = await steps.run(`${root}: start moto`, () => startMoto(moto));
+  const server = await steps.run(root, "start moto", () => startMoto(moto));
   let proxy: EmulatorProxy | undefined;
   try {
     proxy = await startEmulatorProxy(server.endpoint);
@@ -120,15 +168,13 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
       await writeFile(join(dir, "emulator.auto.tfvars.json"), `${JSON.stringify(vars, null, 2)}\n`);
     }
 
-    await steps.run(`${root}: init`, () =>
-      terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]),
-    );
+    await steps.run(root, "init", () => terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]));
     // validate and plan side by side: both only read the root (validate takes no state lock), and plan
     // validates the same configuration again, so validate need not hold plan back. Both end before either
     // failure is reported, validate's first: no terraform outlives its moto.
     const [validated, planned] = await Promise.allSettled([
-      steps.run(`${root}: validate`, () => terraformOk(workspace, dir, ["validate", "-no-color"])),
-      steps.run(`${root}: plan`, () =>
+      steps.run(root, "validate (beside plan)", () => terraformOk(workspace, dir, ["validate", "-no-color"])),
+      steps.run(root, "plan", () =>
         terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
       ),
     ]);
@@ -136,13 +182,23 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
     if (planned.status === "rejected") throw planned.reason;
     const plan = planned.value;
     notes.push(`${root}: ${summaryLine(plan.output, /^Plan: /)}`);
-    const apply = await steps.run(`${root}: apply`, () =>
-      terraformOk(workspace, dir, ["apply", "-input=false", "-no-color", "check.tfplan"]),
+    const apply = await steps.run(root, "apply", () =>
+      terraformOk(workspace, dir, [
+        "apply",
+        "-input=false",
+        "-no-color",
+        `-parallelism=${PARALLELISM}`,
+        "check.tfplan",
+      ]),
     );
     notes.push(`${root}: ${summaryLine(apply.output, /^Apply complete!/)}`);
+    const applied = countIn(apply.output, /^Apply complete! Resources: (\d+) added/);
+    if (applied === null)
+      throw new CheckFailed(`${root}: apply printed no "Apply complete!":\n${apply.output}`);
+    waits.push(profileLine(`${root} apply`, operationProfile(apply.lines)));
 
     const out = await outputs(workspace, dir);
-    const findings = await steps.run(`${root}: what the emulator holds (AWS SDK)`, async () => {
+    const findings = await steps.run(root, "what the emulator holds (AWS SDK)", async () => {
       const endpoints = { emulator: server.endpoint, proxy: endpoint };
       if (settings === null) return bootstrapFindings(endpoints, out, BOOTSTRAP);
       return environmentFindings(settings, endpoints, {
@@ -155,26 +211,60 @@ async function checkRoot(steps: Steps, workspace: Workspace, root: Root, moto: s
         `${root}: the emulator does not hold what the settings say:\n  ${findings.join("\n  ")}`,
       );
 
-    const second = await steps.run(`${root}: second plan (must be empty)`, () =>
-      terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-detailed-exitcode"], [0, 2]),
-    );
-    if (second.code !== 0)
-      throw new CheckFailed(`${root}: the second plan is not empty (a perpetual diff):\n${second.output}`);
-
-    await steps.run(`${root}: destroy`, async () => {
-      // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
-      // deliberately switches off before destroying an environment.
-      if (settings !== null) await disableDeletionProtection(server.endpoint, settings.region);
-      // -refresh=false: the second plan has just read every resource back; a second refresh of the same
-      // state would only repeat it.
-      return terraformOk(workspace, dir, [
-        "destroy",
-        "-auto-approve",
-        "-refresh=false",
-        "-input=false",
-        "-no-color",
+    const secondPlan = () =>
+      steps.run(root, "second plan (must be empty)", () =>
+        terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-detailed-exitcode"], [0, 2]),
+      );
+    const emptySecondPlan = (second: TerraformResult) => {
+      if (second.code !== 0)
+        throw new CheckFailed(`${root}: the second plan is not empty (a perpetual diff):\n${second.output}`);
+    };
+    if (destroy) {
+      emptySecondPlan(await secondPlan());
+      const destroyed = await steps.run(root, "destroy", async () => {
+        // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
+        // deliberately switches off before destroying an environment.
+        if (settings !== null) await disableDeletionProtection(server.endpoint, settings.region);
+        // -refresh=false: the second plan has just read every resource back; a second refresh of the same
+        // state would only repeat it.
+        return terraformOk(workspace, dir, [
+          "destroy",
+          "-auto-approve",
+          "-refresh=false",
+          "-input=false",
+          "-no-color",
+          `-parallelism=${PARALLELISM}`,
+        ]);
+      });
+      const count = countIn(destroyed.output, /^Destroy complete! Resources: (\d+) destroyed/);
+      if (count !== applied)
+        throw new CheckFailed(`${root}: destroy deleted ${count} resources, the apply created ${applied}`);
+      notes.push(`${root}: destroy applied, ${count} resources deleted`);
+      waits.push(profileLine(`${root} destroy`, operationProfile(destroyed.lines)));
+    } else {
+      // The destroy plan beside the second plan: both only read the state (the second plan holds its lock,
+      // so the destroy plan takes none) and -refresh=false plans from the state the second plan reads back.
+      const [second, planned] = await Promise.allSettled([
+        secondPlan(),
+        steps.run(root, "destroy plan (every resource)", () =>
+          terraformOk(
+            workspace,
+            dir,
+            ["plan", "-destroy", "-refresh=false", "-lock=false", "-input=false", "-no-color"],
+            [0],
+          ),
+        ),
       ]);
-    });
+      if (second.status === "rejected") throw second.reason;
+      if (planned.status === "rejected") throw planned.reason;
+      emptySecondPlan(second.value);
+      const count = countIn(planned.value.output, /^Plan: 0 to add, 0 to change, (\d+) to destroy\./);
+      if (count !== applied)
+        throw new CheckFailed(
+          `${root}: the destroy plan deletes ${count ?? "no"} resources, the apply created ${applied}:\n${planned.value.output}`,
+        );
+      notes.push(`${root}: destroy planned (not applied: see --destroy), ${count} resources to delete`);
+    }
     const gaps = [...new Set(proxy.events.map((e) => e.kind))];
     notes.push(`${root}: emulator gaps bridged by the proxy: ${gaps.length > 0 ? gaps.join(", ") : "none"}`);
     return notes;
@@ -194,19 +284,29 @@ async function main(): Promise<void> {
       "dist/manifest.json is missing: run `npm run build` first (the roots deploy its zips)",
     );
 
-  const jobs = values.jobs === undefined ? roots.length + 1 : Number(values.jobs);
+  const destroyed: readonly Root[] =
+    values.destroy === undefined
+      ? DESTROYED
+      : values.destroy.includes("all")
+        ? ROOTS
+        : (values.destroy as Root[]);
+  for (const r of destroyed)
+    if (!ROOTS.includes(r)) throw new CheckFailed(`--destroy ${r}: one of ${ROOTS.join(", ")} or all`);
+
+  const jobs = values.jobs === undefined ? roots.length + 2 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new CheckFailed(`--jobs ${values.jobs}: a positive integer`);
   const mirror = await mirrorDir();
-  const moto = await steps.run("moto (.ci/moto.sh)", async () => motoServer());
+  const moto = await steps.run(CHECK, "moto (.ci/moto.sh)", async () => motoServer());
   const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
   const notes: string[] = [];
+  const waits: string[] = [];
   const standIn = values["stand-in-provider"];
   if (standIn !== undefined)
     notes.push(
       `STAND-IN: hashicorp/aws pinned to ${standIn} in the workspace; this run is not a pass of the check`,
     );
   try {
-    await steps.run("terraform fmt -check -recursive", () =>
+    await steps.run(CHECK, "terraform fmt -check -recursive", () =>
       terraformOk({ terraformDir: "", env: process.env }, join(repositoryRoot, "terraform"), [
         "fmt",
         "-check",
@@ -229,27 +329,40 @@ async function main(): Promise<void> {
     const examples = await moduleExamples(modulesDir);
 
     // One lane per root (first: they take longest, which matters with --jobs below the number of lanes),
-    // and one for the module tests, the fixtures and the examples (plan-only work, no emulator).
+    // then two for the work that needs no emulator (CPU-bound: two lanes finish it side by side with the
+    // roots, whose time is mostly the provider waiting; one lane of it took longer than any root).
     const lanes: Lane<string[]>[] = [
       ...roots.map((root) => ({
         name: root,
-        run: () => checkRoot(steps, { ...workspace, label: root }, root, moto),
+        run: () =>
+          checkRoot(steps, { ...workspace, label: root }, root, moto, {
+            destroy: destroyed.includes(root),
+            waits,
+          }),
       })),
       {
-        name: "module tests, fixtures and examples",
+        name: MODULE_TESTS,
         run: async () => {
           const laneNotes: string[] = [];
-          const lane = { ...workspace, label: "modules" };
+          const lane = { ...workspace, label: MODULE_TESTS };
           for (const module of modules) {
             const dir = join(modulesDir, module);
-            await steps.run(`modules/${module}: terraform test`, async () => {
+            await steps.run(MODULE_TESTS, module, async () => {
               await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
               const result = await terraformOk(lane, dir, ["test", "-no-color"]);
               laneNotes.push(`modules/${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
             });
           }
+          return laneNotes;
+        },
+      },
+      {
+        name: EXAMPLES,
+        run: async () => {
+          const laneNotes: string[] = [];
+          const lane = { ...workspace, label: EXAMPLES };
           for (const fixture of FIXTURES) {
-            const outcome = await steps.run(`fixture ${fixture.name}: must fail`, () =>
+            const outcome = await steps.run(EXAMPLES, `fixture ${fixture.name} must fail`, () =>
               fixtureOutcome(lane, fixture),
             );
             if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
@@ -257,7 +370,7 @@ async function main(): Promise<void> {
           }
           for (const example of examples) {
             const dir = join(modulesDir, example);
-            await steps.run(`modules/${example}: validate`, async () => {
+            await steps.run(EXAMPLES, `validate ${example}`, async () => {
               await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
               const result = await terraformOk(lane, dir, ["validate", "-no-color"]);
               laneNotes.push(`modules/${example}: ${summaryLine(result.output, /^Success!/)}`);
@@ -276,7 +389,8 @@ async function main(): Promise<void> {
   } finally {
     if (values.keep) process.stdout.write(`kept ${tmp}\n`);
     else await rm(tmp, { recursive: true, force: true });
-    process.stdout.write(`\n${notes.join("\n")}\n\n${steps.summary()}\n`);
+    const waited = waits.length > 0 ? `\nwhere apply and destroy wait:\n  ${waits.join("\n  ")}\n` : "";
+    process.stdout.write(`\n${notes.join("\n")}\n${waited}\n${steps.summary(roots)}\n`);
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * moto's server (installed by .ci/moto.sh) on a free 127.0.0.1 port, one per Terraform root so that each
- * root starts from an empty account. Ready when its own API answers, not after a timer.
+ * moto's server (installed by .ci/moto.sh) on a 127.0.0.1 port of its own, one per Terraform root so that
+ * each root starts from an empty account. moto binds port 0 itself (the kernel picks a free port) and the
+ * port is read from its "Running on" line: a port found free beforehand and passed to moto could be taken
+ * by another process in between (the roots start side by side, other jobs share the machine), and the
+ * check would then talk to that process. Ready when its own API answers, not after a timer.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 
 export interface Moto {
   readonly endpoint: string;
@@ -22,16 +24,12 @@ export class MotoError extends Error {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+/** Werkzeug's startup line, "* Running on http://127.0.0.1:40643", with the port the kernel gave. */
+const RUNNING_ON = /Running on http:\/\/127\.0\.0\.1:(\d+)/;
+
+export function listeningPort(log: string): number | null {
+  const match = RUNNING_ON.exec(log);
+  return match === null ? null : Number(match[1]);
 }
 
 async function answers(endpoint: string): Promise<boolean> {
@@ -45,10 +43,8 @@ async function answers(endpoint: string): Promise<boolean> {
 }
 
 export async function startMoto(motoServer: string): Promise<Moto> {
-  const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
   let output = "";
-  const child: ChildProcess = spawn(motoServer, ["-H", "127.0.0.1", "-p", String(port)], {
+  const child: ChildProcess = spawn(motoServer, ["-H", "127.0.0.1", "-p", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
     // AWS-managed IAM policies (bootstrap attaches ReadOnlyAccess) exist in moto only when loaded.
     env: { ...process.env, MOTO_IAM_LOAD_MANAGED_POLICIES: "true" },
@@ -64,10 +60,20 @@ export async function startMoto(motoServer: string): Promise<Moto> {
   void exited.then(() => {
     gone = true;
   });
-  // Polls until the server answers or its process exits; the loop has no deadline of its own (a
-  // machine under load only makes it slower), the caller's CI timeout bounds it.
-  while (!(await answers(endpoint))) {
-    if (gone) throw new MotoError(`moto_server exited before answering on ${endpoint}`, output);
+  // Polls until the server has said its port and answers on it, or its process exits; the loop has no
+  // deadline of its own (a machine under load only makes it slower), the caller's CI timeout bounds it.
+  let endpoint = "";
+  for (;;) {
+    const port = listeningPort(output);
+    if (port !== null) {
+      endpoint = `http://127.0.0.1:${port}`;
+      if (await answers(endpoint)) break;
+    }
+    if (gone)
+      throw new MotoError(
+        `moto_server exited before answering${port === null ? "" : ` on ${endpoint}`}`,
+        output,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
   return {

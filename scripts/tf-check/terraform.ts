@@ -32,9 +32,17 @@ export interface Workspace {
   readonly label?: string;
 }
 
+/** A line of Terraform's output and when it arrived, in seconds from the command's start. */
+export interface TimedLine {
+  readonly seconds: number;
+  readonly text: string;
+}
+
 export interface TerraformResult {
   readonly code: number;
   readonly output: string;
+  /** Every whole line of the output as it arrived (where an apply's or a destroy's time goes: waits.ts). */
+  readonly lines: readonly TimedLine[];
 }
 
 export class TerraformError extends Error {
@@ -135,6 +143,11 @@ export async function createWorkspace(
     AWS_SECRET_ACCESS_KEY: "test",
     AWS_SESSION_TOKEN: undefined,
     AWS_EC2_METADATA_DISABLED: "true",
+    // Terraform and the provider (which inherits the environment) spend much of each command building and
+    // decoding hashicorp/aws's schema of every resource type; with the garbage collector running a quarter
+    // as often they use about 30% less CPU for ~15% more memory (validate of dev: 3.6-4.6 s of user time
+    // instead of 5.1-6.4 s, 0.92 GB at most instead of 0.80 GB).
+    GOGC: "400",
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return { terraformDir, env };
@@ -146,30 +159,34 @@ export function terraform(
   args: readonly string[],
 ): Promise<TerraformResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("terraform", ["-chdir=" + dir, ...args], {
+    const started = performance.now();
+    const child = spawn("terraform", [`-chdir=${dir}`, ...args], {
       env: workspace.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
-    let streamed = 0; // how much of output has been streamed (whole lines only)
+    const lines: TimedLine[] = [];
+    let taken = 0; // how much of output has been split into lines (whole lines only, until the end)
     const prefix = workspace.label === undefined ? "" : `[${workspace.label}] `;
-    const stream = (all: boolean) => {
+    const take = (all: boolean) => {
       const end = all ? output.length : output.lastIndexOf("\n") + 1;
-      if (!workspace.verbose || end <= streamed) return;
-      const lines = output.slice(streamed, end).replace(/\n$/, "").split("\n");
-      process.stdout.write(`${lines.map((l) => prefix + l).join("\n")}\n`);
-      streamed = end;
+      if (end <= taken) return;
+      const seconds = (performance.now() - started) / 1000;
+      const texts = output.slice(taken, end).replace(/\n$/, "").split("\n");
+      taken = end;
+      for (const text of texts) lines.push({ seconds, text });
+      if (workspace.verbose) process.stdout.write(`${texts.map((l) => prefix + l).join("\n")}\n`);
     };
     const collect = (c: Buffer) => {
       output += c.toString("utf8");
-      stream(false);
+      take(false);
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
     child.once("error", reject);
     child.once("close", (code) => {
-      stream(true);
-      resolve({ code: code ?? 1, output });
+      take(true);
+      resolve({ code: code ?? 1, output, lines });
     });
   });
 }
