@@ -6,7 +6,7 @@
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
  *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
  *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
- *      that must be empty, then destroy: applied for the roots named by --destroy (bootstrap by default),
+ *      that must be empty, then destroy: applied for the roots named by --destroy (prod and bootstrap by default),
  *      planned (every applied resource, side by side with the second plan) for the others, see DESTROYED;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error;
  *   5. every module example (terraform/modules/<module>/examples/<example>): init and validate.
@@ -57,10 +57,13 @@ const PARALLELISM = 32;
  * is thrown away after its lane, so a destroy proves only that Terraform and the provider delete what the
  * root created; the environments' destroys are the slow ones (each SQS queue's deletion waits 2 min 10 s
  * for 15 consecutive "does not exist" answers, after 25 s for its redrive policies: docs/deploy.md), and
- * the lane of the root whose destroy is applied is the check's longest. The environments' destroys are
- * planned instead: every resource the apply created must be planned for deletion.
+ * the lane of the root whose destroy is applied is the check's longest. prod's is applied: dev and prod are
+ * the same code, and prod's values create every resource dev's do and more (the enhanced fan-out
+ * consumer), so its destroy proves the delete calls of every resource type of the pipeline; dev's is
+ * planned (every resource the apply created must be planned for deletion), which keeps one environment's
+ * lane free of the 165 s of deletion waits.
  */
-const DESTROYED: readonly Root[] = ["bootstrap"];
+const DESTROYED: readonly Root[] = ["prod", "bootstrap"];
 
 /** The lanes of the work that needs no emulator: the module tests; the broken fixtures and the examples. */
 const MODULE_TESTS = "module tests";
