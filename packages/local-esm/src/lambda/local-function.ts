@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import { Worker } from "node:worker_threads";
+import { threadExecArgv } from "@mcp-pipeline/emulators";
 
 export interface FunctionDefinition {
   readonly name: string;
@@ -57,6 +58,8 @@ class Sandbox {
     this.ready.catch(() => {});
     this.worker = new Worker(new URL("./sandbox-worker.mjs", import.meta.url), {
       env,
+      // A Lambda runtime runs the bundle with no TypeScript loader: the host's loaders stay in the host.
+      execArgv: threadExecArgv(),
       stdout: true,
       stderr: true,
       workerData: {
