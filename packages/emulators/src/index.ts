@@ -27,6 +27,7 @@ export {
   forward,
   type InjectedFault,
   type ProxiedCall,
+  passThrough,
   readBody,
   relay,
   startAwsJsonProxy,

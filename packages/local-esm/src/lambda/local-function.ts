@@ -127,11 +127,11 @@ class Sandbox {
     this.worker.on("exit", (code) => fail(`sandbox exited with code ${code}`));
   }
 
-  run(event: unknown, deadline: number): Promise<InvokeResult> {
+  run(eventJson: string, deadline: number): Promise<InvokeResult> {
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#pending.set(id, { resolve });
-      this.worker.postMessage({ id, event, deadline });
+      this.worker.postMessage({ id, eventJson, deadline });
     });
   }
 }
@@ -206,20 +206,24 @@ export class LocalFunction {
     this.stats.maxConcurrency = Math.max(this.stats.maxConcurrency, this.#active);
     const started = Date.now();
     const deadline = started + this.definition.timeoutMs;
-    // Events cross to the sandbox as JSON, as Lambda delivers them.
-    const payload = JSON.parse(JSON.stringify(event)) as unknown;
+    // Events cross to the sandbox as JSON text, as Lambda delivers them; the sandbox parses it (a string
+    // crosses threads without the structured clone an object needs).
+    const payload = JSON.stringify(event) ?? "null";
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InvokeResult>((resolve) => {
+      // The answer of a sandbox that finished in time may be waiting behind this timer when this thread
+      // is busy (timers run before messages in an event loop turn): setImmediate lets it in first, so a
+      // loaded host does not report a timeout the function did not have.
       timer = setTimeout(
         () =>
-          resolve({
+          setImmediate(resolve, {
             kind: "function-error",
             errorType: "Sandbox.Timedout",
             errorMessage: `Task timed out after ${(this.definition.timeoutMs / 1000).toFixed(2)} seconds`,
             timedOut: true,
             durationMs: Date.now() - started,
             requestId: "",
-          }),
+          } satisfies InvokeResult),
         this.definition.timeoutMs,
       );
     });
