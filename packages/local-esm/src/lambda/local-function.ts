@@ -211,19 +211,16 @@ export class LocalFunction {
     const payload = JSON.stringify(event) ?? "null";
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InvokeResult>((resolve) => {
-      // The answer of a sandbox that finished in time may be waiting behind this timer when this thread
-      // is busy (timers run before messages in an event loop turn): setImmediate lets it in first, so a
-      // loaded host does not report a timeout the function did not have.
       timer = setTimeout(
         () =>
-          setImmediate(resolve, {
+          resolve({
             kind: "function-error",
             errorType: "Sandbox.Timedout",
             errorMessage: `Task timed out after ${(this.definition.timeoutMs / 1000).toFixed(2)} seconds`,
             timedOut: true,
             durationMs: Date.now() - started,
             requestId: "",
-          } satisfies InvokeResult),
+          }),
         this.definition.timeoutMs,
       );
     });
