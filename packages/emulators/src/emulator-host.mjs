@@ -1,8 +1,22 @@
 // Hosts one emulator in its own thread, so that the emulators and the pollers do not share one event
 // loop: on a small machine the emulators' CPU time is what bounds a local run.
+import { subscribe } from "node:diagnostics_channel";
 import { parentPort, workerData } from "node:worker_threads";
 
 const { kind, delays = {} } = workerData;
+
+// Requests answered, by operation (the X-Amz-Target of a JSON API call; for S3 the method, and
+// "object" or "bucket"): what the local pipeline's benchmark reports per input and per emulator.
+const requests = new Map();
+subscribe("http.server.request.start", ({ request }) => {
+  const target = request.headers["x-amz-target"];
+  const operation =
+    typeof target === "string"
+      ? target.slice(target.indexOf(".") + 1)
+      : `S3 ${request.method} ${/^\/[^/?]+\/[^?]/.test(request.url ?? "") ? "object" : "bucket"}`;
+  requests.set(operation, (requests.get(operation) ?? 0) + 1);
+});
+
 let server;
 if (kind === "dynamodb") {
   const { createDynamoDbServer } = await import("./dynamodb-server.mjs");
@@ -28,6 +42,10 @@ if (server) {
   parentPort.postMessage({ endpoint: fauxqs.address });
 }
 parentPort.on("message", (message) => {
+  if (message === "requests") {
+    parentPort.postMessage({ requests: Object.fromEntries(requests) });
+    return;
+  }
   if (message !== "stop") return;
   server.closeAllConnections?.();
   server.close(() => parentPort.postMessage({ stopped: true }));

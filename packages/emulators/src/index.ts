@@ -6,6 +6,7 @@ import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
 import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 import { type AwsJsonCall, AwsJsonContentType, callAwsJson } from "./proxy.js";
+import { threadExecArgv } from "./thread-exec-argv.js";
 
 export {
   AWS_BACKENDS,
@@ -26,6 +27,7 @@ export {
   forward,
   type InjectedFault,
   type ProxiedCall,
+  passThrough,
   readBody,
   relay,
   startAwsJsonProxy,
@@ -43,6 +45,7 @@ export {
   waitForStreamActive,
   waitForTableActive,
 } from "./ready.js";
+export { threadExecArgv } from "./thread-exec-argv.js";
 
 /** How long kinesalite keeps a stream CREATING, DELETING or UPDATING (after a shard change). */
 export interface KinesisDelays {
@@ -92,10 +95,10 @@ export function emulatorClientOptions(emulator: RunningEmulator) {
 
 /** The three emulators of a local stack, each health-checked before use. */
 export interface EmbeddedEmulators {
-  readonly dynamodb: RunningEmulator;
-  readonly kinesis: RunningEmulator;
+  readonly dynamodb: EmulatorThread;
+  readonly kinesis: EmulatorThread;
   /** SQS and S3 share one fauxqs server. */
-  readonly sqsS3: RunningEmulator;
+  readonly sqsS3: EmulatorThread;
   stop(): Promise<void>;
 }
 
@@ -120,24 +123,48 @@ export async function healthCheck(endpoint: string, kind: keyof typeof HEALTH_CA
   if (response.status !== 200) throw new Error(`${kind} emulator at ${endpoint} answered ${response.status}`);
 }
 
+/** Requests an emulator answered, by operation (X-Amz-Target, or the S3 method and "object"/"bucket"). */
+export type RequestCounts = Readonly<Record<string, number>>;
+
+/** An emulator in its own thread, which counts the requests it answers. */
+export interface EmulatorThread extends RunningEmulator {
+  requests(): Promise<RequestCounts>;
+}
+
 /** Starts one emulator in its own worker thread; stopping it closes the server, then the thread. */
 export function startEmulatorThread(
   kind: "dynamodb" | "kinesis" | "sqs-s3",
   delays: EmulatorDelays = {},
-): Promise<RunningEmulator> {
+): Promise<EmulatorThread> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./emulator-host.mjs", import.meta.url), {
       workerData: { kind, delays },
+      execArgv: threadExecArgv(),
     });
+    /** Waits for the host's next answer of one kind (the host answers in the order it is asked). */
+    const answer = <T>(key: string) =>
+      new Promise<T>((done) => {
+        const listener = (message: Record<string, unknown>) => {
+          if (!(key in message)) return;
+          worker.off("message", listener);
+          done(message[key] as T);
+        };
+        worker.on("message", listener);
+      });
     worker.once("error", reject);
-    worker.once("message", (message: { endpoint: string }) => {
+    void answer<string>("endpoint").then((endpoint) => {
       worker.off("error", reject);
       resolve({
-        endpoint: message.endpoint,
+        endpoint,
+        requests: () => {
+          const counts = answer<RequestCounts>("requests");
+          worker.postMessage("requests");
+          return counts;
+        },
         stop: () =>
           new Promise<void>((done) => {
             const timer = setTimeout(() => void worker.terminate().then(() => done()), 2_000);
-            worker.once("message", () => {
+            void answer("stopped").then(() => {
               clearTimeout(timer);
               void worker.terminate().then(() => done());
             });
@@ -156,7 +183,7 @@ export async function startEmulators(delays: EmulatorDelays = {}): Promise<Embed
   const started: RunningEmulator[] = [];
   const stopAll = () => Promise.all(started.map((e) => e.stop())).then(() => undefined);
   try {
-    const track = (emulator: RunningEmulator) => {
+    const track = (emulator: EmulatorThread) => {
       started.push(emulator);
       return emulator;
     };

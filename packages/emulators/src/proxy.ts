@@ -1,4 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
 import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 
 /** The content type of each AWS JSON protocol: DynamoDB and SQS speak 1.0, Kinesis 1.1. */
@@ -42,6 +49,53 @@ export async function relay(response: ServerResponse, upstream: Response): Promi
   response.end(Buffer.from(await upstream.arrayBuffer()));
 }
 
+/** Connections to the upstreams, kept open between proxied requests. */
+const upstreamAgent = new Agent({ keepAlive: true });
+/** Hop-by-hop headers: they describe one connection, not the message, and are not passed on. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "host", "content-length"]);
+
+/**
+ * Forwards a proxied request as received and streams the upstream's answer back byte for byte (status,
+ * headers, body; an encoded body stays encoded). Unlike `forward` + `relay` it decodes nothing and
+ * keeps its upstream connections open: every request of the local pipeline's processor crosses such a
+ * proxy, where fetch's decoding and web streams cost more CPU than the emulator's own answer
+ * (docs/benchmarks/local-pipeline.md).
+ */
+export function passThrough(
+  upstream: string,
+  request: IncomingMessage,
+  body: Uint8Array,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? "/", upstream);
+  const headers: OutgoingHttpHeaders = { "content-length": body.byteLength };
+  for (const [name, value] of Object.entries(request.headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: request.method ?? "POST",
+        headers,
+        agent: upstreamAgent,
+      },
+      (answer) => {
+        const back: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && (name === "content-length" || !HOP_BY_HOP.has(name))) back[name] = value;
+        response.writeHead(answer.statusCode ?? 502, back);
+        answer.pipe(response);
+        answer.once("end", resolve);
+        answer.once("error", reject);
+      },
+    );
+    outgoing.once("error", reject);
+    outgoing.end(body);
+  });
+}
+
 /** One AWS JSON-protocol call: the operation's X-Amz-Target and the content type of its protocol. */
 export interface AwsJsonCall {
   /** `<Service>_<version>.<Operation>`, e.g. `DynamoDB_20120810.GetItem`. */
@@ -77,7 +131,7 @@ export interface ProxiedCall {
   readonly target: string;
   /** Sends the request to the upstream, with `body` in place of the one received. */
   forward(body?: Uint8Array): Promise<Response>;
-  /** Forwards the request as received and writes the upstream's answer back untouched. */
+  /** Forwards the request as received and streams the upstream's answer back untouched (passThrough). */
   pass(): Promise<void>;
   /** Answers with `text` (an upstream's body already read, or JSON) in the protocol's content type. */
   answer(status: number, text: string): void;
@@ -108,7 +162,7 @@ export function startAwsJsonProxy(
         body,
         target: String(request.headers["x-amz-target"] ?? ""),
         forward: (replacement = body) => forward(upstream, request, replacement),
-        pass: async () => relay(response, await forward(upstream, request, body)),
+        pass: () => passThrough(upstream, request, body, response),
         answer,
         answerJson: (status, value) => answer(status, JSON.stringify(value)),
       });

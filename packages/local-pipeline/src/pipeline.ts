@@ -17,6 +17,7 @@ import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   type EmbeddedEmulators,
   type InjectedFault,
+  type RequestCounts,
   type RunningEmulator,
   startEmulators,
   startFaultProxy,
@@ -322,6 +323,24 @@ export class LocalPipeline {
       await source.start();
       this.sqsEsms.set(name, source);
     }
+  }
+
+  /**
+   * Requests each embedded emulator answered so far, by operation; undefined when the pipeline runs on
+   * endpoints it did not start (AWS_ENDPOINT_URL_*).
+   */
+  async emulatorRequests(): Promise<Record<keyof Endpoints, RequestCounts> | undefined> {
+    const emulators = this.#emulators;
+    if (!emulators) return undefined;
+    const [dynamodb, kinesis, sqsS3] = await Promise.all([
+      emulators.dynamodb.requests(),
+      emulators.kinesis.requests(),
+      emulators.sqsS3.requests(),
+    ]);
+    // SQS and S3 share one server: its counts are split by protocol (S3's have no X-Amz-Target).
+    const of = (s3: boolean) =>
+      Object.fromEntries(Object.entries(sqsS3).filter(([operation]) => operation.startsWith("S3 ") === s3));
+    return { dynamodb, kinesis, sqs: of(false), s3: of(true) };
   }
 
   /** Requests the fault proxy answered with an error. */

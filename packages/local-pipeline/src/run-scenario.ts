@@ -1,5 +1,5 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
-import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { BatchGetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
@@ -138,23 +138,31 @@ async function peek(pipeline: LocalPipeline, queueUrl: string) {
   }
 }
 
-async function scanCalls(pipeline: LocalPipeline) {
-  const calls = new Map<string, Record<string, unknown>>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await pipeline.dynamodb.send(
-      new ScanCommand({
-        TableName: pipeline.names.toolCallsTable,
-        ...(start ? { ExclusiveStartKey: start as never } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const call = unmarshall(item);
-      calls.set(String(call.callId), call);
+/**
+ * Reads the calls named into `calls`, 100 keys a BatchGetItem. Each round of the ledger reads only the
+ * calls it still waits for: a full Scan every round cost the emulator and this process more CPU than the
+ * pipeline itself on larger runs (docs/benchmarks/local-pipeline.md).
+ */
+async function readCalls(
+  pipeline: LocalPipeline,
+  calls: Map<string, Record<string, unknown>>,
+  callIds: readonly string[],
+): Promise<void> {
+  const table = pipeline.names.toolCallsTable;
+  const dynamodb: DynamoDBClient = pipeline.dynamodb;
+  for (let i = 0; i < callIds.length; i += 100) {
+    let keys = callIds.slice(i, i + 100).map((callId) => ({ callId: { S: callId } }));
+    while (keys.length > 0) {
+      const page = await dynamodb.send(
+        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      for (const item of page.Responses?.[table] ?? []) {
+        const call = unmarshall(item);
+        calls.set(String(call.callId), call);
+      }
+      keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
     }
-    start = page.LastEvaluatedKey as Record<string, unknown> | undefined;
-  } while (start);
-  return calls;
+  }
 }
 
 async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string>> {
@@ -214,7 +222,9 @@ export async function runScenario(
   const expected = events.length + poisonRecords.length + validJobs.length + poisonJobIds.size;
 
   let missing: string[] = [];
-  let calls = new Map<string, Record<string, unknown>>();
+  const calls = new Map<string, Record<string, unknown>>();
+  const applied = (callId: string) => Boolean(calls.get(callId)?.requestedAt);
+  const settled = (callId: string) => ["completed", "failed"].includes(String(calls.get(callId)?.status));
   let quarantined = new Set<string>();
   const dead = new Map<string, { id: string; body: string; attributes: Record<string, string> }>();
   const failures = new Map<string, FailureRange>();
@@ -230,7 +240,11 @@ export async function runScenario(
   let quietSince = Date.now();
 
   const account = async () => {
-    [calls, quarantined] = await Promise.all([scanCalls(pipeline), quarantinedSequences(pipeline)]);
+    const wanted = [
+      ...events.map((e) => (e.item as { callId: string }).callId).filter((id) => !applied(id)),
+      ...validJobs.map((j) => j.callId).filter((id) => !settled(id)),
+    ];
+    [, quarantined] = await Promise.all([readCalls(pipeline, calls, wanted), quarantinedSequences(pipeline)]);
     const lostNow: string[] = [];
     for (const e of events) {
       const callId = (e.item as { callId: string }).callId;
@@ -328,8 +342,13 @@ export async function runScenario(
       })
     ).replayed;
     for (;;) {
-      calls = await scanCalls(pipeline);
-      const unapplied = events.filter((e) => !calls.get((e.item as { callId: string }).callId)?.requestedAt);
+      const callIdOf = (e: PutRecord) => (e.item as { callId: string }).callId;
+      await readCalls(
+        pipeline,
+        calls,
+        events.map(callIdOf).filter((id) => !applied(id)),
+      );
+      const unapplied = events.filter((e) => !applied(callIdOf(e)));
       progress(unapplied.length);
       if (unapplied.length === 0 || Date.now() > deadline) {
         timedOut ||= unapplied.length > 0;

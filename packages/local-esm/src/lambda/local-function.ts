@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import { Worker } from "node:worker_threads";
+import { threadExecArgv } from "@mcp-pipeline/emulators";
 
 export interface FunctionDefinition {
   readonly name: string;
@@ -57,6 +58,8 @@ class Sandbox {
     this.ready.catch(() => {});
     this.worker = new Worker(new URL("./sandbox-worker.mjs", import.meta.url), {
       env,
+      // A Lambda runtime runs the bundle with no TypeScript loader: the host's loaders stay in the host.
+      execArgv: threadExecArgv(),
       stdout: true,
       stderr: true,
       workerData: {
@@ -124,11 +127,11 @@ class Sandbox {
     this.worker.on("exit", (code) => fail(`sandbox exited with code ${code}`));
   }
 
-  run(event: unknown, deadline: number): Promise<InvokeResult> {
+  run(eventJson: string, deadline: number): Promise<InvokeResult> {
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#pending.set(id, { resolve });
-      this.worker.postMessage({ id, event, deadline });
+      this.worker.postMessage({ id, eventJson, deadline });
     });
   }
 }
@@ -203,8 +206,9 @@ export class LocalFunction {
     this.stats.maxConcurrency = Math.max(this.stats.maxConcurrency, this.#active);
     const started = Date.now();
     const deadline = started + this.definition.timeoutMs;
-    // Events cross to the sandbox as JSON, as Lambda delivers them.
-    const payload = JSON.parse(JSON.stringify(event)) as unknown;
+    // Events cross to the sandbox as JSON text, as Lambda delivers them; the sandbox parses it (a string
+    // crosses threads without the structured clone an object needs).
+    const payload = JSON.stringify(event) ?? "null";
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InvokeResult>((resolve) => {
       timer = setTimeout(

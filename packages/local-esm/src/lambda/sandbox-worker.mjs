@@ -18,8 +18,9 @@ loaded.then(
     }),
 );
 
-parentPort.on("message", async ({ id, event, deadline }) => {
+parentPort.on("message", async ({ id, eventJson, deadline }) => {
   const started = Date.now();
+  const event = JSON.parse(eventJson);
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
