@@ -1,8 +1,10 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
+export { type DrainedMessage, drainQueue } from "./drain-queue.js";
 export {
   type Endpoints,
   endpointsFromEnvironment,
   type FunctionName,
+  type InvokeFunction,
   LocalPipeline,
   type PipelineOptions,
 } from "./pipeline.js";

@@ -6,6 +6,7 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
+import { type DrainedMessage, drainQueue } from "./drain-queue.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
 import type { JobItem, Scenario } from "./scenario.js";
@@ -111,7 +112,10 @@ async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonl
   return ids;
 }
 
-/** Messages of a queue, read without deleting (they become visible again after a minute). */
+/**
+ * Messages of the stream's failure queue, read without deleting (they become visible again after a
+ * minute): dlq-redrive consumes that queue, so the ledger must leave its messages there.
+ */
 async function peek(pipeline: LocalPipeline, queueUrl: string) {
   const out: { id: string; body: string; attributes: Record<string, string> }[] = [];
   for (;;) {
@@ -216,7 +220,7 @@ export async function runScenario(
   let missing: string[] = [];
   let calls = new Map<string, Record<string, unknown>>();
   let quarantined = new Set<string>();
-  const dead = new Map<string, { id: string; body: string; attributes: Record<string, string> }>();
+  const dead = new Map<string, DrainedMessage>();
   const failures = new Map<string, FailureRange>();
   const inFailureRange = (p: PutRecord) =>
     [...failures.values()].some(
@@ -286,10 +290,11 @@ export async function runScenario(
       break;
     }
     if (missing.length > 0) {
-      // Read without deleting (hidden for a minute, then visible again): kept by messageId.
+      // The DLQs are drained into the ledger (kept by messageId): a peek of the FIFO DLQ hid a group's
+      // second poison job behind its first (§3). The failure queue is dlq-redrive's: read, not taken.
       const [toolDead, fifoDead, failed] = await Promise.all([
-        peek(pipeline, pipeline.queues.toolJobsDlq.url),
-        peek(pipeline, pipeline.queues.sessionJobsDlq.url),
+        drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url),
+        drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url),
         peek(pipeline, pipeline.queues.streamFailures.url),
       ]);
       for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
