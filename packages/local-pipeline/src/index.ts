@@ -19,5 +19,12 @@ export {
   SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
 } from "./resources.js";
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
-export { buildScenario, type Scenario, type ScenarioOptions, STUCK_PREFIX } from "./scenario.js";
+export {
+  buildScenario,
+  type JobItem,
+  type Scenario,
+  type ScenarioOptions,
+  STUCK_PREFIX,
+  type StreamItem,
+} from "./scenario.js";
 export { main, SERVE_HINT, stuckWrites } from "./start.js";
