@@ -44,6 +44,7 @@ Run
   --timeout S          give up after S seconds: the run says "timed out" with what was still in
                        flight, never "lost"                              (default 600)
   --dist DIR           where the function zips are                       (default dist/, built by npm run chaos)
+  --verbose            show the functions' warning and error logs
   --json               print the result as one JSON object on stdout (progress goes to stderr)
   -h, --help           show this help
 
@@ -56,6 +57,7 @@ export interface CliOptions {
   readonly timeoutMs: number;
   readonly distDir: string | undefined;
   readonly json: boolean;
+  readonly verbose: boolean;
   readonly help: boolean;
 }
 
@@ -91,6 +93,7 @@ function parse(argv: readonly string[]) {
       timeout: { type: "string" },
       dist: { type: "string" },
       json: { type: "boolean" },
+      verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -134,6 +137,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     timeoutMs: wholeNumber("timeout", text("timeout"), { fallback: 600, min: 1, max: 86_400 }) * 1000,
     distDir: text("dist"),
     json: (v.json as boolean | undefined) ?? environ.npm_config_json === "true",
+    verbose: (v.verbose as boolean | undefined) ?? false,
     help: (v.help as boolean | undefined) ?? false,
   };
 }
@@ -167,6 +171,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     timeoutMs: options.timeoutMs,
     distDir: options.distDir ?? join(root, "dist"),
     onProgress: (line) => process.stderr.write(`${line}\n`),
+    ...(options.verbose
+      ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
+      : {}),
   });
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
   if (result.timedOut) return TIMED_OUT;

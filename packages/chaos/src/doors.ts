@@ -3,16 +3,16 @@
  * (and nothing of the ledger's) reaches them. They inject the plan's faults while faults are on, and they
  * see each write the emulator accepted: the effects the ledger counts, where they happen.
  */
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import {
   AwsJsonContentType,
-  forward,
   listenOnLoopback,
   type RunningEmulator,
   readBody,
   relay,
   startAwsJsonProxy,
 } from "@mcp-pipeline/emulators";
+import { RecordStatus } from "@mcp-pipeline/idempotency";
 import type { FaultPlan } from "./plan.js";
 
 /** A write an emulator accepted: a call's state (processor) or a job's completion (workers). */
@@ -62,7 +62,7 @@ export function effectOfWrite(
   if (
     target.endsWith("UpdateItem") &&
     write.TableName === tables.dedupeTable &&
-    write.ExpressionAttributeValues?.[":completed"]?.S === "completed"
+    write.ExpressionAttributeValues?.[":completed"]?.S === RecordStatus.Completed
   ) {
     const id = write.Key?.id?.S ?? "";
     return { kind: "job-completed", callId: id.slice(id.lastIndexOf("#") + 1) };
@@ -118,6 +118,19 @@ function bucketAndKey(url: string): { bucket: string; key: string } {
   return slash < 0 ? { bucket: path, key: "" } : { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
 }
 
+/** Like the emulators' `forward`, which serves POST-only JSON protocols: GET and HEAD carry no body. */
+function forwardRest(upstream: string, request: IncomingMessage, body: Buffer): Promise<Response> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers))
+    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+  const method = request.method ?? "GET";
+  return fetch(`${upstream}${request.url ?? "/"}`, {
+    method,
+    headers,
+    ...(method === "GET" || method === "HEAD" ? {} : { body: new Uint8Array(body) }),
+  });
+}
+
 /** S3 speaks REST with XML errors, not AWS JSON: its own small proxy. */
 export function startS3Door(
   upstream: string,
@@ -136,7 +149,7 @@ export function startS3Door(
         );
         return;
       }
-      const answer = await forward(upstream, request, body);
+      const answer = await forwardRest(upstream, request, body);
       if (answer.status === 200 && request.method === "PUT") {
         const { bucket, key } = bucketAndKey(request.url ?? "/");
         if (bucket === options.quarantineBucket && key.endsWith(".json")) {

@@ -91,7 +91,8 @@ export class Ledger {
   readonly #rangeIds = new Set<string>();
   /** Messages taken out of the DLQs, by messageId: the body and attributes a replay needs. */
   readonly dead = new Map<string, DrainedMessage & { readonly queue: "tool" | "fifo" | "stream" }>();
-  readonly #deadCallIds = new Set<string>();
+  /** Jobs (indexes) with a message in a DLQ. */
+  readonly #deadJobs = new Set<number>();
   #ordinal = 0;
   phase: Phase = Phase.Main;
 
@@ -165,8 +166,7 @@ export class Ledger {
     const index =
       this.#jobByMessageId.get(message.id) ??
       this.#jobByMessageId.get(message.attributes["pipeline.source.messageId"] ?? "");
-    const callId = index === undefined ? undefined : this.#jobs[index]?.callId;
-    if (callId !== undefined) this.#deadCallIds.add(callId);
+    if (index !== undefined) this.#deadJobs.add(index);
   }
 
   #inFailureRange(input: StreamInput): boolean {
@@ -178,11 +178,7 @@ export class Ledger {
   }
 
   #jobDead(index: number): boolean {
-    const job = this.#jobs[index] as JobInput;
-    return (
-      (job.callId !== undefined && this.#deadCallIds.has(job.callId)) ||
-      job.messageIds.some((id) => this.dead.has(id))
-    );
+    return this.#deadJobs.has(index);
   }
 
   /** Inputs not yet applied, quarantined or dead-lettered, each named (the first `limit`). */
@@ -249,7 +245,7 @@ export class Ledger {
       const before = last.get(s.key) ?? -1;
       if (ordinal < before) {
         count += 1;
-        example ||= `${s.key}: ${s.sequenceNumber} delivered after a later record`;
+        example ||= `${s.key}: ${s.sequenceNumber} delivered before an earlier record of its key`;
       }
       last.set(s.key, Math.max(before, ordinal));
     }
@@ -267,7 +263,7 @@ export class Ledger {
       const before = last.get(j.group) ?? -1;
       if (ordinal < before) {
         count += 1;
-        example ||= `${j.group}: ${j.callId} ran after a later job of its group`;
+        example ||= `${j.group}: ${j.callId} ran before an earlier job of its group`;
       }
       last.set(j.group, Math.max(before, ordinal));
     });
@@ -302,9 +298,18 @@ export class Ledger {
   }
 
   counts() {
+    // The table also holds the jobs' calls, which their lifecycle events write several times by design
+    // (requested, started, completed): only the stream's own events, one per call, are counted here.
     let duplicateCallEffects = 0;
+    let callsApplied = 0;
+    const eventCalls = new Set<string>();
+    for (const s of this.#stream) if (s.callId !== undefined && s.kind !== "poison") eventCalls.add(s.callId);
+    for (const callId of eventCalls) {
+      const n = this.#callEffects.get(callId) ?? 0;
+      if (n > 0) callsApplied += 1;
+      if (n > 1) duplicateCallEffects += n - 1;
+    }
     let duplicateJobEffects = 0;
-    for (const n of this.#callEffects.values()) if (n > 1) duplicateCallEffects += n - 1;
     for (const n of this.#jobEffects.values()) if (n > 1) duplicateJobEffects += n - 1;
     const streamKinds = { event: 0, stuck: 0, duplicate: 0, poison: 0 };
     for (const s of this.#stream) streamKinds[s.kind] += 1;
@@ -314,7 +319,7 @@ export class Ledger {
       jobs: this.#jobs.length,
       jobMessages: this.#jobs.reduce((n, j) => n + j.messageIds.length, 0),
       poisonJobs: this.#jobs.filter((j) => j.callId === undefined).length,
-      callsApplied: this.#callEffects.size,
+      callsApplied,
       jobsCompleted: this.#jobEffects.size,
       duplicateEffects: duplicateCallEffects + duplicateJobEffects,
       quarantineObjects: this.#quarantined.size,

@@ -28,6 +28,8 @@ export interface RunOptions {
   readonly timeoutMs: number;
   readonly distDir: string;
   readonly onProgress?: (line: string) => void;
+  /** The functions' warning and error logs. */
+  readonly onLog?: (functionName: string, line: string) => void;
 }
 
 export interface ChaosResult {
@@ -162,12 +164,19 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
   let stuckWriteRefusals = 0;
   const say = (line: string) =>
     options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
+  let pipeline: LocalPipeline | undefined;
+  /** Invocations (errors) per function, for the progress lines. */
+  const activity = () =>
+    [...(pipeline?.functions.entries() ?? [])]
+      .map(
+        ([name, f]) => `${name} ${f.stats.invocations}${f.stats.errors ? ` (${f.stats.errors} errors)` : ""}`,
+      )
+      .join(", ");
 
   const running: RunningEmulator[] = [];
   const stopAll = async () => {
     for (const r of running.reverse()) await r.stop().catch(() => undefined);
   };
-  let pipeline: LocalPipeline | undefined;
   try {
     const [dynalite, kinesalite, s3Emulator, sqsEndpoint] = await Promise.all([
       startEmulatorThread("dynamodb"),
@@ -208,6 +217,10 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         s3: s3Door.endpoint,
       },
       region,
+      onLog: options.onLog ?? (() => {}),
+      onKinesisEvent: (e) => {
+        if (process.env.CHAOS_DEBUG) process.stderr.write(`kinesis ${JSON.stringify(e)}\n`);
+      },
       // The observer stands outside the injector: it sees what the mapping hands over, once per try.
       wrapInvoke: (name, invoke) => observe(name, faults(name, invoke)),
       processorDynamoDbFault: (target, body) => {
@@ -269,8 +282,14 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         Math.floor((items.length * (c + 1)) / schedule.chunks),
       );
     for (let c = 0; c < schedule.chunks && Date.now() < deadline; c++) {
-      while (ledger.deliveredStream < ledger.producedStream - plan.options.chunk && Date.now() < deadline)
+      for (let wait = 1; ledger.deliveredStream < ledger.producedStream - plan.options.chunk; wait++) {
+        if (Date.now() > deadline) break;
+        if (wait % 50 === 0)
+          say(
+            `waiting for the processor: ${ledger.deliveredStream} of ${ledger.producedStream} delivered; ${activity()}`,
+          );
         await sleep(100);
+      }
       const from = Math.floor((scenario.stream.length * c) / schedule.chunks);
       const items = scenario.stream.slice(
         from,
@@ -335,7 +354,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         say(`SQS back after ${sqsDownMs} ms`);
       }
       say(
-        `chunk ${chunkNo}/${schedule.chunks}: ${ledger.producedStream} records put, ${ledger.deliveredStream} delivered`,
+        `chunk ${chunkNo}/${schedule.chunks}: ${ledger.producedStream} records put, ${ledger.deliveredStream} delivered; ${activity()}`,
       );
     }
 
@@ -351,7 +370,8 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       const open = ledger.unsettled(3);
       const n = invocations();
       if (n !== lastInvocations) [lastInvocations, quietSince] = [n, Date.now()];
-      if (loop % 10 === 0) say(`settling: ${open.count} inputs not yet accounted for`);
+      if (loop % 10 === 0)
+        say(`settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")}); ${activity()}`);
       if (open.count === 0 && Date.now() - quietSince > 1_500) break;
       if (Date.now() > deadline) {
         timedOut = open.count > 0;
