@@ -22,5 +22,5 @@ export {
 } from "./plan.js";
 export { formatJson, formatTable } from "./report.js";
 export { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
-export { type ChaosResult, type RunOptions, runChaos, stallBounds } from "./run.js";
+export { type ChaosResult, faultsExercised, type RunOptions, runChaos, stallBounds } from "./run.js";
 export { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";

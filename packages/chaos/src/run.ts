@@ -120,6 +120,22 @@ async function sendJobs(
   return ids;
 }
 
+/** A run whose plan asked for a fault that never happened has not shown what it claims to. */
+export function faultsExercised(
+  plan: FaultPlan,
+  happened: Record<keyof FaultPlan["options"]["rates"], number>,
+): Check {
+  const missing = (Object.keys(happened) as (keyof typeof happened)[]).filter(
+    (kind) => plan.options.rates[kind] > 0 && happened[kind] === 0,
+  );
+  return {
+    name: "every fault kind asked for happened",
+    pass: missing.length === 0,
+    detail:
+      missing.length === 0 ? "yes" : `never happened: ${missing.join(", ")} (a longer run or a higher rate)`,
+  };
+}
+
 async function finalState(
   dynamodb: DynamoDBClient,
   s3: S3Client,
@@ -458,6 +474,19 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         pass: sqsDownMs > 0,
         detail: `down ${sqsDownMs} ms, ${sqsEndpoint.refused()} connections refused meanwhile`,
       },
+      faultsExercised(plan, {
+        throttle: invocationCounts.throttles,
+        exception: invocationCounts.exceptions,
+        timeout: invocationCounts.timeouts,
+        dynamodb: doorCounts.dynamodbFaults,
+        dynamodbAfterWrite: doorCounts.dynamodbAfterWriteFaults,
+        s3: doorCounts.s3Faults,
+        stuck: stuckWriteRefusals,
+        poison: ledger.counts().streamKinds.poison + ledger.counts().poisonJobs,
+        duplicate: ledger.counts().streamKinds.duplicate + ledger.counts().jobMessages - ledger.counts().jobs,
+        transient: scenario.jobs.concat(scenario.fifoJobs).filter((j) => j.kind === "job" && j.transient)
+          .length,
+      }),
     ];
     const inFlight = timedOut
       ? ledger.unsettled(20).names.concat(ledger.unapplied(20).names).slice(0, 20)

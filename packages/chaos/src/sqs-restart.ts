@@ -11,9 +11,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { forward, listenOnLoopback, type RunningEmulator, readBody, relay } from "@mcp-pipeline/emulators";
 import { sleep } from "@mcp-pipeline/retry";
-import { startFauxqs } from "fauxqs";
 
 export interface RestartableSqs extends RunningEmulator {
   /** Connections dropped while the endpoint was down. */
@@ -22,10 +22,34 @@ export interface RestartableSqs extends RunningEmulator {
   restart(outageMs: number): Promise<{ readonly downMs: number }>;
 }
 
-type Fauxqs = Awaited<ReturnType<typeof startFauxqs>>;
+interface Fauxqs {
+  readonly address: string;
+  stop(): Promise<void>;
+}
 
-const start = (dataDir: string): Promise<Fauxqs> =>
-  startFauxqs({ port: 0, host: "127.0.0.1", logger: false, dataDir });
+/** fauxqs on `dataDir`, in a thread of its own (sqs-host.mjs). */
+function start(dataDir: string): Promise<Fauxqs> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./sqs-host.mjs", import.meta.url), { workerData: { dataDir } });
+    worker.once("error", reject);
+    worker.once("message", (message: { endpoint: string }) => {
+      worker.off("error", reject);
+      resolve({
+        address: message.endpoint,
+        stop: () =>
+          new Promise<void>((done) => {
+            // Stopped, or gone within two seconds: the data is written through, nothing waits on a flush.
+            const timer = setTimeout(() => void worker.terminate().then(() => done()), 2_000);
+            worker.once("message", () => {
+              clearTimeout(timer);
+              void worker.terminate().then(() => done());
+            });
+            worker.postMessage("stop");
+          }),
+      });
+    });
+  });
+}
 
 export async function startRestartableSqs(): Promise<RestartableSqs> {
   const dataDir = await mkdtemp(join(tmpdir(), "mcp-chaos-sqs-"));
