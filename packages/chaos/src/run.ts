@@ -5,10 +5,11 @@
  * what was set aside, and the ledger judges.
  */
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
-import { KinesisClient } from "@aws-sdk/client-kinesis";
-import { S3Client } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
 import { drainQueue, type JobItem, LocalPipeline, stuckWrites } from "@mcp-pipeline/local-pipeline";
 import { listQuarantine, replayQuarantine, storedQuarantineKeys } from "@mcp-pipeline/recovery";
@@ -249,8 +250,9 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     // The ledger's own clients go round the doors: what it reads is never a fault it injected.
     const direct = {
       dynamodb: new DynamoDBClient({ endpoint: dynalite.endpoint, region, credentials }),
-      s3: new S3Client({ endpoint: s3Emulator.endpoint, region, credentials, forcePathStyle: true }),
-      kinesis: new KinesisClient({ endpoint: kinesalite.endpoint, region, credentials }),
+      s3: s3Client({ endpoint: s3Emulator.endpoint, region, credentials }, {}),
+      // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
+      kinesis: kinesisClient({ endpoint: kinesalite.endpoint, region, credentials }),
     };
     active = true;
     say(
@@ -404,21 +406,31 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     let replayedRecords = 0;
     let redrivenJobs = 0;
     if (!timedOut) {
-      const givenUp = [
-        ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
-          reason: "RetryAttemptsExhausted",
-        })),
-        ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
-          reason: "RecordAgeExceeded",
-        })),
-      ];
-      if (givenUp.length > 0)
-        replayedRecords = (
-          await replayQuarantine(direct.s3, direct.kinesis, pipeline.names.quarantineBucket, givenUp, {
-            streamName: pipeline.names.stream,
-            ratePerSecond: 1_000,
-          })
-        ).replayed;
+      // The replay marks each record it wrote, so running it again after a failure resumes where it
+      // stopped (packages/recovery): a few tries, then the failure is the run's.
+      for (let attempt = 1; ; attempt++) {
+        const givenUp = [
+          ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
+            reason: "RetryAttemptsExhausted",
+          })),
+          ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
+            reason: "RecordAgeExceeded",
+          })),
+        ];
+        try {
+          if (givenUp.length > 0)
+            replayedRecords += (
+              await replayQuarantine(direct.s3, direct.kinesis, pipeline.names.quarantineBucket, givenUp, {
+                streamName: pipeline.names.stream,
+                ratePerSecond: 1_000,
+              })
+            ).replayed;
+          break;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          await sleep(1_000);
+        }
+      }
       const dead = ledger.deadValidJobs();
       redrivenJobs = dead.length;
       for (const fifo of [false, true]) {
