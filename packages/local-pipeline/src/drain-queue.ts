@@ -17,7 +17,19 @@ export interface DrainedMessage {
  * timeout ends: a ledger that peeks sees a loss that is not one. Deleting is safe only because the
  * caller keeps the messages (body and attributes: what a replay needs) from then on.
  */
-export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
+export function drainQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
+  return readQueue(sqs, queueUrl, true);
+}
+
+/**
+ * Reads every message visible now without deleting it: each stays hidden for a minute, then comes
+ * back. For a queue that another consumer owns; never for a FIFO queue one means to read whole.
+ */
+export function peekQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
+  return readQueue(sqs, queueUrl, false);
+}
+
+async function readQueue(sqs: SQSClient, queueUrl: string, take: boolean): Promise<DrainedMessage[]> {
   const out: DrainedMessage[] = [];
   for (;;) {
     const { Messages = [] } = await sqs.send(
@@ -25,7 +37,8 @@ export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<Drai
         QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
         VisibilityTimeout: 60,
-        // A drain must not long-poll: it is called in a loop that decides when to stop.
+        // No long poll: the source queues wait 20 s per empty receive (terraform/modules/queue), and the
+        // callers loop and decide when to stop.
         WaitTimeSeconds: 0,
         MessageAttributeNames: ["All"],
         MessageSystemAttributeNames: ["MessageGroupId"],
@@ -42,6 +55,7 @@ export async function drainQueue(sqs: SQSClient, queueUrl: string): Promise<Drai
         group: m.Attributes?.MessageGroupId,
       });
     }
+    if (!take) continue;
     // A failed delete leaves the message to come back after its visibility timeout: read twice, kept
     // by messageId, never lost.
     await sqs

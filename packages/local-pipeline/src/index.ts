@@ -1,5 +1,5 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
-export { type DrainedMessage, drainQueue } from "./drain-queue.js";
+export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 export {
   type Endpoints,
   endpointsFromEnvironment,

@@ -1,12 +1,12 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
-import { type DrainedMessage, drainQueue } from "./drain-queue.js";
+import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
 import type { JobItem, Scenario } from "./scenario.js";
@@ -110,36 +110,6 @@ async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonl
     for (const ok of response.Successful ?? []) ids.set(chunk[Number(ok.Id)] as JobItem, ok.MessageId ?? "");
   }
   return ids;
-}
-
-/**
- * Messages of the stream's failure queue, read without deleting (they become visible again after a
- * minute): dlq-redrive consumes that queue, so the ledger must leave its messages there.
- */
-async function peek(pipeline: LocalPipeline, queueUrl: string) {
-  const out: { id: string; body: string; attributes: Record<string, string> }[] = [];
-  for (;;) {
-    const { Messages = [] } = await pipeline.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        VisibilityTimeout: 60,
-        // A peek must not long-poll: the source queues wait 20 s per empty receive (terraform/modules/queue).
-        WaitTimeSeconds: 0,
-        MessageAttributeNames: ["All"],
-      }),
-    );
-    if (Messages.length === 0) return out;
-    for (const m of Messages) {
-      out.push({
-        id: m.MessageId ?? "",
-        body: m.Body ?? "",
-        attributes: Object.fromEntries(
-          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
-        ),
-      });
-    }
-  }
 }
 
 async function scanCalls(pipeline: LocalPipeline) {
@@ -295,7 +265,7 @@ export async function runScenario(
       const [toolDead, fifoDead, failed] = await Promise.all([
         drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url),
         drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url),
-        peek(pipeline, pipeline.queues.streamFailures.url),
+        peekQueue(pipeline.sqs, pipeline.queues.streamFailures.url),
       ]);
       for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
       for (const f of failed) {
