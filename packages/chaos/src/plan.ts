@@ -45,17 +45,21 @@ export interface ChaosOptions {
   readonly sqsOutageMs: number;
 }
 
+/**
+ * Rates at which a default run (1,000 events) sees every kind: S3 requests are few (quarantine objects and
+ * large results), and invocations a few hundred, so those rates are higher than the per-record ones.
+ */
 export const DEFAULT_RATES: FaultRates = {
   poison: 0.01,
   transient: 0.05,
   duplicate: 0.02,
-  stuck: 0.002,
+  stuck: 0.005,
   throttle: 0.02,
-  exception: 0.01,
-  timeout: 0.01,
+  exception: 0.02,
+  timeout: 0.03,
   dynamodb: 0.01,
-  dynamodbAfterWrite: 0.002,
-  s3: 0.02,
+  dynamodbAfterWrite: 0.005,
+  s3: 0.1,
 };
 
 /** When, in production chunks, the run reshards and restarts the SQS emulator ("in the middle"). */
