@@ -1,8 +1,10 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
+export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 export {
   type Endpoints,
   endpointsFromEnvironment,
   type FunctionName,
+  type InvokeFunction,
   LocalPipeline,
   type PipelineOptions,
 } from "./pipeline.js";
@@ -17,5 +19,12 @@ export {
   SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
 } from "./resources.js";
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
-export { buildScenario, type Scenario, type ScenarioOptions, STUCK_PREFIX } from "./scenario.js";
+export {
+  buildScenario,
+  type JobItem,
+  type Scenario,
+  type ScenarioOptions,
+  STUCK_PREFIX,
+  type StreamItem,
+} from "./scenario.js";
 export { main, SERVE_HINT, stuckWrites } from "./start.js";

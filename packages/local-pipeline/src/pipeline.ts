@@ -24,6 +24,7 @@ import {
 } from "@mcp-pipeline/emulators";
 import {
   type Invokable,
+  type InvokeResult,
   type KinesisEsmEvent,
   KinesisEventSource,
   LocalFunction,
@@ -68,7 +69,16 @@ export interface PipelineOptions {
    * DynamoDB), while `faultsActive` is true: how a scenario makes records fail until retries run out.
    */
   readonly processorDynamoDbFault?: (target: string, body: string) => InjectedFault | undefined;
+  /**
+   * Wraps each function's invoke as its event source mapping calls it: where a fault injector stands in
+   * for the Lambda service (throttles, handler exceptions, timeouts) and where an observer sees every
+   * event and result. Absent: the mappings call the functions directly.
+   */
+  readonly wrapInvoke?: (name: FunctionName, invoke: InvokeFunction) => InvokeFunction;
 }
+
+/** What an event source mapping calls: the function's synchronous invoke. */
+export type InvokeFunction = (event: unknown) => Promise<InvokeResult>;
 
 const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
@@ -261,6 +271,11 @@ export class LocalPipeline {
     }
 
     const processor = this.functions.get("processor") as LocalFunction;
+    const wrap = (name: FunctionName, fn: LocalFunction): InvokeFunction => {
+      const invoke: InvokeFunction = (event) => fn.invoke(event);
+      return this.#options.wrapInvoke?.(name, invoke) ?? invoke;
+    };
+    const invokeProcessor = wrap("processor", processor);
     const esm = settings.processor.esm;
     this.kinesisEsm = new KinesisEventSource({
       kinesis: this.kinesis,
@@ -274,7 +289,7 @@ export class LocalPipeline {
         arn: processor.arn,
         invoke: (event) => {
           this.processorTraffic.delivered(event);
-          return processor.invoke(event);
+          return invokeProcessor(event);
         },
       },
       parameters: {
@@ -306,7 +321,7 @@ export class LocalPipeline {
       const invokable: Invokable & { timeoutMs: number } = {
         arn: fn.arn,
         timeoutMs: fn.definition.timeoutMs,
-        invoke: (event) => fn.invoke(event),
+        invoke: wrap(name, fn),
       };
       const source = new SqsEventSource({
         sqs: this.sqs,

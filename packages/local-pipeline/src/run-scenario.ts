@@ -1,11 +1,12 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
 import { BatchGetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
+import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
 import type { JobItem, Scenario } from "./scenario.js";
@@ -111,33 +112,6 @@ async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonl
   return ids;
 }
 
-/** Messages of a queue, read without deleting (they become visible again after a minute). */
-async function peek(pipeline: LocalPipeline, queueUrl: string) {
-  const out: { id: string; body: string; attributes: Record<string, string> }[] = [];
-  for (;;) {
-    const { Messages = [] } = await pipeline.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        VisibilityTimeout: 60,
-        // A peek must not long-poll: the source queues wait 20 s per empty receive (terraform/modules/queue).
-        WaitTimeSeconds: 0,
-        MessageAttributeNames: ["All"],
-      }),
-    );
-    if (Messages.length === 0) return out;
-    for (const m of Messages) {
-      out.push({
-        id: m.MessageId ?? "",
-        body: m.Body ?? "",
-        attributes: Object.fromEntries(
-          Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
-        ),
-      });
-    }
-  }
-}
-
 /**
  * Reads the calls named into `calls`, 100 keys a BatchGetItem. Each round of the ledger reads only the
  * calls it still waits for: a full Scan every round cost the emulator and this process more CPU than the
@@ -226,7 +200,7 @@ export async function runScenario(
   const applied = (callId: string) => Boolean(calls.get(callId)?.requestedAt);
   const settled = (callId: string) => ["completed", "failed"].includes(String(calls.get(callId)?.status));
   let quarantined = new Set<string>();
-  const dead = new Map<string, { id: string; body: string; attributes: Record<string, string> }>();
+  const dead = new Map<string, DrainedMessage>();
   const failures = new Map<string, FailureRange>();
   const inFailureRange = (p: PutRecord) =>
     [...failures.values()].some(
@@ -300,11 +274,12 @@ export async function runScenario(
       break;
     }
     if (missing.length > 0) {
-      // Read without deleting (hidden for a minute, then visible again): kept by messageId.
+      // The DLQs are drained into the ledger (kept by messageId): a peek of the FIFO DLQ hid a group's
+      // second poison job behind its first (§3). The failure queue is dlq-redrive's: read, not taken.
       const [toolDead, fifoDead, failed] = await Promise.all([
-        peek(pipeline, pipeline.queues.toolJobsDlq.url),
-        peek(pipeline, pipeline.queues.sessionJobsDlq.url),
-        peek(pipeline, pipeline.queues.streamFailures.url),
+        drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url),
+        drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url),
+        peekQueue(pipeline.sqs, pipeline.queues.streamFailures.url),
       ]);
       for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
       for (const f of failed) {

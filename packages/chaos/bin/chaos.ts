@@ -1,0 +1,5 @@
+/** `npm run chaos`'s entry: runs the chaos run with the command line and exits with its status. */
+import { ExitCode, runIfMain } from "@mcp-pipeline/cli";
+import { main } from "../src/index.js";
+
+runIfMain(import.meta.url, main, ExitCode.Failed);

@@ -1,0 +1,181 @@
+/** `npm run chaos`: the command line, parsed and checked, and the main job. */
+import { join } from "node:path";
+import {
+  ExitCode,
+  fraction,
+  parseCommandLine,
+  refuseCommandLine,
+  UsageError,
+  wholeNumber,
+} from "@mcp-pipeline/cli";
+import { ENVIRONMENT_NAME, loadSettings, SettingsError } from "@mcp-pipeline/settings";
+import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "./plan.js";
+import { formatJson, formatTable } from "./report.js";
+import { runChaos } from "./run.js";
+
+export const USAGE = `npm run chaos -- [options]
+
+Runs the whole local pipeline (as npm start does) under injected faults, reproducibly from --seed:
+poison records and messages, transient tool errors, duplicate producer sends, stuck writes (the
+processor's retries run out), throttled invocations, handler exceptions, timeouts, DynamoDB and S3
+throttles and 5xx (some after the write), a reshard (a shard split, then its children merged) and a
+restart of the SQS emulator mid-run. Then the downstream recovers, what was set aside is replayed, and
+a ledger prints a pass/fail table.
+
+Workload
+  --events N           lifecycle events put into the stream              (default 1000, at most 100000)
+  --jobs N             jobs sent to the tool queue                       (default: events / 10)
+  --fifo-jobs N        jobs sent to the FIFO queue                       (default: events / 20)
+  --sessions N         sessions (partition keys and message groups)      (default 20)
+  --seed N             the same seed gives the same workload and fault sequence (default 42)
+  --chunk N            stream records per production chunk               (default: events / 12, at least 50)
+
+Fault rates (each a fraction from 0 to 1)
+  --poison-rate R        (default ${DEFAULT_RATES.poison})    --transient-rate R   (default ${DEFAULT_RATES.transient})
+  --duplicate-rate R     (default ${DEFAULT_RATES.duplicate})    --stuck-rate R       (default ${DEFAULT_RATES.stuck})
+  --throttle-rate R      (default ${DEFAULT_RATES.throttle})    --exception-rate R   (default ${DEFAULT_RATES.exception})
+  --timeout-rate R       (default ${DEFAULT_RATES.timeout})    --dynamodb-rate R    (default ${DEFAULT_RATES.dynamodb})
+  --dynamodb-after-write-rate R (default ${DEFAULT_RATES.dynamodbAfterWrite})  --s3-rate R  (default ${DEFAULT_RATES.s3})
+  --sqs-outage MS        how long the SQS endpoint is down around its restart (default 1000)
+
+Run
+  --env NAME           settings from terraform/environments/NAME/terraform.tfvars.json (default dev)
+  --time-scale N       divide every duration setting by N                (default 20)
+  --timeout S          give up after S seconds: the run says "timed out" with what was still in
+                       flight, never "lost"                              (default 600)
+  --dist DIR           where the function zips are                       (default dist/, built by npm run chaos)
+  --verbose            show the functions' warning and error logs
+  --json               print the result as one JSON object on stdout (progress goes to stderr)
+  -h, --help           show this help
+
+Exit status: 0 when every check passes, 1 when one fails, 2 on a bad option, 3 when the run timed out.`;
+
+export interface CliOptions {
+  readonly chaos: ChaosOptions;
+  readonly env: string;
+  readonly timeScale: number;
+  readonly timeoutMs: number;
+  readonly distDir: string | undefined;
+  readonly json: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+export const TIMED_OUT = 3;
+
+const RATE_OPTIONS = {
+  poison: "poison-rate",
+  transient: "transient-rate",
+  duplicate: "duplicate-rate",
+  stuck: "stuck-rate",
+  throttle: "throttle-rate",
+  exception: "exception-rate",
+  timeout: "timeout-rate",
+  dynamodb: "dynamodb-rate",
+  dynamodbAfterWrite: "dynamodb-after-write-rate",
+  s3: "s3-rate",
+} as const satisfies Record<keyof typeof DEFAULT_RATES, string>;
+
+function parse(argv: readonly string[]) {
+  return parseCommandLine(argv, {
+    allowPositionals: false,
+    options: {
+      events: { type: "string" },
+      jobs: { type: "string" },
+      "fifo-jobs": { type: "string" },
+      sessions: { type: "string" },
+      seed: { type: "string" },
+      chunk: { type: "string" },
+      "sqs-outage": { type: "string" },
+      ...Object.fromEntries(Object.values(RATE_OPTIONS).map((name) => [name, { type: "string" as const }])),
+      env: { type: "string" },
+      "time-scale": { type: "string" },
+      timeout: { type: "string" },
+      dist: { type: "string" },
+      json: { type: "boolean" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
+  const v = parse(argv).values as Record<string, string | boolean | undefined>;
+  const text = (name: string) => v[name] as string | undefined;
+  const env = text("env") ?? "dev";
+  if (!ENVIRONMENT_NAME.test(env))
+    throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
+  if (text("dist") === "") throw new UsageError("--dist needs a directory");
+  const events = wholeNumber("events", text("events"), { fallback: 1_000, min: 1, max: 100_000 });
+  const rates = Object.fromEntries(
+    Object.entries(RATE_OPTIONS).map(([key, name]) => [
+      key,
+      fraction(name, text(name), DEFAULT_RATES[key as keyof typeof DEFAULT_RATES]),
+    ]),
+  ) as unknown as ChaosOptions["rates"];
+  return {
+    chaos: {
+      events,
+      jobs: wholeNumber("jobs", text("jobs"), { fallback: Math.ceil(events / 10), min: 0, max: 100_000 }),
+      fifoJobs: wholeNumber("fifo-jobs", text("fifo-jobs"), {
+        fallback: Math.ceil(events / 20),
+        min: 0,
+        max: 100_000,
+      }),
+      sessions: wholeNumber("sessions", text("sessions"), { fallback: 20, min: 1, max: 100_000 }),
+      seed: wholeNumber("seed", text("seed"), { fallback: 42, min: 0, max: 2 ** 32 - 1 }),
+      chunk: wholeNumber("chunk", text("chunk"), {
+        fallback: Math.max(50, Math.ceil(events / 12)),
+        min: 1,
+        max: 100_000,
+      }),
+      sqsOutageMs: wholeNumber("sqs-outage", text("sqs-outage"), { fallback: 1_000, min: 0, max: 600_000 }),
+      rates,
+    },
+    env,
+    timeScale: wholeNumber("time-scale", text("time-scale"), { fallback: 20, min: 1, max: 1_000 }),
+    timeoutMs: wholeNumber("timeout", text("timeout"), { fallback: 600, min: 1, max: 86_400 }) * 1000,
+    distDir: text("dist"),
+    json: (v.json as boolean | undefined) ?? environ.npm_config_json === "true",
+    verbose: (v.verbose as boolean | undefined) ?? false,
+    help: (v.help as boolean | undefined) ?? false,
+  };
+}
+
+const root = join(import.meta.dirname, "../../..");
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCli(argv, process.env);
+  } catch (error) {
+    return refuseCommandLine(error, USAGE);
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return ExitCode.Ok;
+  }
+  let settings: Awaited<ReturnType<typeof loadSettings>>;
+  try {
+    settings = await loadSettings(root, options.env);
+  } catch (error) {
+    if (error instanceof SettingsError || (error as NodeJS.ErrnoException).code === "ENOENT") {
+      process.stderr.write(`--env ${options.env}: ${(error as Error).message}\n`);
+      return ExitCode.Usage;
+    }
+    throw error;
+  }
+  const result = await runChaos(buildPlan(options.chaos), {
+    settings,
+    timeScale: options.timeScale,
+    timeoutMs: options.timeoutMs,
+    distDir: options.distDir ?? join(root, "dist"),
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+    ...(options.verbose
+      ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
+      : {}),
+  });
+  process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
+  if (result.timedOut) return TIMED_OUT;
+  return result.pass ? ExitCode.Ok : ExitCode.Failed;
+}

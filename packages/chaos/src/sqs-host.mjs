@@ -1,0 +1,10 @@
+// Hosts fauxqs with SQLite persistence in its own thread (as packages/emulators hosts each emulator), so
+// that its writes do not share the event loop of the mappings and the doors.
+import { parentPort, workerData } from "node:worker_threads";
+import { startFauxqs } from "fauxqs";
+
+const fauxqs = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false, dataDir: workerData.dataDir });
+parentPort.postMessage({ endpoint: fauxqs.address });
+parentPort.on("message", (message) => {
+  if (message === "stop") void fauxqs.stop().then(() => parentPort.postMessage({ stopped: true }));
+});

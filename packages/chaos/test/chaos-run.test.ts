@@ -1,0 +1,71 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { loadSettings } from "@mcp-pipeline/settings";
+import { bundleAll } from "@mcp-pipeline/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "../src/plan.js";
+import { formatTable } from "../src/report.js";
+import { runChaos } from "../src/run.js";
+
+const root = join(import.meta.dirname, "../../..");
+let dist: string;
+
+beforeAll(async () => {
+  dist = await bundleAll();
+}, 300_000);
+afterAll(async () => {
+  await rm(dist, { recursive: true, force: true });
+});
+
+// A short run with every fault kind: rates raised so that each happens in a few hundred events.
+const SHORT: ChaosOptions = {
+  events: 600,
+  jobs: 60,
+  fifoJobs: 40,
+  sessions: 10,
+  seed: 7,
+  chunk: 60,
+  sqsOutageMs: 500,
+  rates: {
+    ...DEFAULT_RATES,
+    poison: 0.02,
+    duplicate: 0.03,
+    stuck: 0.01,
+    throttle: 0.03,
+    exception: 0.02,
+    timeout: 0.02,
+    dynamodb: 0.02,
+    dynamodbAfterWrite: 0.01,
+    s3: 0.05,
+  },
+};
+
+describe("npm run chaos, a short run", () => {
+  it("survives every fault, a reshard and an SQS restart: every check passes, lost = 0, no duplicate effect", async () => {
+    // Prepare
+    const settings = await loadSettings(root, "dev");
+
+    // Act: the deadline is far (a loaded machine is slow); the run ends when everything is accounted for.
+    const result = await runChaos(buildPlan(SHORT), {
+      settings,
+      timeScale: 10,
+      timeoutMs: 1_500_000,
+      distDir: dist,
+    });
+
+    // Assess: the table says why when a check fails. The stall checks compare times with a bound: the
+    // command judges them; a test on a shared machine asserts no time (a loaded machine is slow, not
+    // stuck), so here they must have been measured, not passed.
+    const timed = (c: { name: string }) => /stalled over/.test(c.name);
+    const failed = result.checks.filter((c) => !c.pass && !timed(c));
+    expect(failed, formatTable(result)).toEqual([]);
+    expect(result.checks.filter(timed).map((c) => c.detail)).toEqual([
+      expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
+      expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
+    ]);
+    expect(result.timedOut).toBe(false);
+    expect(result.counts.duplicateEffects).toBe(0);
+    expect(result.reshard.map((s) => s.action)).toEqual(["split", "merge"]);
+    expect(result.faults.replayedRecords).toBeGreaterThan(0);
+  }, 1_800_000);
+});

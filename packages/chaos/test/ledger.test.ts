@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { compareSequence, type FinalState, Ledger, Phase } from "../src/ledger.js";
+
+const bounds = { partitionKeyMs: 10_000, groupMs: 10_000 };
+const empty: FinalState = { requested: new Set(), finished: new Set(), quarantined: new Set() };
+const check = (ledger: Ledger, name: RegExp, final: FinalState = empty, timedOut = false) => {
+  const found = ledger.checks(final, bounds, timedOut).find((c) => name.test(c.name));
+  if (!found) throw new Error(`no check ${name}`);
+  return found;
+};
+const event = (n: number, key = "k", shardId = "shard-0") =>
+  ({ kind: "event", key, callId: `ev-${n}`, shardId, sequenceNumber: String(100 + n) }) as const;
+const message = (id: string, attributes: Record<string, string> = {}) => ({
+  id,
+  body: "{}",
+  attributes,
+  group: undefined,
+});
+
+describe("the chaos ledger", () => {
+  it("accounts for an input applied, quarantined, in a failure range or in a DLQ, and for nothing else", () => {
+    // Prepare: four records and two jobs.
+    const ledger = new Ledger();
+    for (const n of [1, 2, 3, 4]) ledger.recordStream(event(n));
+    ledger.recordStream({
+      kind: "poison",
+      key: "k",
+      callId: undefined,
+      shardId: "shard-0",
+      sequenceNumber: "200",
+    });
+    ledger.recordJob(false, "g", "job-1", "{}", "m-1");
+    ledger.recordJob(false, "g", undefined, "not json", "m-2");
+
+    // Act: ev-1 applied, ev-2's record quarantined, ev-3 in a given-up range; the poison job in a DLQ.
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
+    ledger.effect({ kind: "quarantined", sequenceNumber: "102" }, 0);
+    ledger.failureRange("f-1", { shardId: "shard-0", start: "103", end: "103" });
+    ledger.deadLettered("tool", message("d-1", { "pipeline.source.messageId": "m-2" }));
+
+    // Assess: ev-4, the poison record and job-1 are not accounted for yet, and named.
+    expect(ledger.unsettled()).toEqual({
+      count: 3,
+      names: ["event record shard-0/104 (ev-4)", "poison record shard-0/200", "job job-1"],
+    });
+    ledger.effect({ kind: "call-state", callId: "ev-4" }, 0);
+    ledger.effect({ kind: "quarantined", sequenceNumber: "200" }, 0);
+    ledger.effect({ kind: "job-completed", callId: "job-1" }, 0);
+    expect(ledger.unsettled().count).toBe(0);
+    // ev-2 and ev-3 are kept, not applied: the replay must still apply them.
+    expect(ledger.unapplied().names).toEqual(["event ev-2", "event ev-3"]);
+  });
+
+  it("counts a second effect of one event or job as a duplicate, and a job's second send as the same input", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(event(1));
+    ledger.recordStream({ ...event(1), kind: "duplicate", sequenceNumber: "199" });
+    ledger.recordJob(true, "g", "job-1", "{}", "m-1");
+    ledger.recordJob(true, "g", "job-1", "{}", "m-2");
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
+    ledger.effect({ kind: "job-completed", callId: "job-1" }, 0);
+    expect(ledger.counts()).toMatchObject({ jobs: 1, jobMessages: 2, duplicateEffects: 0 });
+
+    ledger.effect({ kind: "job-completed", callId: "job-1" }, 0);
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
+    // A job's call is written by its lifecycle events several times: not an event's effect.
+    ledger.effect({ kind: "call-state", callId: "job-1" }, 0);
+    ledger.effect({ kind: "call-state", callId: "job-1" }, 0);
+
+    expect(ledger.counts().duplicateEffects).toBe(2);
+    expect(check(ledger, /each effect once/).pass).toBe(false);
+  });
+
+  it("finds a record of a key delivered before an earlier one of the same key, across shards", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(event(1, "a", "parent"));
+    ledger.recordStream(event(2, "b", "parent"));
+    ledger.recordStream(event(3, "a", "child"));
+    // Other keys may interleave in any order; key a's child record must not come before its parent's.
+    ledger.processorDelivered(["102", "103"], 0);
+    ledger.processorDelivered(["101", "103"], 0);
+    const order = check(ledger, /order per partition key/);
+    expect(order.pass).toBe(false);
+    expect(order.detail).toBe("1 out of order; a: 103 delivered before an earlier record of its key");
+  });
+
+  it("passes in-order deliveries, redeliveries included", () => {
+    const ledger = new Ledger();
+    for (const n of [1, 2, 3]) ledger.recordStream(event(n));
+    ledger.processorDelivered(["101", "102"], 0);
+    ledger.processorDelivered(["102", "103"], 0);
+    expect(check(ledger, /order per partition key/).pass).toBe(true);
+  });
+
+  it("checks a FIFO group's effects in send order, exempting a job that went to a DLQ (§3)", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", "j-1", "{}", "m-1");
+    ledger.recordJob(true, "g", "j-2", "{}", "m-2");
+    ledger.recordJob(true, "g", "j-3", "{}", "m-3");
+    ledger.effect({ kind: "job-completed", callId: "j-2" }, 0);
+    ledger.effect({ kind: "job-completed", callId: "j-1" }, 0);
+    ledger.effect({ kind: "job-completed", callId: "j-3" }, 0);
+    expect(check(ledger, /order per FIFO group/).pass).toBe(false);
+
+    const exempt = new Ledger();
+    exempt.recordJob(true, "g", "j-1", "{}", "m-1");
+    exempt.recordJob(true, "g", "j-2", "{}", "m-2");
+    exempt.deadLettered("fifo", message("m-1"));
+    exempt.effect({ kind: "job-completed", callId: "j-2" }, 0);
+    exempt.phase = Phase.Replay;
+    exempt.effect({ kind: "job-completed", callId: "j-1" }, 0);
+    expect(check(exempt, /order per FIFO group/).pass).toBe(true);
+    expect(exempt.deadValidJobs()).toEqual([]);
+  });
+
+  it("offers a valid job found in a DLQ for the replay until it is applied", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", "j-1", '{"callId":"j-1"}', "m-1");
+    ledger.deadLettered("fifo", message("m-1"));
+    expect(ledger.deadValidJobs()).toEqual([
+      { fifo: true, group: "g", callId: "j-1", body: '{"callId":"j-1"}' },
+    ]);
+  });
+
+  it("measures a stall from a record's first delivery to its effect, and judges it against the bound", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(event(1, "slow"));
+    ledger.processorDelivered(["101"], 1_000);
+    ledger.processorDelivered(["101"], 5_000);
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 12_500);
+    expect(ledger.stalls().partitionKey).toEqual({ ms: 11_500, key: "slow" });
+    const stall = check(ledger, /no partition key stalled/);
+    expect(stall).toMatchObject({ pass: false, detail: "longest: 11.5 s (slow)" });
+  });
+
+  it("reports a run out of time as in flight, never as lost", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(event(1));
+    const loss = check(ledger, /lost = 0/, empty, true);
+    expect(loss.pass).toBe(true);
+    expect(loss.detail).toBe("timed out: 1 not applied yet, in flight, not lost (event ev-1)");
+    const judged = check(ledger, /lost = 0/, empty, false);
+    expect(judged).toMatchObject({ pass: false, detail: "lost 1: event ev-1" });
+  });
+
+  it("holds the final state to the effects seen: a quarantined record in the bucket, a written call in the table", () => {
+    const ledger = new Ledger();
+    ledger.recordStream({ kind: "poison", key: "k", callId: undefined, shardId: "s", sequenceNumber: "7" });
+    ledger.recordStream(event(1));
+    // Nothing seen yet: nothing to hold the state to (the accounting check names what is missing).
+    expect(check(ledger, /final state/).pass).toBe(true);
+    ledger.effect({ kind: "quarantined", sequenceNumber: "7" }, 0);
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
+    expect(check(ledger, /final state/).detail).toBe(
+      "poison record 7 written to the quarantine but not there; call ev-1 written but not in the table",
+    );
+    const final = { ...empty, quarantined: new Set(["7"]), requested: new Set(["ev-1"]) };
+    expect(check(ledger, /final state/, final).pass).toBe(true);
+  });
+
+  it("settles inputs for good and still finds one that is not", () => {
+    const ledger = new Ledger();
+    for (const n of [1, 2, 3]) ledger.recordStream(event(n));
+    ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
+    ledger.effect({ kind: "call-state", callId: "ev-3" }, 0);
+    expect(ledger.unsettled().names).toEqual(["event record shard-0/102 (ev-2)"]);
+    ledger.recordStream(event(4));
+    expect(ledger.unsettled().count).toBe(2);
+    ledger.effect({ kind: "call-state", callId: "ev-2" }, 0);
+    expect(ledger.unsettled().names).toEqual(["event record shard-0/104 (ev-4)"]);
+  });
+
+  it("compares sequence numbers as the big numbers they are", () => {
+    expect(compareSequence("9", "10")).toBeLessThan(0);
+    expect(compareSequence("495", "495")).toBe(0);
+    expect(
+      compareSequence(
+        "49600000000000000000000000000000000000000000000000000002",
+        "49600000000000000000000000000000000000000000000000000001",
+      ),
+    ).toBeGreaterThan(0);
+  });
+});
