@@ -258,6 +258,45 @@ describe("function artifacts", () => {
     }
   });
 
+  it("processor: the bundle recognises a redelivered batch by the SDK's ConditionalCheckFailedException (one class, whatever module imports it)", async () => {
+    // The idempotency and tool-call stores tell a duplicate from a failure with `instanceof
+    // ConditionalCheckFailedException`: a second copy of the class in the bundle (a module duplicated by the
+    // import rewrite or a barrel's split) would make every redelivered record a transient failure, retried
+    // until it expires (docs/aws-semantics.md §1.3: a Kinesis batch is retried after a failed invocation).
+    await bundleFunction(processorDir, join(work, "replay"));
+    const file = await unzipTo(await readFile(join(work, "replay/processor.zip")), join(work, "replay/code"));
+    const stack = await Stack.start();
+    try {
+      await stack.reset();
+      for (const [k, v] of Object.entries({
+        AWS_REGION: "us-east-1",
+        AWS_ACCESS_KEY_ID: "test",
+        AWS_SECRET_ACCESS_KEY: "test",
+        AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
+        AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
+        TOOL_CALLS_TABLE: stack.tables.toolCalls,
+        DEDUPE_TABLE: stack.tables.dedupe,
+        QUARANTINE_BUCKET: stack.tables.bucket,
+        POWERTOOLS_LOG_LEVEL: "CRITICAL",
+      }))
+        vi.stubEnv(k, v);
+      const bundle = (await import(pathToFileURL(file).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const { records } = startedRecords(6, 2);
+      const first = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      const before = await stack.calls();
+      const again = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      expect([first, again]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
+      expect(await stack.calls()).toEqual(before);
+      expect(before.size).toBe(6);
+      expect(await stack.quarantined()).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+      await stack.stop();
+    }
+  });
+
   it.each(["tool-worker", "fifo-worker"])(
     "%s: the bundle runs a job and dead-letters a poison message",
     async (name) => {
