@@ -1,9 +1,9 @@
-import { Logger } from "@aws-lambda-powertools/logger";
 import { ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { loadConfig, once } from "@mcp-pipeline/aws";
+import { once } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { consumerHandler, sqsRecords } from "@mcp-pipeline/consumer-shell";
 import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createQueueWhenReady,
@@ -11,9 +11,15 @@ import {
   type RunningEmulator,
   startSqsS3,
 } from "@mcp-pipeline/testing/emulators";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { dlqRedriveConfigSchema } from "../src/config.js";
-import { dlqRedriveDeps, storeFailures } from "../src/core.js";
+import {
+  dlqRedriveDeps,
+  dlqRedriveReport,
+  parseManualAction,
+  runManualAction,
+  storeFailures,
+} from "../src/core.js";
 import { dlqRedriveEnvironment } from "./environment.js";
 
 // dlq-redrive builds its SQS client on first use (core.ts's sqsModule, handler.ts's `once`): a batch whose
@@ -32,10 +38,19 @@ describe("dlq-redrive's SQS client, built on first use", () => {
   });
   afterAll(() => sqsS3?.stop());
 
-  /** dlq-redrive's wiring over this stack, with an SQS client whose build fails the first `failures` times. */
+  afterEach(() => vi.unstubAllEnvs());
+
+  /**
+   * dlq-redrive's handler (handler.ts, through the consumer shell) over this stack, with an SQS client whose
+   * build fails the first `failures` times, as a chunk that cannot be loaded would.
+   */
   function wired(failures: number) {
     const builds = { attempts: 0, succeeded: 0 };
-    const env = dlqRedriveEnvironment(sqsS3.endpoint, "lazy-sqs-quarantine", dlqUrl);
+    const env = {
+      ...dlqRedriveEnvironment(sqsS3.endpoint, "lazy-sqs-quarantine", dlqUrl),
+      POWERTOOLS_LOG_LEVEL: "CRITICAL",
+    };
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     const options = emulatorClientOptions(sqsS3);
     const lazySqs = once(async () => {
       builds.attempts += 1;
@@ -45,15 +60,21 @@ describe("dlq-redrive's SQS client, built on first use", () => {
       builds.succeeded += 1;
       return sqsClient(options);
     });
-    const deps = dlqRedriveDeps(
-      loadConfig(dlqRedriveConfigSchema, env),
-      { s3: s3Client(options), kinesis: kinesisClient(options), sqs: lazySqs },
-      {
-        logger: new Logger({ serviceName: "dlq-redrive", logLevel: "CRITICAL" }),
-        functionName: "dlq-redrive",
-      },
-    );
-    return { deps, builds };
+    const handler = consumerHandler({
+      service: "dlq-redrive",
+      config: dlqRedriveConfigSchema,
+      records: sqsRecords,
+      wire: (config, sandbox) =>
+        dlqRedriveDeps(
+          config,
+          { s3: s3Client(options), kinesis: kinesisClient(options), sqs: lazySqs },
+          sandbox,
+        ),
+      process: storeFailures,
+      report: dlqRedriveReport,
+      manual: { parse: parseManualAction, run: runManualAction },
+    });
+    return { handler, builds };
   }
 
   const strays = (prefix: string) =>
@@ -73,26 +94,22 @@ describe("dlq-redrive's SQS client, built on first use", () => {
   }
 
   it("three stray messages at once build the client once and all reach the DLQ", async () => {
-    const { deps, builds } = wired(0);
-    const { response, summary } = await storeFailures(strays("together"), lambdaContext(), deps);
+    const { handler, builds } = wired(0);
+    const response = await handler({ Records: strays("together") }, lambdaContext());
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(summary).toMatchObject({ messages: 3, deadLettered: 3, retried: 0 });
     expect(builds).toEqual({ attempts: 1, succeeded: 1 });
     expect(await drained()).toEqual(["a", "b", "c"].map((id) => `not a failure record ${id}`));
   });
 
   it("a failed build keeps every message for SQS to redeliver, and the next batch builds it again", async () => {
-    const { deps, builds } = wired(1);
+    const { handler, builds } = wired(1);
     const records = strays("retried");
-    const first = await storeFailures(records, lambdaContext(), deps);
-    expect(first.response.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(
-      records.map((r) => r.messageId).sort(),
-    );
-    expect(first.summary).toMatchObject({ messages: 3, deadLettered: 0, retried: 3 });
+    const first = await handler({ Records: records }, lambdaContext());
+    expect(first).toEqual({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) });
     expect(await drained()).toEqual([]);
     // SQS redelivers the three (docs/aws-semantics.md §2.3): the failed build was not kept.
-    const again = await storeFailures(records, lambdaContext(), deps);
-    expect(again.response).toEqual({ batchItemFailures: [] });
+    const again = await handler({ Records: records }, lambdaContext());
+    expect(again).toEqual({ batchItemFailures: [] });
     expect(builds).toEqual({ attempts: 2, succeeded: 1 });
     expect(await drained()).toEqual(["a", "b", "c"].map((id) => `not a failure record ${id}`));
   });
