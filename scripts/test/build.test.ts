@@ -2,7 +2,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import {
   base64Sha256,
@@ -13,8 +16,15 @@ import {
   withLiteralKeys,
 } from "@mcp-pipeline/bundler";
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
-import { createQueueWhenReady, emulatorClientOptions, startSqsS3 } from "@mcp-pipeline/testing/emulators";
+import { readQuarantineRecord } from "@mcp-pipeline/quarantine";
+import { listQuarantine } from "@mcp-pipeline/recovery";
+import { lambdaContext, sqsRecord, TEST_ACCOUNT, TEST_REGION } from "@mcp-pipeline/testing";
+import {
+  createQueueWhenReady,
+  EmulatorStack,
+  emulatorClientOptions,
+  startSqsS3,
+} from "@mcp-pipeline/testing/emulators";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dlqRedriveEnvironment } from "../../functions/dlq-redrive/test/environment.ts";
@@ -258,8 +268,47 @@ describe("function artifacts", () => {
     }
   });
 
+  it("processor: the bundle recognises a redelivered batch by the SDK's ConditionalCheckFailedException (one class, whatever module imports it)", async () => {
+    // The idempotency and tool-call stores tell a duplicate from a failure with `instanceof
+    // ConditionalCheckFailedException`: a second copy of the class in the bundle (a module duplicated by the
+    // import rewrite or a barrel's split) would make every redelivered record a transient failure, retried
+    // until it expires (docs/aws-semantics.md §1.3: a Kinesis batch is retried after a failed invocation).
+    await bundleFunction(processorDir, join(work, "replay"));
+    const file = await unzipTo(await readFile(join(work, "replay/processor.zip")), join(work, "replay/code"));
+    const stack = await Stack.start();
+    try {
+      await stack.reset();
+      for (const [k, v] of Object.entries({
+        AWS_REGION: "us-east-1",
+        AWS_ACCESS_KEY_ID: "test",
+        AWS_SECRET_ACCESS_KEY: "test",
+        AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
+        AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
+        TOOL_CALLS_TABLE: stack.tables.toolCalls,
+        DEDUPE_TABLE: stack.tables.dedupe,
+        QUARANTINE_BUCKET: stack.tables.bucket,
+        POWERTOOLS_LOG_LEVEL: "CRITICAL",
+      }))
+        vi.stubEnv(k, v);
+      const bundle = (await import(pathToFileURL(file).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const { records } = startedRecords(6, 2);
+      const first = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      const before = await stack.calls();
+      const again = await bundle.handler({ Records: records }, lambdaContext({ timeoutMs: 30_000 }));
+      expect([first, again]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
+      expect(await stack.calls()).toEqual(before);
+      expect(before.size).toBe(6);
+      expect(await stack.quarantined()).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+      await stack.stop();
+    }
+  });
+
   it.each(["tool-worker", "fifo-worker"])(
-    "%s: the bundle runs a job and dead-letters a poison message",
+    "%s: the bundle runs a job once when it is delivered again, and dead-letters a poison message",
     async (name) => {
       const dir = join(import.meta.dirname, "../../functions", name);
       await bundleFunction(dir, join(work, name));
@@ -291,12 +340,89 @@ describe("function artifacts", () => {
         expect((await stack.call(stats.callId))?.status).toBe("completed");
         expect((await stack.call(big.callId))?.result?.location).toMatchObject({ kind: "s3" });
         expect((await stack.drain(queue.dlqUrl)).map((m) => m.body)).toEqual(["{]"]);
+        // Delivered again (a visibility timeout ran out, docs/aws-semantics.md §2.1): the stores tell the
+        // finished job by ConditionalCheckFailedException, one class in the bundle, and it does not run twice.
+        const statsRecord = records.find((r) => r.body === body(stats).body);
+        const done = await stack.call(stats.callId);
+        const again = await bundle.handler({ Records: [statsRecord] }, lambdaContext({ timeoutMs: 30_000 }));
+        expect(again).toEqual({ batchItemFailures: [] });
+        expect(await stack.call(stats.callId)).toEqual(done);
       } finally {
         vi.unstubAllEnvs();
         await stack.stop();
       }
     },
   );
+
+  it("dlq-redrive: the bundle re-reads an on-failure record's range from the stream into the quarantine, through its Kinesis and S3 clients", async () => {
+    // The path every failure record takes (docs/aws-semantics.md §1.6): GetShardIterator and GetRecords on
+    // the bundled Kinesis client, whose HTTP/2 handler and event-stream marshaller the bundle replaces
+    // (packages/aws/src/without-event-streams.ts), then the quarantine's PUT.
+    const dir = join(import.meta.dirname, "../../functions/dlq-redrive");
+    await bundleFunction(dir, join(work, "dlq-redrive-range"));
+    const file = await unzipTo(
+      await readFile(join(work, "dlq-redrive-range/dlq-redrive.zip")),
+      join(work, "dlq-redrive-range/code"),
+    );
+    const stack = await EmulatorStack.start({ sqsS3: true, kinesis: true });
+    try {
+      await stack.createStream("events");
+      await stack.createBucket("bundle-range-quarantine");
+      const { url: dlqUrl } = await stack.createQueue({ name: "bundle-range-dlq" });
+      const kinesis = kinesisClient(emulatorClientOptions(stack.kinesis));
+      const data = new TextEncoder().encode('{"oops"');
+      const { SequenceNumber = "", ShardId = "" } = await kinesis.send(
+        new PutRecordCommand({ StreamName: "events", PartitionKey: "session-1", Data: data }),
+      );
+      kinesis.destroy();
+      const env = {
+        ...dlqRedriveEnvironment(stack.sqsS3.endpoint, "bundle-range-quarantine", dlqUrl),
+        AWS_ENDPOINT_URL_KINESIS: stack.kinesis.endpoint,
+        POWERTOOLS_LOG_LEVEL: "CRITICAL",
+      };
+      for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+      const bundle = (await import(pathToFileURL(file).href)) as {
+        handler: (event: unknown, context: unknown) => Promise<unknown>;
+      };
+      const failure = {
+        requestContext: {
+          requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
+          functionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:processor`,
+          condition: "RetryAttemptsExhausted",
+          approximateInvokeCount: 4,
+        },
+        responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
+        version: "1.0",
+        timestamp: "2026-11-30T10:00:00.000Z",
+        KinesisBatchInfo: {
+          shardId: ShardId,
+          startSequenceNumber: SequenceNumber,
+          endSequenceNumber: SequenceNumber,
+          approximateArrivalOfFirstRecord: "2026-11-30T09:59:00.000Z",
+          approximateArrivalOfLastRecord: "2026-11-30T09:59:00.000Z",
+          batchSize: 1,
+          streamArn: `arn:aws:kinesis:${TEST_REGION}:${TEST_ACCOUNT}:stream/events`,
+        },
+      };
+      const response = await bundle.handler(
+        { Records: [sqsRecord({ messageId: "failure-1", body: JSON.stringify(failure) })] },
+        lambdaContext({ functionName: "dlq-redrive" }),
+      );
+      expect(response).toEqual({ batchItemFailures: [] });
+      const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
+      const entries = await listQuarantine(s3, "bundle-range-quarantine");
+      expect(entries.map((e) => e.key)).toEqual([
+        expect.stringMatching(new RegExp(`/${SequenceNumber}\\.json$`)),
+      ]);
+      const [entry] = entries;
+      const record = await readQuarantineRecord(s3, "bundle-range-quarantine", entry?.key ?? "");
+      expect(Buffer.from(record.data, "base64").equals(Buffer.from(data))).toBe(true);
+      s3.destroy();
+    } finally {
+      vi.unstubAllEnvs();
+      await stack.stop();
+    }
+  });
 
   it("dlq-redrive: the bundle keeps a message that is not an on-failure record in the DLQ, through its SQS chunk", async () => {
     const dir = join(import.meta.dirname, "../../functions/dlq-redrive");

@@ -11,7 +11,10 @@ import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import {
   assertNoPrototypePollution,
   asText,
+  BAD_INPUT_CATEGORIES,
   type BadInput,
+  type BadInputCategory,
+  type BadInputCorpus,
   type BadInputExpectations,
   badDocuments,
   badInputTable,
@@ -34,12 +37,8 @@ const root = join(import.meta.dirname, "../../..");
 /** A bound for a broken run, not a speed assertion: the stack waits for what it asserts. */
 const SERVE_WAIT = { timeout: 240_000, interval: 500 };
 
-const kinesisCorpus = badDocuments(
-  lifecycleEventShape({ sessionId: "session-served-bad", callId: "served-bad-event", tool: "text.stats" }),
-);
-const sqsCorpus = badDocuments(
-  toolCallJobShape({ sessionId: "session-served-bad", callId: "served-bad-job" }),
-);
+const EVENT_CALL = "served-bad-event";
+const JOB_CALL = "served-bad-job";
 
 /** Cases the formats read (fields they do not know are dropped; a session id is any string): applied or run. */
 const KINESIS_READ = new Set([
@@ -55,6 +54,46 @@ const SQS_READ = new Set([
   'sessionId "NaN"',
   'sessionId "Infinity"',
 ]);
+
+/** The call id of a case the format reads: one of its own, so that each such case is seen applied or run. */
+const ownCallId = (base: string, read: ReadonlySet<string>, name: string) =>
+  `${base}-${[...read].indexOf(name)}`;
+
+/**
+ * The corpus with each case the format reads under a call (and event) id of its own: with the one id of
+ * the shape, a single case applied or run would stand for all of them.
+ */
+function readUnderOwnIds(
+  corpus: BadInputCorpus<Uint8Array>,
+  base: string,
+  read: ReadonlySet<string>,
+): BadInputCorpus<Uint8Array> {
+  const own = (input: BadInput<Uint8Array>): BadInput<Uint8Array> =>
+    read.has(input.name)
+      ? {
+          ...input,
+          value: new TextEncoder().encode(
+            new TextDecoder().decode(input.value).replaceAll(base, ownCallId(base, read, input.name)),
+          ),
+        }
+      : input;
+  const owned = {} as Record<BadInputCategory, readonly BadInput<Uint8Array>[]>;
+  for (const category of BAD_INPUT_CATEGORIES) owned[category] = corpus[category].map(own);
+  return owned;
+}
+
+const kinesisCorpus = readUnderOwnIds(
+  badDocuments(
+    lifecycleEventShape({ sessionId: "session-served-bad", callId: EVENT_CALL, tool: "text.stats" }),
+  ),
+  EVENT_CALL,
+  KINESIS_READ,
+);
+const sqsCorpus = readUnderOwnIds(
+  badDocuments(toolCallJobShape({ sessionId: "session-served-bad", callId: JOB_CALL })),
+  JOB_CALL,
+  SQS_READ,
+);
 
 let dist: string;
 let childTmp: string;
@@ -203,11 +242,16 @@ async function callStatus(callId: string): Promise<string | undefined> {
 
 /** A record put into the served stream: quarantined with its bytes, or applied. */
 async function expectRecordKept(input: BadInput<Uint8Array>) {
+  const data = Buffer.from(input.value).toString("base64");
   if (KINESIS_READ.has(input.name)) {
-    await vi.waitFor(async () => expect(await callStatus("served-bad-event")).toBeDefined(), SERVE_WAIT);
+    const callId = ownCallId(EVENT_CALL, KINESIS_READ, input.name);
+    await vi.waitFor(async () => expect(await callStatus(callId)).toBeDefined(), SERVE_WAIT);
+    expect((await quarantinedData()).has(data)).toBe(false);
   } else {
-    const data = Buffer.from(input.value).toString("base64");
     await vi.waitFor(async () => expect((await quarantinedData()).has(data)).toBe(true), SERVE_WAIT);
+    expect([...quarantined.values()].find((q) => q.data === data)?.reason.code).toMatch(
+      /^(bad-encoding|bad-json|schema-violation|unsupported-version)$/,
+    );
   }
   assertNoPrototypePollution();
 }
@@ -220,7 +264,10 @@ async function expectMessageKept(input: BadInput<Uint8Array>) {
     expect(refusedSends.get(input.name)).toMatch(/MissingParameter$/);
   } else if (SQS_READ.has(input.name)) {
     await vi.waitFor(
-      async () => expect(["completed", "failed"]).toContain(await callStatus("served-bad-job")),
+      async () =>
+        expect(["completed", "failed"]).toContain(
+          await callStatus(ownCallId(JOB_CALL, SQS_READ, input.name)),
+        ),
       SERVE_WAIT,
     );
     expect((await deadLetteredBodies()).has(body)).toBe(false);
