@@ -74,21 +74,31 @@ const standard = (id: string, receives = 1) =>
 const fifo = (id: string, group: string, receives = 1) =>
   sqsRecord({ messageId: id, body: "{}", receiveCount: receives, groupId: group, queueArn: QUEUE_ARN });
 
+type FakeClient = ReturnType<typeof fakeSqs>["client"];
+
+/**
+ * Runs a batch through the engine (the messages in `failing` fail transiently), then the settle path with
+ * `client` as SQS: what it changed, the batch's outcome, and the warnings it logged.
+ */
+async function settle(
+  records: readonly SQSRecord[],
+  mode: "standard" | "fifo",
+  failing: readonly string[],
+  client: FakeClient,
+  context: { getRemainingTimeInMillis(): number } = lambdaContext(),
+) {
+  const outcome = await outcomeOf(records, mode === "fifo", new Set(failing));
+  const { logger, seen } = warnings();
+  const changed = await backOffRedeliveries(records, outcome, mode, redelivery(client), context, logger);
+  return { changed, outcome, warned: seen };
+}
+
 describe("backOffRedeliveries: the reported jobs' visibility, set on their source queue", () => {
   it("standard queue: one request with each reported job's backoff; succeeded jobs and the last receive untouched", async () => {
     const records = [standard("ok-1"), standard("m-1", 1), standard("m-2", 3), standard("m-last", 5)];
-    const outcome = await outcomeOf(records, false, new Set(["m-1", "m-2", "m-last"]));
     const sqs = fakeSqs();
-    const { logger, seen } = warnings();
 
-    const changed = await backOffRedeliveries(
-      records,
-      outcome,
-      "standard",
-      redelivery(sqs.client),
-      lambdaContext(),
-      logger,
-    );
+    const { changed, warned } = await settle(records, "standard", ["m-1", "m-2", "m-last"], sqs.client);
 
     expect(changed).toBe(2);
     expect(sqs.requests).toEqual([
@@ -101,21 +111,18 @@ describe("backOffRedeliveries: the reported jobs' visibility, set on their sourc
         ],
       },
     ]);
-    expect(seen).toEqual([]);
+    expect(warned).toEqual([]);
   });
 
   it("more than ten reported jobs: requests of at most ten entries (SQS's limit, §2.5)", async () => {
     const records = Array.from({ length: 23 }, (_, i) => standard(`m-${i}`));
-    const outcome = await outcomeOf(records, false, new Set(records.map((r) => r.messageId)));
     const sqs = fakeSqs();
 
-    const changed = await backOffRedeliveries(
+    const { changed } = await settle(
       records,
-      outcome,
       "standard",
-      redelivery(sqs.client),
-      lambdaContext(),
-      warnings().logger,
+      records.map((r) => r.messageId),
+      sqs.client,
     );
 
     expect(sqs.requests.map((r) => r.Entries?.length)).toEqual([10, 10, 3]);
@@ -135,18 +142,18 @@ describe("backOffRedeliveries: the reported jobs' visibility, set on their sourc
       fifo("a3", "a"),
       fifo("c2", "c"),
     ];
-    const outcome = await outcomeOf(records, true, new Set(["a2", "c1"]));
     const sqs = fakeSqs();
 
-    await backOffRedeliveries(
-      records,
-      outcome,
-      "fifo",
-      redelivery(sqs.client),
-      lambdaContext(),
-      warnings().logger,
-    );
+    const { outcome } = await settle(records, "fifo", ["a2", "c1"], sqs.client);
 
+    expect(outcome.outcomes.map((o) => o.status)).toEqual([
+      "succeeded",
+      "succeeded",
+      "failed",
+      "failed",
+      "not-started",
+      "not-started",
+    ]);
     expect(sqs.requests).toHaveLength(1);
     expect(sqs.requests[0]?.Entries).toEqual([
       // a2 was received twice: 0.5 x 10 s; a3 returns with it, never before it.
@@ -158,100 +165,70 @@ describe("backOffRedeliveries: the reported jobs' visibility, set on their sourc
   });
 
   it("a request that fails: no job is lost, each gets a warning, none counts as backed off", async () => {
-    const records = [standard("m-1"), standard("m-2")];
-    const outcome = await outcomeOf(records, false, new Set(["m-1", "m-2"]));
-    const sqs = {
+    const denied = {
       send: async () => {
         throw Object.assign(new Error("Access to the resource is denied"), { name: "AccessDenied" });
       },
-    } as unknown as Parameters<typeof changeMessageVisibility>[0];
-    const { logger, seen } = warnings();
+    } as unknown as FakeClient;
 
-    const changed = await backOffRedeliveries(
-      records,
-      outcome,
+    const { changed, outcome, warned } = await settle(
+      [standard("m-1"), standard("m-2")],
       "standard",
-      redelivery(sqs),
-      lambdaContext(),
-      logger,
+      ["m-1", "m-2"],
+      denied,
     );
 
     expect(changed).toBe(0);
-    expect(seen).toEqual([
-      {
-        message: expect.stringMatching(/returns after the visibility timeout/),
-        data: { messageId: "m-1", error: expect.stringMatching(/denied/) },
-      },
-      {
-        message: expect.stringMatching(/returns after the visibility timeout/),
-        data: { messageId: "m-2", error: expect.stringMatching(/denied/) },
-      },
-    ]);
+    const warning = (messageId: string) => ({
+      message: expect.stringMatching(/returns after the visibility timeout/),
+      data: { messageId, error: expect.stringMatching(/denied/) },
+    });
+    expect(warned).toEqual([warning("m-1"), warning("m-2")]);
     // What the function answers is the batch outcome's: both are still reported for retry.
     expect(outcome.outcomes.map((o) => o.status)).toEqual(["failed", "failed"]);
   });
 
   it("an entry SQS refuses (a stale receipt handle): a warning for that job only", async () => {
-    const records = [standard("m-1"), standard("m-2")];
-    const outcome = await outcomeOf(records, false, new Set(["m-1", "m-2"]));
     const sqs = fakeSqs(() => ({
       Failed: [{ Id: "1", Code: "ReceiptHandleIsInvalid", Message: "The input receipt handle is invalid." }],
     }));
-    const { logger, seen } = warnings();
 
-    const changed = await backOffRedeliveries(
-      records,
-      outcome,
+    const { changed, warned } = await settle(
+      [standard("m-1"), standard("m-2")],
       "standard",
-      redelivery(sqs.client),
-      lambdaContext(),
-      logger,
+      ["m-1", "m-2"],
+      sqs.client,
     );
 
     expect(changed).toBe(1);
-    expect(seen.map((w) => w.data)).toEqual([
+    expect(warned.map((w) => w.data)).toEqual([
       { messageId: "m-2", error: expect.stringMatching(/^ReceiptHandleIsInvalid: /) },
     ]);
   });
 
   it("no time left in the invocation: no request, so the answer cannot turn into a timeout", async () => {
-    const records = [standard("m-1")];
-    const outcome = await outcomeOf(records, false, new Set(["m-1"]));
     const sqs = fakeSqs();
-    const { logger, seen } = warnings();
 
-    const changed = await backOffRedeliveries(
-      records,
-      outcome,
-      "standard",
-      redelivery(sqs.client),
-      { getRemainingTimeInMillis: () => 100 },
-      logger,
-    );
+    const { changed, warned } = await settle([standard("m-1")], "standard", ["m-1"], sqs.client, {
+      getRemainingTimeInMillis: () => 100,
+    });
 
     expect(changed).toBe(0);
     expect(sqs.requests).toEqual([]);
-    expect(seen.map((w) => w.data)).toEqual([{ messageId: "m-1", error: "no time left in the invocation" }]);
+    expect(warned.map((w) => w.data)).toEqual([
+      { messageId: "m-1", error: "no time left in the invocation" },
+    ]);
   });
 
   it("an event source ARN that is not a queue's: a warning, no request", async () => {
-    const records = [sqsRecord({ messageId: "m-1", body: "{}", queueArn: "not-an-arn" })];
-    const outcome = await outcomeOf(records, false, new Set(["m-1"]));
     const sqs = fakeSqs();
-    const { logger, seen } = warnings();
+    const loose = sqsRecord({ messageId: "m-1", body: "{}", queueArn: "not-an-arn" });
 
-    expect(
-      await backOffRedeliveries(
-        records,
-        outcome,
-        "standard",
-        redelivery(sqs.client),
-        lambdaContext(),
-        logger,
-      ),
-    ).toBe(0);
+    const { changed, warned } = await settle([loose], "standard", ["m-1"], sqs.client);
+
+    expect(changed).toBe(0);
     expect(sqs.requests).toEqual([]);
-    expect(seen.map((w) => w.data)).toEqual([
+    expect(warned.map((w) => w.data)).toEqual([
       { messageId: "m-1", error: expect.stringMatching(/is not an ARN/) },
     ]);
   });
