@@ -42,7 +42,8 @@ const processor = {
 /**
  * The workers (packages/worker): messages (standard) or message groups (FIFO) in flight at once, and the
  * backoff of a job reported for retry (the visibility timeout its message is given, docs/aws-semantics.md
- * §2.5). The schema holds retry_backoff_max_ms within the queue's visibility timeout.
+ * §2.5). The schema holds retry_backoff_max_ms within the queue's visibility timeout. Their minimum is
+ * 1 ms, not a second: the local pipeline divides every *_MS setting by its time scale (npm start: 10).
  */
 const worker = {
   deadline_margin_ms: deadlineMargin(5_000),
@@ -55,7 +56,7 @@ const worker = {
   },
   retry_backoff_base_ms: {
     variable: "RETRY_BACKOFF_BASE_MS",
-    min: 1_000,
+    min: 1,
     max: 43_200_000,
     default: 5_000,
     description:
@@ -63,7 +64,7 @@ const worker = {
   },
   retry_backoff_max_ms: {
     variable: "RETRY_BACKOFF_MAX_MS",
-    min: 1_000,
+    min: 1,
     max: 43_200_000,
     default: 120_000,
     description:

@@ -31,7 +31,7 @@ describe("tuning settings", () => {
     ["tool_worker", "deadline_margin_ms", 900_001],
     ["fifo_worker", "deadline_margin_ms", -1],
     ["tool_worker", "concurrency", 2.5],
-    ["tool_worker", "retry_backoff_base_ms", 999],
+    ["tool_worker", "retry_backoff_base_ms", 0],
     ["fifo_worker", "retry_backoff_max_ms", 1.5],
     // The ceiling of the workers' backoff is a visibility timeout: never past the queue's own (§2.5).
     ["tool_worker", "retry_backoff_max_ms", 180_001],

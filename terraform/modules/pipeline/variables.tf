@@ -303,13 +303,13 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = var.tool_worker.retry_backoff_base_ms >= 1000 && var.tool_worker.retry_backoff_base_ms <= 43200000 && floor(var.tool_worker.retry_backoff_base_ms) == var.tool_worker.retry_backoff_base_ms
-    error_message = "tool_worker.retry_backoff_base_ms must be a whole number 1000-43200000."
+    condition     = var.tool_worker.retry_backoff_base_ms >= 1 && var.tool_worker.retry_backoff_base_ms <= 43200000 && floor(var.tool_worker.retry_backoff_base_ms) == var.tool_worker.retry_backoff_base_ms
+    error_message = "tool_worker.retry_backoff_base_ms must be a whole number 1-43200000."
   }
 
   validation {
-    condition     = var.tool_worker.retry_backoff_max_ms >= 1000 && var.tool_worker.retry_backoff_max_ms <= 43200000 && floor(var.tool_worker.retry_backoff_max_ms) == var.tool_worker.retry_backoff_max_ms
-    error_message = "tool_worker.retry_backoff_max_ms must be a whole number 1000-43200000."
+    condition     = var.tool_worker.retry_backoff_max_ms >= 1 && var.tool_worker.retry_backoff_max_ms <= 43200000 && floor(var.tool_worker.retry_backoff_max_ms) == var.tool_worker.retry_backoff_max_ms
+    error_message = "tool_worker.retry_backoff_max_ms must be a whole number 1-43200000."
   }
 
   validation {
@@ -451,13 +451,13 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = var.fifo_worker.retry_backoff_base_ms >= 1000 && var.fifo_worker.retry_backoff_base_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_base_ms) == var.fifo_worker.retry_backoff_base_ms
-    error_message = "fifo_worker.retry_backoff_base_ms must be a whole number 1000-43200000."
+    condition     = var.fifo_worker.retry_backoff_base_ms >= 1 && var.fifo_worker.retry_backoff_base_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_base_ms) == var.fifo_worker.retry_backoff_base_ms
+    error_message = "fifo_worker.retry_backoff_base_ms must be a whole number 1-43200000."
   }
 
   validation {
-    condition     = var.fifo_worker.retry_backoff_max_ms >= 1000 && var.fifo_worker.retry_backoff_max_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_max_ms) == var.fifo_worker.retry_backoff_max_ms
-    error_message = "fifo_worker.retry_backoff_max_ms must be a whole number 1000-43200000."
+    condition     = var.fifo_worker.retry_backoff_max_ms >= 1 && var.fifo_worker.retry_backoff_max_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_max_ms) == var.fifo_worker.retry_backoff_max_ms
+    error_message = "fifo_worker.retry_backoff_max_ms must be a whole number 1-43200000."
   }
 
   validation {
