@@ -66,9 +66,9 @@ const worker = {
     variable: "RETRY_BACKOFF_MAX_MS",
     min: 1,
     max: 43_200_000,
-    default: 120_000,
+    default: 30_000,
     description:
-      "The ceiling of that backoff, in ms: at least retry_backoff_base_ms, at most the queue's visibility timeout.",
+      "The ceiling of that backoff, in ms: at least retry_backoff_base_ms, at most the queue's visibility timeout (30 s by default: SQS's own default visibility timeout, so the default fits any queue at least that long).",
   },
 } as const satisfies Record<string, Tuning>;
 

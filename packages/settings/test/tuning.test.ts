@@ -35,7 +35,7 @@ describe("tuning settings", () => {
     ["fifo_worker", "retry_backoff_max_ms", 1.5],
     // The ceiling of the workers' backoff is a visibility timeout: never past the queue's own (§2.5).
     ["tool_worker", "retry_backoff_max_ms", 180_001],
-    ["fifo_worker", "retry_backoff_base_ms", 120_001],
+    ["fifo_worker", "retry_backoff_base_ms", 30_001],
   ])("%s.%s = %s is refused with its path", async (fn, field, value) => {
     const json = await dev();
     (json[fn] as Record<string, unknown>)[field] = value;
@@ -56,7 +56,7 @@ describe("tuning settings", () => {
     (json.fifo_worker as Record<string, unknown>).retry_backoff_base_ms = 130_000;
     expect(issues(json)).toEqual([
       "tool_worker.retry_backoff_max_ms: must be at most the queue's visibility timeout, 180000 ms (§2.5)",
-      "fifo_worker.retry_backoff_base_ms: must be at most retry_backoff_max_ms (120000)",
+      "fifo_worker.retry_backoff_base_ms: must be at most retry_backoff_max_ms (30000)",
     ]);
     const processor = await dev();
     (processor.processor as Record<string, unknown>).retry_backoff_base_ms = 5000;

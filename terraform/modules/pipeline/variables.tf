@@ -222,7 +222,7 @@ variable "tool_worker" {
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
-    retry_backoff_max_ms       = optional(number, 120000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -365,7 +365,7 @@ variable "fifo_worker" {
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
-    retry_backoff_max_ms       = optional(number, 120000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
