@@ -7,7 +7,7 @@
  * the files; scripts/test/terraform-variables.test.ts fails when they are stale.
  */
 import { join } from "node:path";
-import { environmentSettingsSchema, TUNING, TUNING_FIELDS } from "@mcp-pipeline/settings";
+import { environmentSettingsSchema, TUNING, type Tuning } from "@mcp-pipeline/settings";
 import { TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { z } from "zod";
 
@@ -195,7 +195,14 @@ function variableBlock(name: string, node: Node, withValidations: boolean): stri
 function tuningLocals(): string[] {
   const entries = Object.entries(TUNING).map(
     ([fn, fields]) =>
-      [fn, [`{ ${TUNING_FIELDS.map((f) => `${f} = ${literal(fields[f].variable)}`).join(", ")} }`]] as const,
+      [
+        fn,
+        [
+          `{ ${Object.entries(fields as Readonly<Record<string, Tuning>>)
+            .map(([f, t]) => `${f} = ${literal(t.variable)}`)
+            .join(", ")} }`,
+        ],
+      ] as const,
   );
   return [
     "# Each function's tuning field -> the environment variable the function reads (packages/settings/src/tuning.ts).",

@@ -91,6 +91,8 @@ describe("terraform/modules/pipeline sets the environment each function's config
         "EVENTS_STREAM_NAME",
         "MAX_RECEIVE_COUNT",
         "RESULTS_BUCKET",
+        "RETRY_BACKOFF_BASE_MS",
+        "RETRY_BACKOFF_MAX_MS",
         "TOOL_CALLS_TABLE",
         "WORKER_CONCURRENCY",
       ].sort(),

@@ -29,6 +29,10 @@ describe("tool-worker handler: the consumer shell over the worker, configured on
       messageId: records[0]?.messageId,
       code: "downstream-5xx",
     });
+    // Its message's visibility was set to the retry backoff on the source queue, named by the event's
+    // queue ARN and reached through AWS_ENDPOINT_URL_SQS (§2.6): no warning that it failed.
+    expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ Retried: 1, BackedOff: 1 });
+    expect(lines.filter((l) => String(l.message).includes("visibility"))).toEqual([]);
   });
 
   it("with MAX_RECEIVE_COUNT, records a call whose last allowed attempt failed as dead-lettered, with its DLQ", async () => {

@@ -1,2 +1,2 @@
 export { type Arn, InvalidArnError, parseArn } from "./parse-arn.js";
-export { queueNameOfArn, streamNameOfArn } from "./resource-names.js";
+export { queueNameOfArn, queueUrlOfArn, streamNameOfArn } from "./resource-names.js";

@@ -21,3 +21,19 @@ export function queueNameOfArn(arn: string): string {
   }
   return resource;
 }
+
+/**
+ * The queue URL of an SQS queue ARN, `https://sqs.<region>.<domain>/<account>/<name>` (SQS Developer
+ * Guide, "Amazon SQS queue and message identifiers"): what SQS's API takes where the Lambda event gives
+ * the ARN (`eventSourceARN`, docs/aws-semantics.md §2.4). SDK clients send it to their own endpoint
+ * (`useQueueUrlAsEndpoint: false`), so the host only has to name the region.
+ */
+export function queueUrlOfArn(arn: string): string {
+  const name = queueNameOfArn(arn);
+  const { partition, region, accountId } = parseArn(arn);
+  if (region === "" || !/^\d{12}$/.test(accountId)) {
+    throw new InvalidArnError(arn, "an SQS queue ARN with a region and a 12-digit account");
+  }
+  const domain = partition === "aws-cn" ? "amazonaws.com.cn" : "amazonaws.com";
+  return `https://sqs.${region}.${domain}/${accountId}/${name}`;
+}

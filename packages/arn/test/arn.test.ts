@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvalidArnError, parseArn, queueNameOfArn, streamNameOfArn } from "../src/index.js";
+import { InvalidArnError, parseArn, queueNameOfArn, queueUrlOfArn, streamNameOfArn } from "../src/index.js";
 
 describe("parseArn", () => {
   it("splits an ARN into its five fields, the resource whole even when it holds colons", () => {
@@ -85,5 +85,28 @@ describe("queueNameOfArn", () => {
   ])("refuses %j: not an SQS queue ARN", (arn) => {
     expect(() => queueNameOfArn(arn)).toThrow(InvalidArnError);
     expect(() => queueNameOfArn(arn)).toThrow(/is not (an SQS queue ARN|an ARN)/);
+  });
+});
+
+describe("queueUrlOfArn", () => {
+  it("gives the queue URL of a standard, a FIFO and a China-partition queue", () => {
+    expect(queueUrlOfArn("arn:aws:sqs:eu-west-1:123456789012:dev-tool-jobs")).toBe(
+      "https://sqs.eu-west-1.amazonaws.com/123456789012/dev-tool-jobs",
+    );
+    expect(queueUrlOfArn("arn:aws:sqs:us-east-1:000000000000:jobs.fifo")).toBe(
+      "https://sqs.us-east-1.amazonaws.com/000000000000/jobs.fifo",
+    );
+    expect(queueUrlOfArn("arn:aws-cn:sqs:cn-north-1:123456789012:jobs")).toBe(
+      "https://sqs.cn-north-1.amazonaws.com.cn/123456789012/jobs",
+    );
+  });
+
+  it.each([
+    "arn:aws:kinesis:eu-west-1:123456789012:stream/events",
+    "arn:aws:sqs::123456789012:jobs",
+    "arn:aws:sqs:eu-west-1:12345:jobs",
+    "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
+  ])("refuses %j with an InvalidArnError", (arn) => {
+    expect(() => queueUrlOfArn(arn)).toThrow(InvalidArnError);
   });
 });

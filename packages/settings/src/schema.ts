@@ -99,17 +99,17 @@ export const functionSettingsSchema = z.object({
     .meta(
       terraform({
         condition: `length(setintersection(keys({value}), [${[...TYPED_VARIABLES.keys()].map((v) => `"${v}"`).join(", ")}])) == 0`,
-        message: `a tuning variable (${[...TYPED_VARIABLES.keys()].join(", ")}) has its typed setting: concurrency or deadline_margin_ms.`,
+        message: `a tuning variable (${[...TYPED_VARIABLES.keys()].join(", ")}) has its typed setting: ${[...new Set(TYPED_VARIABLES.values())].join(", ")}.`,
       }),
     ),
 });
 
 const tuned = (t: Tuning) => int(t.min, t.max).default(t.default).describe(t.description);
 /** A function's tuning fields, with the ranges and defaults of tuning.ts. */
-const tuning = (fn: TunedFunction) => ({
-  deadline_margin_ms: tuned(TUNING[fn].deadline_margin_ms),
-  concurrency: tuned(TUNING[fn].concurrency),
-});
+const tuning = <F extends TunedFunction>(fn: F) =>
+  Object.fromEntries(Object.entries(TUNING[fn]).map(([field, t]) => [field, tuned(t)])) as {
+    [K in keyof (typeof TUNING)[F]]: ReturnType<typeof tuned>;
+  };
 
 export const kinesisEsmSchema = z
   .object({
@@ -180,14 +180,55 @@ export const alarmSettingsSchema = z
   .strict();
 
 /**
+ * A worker's retry backoff sets a message's visibility timeout (docs/aws-semantics.md §2.6): a ceiling
+ * past the queue's own timeout would bring a job back later than no backoff at all.
+ */
+const RETRY_BACKOFF_RULES: TerraformValidation[] = [
+  {
+    condition: "{value}.retry_backoff_max_ms <= {value}.queue.visibility_timeout_seconds * 1000",
+    message:
+      "retry_backoff_max_ms must be at most the queue's visibility timeout (in ms): the backoff shortens it, never lengthens it (§2.6).",
+  },
+  {
+    condition: "{value}.retry_backoff_base_ms <= {value}.retry_backoff_max_ms",
+    message: "retry_backoff_base_ms must be at most retry_backoff_max_ms.",
+  },
+];
+
+/** The loader's side of RETRY_BACKOFF_RULES (Terraform checks the same at plan time). */
+interface RetryBackoffSettings {
+  readonly retry_backoff_base_ms: number;
+  readonly retry_backoff_max_ms: number;
+  readonly queue: { readonly visibility_timeout_seconds: number };
+}
+const withinVisibility = (worker: RetryBackoffSettings, ctx: z.RefinementCtx) => {
+  if (worker.retry_backoff_max_ms > worker.queue.visibility_timeout_seconds * 1000)
+    ctx.addIssue({
+      code: "custom",
+      path: ["retry_backoff_max_ms"],
+      message: `must be at most the queue's visibility timeout, ${worker.queue.visibility_timeout_seconds * 1000} ms (§2.6)`,
+    });
+  if (worker.retry_backoff_base_ms > worker.retry_backoff_max_ms)
+    ctx.addIssue({
+      code: "custom",
+      path: ["retry_backoff_base_ms"],
+      message: `must be at most retry_backoff_max_ms (${worker.retry_backoff_max_ms})`,
+    });
+};
+
+/**
  * An SQS consumer's settings: the function, its mapping and its queue. The queue rules hold in Terraform
  * (Lambda refuses a mapping whose queue hides messages for less than the function's timeout, §2.1); the
  * loader leaves them to lint:config, which names the rule.
  */
-const sqsConsumerSchema = (fn: TunedFunction, ...extra: TerraformValidation[]) =>
-  functionSettingsSchema
+const sqsConsumerSchema = <F extends TunedFunction>(fn: F, ...extra: TerraformValidation[]) => {
+  const backoff = "retry_backoff_max_ms" in TUNING[fn];
+  return functionSettingsSchema
     .extend({ ...tuning(fn), esm: sqsEsmSchema, queue: queueSettingsSchema })
     .strict()
+    .superRefine((consumer, ctx) => {
+      if (backoff) withinVisibility(consumer as unknown as RetryBackoffSettings, ctx);
+    })
     .meta(
       terraform(
         {
@@ -199,9 +240,11 @@ const sqsConsumerSchema = (fn: TunedFunction, ...extra: TerraformValidation[]) =
           condition: "{value}.queue.dlq_message_retention_seconds > {value}.queue.message_retention_seconds",
           message: "the DLQ must keep messages longer than its source queue.",
         },
+        ...(backoff ? RETRY_BACKOFF_RULES : []),
         ...extra,
       ),
     );
+};
 
 export const environmentSettingsSchema = z
   .object({

@@ -39,7 +39,12 @@ const processor = {
   },
 } as const satisfies Record<string, Tuning>;
 
-/** The workers (packages/worker): messages (standard) or message groups (FIFO) in flight at once. */
+/**
+ * The workers (packages/worker): messages (standard) or message groups (FIFO) in flight at once, and the
+ * backoff of a job reported for retry (the visibility timeout its message is given, docs/aws-semantics.md
+ * §2.6). The schema holds retry_backoff_max_ms within the queue's visibility timeout. Their minimum is
+ * 1 ms, not a second: the local pipeline divides every *_MS setting by its time scale (npm start: 10).
+ */
 const worker = {
   deadline_margin_ms: deadlineMargin(5_000),
   concurrency: {
@@ -48,6 +53,22 @@ const worker = {
     max: 256,
     default: 10,
     description: "Messages (standard queue) or message groups (FIFO queue) in flight at once within a batch.",
+  },
+  retry_backoff_base_ms: {
+    variable: "RETRY_BACKOFF_BASE_MS",
+    min: 1,
+    max: 43_200_000,
+    default: 5_000,
+    description:
+      "A job reported for retry comes back after a random 0 to this x 2^(receives - 1) ms (full jitter) instead of the queue's visibility timeout.",
+  },
+  retry_backoff_max_ms: {
+    variable: "RETRY_BACKOFF_MAX_MS",
+    min: 1,
+    max: 43_200_000,
+    default: 30_000,
+    description:
+      "The ceiling of that backoff, in ms: at least retry_backoff_base_ms, at most the queue's visibility timeout (30 s by default: SQS's own default visibility timeout, so the default fits any queue at least that long).",
   },
 } as const satisfies Record<string, Tuning>;
 
@@ -71,10 +92,12 @@ export const TUNING = {
   dlq_redrive: dlqRedrive,
 } as const;
 
-/** The tuning fields every function has. */
+/** The tuning fields every function has (the workers have more: `TUNING[fn]` lists a function's own). */
 export type TuningField = keyof typeof processor;
 export const TUNING_FIELDS = Object.keys(processor) as TuningField[];
 export type TunedFunction = keyof typeof TUNING;
+/** The tuning fields of one function. */
+export type FunctionTuningField<F extends TunedFunction> = keyof (typeof TUNING)[F] & string;
 
 /** The workers' tuning (tool-worker and fifo-worker share packages/worker's configuration). */
 export const WORKER_TUNING = worker;
@@ -82,11 +105,15 @@ export const PROCESSOR_TUNING = processor;
 export const DLQ_REDRIVE_TUNING = dlqRedrive;
 
 /** The environment variables a function gets from its tuning fields: `{ WORKER_CONCURRENCY: "10", ... }`. */
-export function tuningVariables(
-  fn: TunedFunction,
-  values: Readonly<Record<TuningField, number>>,
+export function tuningVariables<F extends TunedFunction>(
+  fn: F,
+  values: Readonly<Record<FunctionTuningField<F>, number>>,
 ): Record<string, string> {
+  const fields: Readonly<Record<string, Tuning>> = TUNING[fn];
   return Object.fromEntries(
-    TUNING_FIELDS.map((field) => [TUNING[fn][field].variable, String(values[field])]),
+    Object.entries(fields).map(([field, t]) => [
+      t.variable,
+      String((values as Readonly<Record<string, number>>)[field]),
+    ]),
   );
 }

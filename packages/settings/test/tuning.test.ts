@@ -18,11 +18,9 @@ describe("tuning settings", () => {
     "%s: left out, each field is the declared default",
     async (fn) => {
       const json = await dev();
-      delete json[fn]?.concurrency;
-      delete json[fn]?.deadline_margin_ms;
-      const settings = environmentSettingsSchema.parse(json);
-      expect(settings[fn].concurrency).toBe(TUNING[fn].concurrency.default);
-      expect(settings[fn].deadline_margin_ms).toBe(TUNING[fn].deadline_margin_ms.default);
+      for (const field of Object.keys(TUNING[fn])) delete json[fn]?.[field];
+      const settings = environmentSettingsSchema.parse(json) as unknown as Json;
+      for (const [field, t] of Object.entries(TUNING[fn])) expect(settings[fn]?.[field]).toBe(t.default);
     },
   );
 
@@ -33,6 +31,11 @@ describe("tuning settings", () => {
     ["tool_worker", "deadline_margin_ms", 900_001],
     ["fifo_worker", "deadline_margin_ms", -1],
     ["tool_worker", "concurrency", 2.5],
+    ["tool_worker", "retry_backoff_base_ms", 0],
+    ["fifo_worker", "retry_backoff_max_ms", 1.5],
+    // The ceiling of the workers' backoff is a visibility timeout: never past the queue's own (§2.6).
+    ["tool_worker", "retry_backoff_max_ms", 180_001],
+    ["fifo_worker", "retry_backoff_base_ms", 30_001],
   ])("%s.%s = %s is refused with its path", async (fn, field, value) => {
     const json = await dev();
     (json[fn] as Record<string, unknown>)[field] = value;
@@ -47,10 +50,39 @@ describe("tuning settings", () => {
     ]);
   });
 
+  it("the workers' backoff rules name the field and the limit; the processor has no backoff field", async () => {
+    const json = await dev();
+    (json.tool_worker as Record<string, unknown>).retry_backoff_max_ms = 200_000;
+    (json.fifo_worker as Record<string, unknown>).retry_backoff_base_ms = 130_000;
+    expect(issues(json)).toEqual([
+      "tool_worker.retry_backoff_max_ms: must be at most the queue's visibility timeout, 180000 ms (§2.6)",
+      "fifo_worker.retry_backoff_base_ms: must be at most retry_backoff_max_ms (30000)",
+    ]);
+    const processor = await dev();
+    (processor.processor as Record<string, unknown>).retry_backoff_base_ms = 5000;
+    expect(issues(processor)).toEqual([expect.stringMatching(/^processor: /)]);
+  });
+
   it("tuningVariables: the function's variables, as Terraform's pipeline module sets them", () => {
     expect(tuningVariables("dlq_redrive", { concurrency: 4, deadline_margin_ms: 10_000 })).toEqual({
       FAILURE_RECORD_CONCURRENCY: "4",
       DEADLINE_MARGIN_MS: "10000",
+    });
+  });
+
+  it("tuningVariables: a worker's backoff fields are its variables too", () => {
+    expect(
+      tuningVariables("tool_worker", {
+        concurrency: 10,
+        deadline_margin_ms: 3000,
+        retry_backoff_base_ms: 5000,
+        retry_backoff_max_ms: 120_000,
+      }),
+    ).toEqual({
+      WORKER_CONCURRENCY: "10",
+      DEADLINE_MARGIN_MS: "3000",
+      RETRY_BACKOFF_BASE_MS: "5000",
+      RETRY_BACKOFF_MAX_MS: "120000",
     });
   });
 });

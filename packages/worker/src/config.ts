@@ -31,6 +31,10 @@ export const workerConfigSchema = s.object({
   WORKER_CONCURRENCY: tuningField(WORKER_TUNING.concurrency),
   /** Stop starting jobs when less than this much of the invocation remains. */
   DEADLINE_MARGIN_MS: tuningField(WORKER_TUNING.deadline_margin_ms),
+  /** A job reported for retry comes back after a draw from 0 to this x 2^(receives - 1) ms (src/redelivery.ts). */
+  RETRY_BACKOFF_BASE_MS: tuningField(WORKER_TUNING.retry_backoff_base_ms),
+  /** The most that draw's ceiling grows to; the settings hold it within the queue's visibility timeout. */
+  RETRY_BACKOFF_MAX_MS: tuningField(WORKER_TUNING.retry_backoff_max_ms),
   IDEMPOTENCY_RETENTION_SECONDS: s.withDefault(s.integer({ coerce: true, min: 60 }), 14 * 24 * 3600),
   /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
   RESULT_INLINE_MAX_BYTES: s.withDefault(

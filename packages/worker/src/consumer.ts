@@ -9,6 +9,7 @@ import type { SQSRecord } from "aws-lambda";
 import type { WorkerConfig } from "./config.js";
 import { lazyDeadLetterQueue } from "./dead-letter-queue.js";
 import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
+import { lazyChangeVisibility } from "./redelivery.js";
 import { placeResult } from "./result-store.js";
 
 export interface WorkerOptions<C extends WorkerConfig> {
@@ -31,6 +32,7 @@ export function workerMetrics(summary: WorkerSummary): MetricValues {
     Duplicates: ["Count", summary.duplicates],
     Retried: ["Count", summary.retried],
     LeavingForDlq: ["Count", summary.leavingForDlq],
+    BackedOff: ["Count", summary.backedOff],
     BatchDuration: ["Milliseconds", summary.durationMs],
   };
 }
@@ -89,6 +91,15 @@ export function workerConsumer<C extends WorkerConfig>(
               },
             }
           : {}),
+        redelivery: {
+          backoff: {
+            baseMs: config.RETRY_BACKOFF_BASE_MS,
+            capMs: config.RETRY_BACKOFF_MAX_MS,
+            ...(config.MAX_RECEIVE_COUNT !== undefined ? { maxReceiveCount: config.MAX_RECEIVE_COUNT } : {}),
+          },
+          // Only a job reported for retry needs SQS: the client loads then, not at cold start.
+          changeVisibility: lazyChangeVisibility(),
+        },
         concurrency: config.WORKER_CONCURRENCY,
         deadlineMarginMs: config.DEADLINE_MARGIN_MS,
       };

@@ -18,4 +18,17 @@ export {
   type WorkerResult,
   type WorkerSummary,
 } from "./process-jobs.js";
+export {
+  backOffRedeliveries,
+  type ChangeVisibility,
+  lazyChangeVisibility,
+  type Redelivery,
+  type VisibilityFailure,
+} from "./redelivery.js";
+export {
+  backoffSeconds,
+  planVisibilityChanges,
+  type RedeliveryBackoff,
+  type VisibilityChange,
+} from "./redelivery-backoff.js";
 export { type PlacedResult, placeResult, resultKeyFor } from "./result-store.js";

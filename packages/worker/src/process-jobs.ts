@@ -32,6 +32,8 @@ import {
   startedEvent,
   terminalEventOf,
 } from "./lifecycle.js";
+import { backOffRedeliveries, type Redelivery } from "./redelivery.js";
+import { attemptOf } from "./redelivery-backoff.js";
 import type { PlacedResult } from "./result-store.js";
 
 /** Standard queue: messages independently. FIFO: groups concurrently, each in order (§3). */
@@ -58,6 +60,11 @@ export interface WorkerDeps {
    * reported for retry is recorded as dead-lettered, since SQS moves it to the DLQ instead (§2.3).
    */
   readonly deadLetterAfter?: { readonly maxReceiveCount: number; readonly queue: string };
+  /**
+   * The backoff of the jobs reported for retry: their messages' visibility is set so that they come
+   * back sooner than the queue's visibility timeout (§2.3). Absent: they come back after it.
+   */
+  readonly redelivery?: Redelivery;
   readonly now?: () => number;
 }
 
@@ -76,6 +83,8 @@ export interface WorkerSummary {
   readonly retried: number;
   /** Of those, the jobs at their last receive (maxReceiveCount), recorded as dead-lettered in the table. */
   readonly leavingForDlq: number;
+  /** Of those, the jobs whose visibility was set to a backoff (the rest return after the visibility timeout). */
+  readonly backedOff: number;
   readonly notStarted: number;
   readonly durationMs: number;
   readonly deadlineReached: boolean;
@@ -85,11 +94,6 @@ export interface WorkerResult {
   readonly response: PartialBatchResponse;
   readonly summary: WorkerSummary;
   readonly outcome: BatchOutcome<SQSRecord>;
-}
-
-function attemptOf(record: SQSRecord): number {
-  const count = Number(record.attributes.ApproximateReceiveCount);
-  return Number.isInteger(count) && count >= 1 ? count : 1;
 }
 
 async function prefetch(
@@ -223,6 +227,10 @@ export async function processToolCallJobs(
   });
 
   const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, now);
+  // Last: a job must not show again while this invocation still writes for it.
+  const backedOff = deps.redelivery
+    ? await backOffRedeliveries(records, outcome, deps.mode, deps.redelivery, context, deps.logger)
+    : 0;
 
   return {
     response: sqsBatchResponse(outcome),
@@ -236,6 +244,7 @@ export async function processToolCallJobs(
       retried: outcome.counts.failed + outcome.counts["not-started"],
       notStarted: outcome.counts["not-started"],
       leavingForDlq,
+      backedOff,
       durationMs: now() - startedAt,
       deadlineReached: outcome.deadlineReached,
     },

@@ -17,6 +17,8 @@ export const workerReference = z.object({
   MAX_RECEIVE_COUNT: z.coerce.number().int().min(1).max(1000).optional(),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(10),
   DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(5_000),
+  RETRY_BACKOFF_BASE_MS: z.coerce.number().int().min(1).max(43_200_000).default(5_000),
+  RETRY_BACKOFF_MAX_MS: z.coerce.number().int().min(1).max(43_200_000).default(30_000),
   IDEMPOTENCY_RETENTION_SECONDS: z.coerce
     .number()
     .int()

@@ -22,6 +22,8 @@ const cases: [string, Record<string, string | undefined>][] = [
       DEADLINE_MARGIN_MS: "1000",
       IDEMPOTENCY_RETENTION_SECONDS: "60",
       RESULT_INLINE_MAX_BYTES: "350000",
+      RETRY_BACKOFF_BASE_MS: "2000",
+      RETRY_BACKOFF_MAX_MS: "60000",
     },
   ],
   ["nothing", {}],
@@ -43,6 +45,9 @@ const cases: [string, Record<string, string | undefined>][] = [
   ["a retention under a minute", { ...good, IDEMPOTENCY_RETENTION_SECONDS: "59" }],
   ["an inline limit over DynamoDB's room", { ...good, RESULT_INLINE_MAX_BYTES: "350001" }],
   ["a fractional inline limit", { ...good, RESULT_INLINE_MAX_BYTES: "1024.5" }],
+  ["a backoff base of 0", { ...good, RETRY_BACKOFF_BASE_MS: "0" }],
+  ["a backoff ceiling past 12 hours", { ...good, RETRY_BACKOFF_MAX_MS: "43200001" }],
+  ["a backoff in words", { ...good, RETRY_BACKOFF_MAX_MS: "two minutes" }],
   ["several bad settings at once", { ...good, RESULTS_BUCKET: "", WORKER_CONCURRENCY: "0" }],
 ];
 

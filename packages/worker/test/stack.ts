@@ -34,7 +34,7 @@ import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mc
 import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
 import {
   placeResult,
   processToolCallJobs,
@@ -439,7 +439,11 @@ export function workerHandlerSuite<H>(load: () => Promise<{ readonly handler: H 
   let stack: WorkerStack | undefined;
   beforeAll(async () => {
     stack = await WorkerStack.start();
-    await stack.reset();
+  });
+  // Fresh queues and tables for each test: a job reported for retry comes back after its retry backoff
+  // (seconds, §2.6), and would otherwise reach the next test's receive.
+  beforeEach(async () => {
+    await stack?.reset();
   });
   afterAll(() => stack?.stop());
   afterEach(() => {

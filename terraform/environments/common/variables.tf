@@ -85,6 +85,8 @@ variable "tool_worker" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
+    retry_backoff_base_ms      = optional(number, 5000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -111,6 +113,8 @@ variable "fifo_worker" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
+    retry_backoff_base_ms      = optional(number, 5000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number

@@ -258,6 +258,9 @@ module "sqs_consumer" {
   policy_statements = concat(
     [
       {
+        # The function's own role, which Lambda's SQS mapping also polls with. ChangeMessageVisibility
+        # (which also authorises ChangeMessageVisibilityBatch) is the workers' retry backoff: the function
+        # sets a reported job's visibility itself (§2.6, packages/worker/src/redelivery.ts).
         sid       = local.consume_sids[each.key].consume
         actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
         resources = [module.queue[each.value.queue].arn]

@@ -160,8 +160,8 @@ variable "processor" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "processor.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "processor.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
   }
 
   validation {
@@ -221,6 +221,8 @@ variable "tool_worker" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
+    retry_backoff_base_ms      = optional(number, 5000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -243,6 +245,16 @@ variable "tool_worker" {
   validation {
     condition     = var.tool_worker.queue.dlq_message_retention_seconds > var.tool_worker.queue.message_retention_seconds
     error_message = "tool_worker: the DLQ must keep messages longer than its source queue."
+  }
+
+  validation {
+    condition     = var.tool_worker.retry_backoff_max_ms <= var.tool_worker.queue.visibility_timeout_seconds * 1000
+    error_message = "tool_worker: retry_backoff_max_ms must be at most the queue's visibility timeout (in ms): the backoff shortens it, never lengthens it (§2.6)."
+  }
+
+  validation {
+    condition     = var.tool_worker.retry_backoff_base_ms <= var.tool_worker.retry_backoff_max_ms
+    error_message = "tool_worker: retry_backoff_base_ms must be at most retry_backoff_max_ms."
   }
 
   validation {
@@ -276,8 +288,8 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "tool_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "tool_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
   }
 
   validation {
@@ -288,6 +300,16 @@ variable "tool_worker" {
   validation {
     condition     = var.tool_worker.concurrency >= 1 && var.tool_worker.concurrency <= 256 && floor(var.tool_worker.concurrency) == var.tool_worker.concurrency
     error_message = "tool_worker.concurrency must be a whole number 1-256."
+  }
+
+  validation {
+    condition     = var.tool_worker.retry_backoff_base_ms >= 1 && var.tool_worker.retry_backoff_base_ms <= 43200000 && floor(var.tool_worker.retry_backoff_base_ms) == var.tool_worker.retry_backoff_base_ms
+    error_message = "tool_worker.retry_backoff_base_ms must be a whole number 1-43200000."
+  }
+
+  validation {
+    condition     = var.tool_worker.retry_backoff_max_ms >= 1 && var.tool_worker.retry_backoff_max_ms <= 43200000 && floor(var.tool_worker.retry_backoff_max_ms) == var.tool_worker.retry_backoff_max_ms
+    error_message = "tool_worker.retry_backoff_max_ms must be a whole number 1-43200000."
   }
 
   validation {
@@ -342,6 +364,8 @@ variable "fifo_worker" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 10)
+    retry_backoff_base_ms      = optional(number, 5000)
+    retry_backoff_max_ms       = optional(number, 30000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -364,6 +388,16 @@ variable "fifo_worker" {
   validation {
     condition     = var.fifo_worker.queue.dlq_message_retention_seconds > var.fifo_worker.queue.message_retention_seconds
     error_message = "fifo_worker: the DLQ must keep messages longer than its source queue."
+  }
+
+  validation {
+    condition     = var.fifo_worker.retry_backoff_max_ms <= var.fifo_worker.queue.visibility_timeout_seconds * 1000
+    error_message = "fifo_worker: retry_backoff_max_ms must be at most the queue's visibility timeout (in ms): the backoff shortens it, never lengthens it (§2.6)."
+  }
+
+  validation {
+    condition     = var.fifo_worker.retry_backoff_base_ms <= var.fifo_worker.retry_backoff_max_ms
+    error_message = "fifo_worker: retry_backoff_base_ms must be at most retry_backoff_max_ms."
   }
 
   validation {
@@ -402,8 +436,8 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "fifo_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "fifo_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
   }
 
   validation {
@@ -414,6 +448,16 @@ variable "fifo_worker" {
   validation {
     condition     = var.fifo_worker.concurrency >= 1 && var.fifo_worker.concurrency <= 256 && floor(var.fifo_worker.concurrency) == var.fifo_worker.concurrency
     error_message = "fifo_worker.concurrency must be a whole number 1-256."
+  }
+
+  validation {
+    condition     = var.fifo_worker.retry_backoff_base_ms >= 1 && var.fifo_worker.retry_backoff_base_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_base_ms) == var.fifo_worker.retry_backoff_base_ms
+    error_message = "fifo_worker.retry_backoff_base_ms must be a whole number 1-43200000."
+  }
+
+  validation {
+    condition     = var.fifo_worker.retry_backoff_max_ms >= 1 && var.fifo_worker.retry_backoff_max_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_max_ms) == var.fifo_worker.retry_backoff_max_ms
+    error_message = "fifo_worker.retry_backoff_max_ms must be a whole number 1-43200000."
   }
 
   validation {
@@ -523,8 +567,8 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "dlq_redrive.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, FAILURE_RECORD_CONCURRENCY) has its typed setting: concurrency or deadline_margin_ms."
+    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
+    error_message = "dlq_redrive.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
   }
 
   validation {
@@ -606,8 +650,8 @@ variable "alarms" {
 locals {
   tuning_variables = {
     processor   = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "PROCESSOR_CONCURRENCY" }
-    tool_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY" }
-    fifo_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY" }
+    tool_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY", retry_backoff_base_ms = "RETRY_BACKOFF_BASE_MS", retry_backoff_max_ms = "RETRY_BACKOFF_MAX_MS" }
+    fifo_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY", retry_backoff_base_ms = "RETRY_BACKOFF_BASE_MS", retry_backoff_max_ms = "RETRY_BACKOFF_MAX_MS" }
     dlq_redrive = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "FAILURE_RECORD_CONCURRENCY" }
   }
 }

@@ -1,0 +1,118 @@
+import { queueUrlOfArn } from "@mcp-pipeline/arn";
+import { once } from "@mcp-pipeline/aws";
+import { type BatchOutcome, needsRedelivery, type RemainingTime } from "@mcp-pipeline/batch";
+import { messageOf } from "@mcp-pipeline/contracts";
+import type { ToolLogger } from "@mcp-pipeline/tool-registry";
+import type { SQSRecord } from "aws-lambda";
+import type { QueueMode } from "./process-jobs.js";
+import {
+  planVisibilityChanges,
+  type RedeliveryBackoff,
+  type VisibilityChange,
+} from "./redelivery-backoff.js";
+
+/** A change SQS did not make, and why. */
+export interface VisibilityFailure {
+  readonly messageId: string;
+  readonly reason: string;
+}
+
+/** Sets messages' visibility timeouts on a queue; resolves with the changes that were not made, never throws. */
+export type ChangeVisibility = (
+  queueUrl: string,
+  changes: readonly VisibilityChange[],
+  signal: AbortSignal,
+) => Promise<readonly VisibilityFailure[]>;
+
+/** The backoff of the jobs reported for retry, and how to apply it. */
+export interface Redelivery {
+  readonly backoff: RedeliveryBackoff;
+  readonly changeVisibility: ChangeVisibility;
+  /** [0, 1), as Math.random; a test passes a seeded one. */
+  readonly random?: () => number;
+}
+
+/** Time kept for answering Lambda after the visibility changes: they must not turn into a timeout. */
+export const VISIBILITY_RESERVE_MS = 500;
+
+/**
+ * Sets the visibility timeout of the messages the batch reports for retry (planVisibilityChanges), so
+ * that they come back after their backoff instead of the queue's whole visibility timeout (§2.3, §2.6).
+ * Best effort, and it decides nothing: the messages are reported failed whatever happens here. A change
+ * that fails leaves its message to come back after the full visibility timeout, with a warning; nothing
+ * is lost. Returns how many messages were given a backoff.
+ */
+export async function backOffRedeliveries(
+  records: readonly SQSRecord[],
+  outcome: BatchOutcome<SQSRecord>,
+  mode: QueueMode,
+  redelivery: Redelivery,
+  context: RemainingTime,
+  logger: ToolLogger,
+): Promise<number> {
+  const reported = records.filter((_, i) => {
+    const result = outcome.outcomes[i];
+    return result !== undefined && needsRedelivery(result);
+  });
+  const byQueue = new Map<string, SQSRecord[]>();
+  for (const record of reported)
+    byQueue.set(record.eventSourceARN, [...(byQueue.get(record.eventSourceARN) ?? []), record]);
+  const random = redelivery.random ?? Math.random;
+  let changed = 0;
+  for (const [arn, queued] of byQueue) {
+    const changes = planVisibilityChanges(queued, mode, redelivery.backoff, random);
+    if (changes.length === 0) continue;
+    const failures = await apply(arn, changes, redelivery, context);
+    for (const failure of failures)
+      logger.warn("could not shorten a retried job's visibility; it returns after the visibility timeout", {
+        messageId: failure.messageId,
+        error: failure.reason,
+      });
+    changed += changes.length - failures.length;
+  }
+  return changed;
+}
+
+async function apply(
+  arn: string,
+  changes: readonly VisibilityChange[],
+  redelivery: Redelivery,
+  context: RemainingTime,
+): Promise<readonly VisibilityFailure[]> {
+  const failAll = (reason: string) => changes.map((c) => ({ messageId: c.messageId, reason }));
+  const budgetMs = context.getRemainingTimeInMillis() - VISIBILITY_RESERVE_MS;
+  if (budgetMs <= 0) return failAll("no time left in the invocation");
+  let queueUrl: string;
+  try {
+    queueUrl = queueUrlOfArn(arn);
+  } catch (error) {
+    return failAll(messageOf(error));
+  }
+  try {
+    return await redelivery.changeVisibility(queueUrl, changes, AbortSignal.timeout(budgetMs));
+  } catch (error) {
+    return failAll(messageOf(error));
+  }
+}
+
+/** The SQS side of the backoff (@aws-sdk/client-sqs's ChangeMessageVisibilityBatch and a client). */
+export type VisibilityModule = typeof import("./sqs-visibility.js");
+
+/**
+ * Like the DLQ's send (lazyDeadLetterQueue), the SQS client and ChangeMessageVisibilityBatch load on the
+ * first job reported for retry, not at cold start (docs/benchmarks/cold-start.md). A failed load fails
+ * that batch's changes (their messages come back after the visibility timeout) and the next call loads
+ * again. `load` is the dynamic import; a test passes one that fails.
+ */
+export function lazyChangeVisibility(
+  load: () => Promise<VisibilityModule> = () => import("./sqs-visibility.js"),
+): ChangeVisibility {
+  const sqs = once(async () => {
+    const { changeMessageVisibility, sqsClient } = await load();
+    return { change: changeMessageVisibility, client: sqsClient() };
+  });
+  return async (queueUrl, changes, signal) => {
+    const { change, client } = await sqs();
+    return change(client, queueUrl, changes, signal);
+  };
+}
