@@ -18,7 +18,13 @@ import {
 import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
 import { readQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { listQuarantine } from "@mcp-pipeline/recovery";
-import { lambdaContext, sqsRecord, TEST_ACCOUNT, TEST_REGION } from "@mcp-pipeline/testing";
+import {
+  kinesisFailureRecord,
+  lambdaContext,
+  sqsRecord,
+  TEST_ACCOUNT,
+  TEST_REGION,
+} from "@mcp-pipeline/testing";
 import {
   createQueueWhenReady,
   EmulatorStack,
@@ -384,26 +390,11 @@ describe("function artifacts", () => {
       const bundle = (await import(pathToFileURL(file).href)) as {
         handler: (event: unknown, context: unknown) => Promise<unknown>;
       };
-      const failure = {
-        requestContext: {
-          requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
-          functionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:processor`,
-          condition: "RetryAttemptsExhausted",
-          approximateInvokeCount: 4,
-        },
-        responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
-        version: "1.0",
-        timestamp: "2026-11-30T10:00:00.000Z",
-        KinesisBatchInfo: {
-          shardId: ShardId,
-          startSequenceNumber: SequenceNumber,
-          endSequenceNumber: SequenceNumber,
-          approximateArrivalOfFirstRecord: "2026-11-30T09:59:00.000Z",
-          approximateArrivalOfLastRecord: "2026-11-30T09:59:00.000Z",
-          batchSize: 1,
-          streamArn: `arn:aws:kinesis:${TEST_REGION}:${TEST_ACCOUNT}:stream/events`,
-        },
-      };
+      const failure = kinesisFailureRecord({
+        streamArn: `arn:aws:kinesis:${TEST_REGION}:${TEST_ACCOUNT}:stream/events`,
+        shardId: ShardId,
+        start: SequenceNumber,
+      });
       const response = await bundle.handler(
         { Records: [sqsRecord({ messageId: "failure-1", body: JSON.stringify(failure) })] },
         lambdaContext({ functionName: "dlq-redrive" }),

@@ -14,6 +14,7 @@ import {
   badDocuments,
   badInputTable,
   captureOutput,
+  kinesisFailureRecord,
   lambdaContext,
   SQS_MESSAGE_MAX_BYTES,
   sqsRecord,
@@ -39,26 +40,11 @@ let dlqUrl: string;
 /** The good failure record: the range of the one record put into the stream. */
 let good: Record<string, unknown>;
 
-const failureRecord = (sequence: string) => ({
-  requestContext: {
-    requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
-    functionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:processor`,
-    condition: "RetryAttemptsExhausted",
-    approximateInvokeCount: 4,
-  },
-  responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
-  version: "1.0",
-  timestamp: "2026-11-30T10:00:00.000Z",
-  KinesisBatchInfo: {
-    shardId: "shardId-000000000000",
-    startSequenceNumber: sequence,
-    endSequenceNumber: sequence,
-    approximateArrivalOfFirstRecord: "2026-11-30T09:59:00.000Z",
-    approximateArrivalOfLastRecord: "2026-11-30T09:59:00.000Z",
-    batchSize: 1,
+const failureRecord = (sequence: string) =>
+  kinesisFailureRecord({
     streamArn: `arn:aws:kinesis:${TEST_REGION}:${TEST_ACCOUNT}:stream/${STREAM}`,
-  },
-});
+    start: sequence,
+  });
 
 beforeAll(async () => {
   stack = await EmulatorStack.start({ sqsS3: true, kinesis: true });

@@ -22,7 +22,7 @@ import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
 import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
   createQueueWhenReady,
@@ -101,26 +101,13 @@ async function queue(name: string, fifo = false): Promise<string> {
 }
 
 function failure(arn: string, start: string, end: string, batchSize: number): KinesisFailureRecord {
-  return {
-    requestContext: {
-      requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
-      functionArn: "arn:aws:lambda:us-east-1:000000000000:function:processor",
-      condition: "RetryAttemptsExhausted",
-      approximateInvokeCount: 4,
-    },
-    responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
-    version: "1.0",
-    timestamp: "2026-11-30T10:00:00.000Z",
-    KinesisBatchInfo: {
-      shardId: "shardId-000000000000",
-      startSequenceNumber: start,
-      endSequenceNumber: end,
-      approximateArrivalOfFirstRecord: "2026-11-30T09:59:00.000Z",
-      approximateArrivalOfLastRecord: "2026-11-30T09:59:01.000Z",
-      batchSize,
-      streamArn: arn,
-    },
-  };
+  return kinesisFailureRecord({
+    streamArn: arn,
+    start,
+    end,
+    batchSize,
+    lastArrival: "2026-11-30T09:59:01.000Z",
+  });
 }
 
 function deps(quarantineBucket: string, dlqUrl: string, lost: LostRange[]): FailureStoreDeps {

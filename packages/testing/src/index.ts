@@ -36,7 +36,9 @@ export {
 export { startMotoServer } from "./moto-server.js";
 export { captureOutput, captureStreams } from "./output.js";
 export {
+  type KinesisFailureRecordInit,
   type KinesisRecordInit,
+  kinesisFailureRecord,
   kinesisRecord,
   kinesisRecordWithRawData,
   type SqsRecordInit,

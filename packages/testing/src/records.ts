@@ -54,6 +54,43 @@ export function kinesisRecordWithRawData(
   return { ...record, kinesis: { ...record.kinesis, data: base64 } };
 }
 
+export interface KinesisFailureRecordInit {
+  readonly streamArn: string;
+  readonly start: string;
+  /** The range's last sequence number; the range is the one record `start` when absent. */
+  readonly end?: string;
+  readonly batchSize?: number;
+  readonly shardId?: string;
+  readonly lastArrival?: string;
+}
+
+/**
+ * The on-failure record Lambda's Kinesis ESM sends once a batch's retries are exhausted
+ * (docs/aws-semantics.md §1.6): the range of the batch, never its data.
+ */
+export function kinesisFailureRecord(init: KinesisFailureRecordInit) {
+  return {
+    requestContext: {
+      requestId: "c9b8fa9f-5a7f-4b2a-af9c-0c604cde93a5",
+      functionArn: `arn:aws:lambda:${TEST_REGION}:${TEST_ACCOUNT}:function:processor`,
+      condition: "RetryAttemptsExhausted",
+      approximateInvokeCount: 4,
+    },
+    responseContext: { statusCode: 200, executedVersion: "$LATEST", functionError: "Unhandled" },
+    version: "1.0",
+    timestamp: "2026-11-30T10:00:00.000Z",
+    KinesisBatchInfo: {
+      shardId: init.shardId ?? "shardId-000000000000",
+      startSequenceNumber: init.start,
+      endSequenceNumber: init.end ?? init.start,
+      approximateArrivalOfFirstRecord: "2026-11-30T09:59:00.000Z",
+      approximateArrivalOfLastRecord: init.lastArrival ?? "2026-11-30T09:59:00.000Z",
+      batchSize: init.batchSize ?? 1,
+      streamArn: init.streamArn,
+    },
+  };
+}
+
 export interface SqsRecordInit {
   readonly messageId: string;
   readonly body: string;
