@@ -1,4 +1,4 @@
-import { KinesisClient } from "@aws-sdk/client-kinesis";
+import { KinesisClient, ListShardsCommand, type Shard } from "@aws-sdk/client-kinesis";
 import { type ClientOptions, commonClientConfig } from "./client-options.js";
 
 /**
@@ -7,4 +7,18 @@ import { type ClientOptions, commonClientConfig } from "./client-options.js";
  */
 export function kinesisClient(options: ClientOptions = {}): KinesisClient {
   return new KinesisClient(commonClientConfig(options));
+}
+
+/** Every shard of a stream, closed ones included (ListShards pages by NextToken alone after the first call). */
+export async function listShards(kinesis: KinesisClient, streamName: string): Promise<Shard[]> {
+  const shards: Shard[] = [];
+  let token: string | undefined;
+  do {
+    const page = await kinesis.send(
+      new ListShardsCommand(token ? { NextToken: token } : { StreamName: streamName }),
+    );
+    shards.push(...(page.Shards ?? []));
+    token = page.NextToken;
+  } while (token);
+  return shards;
 }

@@ -5,11 +5,11 @@
  */
 import {
   type KinesisClient,
-  ListShardsCommand,
   MergeShardsCommand,
   type Shard,
   SplitShardCommand,
 } from "@aws-sdk/client-kinesis";
+import { listShards } from "@mcp-pipeline/aws/kinesis-client";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
 
 export interface ReshardStep {
@@ -17,19 +17,6 @@ export interface ReshardStep {
   readonly parents: readonly string[];
   readonly children: readonly string[];
   readonly at: number;
-}
-
-async function listShards(kinesis: KinesisClient, streamName: string): Promise<Shard[]> {
-  const shards: Shard[] = [];
-  let token: string | undefined;
-  do {
-    const page = await kinesis.send(
-      new ListShardsCommand(token ? { NextToken: token } : { StreamName: streamName }),
-    );
-    shards.push(...(page.Shards ?? []));
-    token = page.NextToken;
-  } while (token);
-  return shards;
 }
 
 const isOpen = (s: Shard) => s.SequenceNumberRange?.EndingSequenceNumber === undefined;

@@ -4,12 +4,11 @@ import {
   type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type KinesisClient,
-  ListShardsCommand,
-  type Shard,
   type ShardIteratorType,
 } from "@aws-sdk/client-kinesis";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { listShards } from "@mcp-pipeline/aws/kinesis-client";
 import { backoffDelayMs, retry, sleep } from "@mcp-pipeline/retry";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
@@ -193,15 +192,7 @@ export class KinesisEventSource {
     const { kinesis, streamName } = this.#options;
     while (this.#running) {
       try {
-        const shards: Shard[] = [];
-        let token: string | undefined;
-        do {
-          const page = await kinesis.send(
-            new ListShardsCommand(token ? { NextToken: token } : { StreamName: streamName }),
-          );
-          shards.push(...(page.Shards ?? []));
-          token = page.NextToken;
-        } while (token);
+        const shards = await listShards(kinesis, streamName);
         const known = new Set(shards.map((s) => s.ShardId ?? ""));
         for (const shard of shards) {
           const id = shard.ShardId ?? "";
