@@ -174,6 +174,20 @@ describe("function artifacts", () => {
     ).toEqual([]);
   });
 
+  it.each(["processor", "tool-worker", "fifo-worker", "dlq-redrive"])(
+    "load no zod at %s's import (its hot path decodes with hand-written rules)",
+    async (name) => {
+      // zod was 94 KiB of dlq-redrive's code at import once a zod-free decoder imported a constant from its
+      // zod schema's file (docs/benchmarks/cold-start.md).
+      await bundleFunction(
+        join(import.meta.dirname, `../../functions/${name}`),
+        join(work, `no-zod-${name}`),
+      );
+      const { modules } = await loadedAtImport(join(work, `no-zod-${name}`));
+      expect(modules.filter((path) => path.includes("/zod/"))).toEqual([]);
+    },
+  );
+
   it("name a package bundled from two node_modules folders, which the build refuses", () => {
     // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.
     const inputs = [

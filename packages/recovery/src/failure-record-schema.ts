@@ -1,20 +1,16 @@
 import * as z from "zod";
+import {
+  FAILURE_RECORD_VERSION,
+  FAILURE_RECORD_VERSION_MESSAGE,
+  SHARD_ID,
+  SHARD_ID_MESSAGE,
+} from "./failure-record-format.js";
 
 // Apart from failure-record.ts, which decodes with hand-written rules: a file that a bundle reaches keeps
 // its zod calls (esbuild cannot tell they are pure), a file it does not reach is dropped whole.
 
 const sequence = z.string().regex(/^\d{1,128}$/, "expected a sequence number");
 const instant = z.iso.datetime();
-
-/**
- * A Kinesis shard id as the API takes it: 1-128 characters of [a-zA-Z0-9_.-] (docs/aws-semantics.md §1.6).
- * Anything else could only fail the re-read, again on every retry, instead of going to the DLQ at once.
- */
-export const SHARD_ID = /^[a-zA-Z0-9_.-]{1,128}$/;
-export const SHARD_ID_MESSAGE = "expected a shard id (1-128 characters of a-z, A-Z, 0-9, _ . -)";
-/** The record's format: "1.0" is all AWS sends (§1.6); another major version is kept for a person. */
-export const FAILURE_RECORD_VERSION = /^1\.\d+$/;
-export const FAILURE_RECORD_VERSION_MESSAGE = "unsupported version: this consumer reads 1.x";
 
 /**
  * The on-failure record Lambda's Kinesis ESM sends to SQS (docs/aws-semantics.md §1.6): metadata only.

@@ -4,10 +4,10 @@ import { dottedIssue } from "@mcp-pipeline/schema-issues";
 import {
   FAILURE_RECORD_VERSION,
   FAILURE_RECORD_VERSION_MESSAGE,
-  type KinesisFailureRecord,
   SHARD_ID,
   SHARD_ID_MESSAGE,
-} from "./failure-record-schema.js";
+} from "./failure-record-format.js";
+import type { KinesisFailureRecord } from "./failure-record-schema.js";
 
 const sequenceRule = s.text({ pattern: /^\d{1,128}$/, patternMessage: "expected a sequence number" });
 const shardIdRule = s.text({ pattern: SHARD_ID, patternMessage: SHARD_ID_MESSAGE });
