@@ -5,6 +5,7 @@ import {
   ListShardsCommand,
   PutRecordsCommand,
 } from "@aws-sdk/client-kinesis";
+import { untilAborted } from "@mcp-pipeline/testing";
 import {
   createStreamWhenActive,
   emulatorClientOptions,
@@ -232,11 +233,7 @@ describe("putRecords with an abort signal (an invocation's deadline)", () => {
         requests.push(command.input.Records as Entry[]);
         const signal = options?.abortSignal;
         if (!signal) return Promise.reject(new Error("sent without an abort signal"));
-        return new Promise((_, reject) => {
-          const abort = () => reject(Object.assign(new Error("Request aborted"), { name: "AbortError" }));
-          if (signal.aborted) abort();
-          else signal.addEventListener("abort", abort, { once: true });
-        });
+        return untilAborted(signal);
       },
     } as unknown as KinesisClient;
 

@@ -15,7 +15,7 @@ import { putAllRecords } from "@mcp-pipeline/aws";
 import { DeadlineStage, InvocationDeadlineError, ItemStatus, NotStartedReason } from "@mcp-pipeline/batch";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEventRecord, encodeToolCallJob } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { lambdaContext, sdkAbortError, sqsRecord, untilAborted } from "@mcp-pipeline/testing";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
@@ -41,22 +41,14 @@ function fakeClient(respond: (command: unknown) => Answer) {
     send: (command: unknown, options?: { abortSignal?: AbortSignal }) => {
       const signal = options?.abortSignal;
       // As the SDK does, a request sent with a signal already aborted is not sent at all.
-      if (signal?.aborted)
-        return Promise.reject(Object.assign(new Error("Request aborted"), { name: "AbortError" }));
+      if (signal?.aborted) return Promise.reject(sdkAbortError(signal));
       const answer = respond(command);
       if (answer !== "hang") return Promise.resolve(answer.answer);
       if (!signal) {
         unbounded.push(command);
         return Promise.reject(new Error("a request that could hang was sent without an abort signal"));
       }
-      return new Promise((_, reject) => {
-        const abort = () => {
-          aborted.push(command);
-          reject(Object.assign(new Error("Request aborted"), { name: "AbortError", cause: signal.reason }));
-        };
-        if (signal.aborted) abort();
-        else signal.addEventListener("abort", abort, { once: true });
-      });
+      return untilAborted(signal, () => aborted.push(command));
     },
   };
   return { client, aborted, unbounded };
