@@ -88,8 +88,8 @@ export class IdempotencyStore {
   }
 
   /**
-   * Claims `key` until `leaseMs` from now (use the invocation's remaining time, so the lease ends with
-   * the invocation). Resolves `completed` when the key was already done; throws AlreadyInProgressError
+   * Claims `key` until `leaseMs` from now (use the time until the invocation's requests are cut off, so
+   * the lease ends with the invocation's last write for the key: docs/idempotency.md). Resolves `completed` when the key was already done; throws AlreadyInProgressError
    * while another invocation holds a live claim.
    *
    * A row that carries this claim's own token is this claim: the put was applied but its answer was lost,
