@@ -1,11 +1,14 @@
+import type { RequestOptions } from "@mcp-pipeline/aws";
 import { once } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
+  deadlineErrorOf,
   deadlineFromContext,
   kinesisBatchResponse,
   type PartialBatchResponse,
   processKinesisBatch,
   type RemainingTime,
+  requestDeadlines,
 } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import {
@@ -100,9 +103,13 @@ function reasonOf(error: unknown): QuarantineReason {
   };
 }
 
-async function prefetch(deps: ProcessorDeps, callIds: readonly string[]): Promise<CallCache> {
+async function prefetch(
+  deps: ProcessorDeps,
+  callIds: readonly string[],
+  requests: RequestOptions,
+): Promise<CallCache> {
   try {
-    return await deps.toolCalls.prefetch(callIds);
+    return await deps.toolCalls.prefetch(callIds, requests);
   } catch (error) {
     // The pre-read only saves requests; without it every call reads for itself.
     deps.onPrefetchError?.(error);
@@ -129,9 +136,9 @@ export function processToolCallEvents(
   context: RemainingTime,
   deps: ProcessorDeps,
 ): Promise<ProcessResult> {
-  return processDecodedBatch(records, context, deps, async (decoded) => {
+  return processDecodedBatch(records, context, deps, async (decoded, requests) => {
     const { calls, positionOf } = groupByCall(decoded);
-    const cache = await prefetch(deps, [...calls.keys()]);
+    const cache = await prefetch(deps, [...calls.keys()], requests);
 
     /** One write per call, started by the first of its records that the engine runs, shared by the rest. */
     const writes = new Map<string, Promise<Folded>>();
@@ -139,7 +146,7 @@ export function processToolCallEvents(
       let write = writes.get(callId);
       if (!write) {
         const group = calls.get(callId);
-        write = deps.toolCalls.applyEvents(group?.events ?? [], cache);
+        write = deps.toolCalls.applyEvents(group?.events ?? [], cache, requests);
         writes.set(callId, write);
       }
       return write;
@@ -162,19 +169,42 @@ export type ApplyEvent = (event: ToolCallLifecycleEvent, index: number) => Promi
  * run each decodable event through the engine (partition-key order, the deadline) with the `ApplyEvent`
  * it returns, quarantine what can never succeed, and sum the batch up. The benchmark's per-event path
  * (bench/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
+ *
+ * `prepare` gets the options to give every request (RequestOptions): their signal aborts what is still
+ * open at the invocation's deadline (requestDeadlines, @mcp-pipeline/batch). The record waiting on an
+ * aborted write then fails transiently and the checkpoint stops before it (§1.4 "Checkpoint rule"),
+ * instead of the invocation timing out and the whole batch being retried (§1.3 "During invocation").
  */
 export async function processDecodedBatch(
   records: readonly KinesisStreamRecord[],
   context: RemainingTime,
   deps: Pick<ProcessorDeps, "quarantine" | "concurrency" | "deadlineMarginMs" | "now">,
-  prepare: (decoded: readonly DecodeResult<ToolCallLifecycleEvent>[]) => Promise<ApplyEvent>,
+  prepare: (
+    decoded: readonly DecodeResult<ToolCallLifecycleEvent>[],
+    requests: RequestOptions,
+  ) => Promise<ApplyEvent>,
+): Promise<ProcessResult> {
+  const deadlines = requestDeadlines(context, deps.deadlineMarginMs);
+  try {
+    return await processWithin(records, context, deps, prepare, deadlines.requests);
+  } finally {
+    deadlines.dispose();
+  }
+}
+
+async function processWithin(
+  records: readonly KinesisStreamRecord[],
+  context: RemainingTime,
+  deps: Pick<ProcessorDeps, "quarantine" | "concurrency" | "deadlineMarginMs" | "now">,
+  prepare: Parameters<typeof processDecodedBatch>[3],
+  signal: AbortSignal,
 ): Promise<ProcessResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
     decodeLifecycleEvent(r.kinesis.data),
   );
-  const apply = await prepare(decoded);
+  const apply = await prepare(decoded, { signal });
 
   let applied = 0;
   let duplicates = 0;
@@ -184,7 +214,13 @@ export async function processDecodedBatch(
     handle: async (_record, { index }) => {
       const result = decoded[index] as DecodeResult<ToolCallLifecycleEvent>;
       if (!result.ok) throw result.error;
-      if (await apply(result.value, index)) applied += 1;
+      let changed: boolean;
+      try {
+        changed = await apply(result.value, index);
+      } catch (error) {
+        throw deadlineErrorOf(error, signal);
+      }
+      if (changed) applied += 1;
       else duplicates += 1;
     },
     setAside: (record, error) => deps.quarantine(record, reasonOf(error)),

@@ -1,6 +1,7 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TransientError } from "@mcp-pipeline/contracts";
 import { backoffDelayMs, Jitter, sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { sendOptions } from "./request-options.js";
 
 /** BatchGetItem reads at most 100 keys a request. */
 export const BATCH_GET_MAX_KEYS = 100;
@@ -20,6 +21,8 @@ export interface BatchGetOptions {
   /** Retries of UnprocessedKeys, with exponential backoff and full jitter. */
   readonly maxRetries?: number;
   readonly sleep?: Sleep;
+  /** Aborts the requests and the waits between them (an invocation's deadline, RequestOptions). */
+  readonly signal?: AbortSignal;
 }
 
 /** 50, 100, 200 ... ms ceilings, at most 1 s, fully jittered. */
@@ -43,9 +46,10 @@ export async function batchGetAll<T>(
     let pending = keys.slice(start, start + BATCH_GET_MAX_KEYS);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > maxRetries) throw new BatchGetIncompleteError(pending.length);
-      if (attempt > 0) await sleep(backoffDelayMs(attempt, UNPROCESSED_BACKOFF));
+      if (attempt > 0) await sleep(backoffDelayMs(attempt, UNPROCESSED_BACKOFF), options.signal);
       const response = await client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [...pending], ConsistentRead: true } } }),
+        sendOptions(options),
       );
       items.push(...((response.Responses?.[tableName] ?? []) as T[]));
       pending = (response.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];

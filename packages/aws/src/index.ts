@@ -35,5 +35,6 @@ export {
   UNSENT_AFTER_GIVEN_UP,
   type WrittenRecord,
 } from "./producer.js";
+export { type RequestOptions, sendOptions } from "./request-options.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
 export { onDemandTable } from "./tables.js";

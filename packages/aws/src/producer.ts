@@ -6,6 +6,7 @@ import {
 } from "@aws-sdk/client-kinesis";
 import { messageOf, TransientError } from "@mcp-pipeline/contracts";
 import { backoffDelayMs, Jitter, sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { sendOptions } from "./request-options.js";
 
 /**
  * PutRecords limits: 500 records and 5 MiB a request, 1 MiB a record, partition keys included
@@ -55,6 +56,11 @@ export interface PutRecordsOptions {
   readonly limits?: PutRecordsLimits;
   readonly random?: () => number;
   readonly sleep?: Sleep;
+  /**
+   * Aborts the requests and the waits between rounds (an invocation's deadline). Records not written by
+   * then come back rejected with the abort as their error; none is sent after it.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface WrittenRecord {
@@ -232,9 +238,28 @@ export async function putRecords(
   let round = 0;
   while (pending.length > 0) {
     if (round > 0 && baseDelayMs > 0 && maxDelayMs > 0) {
-      await sleep(
-        backoffDelayMs(round, { baseMs: baseDelayMs, capMs: maxDelayMs, jitter: Jitter.Full }, random),
-      );
+      try {
+        await sleep(
+          backoffDelayMs(round, { baseMs: baseDelayMs, capMs: maxDelayMs, jitter: Jitter.Full }, random),
+          options.signal,
+        );
+      } catch (error) {
+        if (!options.signal?.aborted) throw error;
+      }
+    }
+    if (options.signal?.aborted) {
+      // Out of time: what is still pending is named, with the abort as its error, and never sent.
+      for (const index of pending) {
+        const last = lastError.get(index);
+        rejected.push({
+          index,
+          record: records[index] as ProducerRecord,
+          errorCode: "AbortError",
+          errorMessage: `aborted (${messageOf(options.signal.reason)})${last ? `; last error ${last.code}: ${last.message}` : ""}`,
+          attempts: attempts[index] as number,
+        });
+      }
+      break;
     }
     const plan = planRequests(pending, (i) => sizes[i] as number, keyOf, limits, ordering);
     const retry: number[] = [];
@@ -294,6 +319,7 @@ export async function putRecords(
           Records: entries,
           ...("streamArn" in target ? { StreamARN: target.streamArn } : { StreamName: target.streamName }),
         }),
+        sendOptions(options),
       );
     } catch (error) {
       const code = (error as { name?: string }).name ?? "Error";

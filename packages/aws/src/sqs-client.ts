@@ -2,6 +2,7 @@ import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import type { SQSRecord } from "aws-lambda";
 import { type ClientOptions, commonClientConfig } from "./client-options.js";
 import { type DeadLetterReason, deadLetterMessage } from "./dead-letter.js";
+import { type RequestOptions, sendOptions } from "./request-options.js";
 
 // An entry of its own ("@mcp-pipeline/aws/sqs-client"), not an export of the index: the workers send to
 // SQS only for a poison message and load this module then (lazyDeadLetterQueue); a file the index reaches
@@ -21,7 +22,11 @@ export async function sendToDeadLetterQueue(
   queueUrl: string,
   record: SQSRecord,
   reason: DeadLetterReason,
-  now: () => number = Date.now,
+  options: RequestOptions & { readonly now?: () => number } = {},
 ): Promise<void> {
-  await sqs.send(new SendMessageCommand(deadLetterMessage(queueUrl, record, reason, now())));
+  const now = options.now ?? Date.now;
+  await sqs.send(
+    new SendMessageCommand(deadLetterMessage(queueUrl, record, reason, now())),
+    sendOptions(options),
+  );
 }

@@ -5,6 +5,7 @@ import {
   ListShardsCommand,
   PutRecordsCommand,
 } from "@aws-sdk/client-kinesis";
+import { untilAborted } from "@mcp-pipeline/testing";
 import {
   createStreamWhenActive,
   emulatorClientOptions,
@@ -219,6 +220,41 @@ describe("putRecords with a faked client", () => {
     });
     expect(fake.requests).toHaveLength(2);
     expect(result.written).toHaveLength(1);
+  });
+});
+
+describe("putRecords with an abort signal (an invocation's deadline)", () => {
+  it("a request that never answers is aborted, and nothing is sent after it: every record named rejected", async () => {
+    const controller = new AbortController();
+    const requests: Entry[][] = [];
+    const client = {
+      // Never answers on its own; rejects as the SDK does when the signal aborts.
+      send: (command: PutRecordsCommand, options?: { abortSignal?: AbortSignal }) => {
+        requests.push(command.input.Records as Entry[]);
+        const signal = options?.abortSignal;
+        if (!signal) return Promise.reject(new Error("sent without an abort signal"));
+        return untilAborted(signal);
+      },
+    } as unknown as KinesisClient;
+
+    const writing = putRecords(client, { streamName: "s" }, [record("a", "1"), record("b", "2")], {
+      maxAttempts: 8,
+      sleep: noSleep,
+      signal: controller.signal,
+    });
+    // The request is out (the fake saw it) before the abort: nothing waits for a timer.
+    await new Promise((r) => setImmediate(r));
+    expect(requests).toHaveLength(1);
+    controller.abort(new Error("the invocation's deadline"));
+    const result = await writing;
+
+    expect(requests).toHaveLength(1);
+    expect(result.written).toEqual([]);
+    expect(result.rejected.map((r) => [r.index, r.errorCode, r.attempts])).toEqual([
+      [0, "AbortError", 1],
+      [1, "AbortError", 1],
+    ]);
+    expect(result.rejected[0]?.errorMessage).toMatch(/the invocation's deadline/);
   });
 });
 

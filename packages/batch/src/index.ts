@@ -19,6 +19,14 @@ export {
   needsRedelivery,
 } from "./outcome.js";
 export {
+  DeadlineStage,
+  deadlineErrorOf,
+  InvocationDeadlineError,
+  MARGIN_SHARE,
+  type RequestDeadlines,
+  requestDeadlines,
+} from "./request-deadline.js";
+export {
   type BatchItemFailure,
   InvalidBatchResponseError,
   type ItemIdentifier,

@@ -1,3 +1,4 @@
+import type { RequestOptions } from "@mcp-pipeline/aws";
 import type { IdempotencyStore } from "./store.js";
 
 export type RunOnceResult = "applied" | "duplicate";
@@ -8,6 +9,8 @@ export type ClaimStore = Pick<IdempotencyStore, "claim" | "complete" | "release"
 /**
  * Runs `effect` at most once per key across deliveries: claim, run, complete; release and rethrow on
  * failure. `completed` (from a batch prefetch) skips the claim request for keys known to be done.
+ * `options.signal` aborts the three requests (an invocation's deadline); end the lease no later than the
+ * signal, so that a claim whose answer was cut off (applied or not) stops deciding anything by then.
  */
 export async function runOnce(
   store: ClaimStore,
@@ -15,20 +18,21 @@ export async function runOnce(
   leaseMs: number,
   effect: () => Promise<void>,
   completed?: ReadonlySet<string>,
+  options: RequestOptions = {},
 ): Promise<RunOnceResult> {
   if (completed?.has(key)) return "duplicate";
-  const claimed = await store.claim(key, leaseMs);
+  const claimed = await store.claim(key, leaseMs, options);
   if (claimed.status === "completed") return "duplicate";
   try {
     await effect();
   } catch (error) {
     try {
-      await store.release(claimed.claim);
+      await store.release(claimed.claim, options);
     } catch {
       // The effect's error is the one to report; the lease still ends with the invocation.
     }
     throw error;
   }
-  await store.complete(claimed.claim);
+  await store.complete(claimed.claim, options);
   return "applied";
 }

@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { type BatchGetOptions, batchGetAll } from "@mcp-pipeline/aws";
+import { type BatchGetOptions, batchGetAll, type RequestOptions, sendOptions } from "@mcp-pipeline/aws";
 import { AlreadyInProgressError, ClaimLostError } from "./errors.js";
 import { type IdempotencyRecord, isCompleted, isLive, RecordStatus } from "./record.js";
 
@@ -75,21 +75,28 @@ export class IdempotencyStore {
    * retried with backoff) and returns the keys that are completed and unexpired: a redelivered batch
    * skips them without a request per record.
    */
-  async completedAmong(keys: readonly string[]): Promise<Set<string>> {
+  async completedAmong(keys: readonly string[], options: RequestOptions = {}): Promise<Set<string>> {
     const now = this.#now();
     const ids = [...new Set(keys)].map((k) => ({ id: this.#id(k) }));
-    const items = await batchGetAll<IdempotencyRecord>(this.#client, this.#table, ids, this.#batchGet);
+    const items = await batchGetAll<IdempotencyRecord>(this.#client, this.#table, ids, {
+      ...this.#batchGet,
+      ...options,
+    });
     return new Set(
       items.filter((item) => isCompleted(item, now)).map((item) => item.id.slice(this.#scope.length + 1)),
     );
   }
 
   /**
-   * Claims `key` until `leaseMs` from now (use the invocation's remaining time, so the lease ends with
-   * the invocation). Resolves `completed` when the key was already done; throws AlreadyInProgressError
+   * Claims `key` until `leaseMs` from now (use the time until the invocation's requests are cut off, so
+   * the lease ends with the invocation's last write for the key: docs/idempotency.md). Resolves `completed` when the key was already done; throws AlreadyInProgressError
    * while another invocation holds a live claim.
+   *
+   * A row that carries this claim's own token is this claim: the put was applied but its answer was lost,
+   * and the SDK sent it again (a timed-out or reset connection); the repeated put fails its condition on
+   * our own row. Treating that as someone else's claim would fail the job until its lease ran out.
    */
-  async claim(key: string, leaseMs: number): Promise<ClaimResult> {
+  async claim(key: string, leaseMs: number, options: RequestOptions = {}): Promise<ClaimResult> {
     const now = this.#now();
     const claim: Claim = { key, token: randomUUID(), leaseExpiresAt: now + Math.max(1, Math.floor(leaseMs)) };
     const record: IdempotencyRecord = {
@@ -115,25 +122,30 @@ export class IdempotencyStore {
           },
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
+        sendOptions(options),
       );
       return { status: "claimed", claim };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // DynamoDB returns the blocking item in DynamoDB JSON (the document client does not unmarshall
       // errors); where no item comes back (dynalite), it is read once more.
-      const existing = error.Item ? (unmarshall(error.Item) as IdempotencyRecord) : await this.#get(key);
+      const existing = error.Item
+        ? (unmarshall(error.Item) as IdempotencyRecord)
+        : await this.#get(key, options);
       if (existing === undefined || !isLive(existing, now)) {
         // Deleted or expired between the put and the read: the next delivery claims it.
         throw new AlreadyInProgressError(key, now);
       }
       if (existing.status === RecordStatus.Completed) return { status: "completed" };
+      if (existing.claimToken === claim.token) return { status: "claimed", claim };
       throw new AlreadyInProgressError(key, existing.leaseExpiresAt);
     }
   }
 
-  async #get(key: string): Promise<IdempotencyRecord | undefined> {
+  async #get(key: string, options: RequestOptions): Promise<IdempotencyRecord | undefined> {
     const response = await this.#client.send(
       new GetCommand({ TableName: this.#table, Key: { id: this.#id(key) }, ConsistentRead: true }),
+      sendOptions(options),
     );
     return response.Item as IdempotencyRecord | undefined;
   }
@@ -148,8 +160,12 @@ export class IdempotencyStore {
     };
   }
 
-  /** Marks the claimed key completed; throws ClaimLostError if the claim is no longer ours. */
-  async complete(claim: Claim): Promise<void> {
+  /**
+   * Marks the claimed key completed; throws ClaimLostError if the claim is no longer ours. A row already
+   * completed under this claim's token is this completion, applied once already (its answer lost, the SDK
+   * sent it again): done, not lost.
+   */
+  async complete(claim: Claim, options: RequestOptions = {}): Promise<void> {
     const now = this.#now();
     try {
       await this.#client.send(
@@ -163,12 +179,17 @@ export class IdempotencyStore {
             ":completedAt": new Date(now).toISOString(),
             ":expiresAt": Math.floor(now / 1000) + this.#retentionSeconds,
           },
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
+        sendOptions(options),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException)
-        throw new ClaimLostError(claim.key, { cause: error });
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = error.Item
+        ? (unmarshall(error.Item) as IdempotencyRecord)
+        : await this.#get(claim.key, options);
+      if (existing?.status === RecordStatus.Completed && existing.claimToken === claim.token) return;
+      throw new ClaimLostError(claim.key, { cause: error });
     }
   }
 
@@ -176,13 +197,14 @@ export class IdempotencyStore {
    * Gives the claim up after a failure so the retry need not wait for the lease. A claim that is no
    * longer ours is left alone; any other error is thrown, and the lease still ends with the invocation.
    */
-  async release(claim: Claim): Promise<void> {
+  async release(claim: Claim, options: RequestOptions = {}): Promise<void> {
     try {
       await this.#client.send(
         new DeleteCommand({
           TableName: this.#table,
           ...this.#stillHeld(claim),
         }),
+        sendOptions(options),
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

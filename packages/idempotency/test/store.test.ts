@@ -4,11 +4,14 @@ import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
 import {
   createTableWhenActive,
+  DoorAction,
   type DynamoDbFidelityProxy,
   emulatorClientOptions,
+  type RequestDoor,
   type RunningEmulator,
   startDynamoDb,
   startDynamoDbFidelityProxy,
+  startRequestDoor,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -70,10 +73,16 @@ beforeEach(async () => {
 /** Runs a test's body against DynamoDB's answer (the proxy) and against dynalite's (no item in the error). */
 const backends = [
   // What the failed claim costs besides its PutItem: nothing on DynamoDB, a GetItem on dynalite.
-  { name: "DynamoDB (fidelity proxy: the item in the error)", use: () => faithful, readAfterFailedClaim: {} },
+  {
+    name: "DynamoDB (fidelity proxy: the item in the error)",
+    use: () => faithful,
+    endpoint: () => proxy.endpoint,
+    readAfterFailedClaim: {},
+  },
   {
     name: "bare dynalite (no item in the error)",
     use: () => bare,
+    endpoint: () => dynalite.endpoint,
     readAfterFailedClaim: { GetItemCommand: 1 },
   },
 ] as const;
@@ -218,6 +227,55 @@ describe.each(backends)(
       [{ scope: "a#b" }, /scope/],
     ])("rejects bad options %o", (options, message) => {
       expect(() => store(options)).toThrow(message);
+    });
+  },
+);
+
+describe.each(backends)(
+  "a write applied at the server whose answer was lost: the SDK's retry sees its own row, on $name",
+  (backend) => {
+    /** The backend behind a door that resets the connection after the first `operation` reached the table. */
+    async function losingFirst(operation: "PutItem" | "UpdateItem") {
+      let lost = 0;
+      const door: RequestDoor = await startRequestDoor(backend.endpoint(), (target) => {
+        if (target !== `DynamoDB_20120810.${operation}` || lost > 0) return DoorAction.Pass;
+        lost += 1;
+        return DoorAction.LoseAnswer;
+      });
+      const c = dynamoDbDocumentClient(emulatorClientOptions(door));
+      return { door, client: c, requests: countRequests(c) };
+    }
+
+    it("a claim applied but unanswered is this claim: claimed, not in progress elsewhere", async () => {
+      const through = await losingFirst("PutItem");
+      client = through.client;
+      try {
+        const s = store();
+        const claimed = await s.claim("evt-1", 30_000);
+        expect(through.door.stats.answersLost).toBe(1);
+        // The SDK sent the put again; its condition failed on the row the first one wrote.
+        expect(through.requests.byCommand()).toEqual({ PutItemCommand: 1, ...backend.readAfterFailedClaim });
+        expect(claimed.status).toBe("claimed");
+        if (claimed.status === "claimed") await s.complete(claimed.claim);
+        expect((await s.claim("evt-1", 30_000)).status).toBe("completed");
+      } finally {
+        through.client.destroy();
+        await through.door.stop();
+      }
+    });
+
+    it("a completion applied but unanswered is this completion: done, not a lost claim", async () => {
+      const through = await losingFirst("UpdateItem");
+      client = through.client;
+      try {
+        const s = store();
+        expect(await runOnce(s, "evt-1", 30_000, async () => undefined)).toBe("applied");
+        expect(through.door.stats.answersLost).toBe(1);
+        expect(await runOnce(s, "evt-1", 30_000, async () => expect.fail("must not run"))).toBe("duplicate");
+      } finally {
+        through.client.destroy();
+        await through.door.stop();
+      }
     });
   },
 );

@@ -97,6 +97,16 @@ describe("sleep", () => {
     await expect(sleep(0)).resolves.toBeUndefined();
   });
 
+  it("ends when its signal aborts, with the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("the invocation's deadline");
+    // An hour: only the abort can end it.
+    const waiting = sleep(3_600_000, controller.signal);
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    await expect(sleep(3_600_000, controller.signal)).rejects.toBe(reason);
+  });
+
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])("refuses %s ms with a RangeError", async (ms) => {
     await expect(sleep(ms)).rejects.toThrow(
       new RangeError(`sleep takes a finite number of milliseconds >= 0, got ${ms}`),

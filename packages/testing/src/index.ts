@@ -1,3 +1,4 @@
+export { sdkAbortError, untilAborted } from "./abort.js";
 export {
   assertNoPrototypePollution,
   asText,

@@ -1,7 +1,13 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { type BatchGetOptions, batchGetAll, onDemandTable } from "@mcp-pipeline/aws";
+import {
+  type BatchGetOptions,
+  batchGetAll,
+  onDemandTable,
+  type RequestOptions,
+  sendOptions,
+} from "@mcp-pipeline/aws";
 import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
 import { type Folded, foldEvents } from "./fold.js";
 import { type Applied, applyEvent, type CallEvent, type ToolCallState } from "./state.js";
@@ -51,22 +57,23 @@ export class ToolCallStore {
   }
 
   /** Reads every call of a batch in BatchGetItem requests of 100. */
-  async prefetch(callIds: readonly string[]): Promise<CallCache> {
+  async prefetch(callIds: readonly string[], options: RequestOptions = {}): Promise<CallCache> {
     const unique = [...new Set(callIds)];
     const items = await batchGetAll<ToolCallState>(
       this.#client,
       this.#table,
       unique.map((callId) => ({ callId })),
-      this.#batchGet,
+      { ...this.#batchGet, ...options },
     );
     const cache: CallCache = new Map(unique.map((id) => [id, null]));
     for (const item of items) cache.set(item.callId, item);
     return cache;
   }
 
-  async get(callId: string): Promise<ToolCallState | undefined> {
+  async get(callId: string, options: RequestOptions = {}): Promise<ToolCallState | undefined> {
     const response = await this.#client.send(
       new GetCommand({ TableName: this.#table, Key: { callId }, ConsistentRead: true }),
+      sendOptions(options),
     );
     return response.Item as ToolCallState | undefined;
   }
@@ -81,6 +88,7 @@ export class ToolCallStore {
   async applyEvents(
     events: readonly ToolCallLifecycleEvent[],
     cache: CallCache = new Map(),
+    options: RequestOptions = {},
   ): Promise<Folded> {
     const callId = events[0]?.callId;
     if (callId === undefined) return { state: undefined, changes: [], changed: false };
@@ -90,26 +98,32 @@ export class ToolCallStore {
     }
     for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
       const known = cache.get(callId);
-      const current = known === undefined ? await this.get(callId) : (known ?? undefined);
+      const current = known === undefined ? await this.get(callId, options) : (known ?? undefined);
       const folded = foldEvents(current, events);
       if (!folded.changed || folded.state === undefined) {
         cache.set(callId, current ?? null);
         return folded;
       }
       try {
-        await this.#put(folded.state, current);
+        await this.#put(folded.state, current, options);
         cache.set(callId, folded.state);
         return folded;
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // Whatever went wrong, the stored call may no longer be the one read (an aborted or timed-out
+        // write may have been applied): the next write of this call reads it again.
         cache.delete(callId);
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
     throw new WriteContentionError(callId, this.#maxWriteAttempts);
   }
 
   /** Writes `next` if the stored call is still `current` (absent, or at the version read). */
-  async #put(next: ToolCallState, current: ToolCallState | undefined): Promise<void> {
+  async #put(
+    next: ToolCallState,
+    current: ToolCallState | undefined,
+    options: RequestOptions,
+  ): Promise<void> {
     await this.#client.send(
       new PutCommand({
         TableName: this.#table,
@@ -121,6 +135,7 @@ export class ToolCallStore {
               ExpressionAttributeValues: { ":version": current.version },
             }),
       }),
+      sendOptions(options),
     );
   }
 
@@ -129,22 +144,28 @@ export class ToolCallStore {
    * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
    * the same whichever writer wins.
    */
-  async apply(event: CallEvent, cache: CallCache = new Map(), output?: string): Promise<Applied> {
+  async apply(
+    event: CallEvent,
+    cache: CallCache = new Map(),
+    output?: string,
+    options: RequestOptions = {},
+  ): Promise<Applied> {
     for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
       const known = cache.get(event.callId);
-      const current = known === undefined ? await this.get(event.callId) : (known ?? undefined);
+      const current = known === undefined ? await this.get(event.callId, options) : (known ?? undefined);
       const applied = applyEvent(current, event, output);
       if (applied.change === "duplicate" || applied.change === "unchanged") {
         cache.set(event.callId, current ?? null);
         return applied;
       }
       try {
-        await this.#put(applied.state, current);
+        await this.#put(applied.state, current, options);
         cache.set(event.callId, applied.state);
         return applied;
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // As in applyEvents: after any failed write the stored call is read again before the next one.
         cache.delete(event.callId);
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
     throw new WriteContentionError(event.callId, this.#maxWriteAttempts);

@@ -68,18 +68,18 @@ export function workerConsumer<C extends WorkerConfig>(
           scope: options.service,
           retentionSeconds: config.IDEMPOTENCY_RETENTION_SECONDS,
         }),
-        placeResult: (callId, json) =>
-          placeResult(s3, config.RESULTS_BUCKET, callId, json, config.RESULT_INLINE_MAX_BYTES),
-        publish: async (events) => {
+        placeResult: (callId, json, options) =>
+          placeResult(s3, config.RESULTS_BUCKET, callId, json, config.RESULT_INLINE_MAX_BYTES, options),
+        publish: async (events, options = {}) => {
           await putAllRecords(
             kinesis,
             { streamName: config.EVENTS_STREAM_NAME },
             events.map(encodeLifecycleEventRecord),
-            { maxAttempts: 5 },
+            { maxAttempts: 5, ...options },
           );
         },
-        deadLetter: async (record, reason) => {
-          await sendToDeadLetterQueue(config.DEAD_LETTER_QUEUE_URL, record, reason);
+        deadLetter: async (record, reason, options) => {
+          await sendToDeadLetterQueue(config.DEAD_LETTER_QUEUE_URL, record, reason, options);
           logger.warn("poison message sent to the DLQ", { messageId: record.messageId, reason });
         },
         logger,

@@ -1,8 +1,13 @@
-import { type DeadLetterReason, once } from "@mcp-pipeline/aws";
+import { type DeadLetterReason, once, type RequestOptions } from "@mcp-pipeline/aws";
 import type { SQSRecord } from "aws-lambda";
 
 /** Sends a message that can never succeed to a DLQ (sendToDeadLetterQueue with its client bound). */
-export type DeadLetterSend = (queueUrl: string, record: SQSRecord, reason: DeadLetterReason) => Promise<void>;
+export type DeadLetterSend = (
+  queueUrl: string,
+  record: SQSRecord,
+  reason: DeadLetterReason,
+  options?: RequestOptions,
+) => Promise<void>;
 
 /** The rare path's module: the SQS client factory and the send (@mcp-pipeline/aws/sqs-client). */
 export type DeadLetterModule = typeof import("@mcp-pipeline/aws/sqs-client");
@@ -21,8 +26,8 @@ export function lazyDeadLetterQueue(
     const { sendToDeadLetterQueue, sqsClient } = await load();
     return { send: sendToDeadLetterQueue, client: sqsClient() };
   });
-  return async (queueUrl, record, reason) => {
+  return async (queueUrl, record, reason, options = {}) => {
     const { send, client } = await sqs();
-    await send(client, queueUrl, record, reason);
+    await send(client, queueUrl, record, reason, options);
   };
 }

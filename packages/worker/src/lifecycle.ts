@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { RequestOptions } from "@mcp-pipeline/aws";
 import {
   CURRENT_SPEC_VERSION,
   failureCodeOf,
@@ -126,4 +127,8 @@ export function terminalEventOf(state: ToolCallState): ToolCallCompleted | ToolC
   return undefined;
 }
 
-export type PublishEvents = (events: readonly ToolCallLifecycleEvent[]) => Promise<void>;
+/** Writes lifecycle events to the stream; `options.signal` aborts the writes (RequestOptions). */
+export type PublishEvents = (
+  events: readonly ToolCallLifecycleEvent[],
+  options?: RequestOptions,
+) => Promise<void>;

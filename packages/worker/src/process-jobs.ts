@@ -1,6 +1,7 @@
-import type { DeadLetterReason } from "@mcp-pipeline/aws";
+import type { DeadLetterReason, RequestOptions } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
+  deadlineErrorOf,
   deadlineFromContext,
   ItemStatus,
   needsRedelivery,
@@ -8,6 +9,8 @@ import {
   processSqsBatch,
   processSqsFifoBatch,
   type RemainingTime,
+  type RequestDeadlines,
+  requestDeadlines,
   sqsBatchResponse,
 } from "@mcp-pipeline/batch";
 import {
@@ -40,20 +43,33 @@ import type { PlacedResult } from "./result-store.js";
 export const QueueMode = { Standard: "standard", Fifo: "fifo" } as const;
 export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
 
-/** Everything the core needs, injected: the handler wires real clients, tests wire emulators. */
+/**
+ * Everything the core needs, injected: the handler wires real clients, tests wire emulators. Every call
+ * that makes AWS requests takes RequestOptions, whose `signal` the core sets to the invocation's
+ * deadline (requestDeadlines in @mcp-pipeline/batch): an implementation must pass it to its requests.
+ */
 export interface WorkerDeps {
   readonly mode: QueueMode;
   readonly registry: Pick<ToolRegistry, "invoke">;
   readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "get">;
   readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
   /** Keeps a result inline or writes it to S3; resolves once it is durable. */
-  readonly placeResult: (callId: string, json: string) => Promise<PlacedResult>;
+  readonly placeResult: (callId: string, json: string, options?: RequestOptions) => Promise<PlacedResult>;
   /** Writes lifecycle events to the stream; throws if any could not be written. */
   readonly publish: PublishEvents;
   /** Sends a poison message to the source queue's DLQ; resolves once SQS has it. */
-  readonly deadLetter: (record: SQSRecord, reason: DeadLetterReason) => Promise<void>;
+  readonly deadLetter: (
+    record: SQSRecord,
+    reason: DeadLetterReason,
+    options?: RequestOptions,
+  ) => Promise<void>;
   readonly logger: ToolLogger;
   readonly concurrency: number;
+  /**
+   * Nothing new starts once less than this much of the invocation remains; within it, the requests of
+   * the jobs in flight are aborted at its half and the bookkeeping after the batch at its quarter
+   * (MARGIN_SHARE in @mcp-pipeline/batch, which says why).
+   */
   readonly deadlineMarginMs: number;
   /**
    * The source queue's maxReceiveCount and its DLQ: a job whose attempt at that receive count is
@@ -99,12 +115,13 @@ export interface WorkerResult {
 async function prefetch(
   deps: WorkerDeps,
   jobs: readonly ToolCallJob[],
+  requests: RequestOptions,
 ): Promise<{ completed: ReadonlySet<string>; cache: CallCache }> {
   const callIds = jobs.map((j) => j.callId);
   try {
     const [completed, cache] = await Promise.all([
-      deps.idempotency.completedAmong(callIds),
-      deps.toolCalls.prefetch(callIds),
+      deps.idempotency.completedAmong(callIds, requests),
+      deps.toolCalls.prefetch(callIds, requests),
     ]);
     return { completed, cache };
   } catch (error) {
@@ -120,18 +137,39 @@ async function prefetch(
  * invocation's remaining time; store the result (the table, or S3 when large) and then publish
  * `completed`. Permanent failures are stored as a failed result and acknowledged, poison messages
  * go to the DLQ, transient failures are reported by messageId for SQS to retry (§2.3).
+ *
+ * Every AWS request is bounded by the invocation's deadline (requestDeadlines): a request still open when
+ * the jobs' share of the margin ends is aborted and fails its job alone, which is reported for retry
+ * (§2.3; §3 for the rest of its FIFO group), instead of running the invocation into its timeout, which
+ * would fail the whole batch and destroy the sandbox.
  */
 export async function processToolCallJobs(
   records: readonly SQSRecord[],
   context: RemainingTime,
   deps: WorkerDeps,
 ): Promise<WorkerResult> {
+  const deadlines = requestDeadlines(context, deps.deadlineMarginMs);
+  try {
+    return await processWithin(records, context, deps, deadlines);
+  } finally {
+    deadlines.dispose();
+  }
+}
+
+async function processWithin(
+  records: readonly SQSRecord[],
+  context: RemainingTime,
+  deps: WorkerDeps,
+  deadlines: RequestDeadlines,
+): Promise<WorkerResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
+  const requests: RequestOptions = { signal: deadlines.requests };
   const decoded: DecodeResult<ToolCallJob>[] = records.map((r) => decodeToolCallJob(r.body));
   const { completed, cache } = await prefetch(
     deps,
     decoded.flatMap((d) => (d.ok ? [d.value] : [])),
+    requests,
   );
 
   let succeeded = 0;
@@ -144,16 +182,16 @@ export async function processToolCallJobs(
     // and the state read is kept for the write below.
     let known = cache.get(job.callId);
     if (known === undefined) {
-      known = (await deps.toolCalls.get(job.callId)) ?? null;
+      known = (await deps.toolCalls.get(job.callId, requests)) ?? null;
       cache.set(job.callId, known);
     }
     const stored = known ? terminalEventOf(known) : undefined;
     if (stored) {
-      await deps.publish([stored]);
+      await deps.publish([stored], requests);
       return "recovered";
     }
     const begun = now();
-    await deps.publish([startedEvent(job, attempt, begun)]);
+    await deps.publish([startedEvent(job, attempt, begun)], requests);
     let run: Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
     try {
       run = await deps.registry.invoke(
@@ -175,14 +213,14 @@ export async function processToolCallJobs(
       if (!permanent) {
         // Best effort: the call shows "retrying" to readers; the retry itself does not depend on it.
         await deps
-          .publish([event])
+          .publish([event], requests)
           .catch((publishError: unknown) =>
             deps.logger.warn("could not publish a retryable failure", { error: messageOf(publishError) }),
           );
         throw error;
       }
-      const applied = await deps.toolCalls.apply(event, cache);
-      await deps.publish([terminalEventOf(applied.state) ?? event]);
+      const applied = await deps.toolCalls.apply(event, cache, undefined, requests);
+      await deps.publish([terminalEventOf(applied.state) ?? event], requests);
       deps.logger.warn("tool call failed permanently", {
         callId: job.callId,
         tool: job.tool,
@@ -191,11 +229,11 @@ export async function processToolCallJobs(
       });
       return "failed";
     }
-    const placed = await deps.placeResult(job.callId, run.json);
+    const placed = await deps.placeResult(job.callId, run.json, requests);
     const event = completedEvent(job, { ...placed, json: run.json, durationMs: run.durationMs }, now());
-    const applied = await deps.toolCalls.apply(event, cache, placed.output);
+    const applied = await deps.toolCalls.apply(event, cache, placed.output, requests);
     // Publish what the table decided: if an earlier outcome won, that one, not ours.
-    await deps.publish([terminalEventOf(applied.state) ?? event]);
+    await deps.publish([terminalEventOf(applied.state) ?? event], requests);
     return "succeeded";
   };
 
@@ -208,28 +246,39 @@ export async function processToolCallJobs(
       if (!result.ok) throw result.error;
       const job = result.value;
       let ran: "succeeded" | "failed" | "recovered" = "recovered";
-      const once = await runOnce(
-        deps.idempotency,
-        job.callId,
-        context.getRemainingTimeInMillis(),
-        async () => {
-          ran = await runJob(job, attemptOf(record));
-        },
-        completed,
-      );
+      let once: Awaited<ReturnType<typeof runOnce>>;
+      try {
+        once = await runOnce(
+          deps.idempotency,
+          job.callId,
+          // The lease ends when this job's requests are cut off: a claim whose answer the abort lost may
+          // have been applied, and must not hold the job's redelivery back (docs/idempotency.md).
+          deadlines.requestsLeftMs(),
+          async () => {
+            ran = await runJob(job, attemptOf(record));
+          },
+          completed,
+          requests,
+        );
+      } catch (error) {
+        throw deadlineErrorOf(error, deadlines.requests);
+      }
       if (once === "duplicate" || ran === "recovered") duplicates += 1;
       else if (ran === "succeeded") succeeded += 1;
       else failedPermanently += 1;
     },
     // Permanent errors that escape `handle`: in practice, bodies that cannot be read as a job.
     setAside: (record, error) =>
-      deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }),
+      deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }, requests),
   });
 
-  const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, now);
+  // The bookkeeping after the batch has the next share of the margin (requestDeadlines' `settle`).
+  const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, now, {
+    signal: deadlines.settle,
+  });
   // Last: a job must not show again while this invocation still writes for it.
   const backedOff = deps.redelivery
-    ? await backOffRedeliveries(records, outcome, deps.mode, deps.redelivery, context, deps.logger)
+    ? await backOffRedeliveries(records, outcome, deps.mode, deps.redelivery, deadlines.settle, deps.logger)
     : 0;
 
   return {
@@ -264,6 +313,7 @@ async function recordDeadLettered(
   outcome: BatchOutcome<SQSRecord>,
   cache: CallCache,
   now: () => number,
+  options: RequestOptions,
 ): Promise<number> {
   const limit = deps.deadLetterAfter;
   if (limit === undefined) return 0;
@@ -280,7 +330,7 @@ async function recordDeadLettered(
         : new NotStartedError(result.status === ItemStatus.NotStarted ? result.reason : "unknown");
     const marker = deadLetteredEvent(job.value, record.messageId, attempt, error, limit.queue, now());
     try {
-      await deps.toolCalls.apply(marker, cache);
+      await deps.toolCalls.apply(marker, cache, undefined, options);
       recorded += 1;
     } catch (writeError) {
       deps.logger.warn("could not record a dead-lettered call", {

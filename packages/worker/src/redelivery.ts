@@ -1,6 +1,6 @@
 import { queueUrlOfArn } from "@mcp-pipeline/arn";
 import { once } from "@mcp-pipeline/aws";
-import { type BatchOutcome, needsRedelivery, type RemainingTime } from "@mcp-pipeline/batch";
+import { type BatchOutcome, needsRedelivery } from "@mcp-pipeline/batch";
 import { messageOf } from "@mcp-pipeline/contracts";
 import type { ToolLogger } from "@mcp-pipeline/tool-registry";
 import type { SQSRecord } from "aws-lambda";
@@ -32,22 +32,20 @@ export interface Redelivery {
   readonly random?: () => number;
 }
 
-/** Time kept for answering Lambda after the visibility changes: they must not turn into a timeout. */
-export const VISIBILITY_RESERVE_MS = 500;
-
 /**
  * Sets the visibility timeout of the messages the batch reports for retry (planVisibilityChanges), so
  * that they come back after their backoff instead of the queue's whole visibility timeout (§2.3, §2.6).
  * Best effort, and it decides nothing: the messages are reported failed whatever happens here. A change
  * that fails leaves its message to come back after the full visibility timeout, with a warning; nothing
- * is lost. Returns how many messages were given a backoff.
+ * is lost. `signal` ends the changes in time for the invocation's answer (requestDeadlines' `settle`, in
+ * @mcp-pipeline/batch): they must not turn into a timeout. Returns how many messages were given a backoff.
  */
 export async function backOffRedeliveries(
   records: readonly SQSRecord[],
   outcome: BatchOutcome<SQSRecord>,
   mode: QueueMode,
   redelivery: Redelivery,
-  context: RemainingTime,
+  signal: AbortSignal,
   logger: ToolLogger,
 ): Promise<number> {
   const reported = records.filter((_, i) => {
@@ -62,7 +60,7 @@ export async function backOffRedeliveries(
   for (const [arn, queued] of byQueue) {
     const changes = planVisibilityChanges(queued, mode, redelivery.backoff, random);
     if (changes.length === 0) continue;
-    const failures = await apply(arn, changes, redelivery, context);
+    const failures = await apply(arn, changes, redelivery, signal);
     for (const failure of failures)
       logger.warn("could not shorten a retried job's visibility; it returns after the visibility timeout", {
         messageId: failure.messageId,
@@ -77,11 +75,10 @@ async function apply(
   arn: string,
   changes: readonly VisibilityChange[],
   redelivery: Redelivery,
-  context: RemainingTime,
+  signal: AbortSignal,
 ): Promise<readonly VisibilityFailure[]> {
   const failAll = (reason: string) => changes.map((c) => ({ messageId: c.messageId, reason }));
-  const budgetMs = context.getRemainingTimeInMillis() - VISIBILITY_RESERVE_MS;
-  if (budgetMs <= 0) return failAll("no time left in the invocation");
+  if (signal.aborted) return failAll("no time left in the invocation");
   let queueUrl: string;
   try {
     queueUrl = queueUrlOfArn(arn);
@@ -89,7 +86,7 @@ async function apply(
     return failAll(messageOf(error));
   }
   try {
-    return await redelivery.changeVisibility(queueUrl, changes, AbortSignal.timeout(budgetMs));
+    return await redelivery.changeVisibility(queueUrl, changes, signal);
   } catch (error) {
     return failAll(messageOf(error));
   }

@@ -1,4 +1,5 @@
 import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { type RequestOptions, sendOptions } from "@mcp-pipeline/aws";
 
 /**
  * The S3 write of a result over the inline limit, loaded by result-store.ts on the first such result:
@@ -10,6 +11,7 @@ export async function putResultObject(
   bucket: string,
   key: string,
   json: string,
+  options: RequestOptions = {},
 ): Promise<void> {
   await s3.send(
     new PutObjectCommand({
@@ -19,5 +21,6 @@ export async function putResultObject(
       ContentType: "application/json",
       ServerSideEncryption: "AES256",
     }),
+    sendOptions(options),
   );
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { LazyClient } from "@mcp-pipeline/aws";
+import type { LazyClient, RequestOptions } from "@mcp-pipeline/aws";
 import type { ResultLocation } from "@mcp-pipeline/contracts";
 
 export interface PlacedResult {
@@ -25,7 +25,8 @@ export function resultKeyFor(callId: string, runId: string): string {
  * Keeps a result inline when it fits `inlineMaxBytes`, otherwise writes it to S3 under this run's own
  * key and returns the pointer. The S3 write completes before the call is marked completed, so a
  * completed call's pointer always resolves. `s3` may be a client built on first use (lazyS3Client): a
- * worker whose results all fit inline never loads the S3 client.
+ * worker whose results all fit inline never loads the S3 client. An aborted write (`options.signal`) may
+ * still have stored its object: the key is this run's own, so at worst it is left unreferenced.
  */
 export async function placeResult(
   s3: S3Client | LazyClient<S3Client>,
@@ -33,15 +34,15 @@ export async function placeResult(
   callId: string,
   json: string,
   inlineMaxBytes: number,
-  runId: string = randomUUID(),
+  options: RequestOptions & { readonly runId?: string } = {},
 ): Promise<PlacedResult> {
   const sizeBytes = Buffer.byteLength(json, "utf8");
   if (sizeBytes <= inlineMaxBytes) return { location: { kind: "inline" }, output: json, sizeBytes };
-  const key = resultKeyFor(callId, runId);
+  const key = resultKeyFor(callId, options.runId ?? randomUUID());
   const [{ putResultObject }, client] = await Promise.all([
     import("./result-object.js"),
     typeof s3 === "function" ? s3() : s3,
   ]);
-  await putResultObject(client, bucket, key, json);
+  await putResultObject(client, bucket, key, json, options);
   return { location: { kind: "s3", bucket, key }, sizeBytes };
 }

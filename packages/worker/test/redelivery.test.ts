@@ -2,9 +2,14 @@
 // client: which ChangeMessageVisibilityBatch requests go out for a batch's reported jobs, and that a
 // change that fails loses nothing (the job is reported either way, docs/aws-semantics.md §2.3, §2.6).
 import type { ChangeMessageVisibilityBatchCommand } from "@aws-sdk/client-sqs";
-import { type BatchOutcome, processSqsBatch, processSqsFifoBatch } from "@mcp-pipeline/batch";
+import {
+  type BatchOutcome,
+  processSqsBatch,
+  processSqsFifoBatch,
+  requestDeadlines,
+} from "@mcp-pipeline/batch";
 import { TransientError } from "@mcp-pipeline/contracts";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { sqsRecord } from "@mcp-pipeline/testing";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { backOffRedeliveries, lazyChangeVisibility, type Redelivery } from "../src/redelivery.js";
@@ -85,11 +90,11 @@ async function settle(
   mode: "standard" | "fifo",
   failing: readonly string[],
   client: FakeClient,
-  context: { getRemainingTimeInMillis(): number } = lambdaContext(),
+  signal: AbortSignal = new AbortController().signal,
 ) {
   const outcome = await outcomeOf(records, mode === "fifo", new Set(failing));
   const { logger, seen } = warnings();
-  const changed = await backOffRedeliveries(records, outcome, mode, redelivery(client), context, logger);
+  const changed = await backOffRedeliveries(records, outcome, mode, redelivery(client), signal, logger);
   return { changed, outcome, warned: seen };
 }
 
@@ -208,10 +213,10 @@ describe("backOffRedeliveries: the reported jobs' visibility, set on their sourc
 
   it("no time left in the invocation: no request, so the answer cannot turn into a timeout", async () => {
     const sqs = fakeSqs();
+    // The settle stage of requestDeadlines (@mcp-pipeline/batch) already over: its signal is aborted.
+    const { settle: over } = requestDeadlines({ getRemainingTimeInMillis: () => 100 }, 400);
 
-    const { changed, warned } = await settle([standard("m-1")], "standard", ["m-1"], sqs.client, {
-      getRemainingTimeInMillis: () => 100,
-    });
+    const { changed, warned } = await settle([standard("m-1")], "standard", ["m-1"], sqs.client, over);
 
     expect(changed).toBe(0);
     expect(sqs.requests).toEqual([]);

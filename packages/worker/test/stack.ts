@@ -227,15 +227,18 @@ export class WorkerStack {
         scope: `${mode}-worker`,
         retentionSeconds: 86_400,
       }),
-      placeResult: (callId, json) => placeResult(this.s3, this.names.bucket, callId, json, 4_096),
-      publish: async (events) => {
+      placeResult: (callId, json, options) =>
+        placeResult(this.s3, this.names.bucket, callId, json, 4_096, options),
+      publish: async (events, options = {}) => {
         await putAllRecords(
           this.kinesis,
           { streamName: this.names.stream },
           events.map(encodeLifecycleEventRecord),
+          options,
         );
       },
-      deadLetter: (record, reason) => sendToDeadLetterQueue(this.sqs, queue.dlqUrl, record, reason),
+      deadLetter: (record, reason, options) =>
+        sendToDeadLetterQueue(this.sqs, queue.dlqUrl, record, reason, options),
       logger: silentLogger,
       concurrency: 10,
       deadlineMarginMs: 1_000,

@@ -1,0 +1,83 @@
+// requestDeadlines: the stages of the deadline margin as abort signals. The remaining time is scripted and
+// chosen so that each stage has either ended already (its signal aborted at once) or lies far ahead (its
+// timer never fires during the test): nothing waits for a timer.
+import { describe, expect, it } from "vitest";
+import {
+  DeadlineStage,
+  deadlineErrorOf,
+  InvocationDeadlineError,
+  MARGIN_SHARE,
+  requestDeadlines,
+} from "../src/index.js";
+
+const remaining = (ms: number) => ({ getRemainingTimeInMillis: () => ms });
+
+describe("requestDeadlines: the deadline margin shared out as abort signals", () => {
+  it("shares half the margin for the requests in flight and a quarter for the bookkeeping", () => {
+    expect(MARGIN_SHARE).toEqual({ requests: 0.5, settle: 0.25 });
+  });
+
+  it("with an hour left, neither stage has ended; the requests end half the margin before the invocation", () => {
+    const deadlines = requestDeadlines(remaining(3_600_000), 4_000);
+    try {
+      expect(deadlines.requests.aborted).toBe(false);
+      expect(deadlines.settle.aborted).toBe(false);
+      expect(deadlines.requestsLeftMs()).toBe(3_598_000);
+    } finally {
+      deadlines.dispose();
+    }
+  });
+
+  it("inside the requests' share: their signal is aborted at once, with the stage and its reserve; the bookkeeping's is not", () => {
+    const deadlines = requestDeadlines(remaining(1_500), 4_000);
+    try {
+      expect(deadlines.requests.aborted).toBe(true);
+      expect(deadlines.requests.reason).toBeInstanceOf(InvocationDeadlineError);
+      expect(deadlines.requests.reason).toMatchObject({
+        kind: "transient",
+        code: "invocation-deadline",
+        stage: DeadlineStage.Requests,
+        reserveMs: 2_000,
+      });
+      expect(deadlines.settle.aborted).toBe(false);
+    } finally {
+      deadlines.dispose();
+    }
+  });
+
+  it("inside the answer's share: both signals are aborted", () => {
+    const deadlines = requestDeadlines(remaining(500), 4_000);
+    expect([deadlines.requests.aborted, deadlines.settle.aborted]).toEqual([true, true]);
+    expect(deadlines.settle.reason).toMatchObject({ stage: DeadlineStage.Settle, reserveMs: 1_000 });
+    deadlines.dispose();
+  });
+
+  it.each([
+    ["a negative margin", -1],
+    ["a margin that is not a number", Number.NaN],
+    ["an infinite margin", Number.POSITIVE_INFINITY],
+  ])("refuses %s with a RangeError", (_name, margin) => {
+    expect(() => requestDeadlines(remaining(10_000), margin)).toThrow(
+      new RangeError(`deadline margin must be a finite number of milliseconds >= 0, got ${margin}`),
+    );
+  });
+});
+
+describe("deadlineErrorOf: the error a record reports when its request was aborted by the deadline", () => {
+  const aborted = requestDeadlines(remaining(0), 1_000).requests;
+  const sdkAbort = Object.assign(new Error("Request aborted"), { name: "AbortError" });
+
+  it("an SDK AbortError under an aborted deadline becomes InvocationDeadlineError, with the SDK's error as its cause", () => {
+    const error = deadlineErrorOf(sdkAbort, aborted);
+    expect(error).toBeInstanceOf(InvocationDeadlineError);
+    expect(error).toMatchObject({ stage: DeadlineStage.Requests, reserveMs: 500, cause: sdkAbort });
+  });
+
+  it("leaves every other error as it is: another error, or an abort while the deadline still runs", () => {
+    const other = new Error("ConditionalCheckFailedException");
+    expect(deadlineErrorOf(other, aborted)).toBe(other);
+    const running = requestDeadlines(remaining(3_600_000), 1_000);
+    expect(deadlineErrorOf(sdkAbort, running.requests)).toBe(sdkAbort);
+    running.dispose();
+  });
+});
