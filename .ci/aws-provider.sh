@@ -13,8 +13,9 @@
 # The provider's go.mod has no /v6 suffix, so the proxy lists only v1.60.0; a commit resolves as a
 # pseudo-version, which must be spelled out in full: the proxy answers 403 for the bare commit
 # (5f2286d6d836, main just after v6.47.0; its version file says 6.47.1).
-# With our 12 services, from empty Go caches (nice -n 10, load average 1.7-24.6 from other jobs):
-# 6 min 40 s, 344 s of user CPU, 3.5 GB in the largest process, a 115 MB binary (docs/deploy.md).
+# With our 12 services, from empty Go caches (nice -n 10, on two cores shared with other jobs): 6 min 40 s
+# at load average 1.7-24.6, 17 min 52 s at 7-16; 3.7 GB at most for all its processes; a 115 MB binary
+# (docs/deploy.md).
 #
 # Usage: .ci/aws-provider.sh [MIRROR_DIR]   prints the mirror directory on its last line.
 set -euo pipefail
@@ -49,7 +50,7 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "building hashicorp/aws $VERSION from $MODULE_VERSION with $(echo $services), key $key (about 7 minutes on two cores)" >&2
+echo "building hashicorp/aws $VERSION from $MODULE_VERSION with $(echo $services), key $key (7-18 minutes on two busy cores)" >&2
 # go mod download prints its error inside the JSON: show it instead of dying silently under set -e.
 if ! json="$(GOFLAGS=-mod=mod go mod download -json "github.com/hashicorp/terraform-provider-aws@$MODULE_VERSION")"; then
   printf '%s\n' "$json" >&2

@@ -125,7 +125,7 @@ async function mirrorDir(): Promise<string | null> {
   // A build in progress leaves terraform-provider-aws_v<version>.partial: not a provider yet.
   if (!files.some((f) => /terraform-provider-aws_v[^/]*$/.test(f) && !f.endsWith(".partial")))
     throw new CheckFailed(
-      `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (about 7 minutes once), or pass --registry where registry.terraform.io is reachable`,
+      `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (7-18 minutes once), or pass --registry where registry.terraform.io is reachable`,
     );
   return dir;
 }
