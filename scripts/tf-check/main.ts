@@ -10,6 +10,8 @@
  *      planned (every applied resource, side by side with the second plan) for the others, see DESTROYED;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error;
  *   5. every module example (terraform/modules/<module>/examples/<example>): init and validate.
+ * Before them, the Terraform's hashicorp/aws types are checked against the services of the provider build
+ * (provider-services.ts), so that a type of a service the build lacks is named with the service to add.
  * Each root is a lane, 2 is one more and 4 and 5 another; the lanes run side by side (lanes.ts says why), at
  * most --jobs at a time (all of them by default; --jobs 1 runs them one after the other). The closing note
  * gives every step's time as a table per root, and where each apply and destroy waited (waits.ts).
@@ -30,6 +32,7 @@ import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
 import { startMoto } from "./moto.ts";
+import { MANIFEST, providerServices, SERVICE_LIST, verdictMessage } from "./provider-services.ts";
 import { CHECK, Steps } from "./steps.ts";
 import {
   createWorkspace,
@@ -122,7 +125,7 @@ async function mirrorDir(): Promise<string | null> {
   // A build in progress leaves terraform-provider-aws_v<version>.partial: not a provider yet.
   if (!files.some((f) => /terraform-provider-aws_v[^/]*$/.test(f) && !f.endsWith(".partial")))
     throw new CheckFailed(
-      `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (about 40 minutes once), or pass --registry where registry.terraform.io is reachable`,
+      `no hashicorp/aws provider in ${dir}: run .ci/aws-provider.sh (7-18 minutes once), or pass --registry where registry.terraform.io is reachable`,
     );
   return dir;
 }
@@ -299,11 +302,22 @@ async function main(): Promise<void> {
   const jobs = values.jobs === undefined ? roots.length + 2 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new CheckFailed(`--jobs ${values.jobs}: a positive integer`);
   const mirror = await mirrorDir();
+  const notes: string[] = [];
+  const standIn = values["stand-in-provider"];
+  if (mirror !== null && standIn === undefined) {
+    const verdict = await steps.run(CHECK, `provider services (${SERVICE_LIST})`, () =>
+      providerServices(repositoryRoot, mirror),
+    );
+    if (verdict === null)
+      notes.push(
+        `no ${MANIFEST} in ${mirror} (not a build of .ci/aws-provider.sh): its services not checked`,
+      );
+    else if (verdict.kind === "ok") notes.push(verdictMessage(verdict));
+    else throw new CheckFailed(verdictMessage(verdict));
+  }
   const moto = await steps.run(CHECK, "moto (.ci/moto.sh)", async () => motoServer());
   const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
-  const notes: string[] = [];
   const waits: string[] = [];
-  const standIn = values["stand-in-provider"];
   if (standIn !== undefined)
     notes.push(
       `STAND-IN: hashicorp/aws pinned to ${standIn} in the workspace; this run is not a pass of the check`,
