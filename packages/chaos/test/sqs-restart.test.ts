@@ -56,19 +56,24 @@ async function showAgainNow(queueUrl: string, message: Message): Promise<void> {
   expect(Successful).toHaveLength(1);
 }
 
+/** A standard queue whose one message has been received once: in flight, hidden for HIDDEN_SECONDS. */
+async function receivedOnce(queueName: string): Promise<{ url: string; first: Message }> {
+  const queue = await createQueueWhenReady(sqs, {
+    QueueName: queueName,
+    Attributes: { VisibilityTimeout: HIDDEN_SECONDS },
+  });
+  await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: "job" }));
+  return { url: queue.url, first: await receiveOne(queue.url) };
+}
+
 describe("the chaos run's restartable SQS (fauxqs persisting to SQLite)", () => {
   it("shows a message whose visibility is set to 0 again at once, its receive count one higher (§2.6)", async () => {
     // Prepare
-    const queue = await createQueueWhenReady(sqs, {
-      QueueName: "visibility-zero",
-      Attributes: { VisibilityTimeout: HIDDEN_SECONDS },
-    });
-    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: "job" }));
-    const first = await receiveOne(queue.url);
+    const { url, first } = await receivedOnce("visibility-zero");
 
     // Act
-    await showAgainNow(queue.url, first);
-    const again = await receiveOne(queue.url);
+    await showAgainNow(url, first);
+    const again = await receiveOne(url);
 
     // Assess
     expect(again.MessageId).toBe(first.MessageId);
@@ -105,17 +110,12 @@ describe("the chaos run's restartable SQS (fauxqs persisting to SQLite)", () => 
 
   it("keeps a visible message and its receive count across a restart (§2.3: maxReceiveCount still bounds it)", async () => {
     // Prepare
-    const queue = await createQueueWhenReady(sqs, {
-      QueueName: "visibility-zero-restart",
-      Attributes: { VisibilityTimeout: HIDDEN_SECONDS },
-    });
-    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: "job" }));
-    const first = await receiveOne(queue.url);
-    await showAgainNow(queue.url, first);
+    const { url, first } = await receivedOnce("visibility-zero-restart");
+    await showAgainNow(url, first);
 
     // Act
     await endpoint.restart(0);
-    const again = await receiveOne(queue.url);
+    const again = await receiveOne(url);
 
     // Assess
     expect(again.MessageId).toBe(first.MessageId);
