@@ -43,6 +43,8 @@ Run
   --time-scale N       divide every duration setting by N                (default 20)
   --timeout S          give up after S seconds: the run says "timed out" with what was still in
                        flight, never "lost"                              (default 600)
+  --stall-timeout S    give up sooner when nothing moved (no record delivered, no function invoked,
+                       no message dead-lettered) for S seconds           (default 300)
   --dist DIR           where the function zips are                       (default dist/, built by npm run chaos)
   --verbose            show the functions' warning and error logs
   --json               print the result as one JSON object on stdout (progress goes to stderr)
@@ -55,6 +57,7 @@ export interface CliOptions {
   readonly env: string;
   readonly timeScale: number;
   readonly timeoutMs: number;
+  readonly stallTimeoutMs: number;
   readonly distDir: string | undefined;
   readonly json: boolean;
   readonly verbose: boolean;
@@ -91,6 +94,7 @@ function parse(argv: readonly string[]) {
       env: { type: "string" },
       "time-scale": { type: "string" },
       timeout: { type: "string" },
+      "stall-timeout": { type: "string" },
       dist: { type: "string" },
       json: { type: "boolean" },
       verbose: { type: "boolean" },
@@ -135,6 +139,8 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     env,
     timeScale: wholeNumber("time-scale", text("time-scale"), { fallback: 20, min: 1, max: 1_000 }),
     timeoutMs: wholeNumber("timeout", text("timeout"), { fallback: 600, min: 1, max: 86_400 }) * 1000,
+    stallTimeoutMs:
+      wholeNumber("stall-timeout", text("stall-timeout"), { fallback: 300, min: 1, max: 86_400 }) * 1000,
     distDir: text("dist"),
     json: (v.json as boolean | undefined) ?? environ.npm_config_json === "true",
     verbose: (v.verbose as boolean | undefined) ?? false,
@@ -169,6 +175,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     settings,
     timeScale: options.timeScale,
     timeoutMs: options.timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
     distDir: options.distDir ?? join(root, "dist"),
     onProgress: (line) => process.stderr.write(`${line}\n`),
     ...(options.verbose

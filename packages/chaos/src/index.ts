@@ -24,3 +24,4 @@ export { formatJson, formatTable } from "./report.js";
 export { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
 export { type ChaosResult, faultsExercised, type RunOptions, runChaos, stallBounds } from "./run.js";
 export { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";
+export { TimeoutCause, Watchdog } from "./watchdog.js";

@@ -22,11 +22,17 @@ import { observeInvocations } from "./observer.js";
 import type { FaultPlan } from "./plan.js";
 import { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
 import { startRestartableSqs } from "./sqs-restart.js";
+import { type TimeoutCause, Watchdog } from "./watchdog.js";
 
 export interface RunOptions {
   readonly settings: EnvironmentSettings;
   readonly timeScale: number;
   readonly timeoutMs: number;
+  /**
+   * Give up sooner when nothing has moved for this long: no record delivered, no function invoked, no
+   * message dead-lettered. Absent: only `timeoutMs` ends a run that does not finish.
+   */
+  readonly stallTimeoutMs?: number;
   readonly distDir: string;
   readonly onProgress?: (line: string) => void;
   /** The functions' warning and error logs. */
@@ -37,6 +43,8 @@ export interface ChaosResult {
   readonly seed: number;
   readonly durationMs: number;
   readonly timedOut: boolean;
+  /** Why the run stopped waiting, when it timed out: the deadline, or nothing moved for `quietMs`. */
+  readonly timeout: { readonly cause: TimeoutCause; readonly quietMs: number } | undefined;
   readonly pass: boolean;
   readonly checks: readonly Check[];
   readonly counts: ReturnType<Ledger["counts"]>;
@@ -172,7 +180,19 @@ async function finalState(
 export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<ChaosResult> {
   const region = options.settings.region;
   const started = Date.now();
-  const deadline = started + options.timeoutMs;
+  const watchdog = new Watchdog(
+    started + options.timeoutMs,
+    options.stallTimeoutMs ?? Number.POSITIVE_INFINITY,
+    started,
+  );
+  let stopped: { readonly cause: TimeoutCause; readonly quietMs: number } | undefined;
+  /** Whether the run must stop waiting: records why, and how long nothing had moved, the first time. */
+  const outOfTime = () => {
+    const now = Date.now();
+    const cause = stopped ? undefined : watchdog.expired(now);
+    if (cause) stopped = { cause, quietMs: watchdog.quietMs(now) };
+    return stopped !== undefined;
+  };
   const { schedule, scenario } = plan;
   const ledger = new Ledger();
   let active = false;
@@ -182,6 +202,14 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
   const say = (line: string) =>
     options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
   let pipeline: LocalPipeline | undefined;
+  const invocations = () =>
+    [...(pipeline?.functions.values() ?? [])].reduce((n, f) => n + f.stats.invocations, 0);
+  /** What moves while the run makes progress (what settles an input moves one of these first). */
+  const observeProgress = () =>
+    watchdog.observe(
+      `${ledger.deliveredStream} delivered, ${invocations()} invoked, ${ledger.dead.size} dead-lettered`,
+      Date.now(),
+    );
   /** Invocations (errors) per function, for the progress lines. */
   const activity = () =>
     [...(pipeline?.functions.entries() ?? [])]
@@ -299,9 +327,12 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         Math.floor((items.length * c) / schedule.chunks),
         Math.floor((items.length * (c + 1)) / schedule.chunks),
       );
-    for (let c = 0; c < schedule.chunks && Date.now() < deadline; c++) {
+    for (let c = 0; c < schedule.chunks; c++) {
+      observeProgress();
+      if (outOfTime()) break;
       for (let wait = 1; ledger.deliveredStream < ledger.producedStream - plan.options.chunk; wait++) {
-        if (Date.now() > deadline) break;
+        observeProgress();
+        if (outOfTime()) break;
         if (wait % 50 === 0)
           say(
             `waiting for the processor: ${ledger.deliveredStream} of ${ledger.producedStream} delivered; ${activity()}`,
@@ -377,21 +408,18 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     }
 
     // Until every input is accounted for and the functions are quiet (workers' own events still flow
-    // through the processor), or the deadline.
+    // through the processor), or the run is out of time (its deadline, or nothing moved for too long).
     let timedOut = false;
-    let lastInvocations = -1;
-    let quietSince = Date.now();
-    const invocations = () =>
-      [...(pipeline as LocalPipeline).functions.values()].reduce((n, f) => n + f.stats.invocations, 0);
     for (let loop = 0; ; loop++) {
       await drainDlqs();
       const open = ledger.unsettled(3);
-      const n = invocations();
-      if (n !== lastInvocations) [lastInvocations, quietSince] = [n, Date.now()];
+      observeProgress();
       if (loop % 10 === 0)
-        say(`settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")}); ${activity()}`);
-      if (open.count === 0 && Date.now() - quietSince > 1_500) break;
-      if (Date.now() > deadline) {
+        say(
+          `settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")}); ${activity()}; nothing moved for ${(watchdog.quietMs(Date.now()) / 1000).toFixed(0)} s`,
+        );
+      if (open.count === 0 && watchdog.quietMs(Date.now()) > 1_500) break;
+      if (outOfTime()) {
         timedOut = open.count > 0;
         break;
       }
@@ -457,9 +485,10 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       );
       for (let loop = 0; ; loop++) {
         const open = ledger.unapplied(3);
+        observeProgress();
         if (loop % 10 === 0) say(`replaying: ${open.count} valid inputs not yet applied`);
         if (open.count === 0) break;
-        if (Date.now() > deadline) {
+        if (outOfTime()) {
           timedOut = true;
           break;
         }
@@ -507,6 +536,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       seed: plan.options.seed,
       durationMs: Date.now() - started,
       timedOut,
+      timeout: timedOut ? stopped : undefined,
       pass: !timedOut && checks.every((c) => c.pass),
       checks,
       counts: ledger.counts(),

@@ -20,6 +20,7 @@ describe("npm run chaos: the command line", () => {
       env: "dev",
       timeScale: 20,
       timeoutMs: 600_000,
+      stallTimeoutMs: 300_000,
       json: false,
       help: false,
     });
@@ -29,7 +30,8 @@ describe("npm run chaos: the command line", () => {
     const options = parseCli([
       ...["--events", "100000", "--jobs", "7", "--fifo-jobs", "3", "--sessions", "9", "--seed", "7"],
       ...["--chunk", "500", "--sqs-outage", "0", "--throttle-rate", "0.5", "--s3-rate", "0"],
-      ...["--env", "prod", "--time-scale", "5", "--timeout", "60", "--dist", "out", "--json"],
+      ...["--env", "prod", "--time-scale", "5", "--timeout", "60", "--stall-timeout", "30"],
+      ...["--dist", "out", "--json"],
     ]);
     expect(options.chaos).toMatchObject({
       events: 100_000,
@@ -44,6 +46,7 @@ describe("npm run chaos: the command line", () => {
       env: "prod",
       timeScale: 5,
       timeoutMs: 60_000,
+      stallTimeoutMs: 30_000,
       distDir: "out",
       json: true,
     });
@@ -69,6 +72,8 @@ describe("npm run chaos: the command line", () => {
     [["--s3-rate", ""], "--s3-rate must be a number from 0 to 1"],
     [["--time-scale", "0"], "--time-scale must be between 1"],
     [["--timeout", "0"], "--timeout must be between 1"],
+    [["--stall-timeout", "0"], "--stall-timeout must be between 1"],
+    [["--stall-timeout", "5m"], "--stall-timeout must be a whole number"],
     [["--env", "../prod"], "--env must name an environment"],
     [["--dist="], "--dist needs a directory"],
     [["--frobnicate"], "Unknown option '--frobnicate'"],

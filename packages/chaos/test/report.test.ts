@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { formatTable } from "../src/report.js";
+import type { ChaosResult } from "../src/run.js";
+import { TimeoutCause } from "../src/watchdog.js";
+
+const timedOut: ChaosResult = {
+  seed: 7,
+  durationMs: 236_400,
+  timedOut: true,
+  timeout: { cause: TimeoutCause.NoProgress, quietMs: 180_200 },
+  pass: false,
+  checks: [
+    {
+      name: "every input accounted for (applied, quarantined or in a DLQ)",
+      pass: true,
+      detail: "timed out: 1 still in flight (job job-7-28)",
+    },
+  ],
+  counts: {
+    streamRecords: 411,
+    streamKinds: { event: 387, stuck: 7, duplicate: 11, poison: 6 },
+    jobs: 65,
+    jobMessages: 66,
+    poisonJobs: 2,
+    callsApplied: 371,
+    jobsCompleted: 62,
+    duplicateEffects: 0,
+    quarantineObjects: 173,
+    failureRanges: 7,
+    deadLettered: 2,
+  },
+  faults: {
+    dynamodbFaults: 14,
+    dynamodbAfterWriteFaults: 6,
+    s3Faults: 11,
+    throttles: 5,
+    exceptions: 2,
+    timeouts: 2,
+    stuckWriteRefusals: 94,
+    sqsRefusedConnections: 80,
+    sqsDownMs: 760,
+    replayedRecords: 0,
+    redrivenJobs: 0,
+  },
+  reshard: [],
+  bounds: { partitionKeyMs: 54_500, groupMs: 75_500 },
+  inFlight: ["job job-7-28"],
+};
+
+describe("the chaos run's table", () => {
+  it("says a run that stopped moving was stuck, not slow, and names what was in flight", () => {
+    const table = formatTable(timedOut);
+    expect(table.split("\n")[0]).toBe(
+      "chaos run, seed 7: 236.4 s, TIMED OUT (nothing moved for 180 s: stuck, not slow)",
+    );
+    expect(table).toContain("timed out: still in flight (not lost): job job-7-28");
+    expect(table.split("\n").at(-1)).toBe("verdict: timed out");
+  });
+
+  it("says a run that was still moving at its deadline ran out of time", () => {
+    const table = formatTable({ ...timedOut, timeout: { cause: TimeoutCause.Deadline, quietMs: 2_000 } });
+    expect(table.split("\n")[0]).toBe(
+      "chaos run, seed 7: 236.4 s, TIMED OUT (deadline; nothing moved for the last 2 s)",
+    );
+  });
+});

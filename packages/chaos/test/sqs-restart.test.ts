@@ -1,0 +1,124 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { createQueueWhenReady } from "@mcp-pipeline/emulators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RestartableSqs, startRestartableSqs } from "../src/sqs-restart.js";
+
+let endpoint: RestartableSqs;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  endpoint = await startRestartableSqs();
+  sqs = sqsClient({
+    endpoint: endpoint.endpoint,
+    region: "eu-west-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+});
+afterAll(async () => {
+  sqs.destroy();
+  await endpoint.stop();
+});
+
+/** A visibility far longer than any wait here: a message that shows again did not wait for it to end. */
+const HIDDEN_SECONDS = "600";
+
+async function receiveOne(queueUrl: string): Promise<Message> {
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 1,
+      // A long poll answers as soon as a message is visible; empty after 20 s means none was.
+      WaitTimeSeconds: 20,
+      MessageSystemAttributeNames: ["ApproximateReceiveCount"],
+    }),
+  );
+  expect(Messages).toHaveLength(1);
+  return Messages[0] as Message;
+}
+
+/** What the workers' retry backoff sends (packages/worker/src/sqs-visibility.ts): the batch form. */
+async function showAgainNow(queueUrl: string, message: Message): Promise<void> {
+  const { Successful = [], Failed = [] } = await sqs.send(
+    new ChangeMessageVisibilityBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: [{ Id: "0", ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }],
+    }),
+  );
+  expect(Failed).toEqual([]);
+  expect(Successful).toHaveLength(1);
+}
+
+/** A standard queue whose one message has been received once: in flight, hidden for HIDDEN_SECONDS. */
+async function receivedOnce(queueName: string): Promise<{ url: string; first: Message }> {
+  const queue = await createQueueWhenReady(sqs, {
+    QueueName: queueName,
+    Attributes: { VisibilityTimeout: HIDDEN_SECONDS },
+  });
+  await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: "job" }));
+  return { url: queue.url, first: await receiveOne(queue.url) };
+}
+
+describe("the chaos run's restartable SQS (fauxqs persisting to SQLite)", () => {
+  it("shows a message whose visibility is set to 0 again at once, its receive count one higher (§2.6)", async () => {
+    // Prepare
+    const { url, first } = await receivedOnce("visibility-zero");
+
+    // Act
+    await showAgainNow(url, first);
+    const again = await receiveOne(url);
+
+    // Assess
+    expect(again.MessageId).toBe(first.MessageId);
+    expect(again.Attributes?.ApproximateReceiveCount).toBe("2");
+  });
+
+  it("lets a FIFO group go on in order once its in-flight message is made visible (§2.6, §3)", async () => {
+    // Prepare
+    const queue = await createQueueWhenReady(sqs, {
+      QueueName: "visibility-zero.fifo",
+      Attributes: { FifoQueue: "true", VisibilityTimeout: HIDDEN_SECONDS },
+    });
+    for (const body of ["first", "second"])
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: body,
+          MessageGroupId: "session-1",
+          MessageDeduplicationId: body,
+        }),
+      );
+    const first = await receiveOne(queue.url);
+
+    // Act
+    await showAgainNow(queue.url, first);
+    const again = await receiveOne(queue.url);
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: again.ReceiptHandle }));
+    const next = await receiveOne(queue.url);
+
+    // Assess
+    expect([first.Body, again.Body, next.Body]).toEqual(["first", "first", "second"]);
+    expect(again.Attributes?.ApproximateReceiveCount).toBe("2");
+  });
+
+  it("keeps a visible message and its receive count across a restart (§2.3: maxReceiveCount still bounds it)", async () => {
+    // Prepare
+    const { url, first } = await receivedOnce("visibility-zero-restart");
+    await showAgainNow(url, first);
+
+    // Act
+    await endpoint.restart(0);
+    const again = await receiveOne(url);
+
+    // Assess
+    expect(again.MessageId).toBe(first.MessageId);
+    expect(again.Attributes?.ApproximateReceiveCount).toBe("2");
+  });
+});
