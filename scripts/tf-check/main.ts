@@ -32,7 +32,8 @@ import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
 import { startMoto } from "./moto.ts";
-import { MANIFEST, providerServices, SERVICE_LIST, verdictMessage } from "./provider-services.ts";
+import { MANIFEST, providerServices, verdictMessage } from "./provider-services.ts";
+import { SERVICE_LIST } from "./service-list.ts";
 import { CHECK, Steps } from "./steps.ts";
 import {
   createWorkspace,
@@ -107,7 +108,9 @@ function countIn(output: string, pattern: RegExp): number | null {
   return null;
 }
 
-const toolsDir = join(homedir(), ".cache", "mcp-event-pipelines-ci");
+/** The CI tools cache, where .ci/aws-provider.sh builds the mirror: `${CI_TOOLS_DIR:-~/.cache/…}` as there. */
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: tf:check is no turbo task; no turbo cache to invalidate.
+const toolsDir = process.env.CI_TOOLS_DIR || join(homedir(), ".cache", "mcp-event-pipelines-ci");
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(

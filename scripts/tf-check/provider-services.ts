@@ -9,24 +9,10 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { parseServiceList, SERVICE_LIST } from "./service-list.ts";
 
-/** Where the list lives, as a reader of the repository finds it. */
-export const SERVICE_LIST = ".ci/aws-provider-services.txt";
 /** The manifest's name in the mirror directory (.ci/aws-provider.sh writes it). */
 export const MANIFEST = "aws-provider-services.json";
-
-export class ServiceListError extends Error {
-  override readonly name = "ServiceListError";
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly text: string,
-  ) {
-    super(
-      `${file}:${line}: "${text}" is not a service package name (lower-case letters and digits, one a line, e.g. sqs)`,
-    );
-  }
-}
 
 export class ManifestError extends Error {
   override readonly name = "ManifestError";
@@ -37,18 +23,6 @@ export class ManifestError extends Error {
   ) {
     super(`${file}: ${problem}; rebuild it with .ci/aws-provider.sh`, options);
   }
-}
-
-/** The services of the list, sorted, without comments (`#` to the end of a line) or blank lines. */
-export function parseServiceList(text: string, file = SERVICE_LIST): string[] {
-  const services = new Set<string>();
-  text.split("\n").forEach((line, index) => {
-    const name = line.replace(/#.*/, "").trim();
-    if (name === "") return;
-    if (!/^[a-z0-9]+$/.test(name)) throw new ServiceListError(file, index + 1, name);
-    services.add(name);
-  });
-  return [...services].sort();
 }
 
 export interface ProviderManifest {
