@@ -127,13 +127,14 @@ export function requestDeadlines(context: RemainingTime, marginMs: number): Requ
 
 /**
  * The error to report for a failure under `signal`: the SDK rejects an aborted request with its own
- * `AbortError` (the signal's reason as its `cause`); the record is better reported with the deadline's
- * error, which says what ran out and what to tune. Any other error is returned as it is.
+ * `AbortError` (the signal's reason as its `cause`), and a call made of several requests may name the abort
+ * as its error's `cause` (putAllRecords); the record is better reported with the deadline's error, which says
+ * what ran out and what to tune. Any other error is returned as it is.
  */
 export function deadlineErrorOf(error: unknown, signal: AbortSignal): unknown {
   if (!signal.aborted || !(signal.reason instanceof InvocationDeadlineError)) return error;
   if (error === signal.reason) return error;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name !== "AbortError") return error;
+  const { name, cause } = (error ?? {}) as { name?: unknown; cause?: unknown };
+  if (name !== "AbortError" && cause !== signal.reason) return error;
   return new InvocationDeadlineError(signal.reason.stage, signal.reason.reserveMs, { cause: error });
 }

@@ -138,6 +138,14 @@ describe("deadlineErrorOf: the error a record reports when its request was abort
     expect(error).toMatchObject({ stage: DeadlineStage.Requests, reserveMs: 500, cause: sdkAbort });
   });
 
+  it("an error of a call that names the deadline's abort as its cause (putAllRecords) becomes InvocationDeadlineError too", () => {
+    const incomplete = new Error("1 of 1 records not written", { cause: aborted.reason });
+    expect(deadlineErrorOf(incomplete, aborted)).toMatchObject({
+      name: "InvocationDeadlineError",
+      cause: incomplete,
+    });
+  });
+
   it("leaves every other error as it is: another error, or an abort while the deadline still runs", () => {
     const other = new Error("ConditionalCheckFailedException");
     expect(deadlineErrorOf(other, aborted)).toBe(other);

@@ -277,12 +277,20 @@ describe("a request that never answers is aborted at the invocation's deadline (
       },
     };
 
-    const { response, summary } = await processToolCallJobs(records, context(), publishing);
+    const { response, summary, outcome } = await processToolCallJobs(records, context(), publishing);
 
     expect(hangingKinesis.aborted.length).toBeGreaterThanOrEqual(1);
     expect(hangingKinesis.unbounded).toEqual([]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: "m-2" }]);
     expect(summary).toMatchObject({ succeeded: 1, retried: 1 });
+    // Reported as the deadline, as every other aborted request is (docs/tool-workers.md "invocation-deadline"),
+    // not as a stream that refused the events.
+    const failed = outcome.outcomes[1];
+    expect(failed?.status === ItemStatus.Failed ? failed.error : undefined).toMatchObject({
+      name: "InvocationDeadlineError",
+      code: "invocation-deadline",
+      cause: { name: "PutRecordsIncompleteError" },
+    });
   });
 });
 
