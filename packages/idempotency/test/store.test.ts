@@ -233,6 +233,17 @@ describe.each(backends)(
       );
     });
 
+    it.each([Number.NaN, Number.POSITIVE_INFINITY])(
+      "refuses a lease of %s ms with a RangeError before any request (the row would hold no lease)",
+      async (leaseMs) => {
+        requests.reset();
+        await expect(store().claim("evt-1", leaseMs)).rejects.toThrow(
+          new RangeError(`leaseMs must be a finite number of milliseconds, got ${leaseMs}`),
+        );
+        expect(requests.byCommand()).toEqual({});
+      },
+    );
+
     it.each([
       [{ retentionSeconds: 59 }, /retentionSeconds/],
       [{ retentionSeconds: 1.5 }, /retentionSeconds/],
