@@ -64,8 +64,16 @@ export function groupByCall(decoded: readonly DecodeResult<ToolCallLifecycleEven
 /** Everything the core needs, injected: processorDeps wires real clients, tests wire emulators. */
 export interface ProcessorDeps {
   readonly toolCalls: Pick<ToolCallStore, "applyEvents" | "prefetch">;
-  /** Durably stores a record that can never succeed; resolves once stored. */
-  readonly quarantine: (record: KinesisStreamRecord, reason: QuarantineReason) => Promise<void>;
+  /**
+   * Durably stores a record that can never succeed; resolves once stored. `options.signal` aborts its
+   * request at the invocation's deadline, as every other request's (a hung S3 write would otherwise run the
+   * invocation into its timeout); the record then fails and the checkpoint stops at it (§1.4).
+   */
+  readonly quarantine: (
+    record: KinesisStreamRecord,
+    reason: QuarantineReason,
+    options?: RequestOptions,
+  ) => Promise<void>;
   readonly concurrency: number;
   readonly deadlineMarginMs: number;
   /** Called when a batch pre-read fails; processing continues with per-call reads. */
@@ -223,7 +231,7 @@ async function processWithin(
       if (changed) applied += 1;
       else duplicates += 1;
     },
-    setAside: (record, error) => deps.quarantine(record, reasonOf(error)),
+    setAside: (record, error) => deps.quarantine(record, reasonOf(error), { signal }),
   });
 
   const oldestArrival = Math.min(...records.map((r) => r.kinesis.approximateArrivalTimestamp * 1000));
@@ -261,16 +269,21 @@ export function processorDeps(
   });
   return {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
-    quarantine: async (record, reason) => {
+    quarantine: async (record, reason, options = {}) => {
       const { kinesisSourceOf, writeQuarantineRecord, client } = await writer();
-      const { key } = await writeQuarantineRecord(client, config.QUARANTINE_BUCKET, {
-        formatVersion: 1,
-        source: kinesisSourceOf(record),
-        data: record.kinesis.data,
-        reason,
-        quarantinedAt: new Date().toISOString(),
-        quarantinedBy: functionName,
-      });
+      const { key } = await writeQuarantineRecord(
+        client,
+        config.QUARANTINE_BUCKET,
+        {
+          formatVersion: 1,
+          source: kinesisSourceOf(record),
+          data: record.kinesis.data,
+          reason,
+          quarantinedAt: new Date().toISOString(),
+          quarantinedBy: functionName,
+        },
+        options,
+      );
       logger.warn("record quarantined", { sequenceNumber: record.kinesis.sequenceNumber, reason, key });
     },
     concurrency: config.PROCESSOR_CONCURRENCY,

@@ -5,7 +5,7 @@
 import type { RequestOptions } from "@mcp-pipeline/aws";
 import { InvocationDeadlineError, ItemStatus, NotStartedReason } from "@mcp-pipeline/batch";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
-import { lambdaContext, untilAborted } from "@mcp-pipeline/testing";
+import { kinesisRecord, lambdaContext, untilAborted } from "@mcp-pipeline/testing";
 import type { CallCache, Folded, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import { describe, expect, it } from "vitest";
 import { type ProcessorDeps, processToolCallEvents } from "../src/core.js";
@@ -81,5 +81,47 @@ describe("processor: a write that never answers is aborted at the invocation's d
       reason: NotStartedReason.AfterFailure,
     });
     expect(fake.written).not.toContain("call-5");
+  });
+
+  it("a quarantine write that never answers is aborted too: the bad record fails and is the checkpoint (§1.4)", async () => {
+    // Record 1 of the shard's one key cannot be decoded; its quarantine (an S3 write) hangs until aborted.
+    const { records: good } = startedRecords(3, 1);
+    const bad = kinesisRecord({ partitionKey: "session-0", data: "not json", sequence: 1 });
+    const records = [good[0], bad, good[2]].filter((r) => r !== undefined);
+    const fake = store("none");
+    const quarantined: string[] = [];
+    const unbounded: string[] = [];
+    const deps: ProcessorDeps = {
+      toolCalls: fake.toolCalls,
+      quarantine: (record, _reason, options = {}) => {
+        const { signal } = options;
+        if (!signal) {
+          unbounded.push(record.kinesis.sequenceNumber);
+          return Promise.reject(
+            new Error("a quarantine write that could hang was sent without an abort signal"),
+          );
+        }
+        return untilAborted(signal, () => quarantined.push(record.kinesis.sequenceNumber));
+      },
+      concurrency: 1,
+      deadlineMarginMs: 2_000,
+    };
+
+    const { response, outcome, summary } = await processToolCallEvents(
+      records,
+      lambdaContext({ timeoutMs: 4_000 }),
+      deps,
+    );
+
+    expect(unbounded).toEqual([]);
+    expect(quarantined).toEqual([bad.kinesis.sequenceNumber]);
+    // Neither quarantined nor acknowledged: the checkpoint stops at the bad record, the next one waits.
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: bad.kinesis.sequenceNumber }]);
+    expect(outcome.outcomes[1]?.status).toBe(ItemStatus.Failed);
+    expect(outcome.outcomes[2]).toEqual({
+      status: ItemStatus.NotStarted,
+      reason: NotStartedReason.AfterFailure,
+    });
+    expect(summary).toMatchObject({ applied: 1, quarantined: 0 });
   });
 });

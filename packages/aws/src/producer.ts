@@ -97,12 +97,13 @@ export class PutRecordsIncompleteError extends TransientError {
   readonly rejected: readonly RejectedRecord[];
   readonly written: readonly WrittenRecord[];
 
-  constructor(result: PutRecordsResult) {
+  constructor(result: PutRecordsResult, options?: ErrorOptions) {
     const first = result.rejected[0];
     super(
       "put-records-incomplete",
       `${result.rejected.length} of ${result.rejected.length + result.written.length} records not written` +
         (first ? ` (first: ${first.errorCode}: ${first.errorMessage})` : ""),
+      options,
     );
     this.name = "PutRecordsIncompleteError";
     this.rejected = result.rejected;
@@ -360,6 +361,8 @@ export async function putAllRecords(
   options: PutRecordsOptions = {},
 ): Promise<readonly WrittenRecord[]> {
   const result = await putRecords(client, target, records, options);
-  if (result.rejected.length > 0) throw new PutRecordsIncompleteError(result);
-  return result.written;
+  if (result.rejected.length === 0) return result.written;
+  // Cut off by `signal`: its reason is why (an invocation's deadline, which the caller reports as such).
+  const aborted = options.signal?.aborted && result.rejected.some((r) => r.errorCode === "AbortError");
+  throw new PutRecordsIncompleteError(result, aborted ? { cause: options.signal?.reason } : undefined);
 }

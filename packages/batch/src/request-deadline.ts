@@ -63,23 +63,51 @@ export interface RequestDeadlines {
   readonly dispose: () => void;
 }
 
+/** The longest delay a Node timer holds; a longer one (or Infinity) fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The context's remaining time, checked: a number that is not one (NaN, a string) would make the stages
+ * end at once while the engine's deadline never comes. Negative is the deadline passed; Infinity, none.
+ */
+function remainingMs(context: RemainingTime): number {
+  const ms: unknown = context.getRemainingTimeInMillis();
+  if (typeof ms !== "number" || Number.isNaN(ms)) {
+    throw new RangeError(
+      `getRemainingTimeInMillis() must return a number of milliseconds, got ${typeof ms} ${String(ms)}`,
+    );
+  }
+  return ms;
+}
+
 function abortWhenLeft(context: RemainingTime, reserveMs: number, stage: DeadlineStage) {
   const controller = new AbortController();
   const abort = () => controller.abort(new InvocationDeadlineError(stage, reserveMs));
-  const inMs = context.getRemainingTimeInMillis() - reserveMs;
-  if (inMs <= 0) {
-    abort();
-    return { signal: controller.signal, dispose: () => undefined };
-  }
-  // The remaining time falls with the wall clock, so one timer set now fires when it reaches the reserve.
-  // Unref'd: a timer must not keep a sandbox's event loop alive after the answer.
-  const timer = setTimeout(abort, inMs);
-  timer.unref();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The remaining time falls with the wall clock, so a timer set now fires when it reaches the reserve;
+  // one too long for a timer is set again, from the remaining time then, once its longest delay is over.
+  const arm = (inMs: number): void => {
+    if (inMs <= 0) {
+      abort();
+      return;
+    }
+    if (inMs === Number.POSITIVE_INFINITY) return;
+    timer =
+      inMs > MAX_TIMER_MS
+        ? setTimeout(() => arm(context.getRemainingTimeInMillis() - reserveMs), MAX_TIMER_MS)
+        : setTimeout(abort, inMs);
+    // Unref'd: a timer must not keep a sandbox's event loop alive after the answer.
+    timer.unref();
+  };
+  arm(remainingMs(context) - reserveMs);
   return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }
 
 /** The stages' signals for an invocation with `marginMs` as its deadline margin (the one deadlineFromContext uses). */
 export function requestDeadlines(context: RemainingTime, marginMs: number): RequestDeadlines {
+  if (typeof context?.getRemainingTimeInMillis !== "function") {
+    throw new TypeError("requestDeadlines needs the invocation's context, with getRemainingTimeInMillis()");
+  }
   if (!Number.isFinite(marginMs) || marginMs < 0) {
     throw new RangeError(`deadline margin must be a finite number of milliseconds >= 0, got ${marginMs}`);
   }
@@ -89,7 +117,7 @@ export function requestDeadlines(context: RemainingTime, marginMs: number): Requ
   return {
     requests: requests.signal,
     settle: settle.signal,
-    requestsLeftMs: () => context.getRemainingTimeInMillis() - requestsReserveMs,
+    requestsLeftMs: () => remainingMs(context) - requestsReserveMs,
     dispose: () => {
       requests.dispose();
       settle.dispose();
@@ -99,13 +127,14 @@ export function requestDeadlines(context: RemainingTime, marginMs: number): Requ
 
 /**
  * The error to report for a failure under `signal`: the SDK rejects an aborted request with its own
- * `AbortError` (the signal's reason as its `cause`); the record is better reported with the deadline's
- * error, which says what ran out and what to tune. Any other error is returned as it is.
+ * `AbortError` (the signal's reason as its `cause`), and a call made of several requests may name the abort
+ * as its error's `cause` (putAllRecords); the record is better reported with the deadline's error, which says
+ * what ran out and what to tune. Any other error is returned as it is.
  */
 export function deadlineErrorOf(error: unknown, signal: AbortSignal): unknown {
   if (!signal.aborted || !(signal.reason instanceof InvocationDeadlineError)) return error;
   if (error === signal.reason) return error;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name !== "AbortError") return error;
+  const { name, cause } = (error ?? {}) as { name?: unknown; cause?: unknown };
+  if (name !== "AbortError" && cause !== signal.reason) return error;
   return new InvocationDeadlineError(signal.reason.stage, signal.reason.reserveMs, { cause: error });
 }

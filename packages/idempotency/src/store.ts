@@ -97,6 +97,10 @@ export class IdempotencyStore {
    * our own row. Treating that as someone else's claim would fail the job until its lease ran out.
    */
   async claim(key: string, leaseMs: number, options: RequestOptions = {}): Promise<ClaimResult> {
+    // A caller's bug (a remaining time read wrong): the SDK would refuse the row with a message naming no field.
+    if (!Number.isFinite(leaseMs)) {
+      throw new RangeError(`leaseMs must be a finite number of milliseconds, got ${leaseMs}`);
+    }
     const now = this.#now();
     const claim: Claim = { key, token: randomUUID(), leaseExpiresAt: now + Math.max(1, Math.floor(leaseMs)) };
     const record: IdempotencyRecord = {

@@ -204,6 +204,19 @@ describe.each(backends)(
       expect((await s.claim("evt-1", 1_000)).status).toBe("completed");
     });
 
+    it("a completion refused on a row another claim completed is lost, not taken for this claim's own", async () => {
+      const s = store();
+      const first = await s.claim("evt-1", 1_000);
+      if (first.status !== "claimed") throw new Error("expected a claim");
+      clock += 1_001;
+      const second = await s.claim("evt-1", 1_000);
+      if (second.status !== "claimed") throw new Error("expected a claim");
+      await s.complete(second.claim);
+      // The row is COMPLETED, as after this claim's own completion applied with its answer lost; only the
+      // token tells them apart.
+      await expect(s.complete(first.claim)).rejects.toBeInstanceOf(ClaimLostError);
+    });
+
     it("forgets a completed key once its retention has passed, even though the row still exists", async () => {
       const s = store({ retentionSeconds: 60 });
       await runOnce(s, "evt-1", 1_000, async () => undefined);
@@ -219,6 +232,17 @@ describe.each(backends)(
         "applied",
       );
     });
+
+    it.each([Number.NaN, Number.POSITIVE_INFINITY])(
+      "refuses a lease of %s ms with a RangeError before any request (the row would hold no lease)",
+      async (leaseMs) => {
+        requests.reset();
+        await expect(store().claim("evt-1", leaseMs)).rejects.toThrow(
+          new RangeError(`leaseMs must be a finite number of milliseconds, got ${leaseMs}`),
+        );
+        expect(requests.byCommand()).toEqual({});
+      },
+    );
 
     it.each([
       [{ retentionSeconds: 59 }, /retentionSeconds/],

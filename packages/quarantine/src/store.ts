@@ -34,7 +34,7 @@ export async function writeQuarantineRecord(
   s3: S3Client,
   bucket: string,
   record: QuarantineRecord,
-  options: { readonly ifAbsent?: boolean } = {},
+  options: { readonly ifAbsent?: boolean; readonly signal?: AbortSignal } = {},
 ): Promise<{ key: string; written: boolean }> {
   const validation = validateQuarantineRecord(record);
   if (!validation.success) throw new InvalidQuarantineRecordError(validation.issues);
@@ -51,6 +51,9 @@ export async function writeQuarantineRecord(
         // kept as it is. Emulators that ignore the condition overwrite it with the same bytes.
         ...(options.ifAbsent ? { IfNoneMatch: "*" } : {}),
       }),
+      // An invocation's deadline (RequestOptions in @mcp-pipeline/aws): the write is abandoned, and may still
+      // have been stored; its key is the record's own, so a second write is the same object.
+      options.signal ? { abortSignal: options.signal } : {},
     );
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

@@ -65,6 +65,17 @@ describe("quarantine store on S3 (fauxqs)", () => {
     expect(listed.KeyCount).toBe(1);
   });
 
+  it("passes its signal to S3: a write whose invocation's deadline has passed is not sent and rejects", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("deadline"));
+    const write = writeQuarantineRecord(s3, bucket, record(10), { signal: controller.signal });
+    await expect(write).rejects.toMatchObject({ name: "AbortError" });
+    const listed = await s3.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: quarantineKeyFor(record(10).source) }),
+    );
+    expect(listed.KeyCount ?? 0).toBe(0);
+  });
+
   it("refuses to write a record that does not match the format, before touching S3", async () => {
     const bad = { ...record(9), source: { ...record(9).source, sequenceNumber: "" } };
     const write = writeQuarantineRecord(s3, bucket, bad);

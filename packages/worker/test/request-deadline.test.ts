@@ -3,6 +3,8 @@
 // it fails alone and is reported (§2.3); the rest of the batch is processed, or not started and reported,
 // and on a FIFO queue the rest of the failed job's group is reported after it, in order (§3).
 import type { KinesisClient, PutRecordsCommand } from "@aws-sdk/client-kinesis";
+import type { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -12,6 +14,7 @@ import {
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import { putAllRecords } from "@mcp-pipeline/aws";
+import { sendToDeadLetterQueue } from "@mcp-pipeline/aws/sqs-client";
 import { DeadlineStage, InvocationDeadlineError, ItemStatus, NotStartedReason } from "@mcp-pipeline/batch";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEventRecord, encodeToolCallJob } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
@@ -21,7 +24,8 @@ import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { processToolCallJobs, type QueueMode, type WorkerDeps } from "../src/index.js";
+import { placeResult, processToolCallJobs, type QueueMode, type WorkerDeps } from "../src/index.js";
+import { changeMessageVisibility } from "../src/sqs-visibility.js";
 import { silentLogger } from "./stack.js";
 
 /** What a faked request does: answer now, or hang until its abort signal fires. */
@@ -273,12 +277,20 @@ describe("a request that never answers is aborted at the invocation's deadline (
       },
     };
 
-    const { response, summary } = await processToolCallJobs(records, context(), publishing);
+    const { response, summary, outcome } = await processToolCallJobs(records, context(), publishing);
 
     expect(hangingKinesis.aborted.length).toBeGreaterThanOrEqual(1);
     expect(hangingKinesis.unbounded).toEqual([]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: "m-2" }]);
     expect(summary).toMatchObject({ succeeded: 1, retried: 1 });
+    // Reported as the deadline, as every other aborted request is (docs/tool-workers.md "invocation-deadline"),
+    // not as a stream that refused the events.
+    const failed = outcome.outcomes[1];
+    expect(failed?.status === ItemStatus.Failed ? failed.error : undefined).toMatchObject({
+      name: "InvocationDeadlineError",
+      code: "invocation-deadline",
+      cause: { name: "PutRecordsIncompleteError" },
+    });
   });
 });
 
@@ -311,5 +323,72 @@ describe("a request that never answers on a FIFO queue (§3)", () => {
     expect(order.filter((c) => c.startsWith("call-a"))).toEqual(["call-a1", "call-a2"]);
     expect(order.filter((c) => c.startsWith("call-b"))).toEqual(["call-b1", "call-b2"]);
     expect(statusOf(dynamo, "call-a3")).toBeUndefined();
+  });
+});
+
+describe("the other request paths: S3, the DLQ, and the bookkeeping after the batch", () => {
+  it("a result object and a DLQ send that never answer are aborted: both messages reported, neither acknowledged", async () => {
+    const poison = sqsRecord({ messageId: "m-poison", body: "not a job" });
+    const records = [jobRecord("m-1", "call-1"), jobRecord("m-2", "call-2"), poison];
+    const { workerDeps, dynamo } = deps("standard", () => false);
+    // Every result goes to S3 (inline limit 10 bytes); call-2's object never answers.
+    const s3 = fakeClient((command) =>
+      (command as PutObjectCommand).input.Key?.includes("call-2") ? "hang" : { answer: {} },
+    );
+    const sqs = fakeClient(() => "hang");
+    const paths: WorkerDeps = {
+      ...workerDeps,
+      placeResult: (callId, json, options) =>
+        placeResult(s3.client as unknown as S3Client, "results", callId, json, 10, options),
+      deadLetter: (record, reason, options) =>
+        sendToDeadLetterQueue(sqs.client as unknown as SQSClient, "dlq-url", record, reason, options),
+    };
+
+    const { response, summary } = await processToolCallJobs(records, context(), paths);
+
+    expect([s3.unbounded, sqs.unbounded]).toEqual([[], []]);
+    expect(s3.aborted).toHaveLength(1);
+    expect(sqs.aborted).toHaveLength(1);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["m-2", "m-poison"]);
+    expect(summary).toMatchObject({ succeeded: 1, retried: 2, deadLettered: 0 });
+    expect([statusOf(dynamo, "call-1"), statusOf(dynamo, "call-2")]).toEqual(["completed", undefined]);
+  });
+
+  it("the dead-lettered mark is aborted at the bookkeeping's share, the visibility change then sends nothing; the job is still reported", async () => {
+    // call-1's completion never answers (aborted at 3 s of 4); it is at its last receive, so the worker then
+    // marks it dead-lettered, a write that never answers either and ends at 3.5 s.
+    const records = [sqsRecord({ messageId: "m-1", body: jobRecord("m-1", "call-1").body, receiveCount: 3 })];
+    const { workerDeps, dynamo } = deps("standard", (command) => {
+      if (!(command instanceof PutCommand) || command.input.TableName !== "tool-calls") return false;
+      const status = (command.input.Item as { status?: string }).status;
+      return status === "completed" || status === "dead-lettered";
+    });
+    let visibilityRequests = 0;
+    const sqs = fakeClient(() => {
+      visibilityRequests += 1;
+      return "hang";
+    });
+    const settling: WorkerDeps = {
+      ...workerDeps,
+      deadLetterAfter: { maxReceiveCount: 3, queue: "dlq-url" },
+      redelivery: {
+        backoff: { baseMs: 1_000, capMs: 10_000 },
+        changeVisibility: (queueUrl, changes, signal) =>
+          changeMessageVisibility(sqs.client as unknown as SQSClient, queueUrl, changes, signal),
+      },
+    };
+
+    const { response, summary } = await processToolCallJobs(records, context(), settling);
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: "m-1" }]);
+    expect(summary).toMatchObject({ retried: 1, leavingForDlq: 0, backedOff: 0 });
+    // Both writes were sent with a signal still running and aborted later (the fake refuses a request sent
+    // with one already aborted without recording it): the mark had the bookkeeping's own time, and used it
+    // up, so the visibility change found no time left and sent nothing (the job returns after the
+    // visibility timeout instead of its backoff; nothing is lost).
+    const statuses = dynamo.aborted.map((c) => ((c as PutCommand).input.Item as { status: string }).status);
+    expect(statuses).toEqual(["completed", "dead-lettered"]);
+    expect([dynamo.unbounded, sqs.unbounded]).toEqual([[], []]);
+    expect(visibilityRequests).toBe(0);
   });
 });
