@@ -170,6 +170,19 @@ describe("the chaos ledger", () => {
     expect(ledger.unsettled().names).toEqual(["event record shard-0/104 (ev-4)"]);
   });
 
+  it("waits for every replayed record to reach the processor, whatever else it receives meanwhile", () => {
+    const ledger = new Ledger();
+    ledger.phase = Phase.Replay;
+    ledger.replayWritten("900");
+    ledger.replayWritten("901");
+    expect(ledger.replayPending).toBe(2);
+
+    ledger.processorDelivered(["901", "555"], 1);
+    expect(ledger.replayPending).toBe(1);
+    ledger.processorDelivered(["900", "901"], 2);
+    expect(ledger.replayPending).toBe(0);
+  });
+
   it("compares sequence numbers as the big numbers they are", () => {
     expect(compareSequence("9", "10")).toBeLessThan(0);
     expect(compareSequence("495", "495")).toBe(0);
