@@ -145,9 +145,13 @@ export class Ledger {
   /** Replayed records not yet received by the processor, by their new sequence numbers. */
   readonly #replayPending = new Set<string>();
 
-  /** A record the replay put back into the stream: the run is judged only once the processor has read it. */
+  /**
+   * A record the replay put back into the stream: the run is judged only once the processor has read it.
+   * The replay reports it after marking its quarantine objects, and the processor, polling meanwhile, has
+   * often received it already: a sequence number it was handed before is not pending.
+   */
   replayWritten(sequenceNumber: string): void {
-    this.#replayPending.add(sequenceNumber);
+    if (!this.#deliveredOrdinal.has(sequenceNumber)) this.#replayPending.add(sequenceNumber);
   }
 
   /** Replayed records the processor has not received yet. */
