@@ -142,9 +142,27 @@ export class Ledger {
       this.#jobEffectOrdinal.set(effect.callId, this.#ordinal++);
   }
 
+  /** Replayed records not yet received by the processor, by their new sequence numbers. */
+  readonly #replayPending = new Set<string>();
+
+  /**
+   * A record the replay put back into the stream: the run is judged only once the processor has read it.
+   * The replay reports it after marking its quarantine objects, and the processor, polling meanwhile, has
+   * often received it already: a sequence number it was handed before is not pending.
+   */
+  replayWritten(sequenceNumber: string): void {
+    if (!this.#deliveredOrdinal.has(sequenceNumber)) this.#replayPending.add(sequenceNumber);
+  }
+
+  /** Replayed records the processor has not received yet. */
+  get replayPending(): number {
+    return this.#replayPending.size;
+  }
+
   /** A batch the processor received: the first delivery of each record fixes its delivery order. */
   processorDelivered(sequenceNumbers: readonly string[], at: number): void {
     for (const sequence of sequenceNumbers) {
+      this.#replayPending.delete(sequence);
       if (this.#deliveredOrdinal.has(sequence)) continue;
       this.#deliveredOrdinal.set(sequence, this.#ordinal++);
       this.#deliveredAt.set(sequence, at);

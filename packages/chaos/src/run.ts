@@ -451,6 +451,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
               await replayQuarantine(direct.s3, direct.kinesis, pipeline.names.quarantineBucket, givenUp, {
                 streamName: pipeline.names.stream,
                 ratePerSecond: 1_000,
+                onWritten: (sequenceNumber) => ledger.replayWritten(sequenceNumber),
               })
             ).replayed;
           break;
@@ -483,11 +484,20 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       say(
         `replay: ${replayedRecords} records back into the stream, ${redrivenJobs} jobs back to their queues`,
       );
+      // Every valid input applied is not the end: "each effect once" is judged only after the processor has
+      // read every replayed record (most repeat an effect already applied) and the functions are quiet.
+      let replayQuietSince = Date.now();
+      let replayInvocations = -1;
       for (let loop = 0; ; loop++) {
         const open = ledger.unapplied(3);
         observeProgress();
-        if (loop % 10 === 0) say(`replaying: ${open.count} valid inputs not yet applied`);
-        if (open.count === 0) break;
+        const n = invocations();
+        if (n !== replayInvocations) [replayInvocations, replayQuietSince] = [n, Date.now()];
+        if (loop % 10 === 0)
+          say(
+            `replaying: ${open.count} valid inputs not yet applied, ${ledger.replayPending} replayed records not yet read`,
+          );
+        if (open.count === 0 && ledger.replayPending === 0 && Date.now() - replayQuietSince > 1_500) break;
         if (outOfTime()) {
           timedOut = true;
           break;
@@ -530,7 +540,15 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       }),
     ];
     const inFlight = timedOut
-      ? ledger.unsettled(20).names.concat(ledger.unapplied(20).names).slice(0, 20)
+      ? ledger
+          .unsettled(20)
+          .names.concat(ledger.unapplied(20).names)
+          .slice(0, 20)
+          .concat(
+            ledger.replayPending > 0
+              ? [`${ledger.replayPending} replayed records not yet read by the processor`]
+              : [],
+          )
       : [];
     return {
       seed: plan.options.seed,

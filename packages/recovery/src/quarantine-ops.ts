@@ -175,6 +175,8 @@ export interface ReplayOptions {
   /** Records per second at most. */
   readonly ratePerSecond?: number;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Each record put back, with its new sequence number (for a caller that waits for it to be read). */
+  readonly onWritten?: (sequenceNumber: string) => void;
   readonly now?: () => number;
   readonly sleep?: Sleep;
 }
@@ -255,6 +257,7 @@ export async function replayQuarantine(
         );
       }
       replayed += 1;
+      options.onWritten?.(written.sequenceNumber);
     }
     options.onProgress?.(replayed, pending.length);
     if (result.rejected.length > 0) {

@@ -443,9 +443,11 @@ describe("replay", () => {
       dryRun: true,
     });
 
+    const written: string[] = [];
     const first = await replayQuarantine(s3, kinesis, q, await listQuarantine(s3, q), {
       streamName: target.name,
       ratePerSecond: 50,
+      onWritten: (sequenceNumber) => written.push(sequenceNumber),
     });
     expect(first).toMatchObject({ matched: 3, replayed: 3, alreadyReplayed: 0 });
     expect(await replayedAt(s3, q, onlyA[0]?.key ?? "")).toMatch(/Z$/);
@@ -462,6 +464,8 @@ describe("replay", () => {
       }),
     );
     const back = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+    // onWritten named each record put back by the sequence number the stream gave it.
+    expect([...written].sort()).toEqual((back.Records ?? []).map((r) => r.SequenceNumber).sort());
     const landed = (back.Records ?? []).map((r) => [r.PartitionKey, new TextDecoder().decode(r.Data)]);
     // Each session's records in their original order (the producer's strict mode).
     expect(landed.filter(([k]) => k === "session-a")).toEqual([
