@@ -8,7 +8,7 @@ import {
   type PartialBatchResponse,
   processKinesisBatch,
   type RemainingTime,
-  requestDeadlines,
+  withRequestDeadlines,
 } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import {
@@ -192,12 +192,9 @@ export async function processDecodedBatch(
     requests: RequestOptions,
   ) => Promise<ApplyEvent>,
 ): Promise<ProcessResult> {
-  const deadlines = requestDeadlines(context, deps.deadlineMarginMs);
-  try {
-    return await processWithin(records, context, deps, prepare, deadlines.requests);
-  } finally {
-    deadlines.dispose();
-  }
+  return withRequestDeadlines(context, deps.deadlineMarginMs, (deadlines) =>
+    processWithin(records, context, deps, prepare, deadlines.requests),
+  );
 }
 
 async function processWithin(

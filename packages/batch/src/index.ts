@@ -25,6 +25,7 @@ export {
   MARGIN_SHARE,
   type RequestDeadlines,
   requestDeadlines,
+  withRequestDeadlines,
 } from "./request-deadline.js";
 export {
   type BatchItemFailure,

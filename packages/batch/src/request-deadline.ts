@@ -138,3 +138,17 @@ export function deadlineErrorOf(error: unknown, signal: AbortSignal): unknown {
   if (name !== "AbortError" && cause !== signal.reason) return error;
   return new InvocationDeadlineError(signal.reason.stage, signal.reason.reserveMs, { cause: error });
 }
+
+/** Runs one invocation's work with its stages' signals, and clears their timers when it ends. */
+export async function withRequestDeadlines<T>(
+  context: RemainingTime,
+  marginMs: number,
+  work: (deadlines: RequestDeadlines) => Promise<T>,
+): Promise<T> {
+  const deadlines = requestDeadlines(context, marginMs);
+  try {
+    return await work(deadlines);
+  } finally {
+    deadlines.dispose();
+  }
+}

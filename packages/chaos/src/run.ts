@@ -486,18 +486,14 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       );
       // Every valid input applied is not the end: "each effect once" is judged only after the processor has
       // read every replayed record (most repeat an effect already applied) and the functions are quiet.
-      let replayQuietSince = Date.now();
-      let replayInvocations = -1;
       for (let loop = 0; ; loop++) {
         const open = ledger.unapplied(3);
         observeProgress();
-        const n = invocations();
-        if (n !== replayInvocations) [replayInvocations, replayQuietSince] = [n, Date.now()];
         if (loop % 10 === 0)
           say(
             `replaying: ${open.count} valid inputs not yet applied, ${ledger.replayPending} replayed records not yet read`,
           );
-        if (open.count === 0 && ledger.replayPending === 0 && Date.now() - replayQuietSince > 1_500) break;
+        if (open.count === 0 && ledger.replayPending === 0 && watchdog.quietMs(Date.now()) > 1_500) break;
         if (outOfTime()) {
           timedOut = true;
           break;

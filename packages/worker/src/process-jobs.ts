@@ -10,8 +10,8 @@ import {
   processSqsFifoBatch,
   type RemainingTime,
   type RequestDeadlines,
-  requestDeadlines,
   sqsBatchResponse,
+  withRequestDeadlines,
 } from "@mcp-pipeline/batch";
 import {
   type DecodeResult,
@@ -148,12 +148,9 @@ export async function processToolCallJobs(
   context: RemainingTime,
   deps: WorkerDeps,
 ): Promise<WorkerResult> {
-  const deadlines = requestDeadlines(context, deps.deadlineMarginMs);
-  try {
-    return await processWithin(records, context, deps, deadlines);
-  } finally {
-    deadlines.dispose();
-  }
+  return withRequestDeadlines(context, deps.deadlineMarginMs, (deadlines) =>
+    processWithin(records, context, deps, deadlines),
+  );
 }
 
 async function processWithin(
