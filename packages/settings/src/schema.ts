@@ -180,6 +180,18 @@ export const alarmSettingsSchema = z
   .strict();
 
 /**
+ * A function stops starting work when its remaining time falls to the deadline margin (docs/tool-workers.md
+ * "Time"): a margin at or above the timeout stops it before it starts anything, and every record or message
+ * is retried until it is discarded. lint:config names the rule (deadline-margin-not-below-timeout); a
+ * direct `terraform plan` refuses it too.
+ */
+const DEADLINE_MARGIN_RULE: TerraformValidation = {
+  condition: "{value}.deadline_margin_ms < {value}.timeout_seconds * 1000",
+  message:
+    "deadline_margin_ms must be below the function's timeout (in ms): the function stops starting work when its remaining time reaches the margin.",
+};
+
+/**
  * A worker's retry backoff sets a message's visibility timeout (docs/aws-semantics.md §2.6): a ceiling
  * past the queue's own timeout would bring a job back later than no backoff at all.
  */
@@ -240,6 +252,7 @@ const sqsConsumerSchema = <F extends TunedFunction>(fn: F, ...extra: TerraformVa
           condition: "{value}.queue.dlq_message_retention_seconds > {value}.queue.message_retention_seconds",
           message: "the DLQ must keep messages longer than its source queue.",
         },
+        DEADLINE_MARGIN_RULE,
         ...(backoff ? RETRY_BACKOFF_RULES : []),
         ...extra,
       ),
@@ -261,6 +274,7 @@ export const environmentSettingsSchema = z
     processor: functionSettingsSchema
       .extend({ ...tuning("processor"), esm: kinesisEsmSchema })
       .strict()
+      .meta(terraform(DEADLINE_MARGIN_RULE))
       .describe("The Kinesis processor and its ESM."),
     tool_worker: sqsConsumerSchema("tool_worker").describe(
       "The tool-worker, its ESM and its standard queue.",

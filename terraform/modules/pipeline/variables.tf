@@ -130,6 +130,11 @@ variable "processor" {
   })
 
   validation {
+    condition     = var.processor.deadline_margin_ms < var.processor.timeout_seconds * 1000
+    error_message = "processor: deadline_margin_ms must be below the function's timeout (in ms): the function stops starting work when its remaining time reaches the margin."
+  }
+
+  validation {
     condition     = var.processor.timeout_seconds >= 1 && var.processor.timeout_seconds <= 900 && floor(var.processor.timeout_seconds) == var.processor.timeout_seconds
     error_message = "processor.timeout_seconds must be a whole number 1-900."
   }
@@ -245,6 +250,11 @@ variable "tool_worker" {
   validation {
     condition     = var.tool_worker.queue.dlq_message_retention_seconds > var.tool_worker.queue.message_retention_seconds
     error_message = "tool_worker: the DLQ must keep messages longer than its source queue."
+  }
+
+  validation {
+    condition     = var.tool_worker.deadline_margin_ms < var.tool_worker.timeout_seconds * 1000
+    error_message = "tool_worker: deadline_margin_ms must be below the function's timeout (in ms): the function stops starting work when its remaining time reaches the margin."
   }
 
   validation {
@@ -391,6 +401,11 @@ variable "fifo_worker" {
   }
 
   validation {
+    condition     = var.fifo_worker.deadline_margin_ms < var.fifo_worker.timeout_seconds * 1000
+    error_message = "fifo_worker: deadline_margin_ms must be below the function's timeout (in ms): the function stops starting work when its remaining time reaches the margin."
+  }
+
+  validation {
     condition     = var.fifo_worker.retry_backoff_max_ms <= var.fifo_worker.queue.visibility_timeout_seconds * 1000
     error_message = "fifo_worker: retry_backoff_max_ms must be at most the queue's visibility timeout (in ms): the backoff shortens it, never lengthens it (§2.6)."
   }
@@ -534,6 +549,11 @@ variable "dlq_redrive" {
   validation {
     condition     = var.dlq_redrive.queue.dlq_message_retention_seconds > var.dlq_redrive.queue.message_retention_seconds
     error_message = "dlq_redrive: the DLQ must keep messages longer than its source queue."
+  }
+
+  validation {
+    condition     = var.dlq_redrive.deadline_margin_ms < var.dlq_redrive.timeout_seconds * 1000
+    error_message = "dlq_redrive: deadline_margin_ms must be below the function's timeout (in ms): the function stops starting work when its remaining time reaches the margin."
   }
 
   validation {

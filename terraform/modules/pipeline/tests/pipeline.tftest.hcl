@@ -200,6 +200,29 @@ run "a_fractional_tuning_setting_is_refused" {
   expect_failures = [var.tool_worker]
 }
 
+# A margin at the timeout stops a function before it starts anything (lint:config's
+# deadline-margin-not-below-timeout); a direct plan refuses it for every function alike.
+run "a_deadline_margin_not_below_the_timeout_is_refused" {
+  command = plan
+
+  variables {
+    processor   = merge(var.processor, { deadline_margin_ms = var.processor.timeout_seconds * 1000 })
+    tool_worker = merge(var.tool_worker, { deadline_margin_ms = var.tool_worker.timeout_seconds * 1000 })
+    fifo_worker = merge(var.fifo_worker, { deadline_margin_ms = var.fifo_worker.timeout_seconds * 1000 + 1 })
+    dlq_redrive = merge(var.dlq_redrive, { deadline_margin_ms = var.dlq_redrive.timeout_seconds * 1000 })
+  }
+
+  expect_failures = [var.processor, var.tool_worker, var.fifo_worker, var.dlq_redrive]
+}
+
+run "a_deadline_margin_just_below_the_timeout_passes" {
+  command = plan
+
+  variables {
+    processor = merge(var.processor, { deadline_margin_ms = var.processor.timeout_seconds * 1000 - 1 })
+  }
+}
+
 run "a_tuning_variable_in_the_free_form_environment_is_refused" {
   command = plan
 
