@@ -3,7 +3,9 @@
  * messages are poison, stuck, transient or sent twice), the production chunks and the moments of the
  * reshard and the SQS restart are fixed by the seed; the faults that hit requests and invocations are
  * drawn from seeded streams in the order the requests arrive, so their sequence is the seed's, and which
- * request meets which draw depends on the machine's timing.
+ * request meets which draw depends on the machine's timing. Each kind's first draw is a fault: how many
+ * draws a run makes depends on timing too (a loaded machine batches more records into fewer
+ * invocations), and a short run must still show every fault it asks for, not only on a fast machine.
  */
 import { buildScenario, type Scenario } from "@mcp-pipeline/local-pipeline";
 import { seededRandom } from "@mcp-pipeline/retry";
@@ -78,7 +80,7 @@ export interface FaultPlan {
   readonly duplicateJobs: ReadonlySet<number>;
   readonly duplicateFifoJobs: ReadonlySet<number>;
   readonly schedule: Schedule;
-  /** A seeded stream of draws per fault kind. */
+  /** A seeded stream of draws per fault kind, whose first draw is a fault when the kind's rate is not 0. */
   draw(kind: keyof FaultRates): boolean;
 }
 
@@ -122,12 +124,19 @@ export function buildPlan(options: ChaosOptions, now: number = Date.now()): Faul
   kinds.forEach((kind, n) => {
     streams.set(kind, seededRandom((options.seed + 0x9e3779b9 * (n + 1)) >>> 0));
   });
+  const drawn = new Set<keyof FaultRates>();
   return {
     options,
     scenario,
     duplicateJobs: twice(scenario.jobs.length),
     duplicateFifoJobs: twice(scenario.fifoJobs.length),
     schedule: schedule(scenario.stream.length, options.chunk),
-    draw: (kind) => (streams.get(kind) as () => number)() < rates[kind],
+    draw: (kind) => {
+      if (rates[kind] > 0 && !drawn.has(kind)) {
+        drawn.add(kind);
+        return true;
+      }
+      return (streams.get(kind) as () => number)() < rates[kind];
+    },
   };
 }

@@ -93,6 +93,8 @@ describe("npm run chaos, a short run", () => {
     // command judges them; a test on a shared machine asserts no time (a loaded machine is slow, not
     // stuck), so here they must have been measured, not passed.
     const why = [formatTable(result), "", "last progress lines:", ...progress.last(40)].join("\n");
+    // The table in the log of every run, passed or failed: a rare failure is then compared with passes.
+    process.stderr.write(`chaos table:\n${formatTable(result)}\n`);
     const timed = (c: { name: string }) => /stalled over/.test(c.name);
     const failed = result.checks.filter((c) => !c.pass && !timed(c));
     expect(result.timedOut, why).toBe(false);
