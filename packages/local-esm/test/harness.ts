@@ -1,3 +1,5 @@
+import { access, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
 import {
@@ -27,6 +29,9 @@ export interface Payload {
   readonly id: string;
   readonly fail?: "throw" | "report";
   readonly sleepMs?: number;
+  /** A file the invocation creates when it starts, and one it waits for (fixtures/scripted-handler.mjs). */
+  readonly touch?: string;
+  readonly awaitFile?: string;
 }
 
 export interface Invocation {
@@ -220,6 +225,24 @@ export async function eventually(check: () => void | Promise<void>, timeoutMs = 
 }
 
 export { expect };
+
+/** Two files in a new directory: one an invocation creates when it starts, one it waits for (a barrier). */
+export async function heldInvocation(): Promise<{
+  readonly started: string;
+  readonly release: string;
+  readonly hasStarted: () => Promise<void>;
+  readonly letGo: () => Promise<void>;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), "held-"));
+  const started = join(dir, "started");
+  const release = join(dir, "release");
+  return {
+    started,
+    release,
+    hasStarted: () => eventually(() => access(started)),
+    letGo: () => writeFile(release, ""),
+  };
+}
 
 /** A Kinesis mapping's parameters in the tests: one shard lane, no window, from the start of the stream. */
 export const KINESIS_TEST_PARAMETERS: KinesisEsmParameters = {

@@ -10,6 +10,7 @@ import {
 import {
   Emulators,
   eventually,
+  heldInvocation,
   KINESIS_TEST_PARAMETERS,
   type Payload,
   RecordingFunction,
@@ -127,6 +128,24 @@ describe("§1.1 polling, batching and starting position", () => {
     const { fn, esm, sequences } = await setup({ items: ids("c", 4) });
     await eventually(() => expect(fn.seen).toHaveLength(4));
     await eventually(() => expect([...esm.checkpoints.values()]).toEqual([sequences.at(-1)]));
+  });
+});
+
+describe("caught up: what a caller waits on instead of a quiet period", () => {
+  it("caughtUpSince(t) holds once every record put before t was invoked and the shard then polled empty", async () => {
+    const { esm, fn, stream } = await setup({ start: false });
+    expect(esm.caughtUpSince(0)).toBe(false);
+    esm.start();
+    await eventually(() => expect(esm.caughtUpSince(0)).toBe(true));
+    const held = await heldInvocation();
+    await emulators.put(stream.name, [{ id: "k0", touch: held.started, awaitFile: held.release }]);
+    const putAt = Date.now();
+    await held.hasStarted();
+    // Read and in its invocation: not caught up, however long it takes.
+    expect(esm.caughtUpSince(putAt)).toBe(false);
+    await held.letGo();
+    await eventually(() => expect(esm.caughtUpSince(putAt)).toBe(true));
+    expect(fn.invocations.map((i) => i.ids)).toEqual([["k0"]]);
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalFunction } from "../src/index.js";
-import { SCRIPTED_HANDLER } from "./harness.js";
+import { heldInvocation, SCRIPTED_HANDLER } from "./harness.js";
 
 const functions: LocalFunction[] = [];
 afterEach(async () => {
@@ -61,6 +61,21 @@ describe("Lambda-like invocation (local sandboxes)", () => {
     expect(await fn.invoke(event({ id: "slow", sleepMs: 600_000 }))).toMatchObject({ timedOut: true });
     expect(await fn.invoke(event({ id: "fast" }))).toMatchObject({ kind: "ok" });
     expect(fn.stats).toMatchObject({ coldStarts: 2, timeouts: 1 });
+  });
+
+  it("counts an invocation in flight from its call (cold start included) to its answer, and notes when it answered", async () => {
+    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 120_000 });
+    const held = await heldInvocation();
+    expect(fn.lastFinishedAt).toBe(0);
+    const answer = fn.invoke(event({ id: "held", touch: held.started, awaitFile: held.release }));
+    expect(fn.inFlight).toBe(1);
+    await held.hasStarted();
+    expect(fn.inFlight).toBe(1);
+    const releasedAt = Date.now();
+    await held.letGo();
+    expect(await answer).toMatchObject({ kind: "ok" });
+    expect(fn.inFlight).toBe(0);
+    expect(fn.lastFinishedAt).toBeGreaterThanOrEqual(releasedAt);
   });
 
   it("reuses a warm sandbox for sequential invocations and runs concurrent ones in separate sandboxes", async () => {

@@ -5,7 +5,14 @@ import {
   SqsEventSource,
   VisibilityTimeoutError,
 } from "../src/index.js";
-import { Emulators, eventually, type Payload, RecordingFunction, stoppedAfterEach } from "./harness.js";
+import {
+  Emulators,
+  eventually,
+  heldInvocation,
+  type Payload,
+  RecordingFunction,
+  stoppedAfterEach,
+} from "./harness.js";
 
 let emulators: Emulators;
 const running = stoppedAfterEach();
@@ -66,6 +73,26 @@ const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, ...extra }));
 
 describe("§2.1 polling, batching, visibility", () => {
+  it("inHand: a batch's messages count from their receive until their invocation and deletion end", async () => {
+    const held = await heldInvocation();
+    const { fn, esm } = await setup({
+      items: [
+        { id: "h0", touch: held.started, awaitFile: held.release },
+        { id: "h1", touch: held.started, awaitFile: held.release },
+      ],
+      parameters: { maximumConcurrency: 1 },
+    });
+    expect(esm.inHand).toBe(0);
+    await esm.start();
+    await held.hasStarted();
+    // One poller (MaximumConcurrency 1): both messages are in its batch, held in the invocation.
+    await eventually(() => expect(esm.inHand).toBe(2));
+    await held.letGo();
+    await eventually(() => expect(esm.stats.deletedMessages).toBe(2));
+    await eventually(() => expect(esm.inHand).toBe(0));
+    expect(distinct(fn.seen).sort()).toEqual(["h0", "h1"]);
+  });
+
   it("§2.1 BatchSize over 10 with a batching window: one invocation gathers several receives", async () => {
     const { fn, esm } = await setup({
       items: ids("m", 25),

@@ -358,6 +358,25 @@ export class LocalPipeline {
     return { dynamodb, kinesis, sqs: of(false), s3: of(true) };
   }
 
+  /**
+   * True when nothing is moving through the pipeline: no invocation in flight, no SQS message in a
+   * mapping's hands, every failure record sent to the on-failure destination deleted by dlq-redrive's
+   * mapping, and every shard polled empty after the later of `since` (the caller's last put) and the end
+   * of the last invocation, so what any function put into the stream has been read and its batch is done.
+   * What a caller waits on instead of a quiet period: a hand-off in progress (a record in the stream
+   * not yet polled, a failure record not yet received) keeps it false.
+   */
+  drained(since: number): boolean {
+    const kinesis = this.kinesisEsm;
+    if (!kinesis) return false;
+    const functions = [...this.functions.values()];
+    if (functions.some((f) => f.inFlight > 0)) return false;
+    if ([...this.sqsEsms.values()].some((s) => s.inHand > 0)) return false;
+    const redriven = this.sqsEsms.get("dlq-redrive")?.stats.deletedMessages ?? 0;
+    if (redriven < kinesis.stats.onFailureMessages) return false;
+    return kinesis.caughtUpSince(Math.max(since, ...functions.map((f) => f.lastFinishedAt)));
+  }
+
   /** Requests the fault proxy answered with an error. */
   get injectedFaults(): number {
     return this.#faultProxy?.injected() ?? 0;

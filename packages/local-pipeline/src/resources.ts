@@ -133,34 +133,51 @@ export async function createLocalResources(
     settings.stream.mode === "PROVISIONED"
       ? settings.stream.shard_count
       : Math.max(2, settings.stream.shard_count);
-  await createStreamWhenActive(kinesis, { StreamName: names.stream, ShardCount: shardCount });
-  if (settings.stream.retention_period_hours > DEFAULT_STREAM_RETENTION_HOURS) {
-    await kinesis.send(
-      new IncreaseStreamRetentionPeriodCommand({
-        StreamName: names.stream,
-        RetentionPeriodHours: settings.stream.retention_period_hours,
+  const stream = async () => {
+    await createStreamWhenActive(kinesis, { StreamName: names.stream, ShardCount: shardCount });
+    if (settings.stream.retention_period_hours > DEFAULT_STREAM_RETENTION_HOURS) {
+      await kinesis.send(
+        new IncreaseStreamRetentionPeriodCommand({
+          StreamName: names.stream,
+          RetentionPeriodHours: settings.stream.retention_period_hours,
+        }),
+      );
+      await waitForStreamActive(kinesis, names.stream);
+    }
+    return kinesis.send(new DescribeStreamSummaryCommand({ StreamName: names.stream }));
+  };
+  const tables = async () => {
+    await createTableWhenActive(dynamodb, toolCallsTableDefinition(names.toolCallsTable));
+    await createTableWhenActive(dynamodb, dedupeTableDefinition(names.dedupeTable));
+    await dynamodb.send(new UpdateTimeToLiveCommand(dedupeTimeToLive(names.dedupeTable)));
+  };
+  const buckets = () =>
+    Promise.all(
+      [names.quarantineBucket, names.resultsBucket].map((Bucket) => createBucketWhenReady(s3, { Bucket })),
+    );
+  const queuePairs = () =>
+    Promise.all(
+      QUEUE_KEYS.map(async (key) => {
+        const pair = await queuePair(
+          sqs,
+          names.queues[key],
+          settings[names.queues[key].consumer].queue,
+          timeScale,
+        );
+        return [key, pair] as const;
       }),
     );
-    await waitForStreamActive(kinesis, names.stream);
-  }
-  const { StreamDescriptionSummary } = await kinesis.send(
-    new DescribeStreamSummaryCommand({ StreamName: names.stream }),
-  );
-
-  await createTableWhenActive(dynamodb, toolCallsTableDefinition(names.toolCallsTable));
-  await createTableWhenActive(dynamodb, dedupeTableDefinition(names.dedupeTable));
-  await dynamodb.send(new UpdateTimeToLiveCommand(dedupeTimeToLive(names.dedupeTable)));
-  await createBucketWhenReady(s3, { Bucket: names.quarantineBucket });
-  await createBucketWhenReady(s3, { Bucket: names.resultsBucket });
+  // Each resource waits for its own readiness; none depends on another, so they are created at once
+  // (the emulators answer in milliseconds, the round trips were what a serial creation waited on).
+  const [{ StreamDescriptionSummary }, , , pairs] = await Promise.all([
+    stream(),
+    tables(),
+    buckets(),
+    queuePairs(),
+  ]);
 
   const queues = {} as Record<QueueRole, QueueHandle>;
-  for (const key of QUEUE_KEYS) {
-    const pair = await queuePair(
-      sqs,
-      names.queues[key],
-      settings[names.queues[key].consumer].queue,
-      timeScale,
-    );
+  for (const [key, pair] of pairs) {
     const roles = queueRoles(key);
     queues[roles.source] = pair.source;
     queues[roles.dlq] = pair.dlq;

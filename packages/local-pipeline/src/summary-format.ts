@@ -1,5 +1,21 @@
 /** What npm start prints for a person: the progress line while it runs and the summary at the end. */
-import type { Progress, Summary } from "./run-scenario.js";
+import type { Progress, RunPhases, Summary } from "./run-scenario.js";
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Where the run's time went: when each stage ended, from the first put. */
+function phasesText(p: RunPhases): string {
+  const stages: [string, number | null][] = [
+    ["inputs in", p.inputsIn],
+    ["all accounted for", p.accounted],
+    ["settled", p.settled],
+    ["replay applied", p.replayApplied],
+  ];
+  return stages
+    .filter((stage): stage is [string, number] => stage[1] !== null)
+    .map(([what, ms]) => `${what} ${seconds(ms)}`)
+    .join(" · ");
+}
 
 /**
  * One row per figure, each with what it counts (docs/local-runtime.md, "The summary", shows the same).
@@ -79,7 +95,7 @@ export function formatSummary(s: Summary): string {
       `${s.processorDynamoDb.requests} (${s.processorDynamoDb.requestsPerNewRecord.toFixed(2)} per new record)`,
       `all of the processor's requests, pre-reads included, per stream record received for the first time (${s.processorDynamoDb.firstDeliveries}; ${s.processorDynamoDb.redeliveries} redeliveries)`,
     ],
-    ["duration", `${(s.durationMs / 1000).toFixed(1)} s`, ""],
+    ["duration", `${(s.durationMs / 1000).toFixed(1)} s`, phasesText(s.phasesMs)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const valueWidth = Math.max(...rows.map(([, v]) => v.length));

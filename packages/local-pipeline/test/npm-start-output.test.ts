@@ -12,6 +12,7 @@ const summary: Summary = {
   environment: "dev",
   timeScale: 10,
   durationMs: 41_200,
+  phasesMs: { inputsIn: 600, accounted: 38_900, settled: 39_300, replayApplied: 40_900 },
   eventsIn: 2030,
   streamRecordsProcessed: 2880,
   jobsIn: 400,
@@ -68,6 +69,13 @@ describe("the summary and the progress line", () => {
     expect(text).toMatch(/processor\s+120 invocations, 4 errors, 1 timeouts/);
     expect(text).toMatch(
       /processor DynamoDB requests\s+2390 \(0\.83 per new record\)\s+all of the processor's requests, pre-reads included, per stream record received for the first time \(2880; 150 redeliveries\)/,
+    );
+    // Where the duration went: the stages' ends, a stage not reached is left out.
+    expect(text).toMatch(
+      /duration\s+41\.2 s\s+inputs in 0\.6 s · all accounted for 38\.9 s · settled 39\.3 s · replay applied 40\.9 s/,
+    );
+    expect(formatSummary({ ...summary, phasesMs: { ...summary.phasesMs, replayApplied: null } })).toMatch(
+      /settled 39\.3 s\n/,
     );
   });
 

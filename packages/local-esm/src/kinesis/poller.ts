@@ -98,6 +98,8 @@ export interface KinesisEsmStats {
   /** Records sent to the on-failure destination (DroppedEventCount when there is none). */
   discardedRecords: number;
   onFailureDelivered: number;
+  /** Messages sent to the on-failure destination (one per discarded batch). */
+  onFailureMessages: number;
   destinationDeliveryFailures: number;
   maxIteratorAgeMs: number;
   /** Failed GetShardIterator and GetRecords calls (throttles, service errors), each retried. */
@@ -140,6 +142,7 @@ export class KinesisEventSource {
     bisections: 0,
     discardedRecords: 0,
     onFailureDelivered: 0,
+    onFailureMessages: 0,
     destinationDeliveryFailures: 0,
     maxIteratorAgeMs: 0,
     readErrors: 0,
@@ -154,7 +157,14 @@ export class KinesisEventSource {
   readonly #opened = new Set<string>();
   readonly #loops: Promise<void>[] = [];
   #running = false;
+  /** Aborts the idle waits (shard listing, empty polls) at stop, so stopping does not wait them out. */
+  #stopping = new AbortController();
   #discovery: Promise<void> | undefined;
+  /**
+   * Per shard, when the last GetRecords that found the shard empty was sent, with nothing buffered or
+   * being invoked; absent while the shard has records in hand. See `caughtUpSince`.
+   */
+  readonly #emptySince = new Map<string, number>();
   /** A record's event form, built once: its size decides the batch, the same object is invoked. */
   readonly #eventForm = new WeakMap<ShardRecord, KinesisStreamRecord>();
 
@@ -166,12 +176,14 @@ export class KinesisEventSource {
   start(): void {
     if (this.#running) return;
     this.#running = true;
+    this.#stopping = new AbortController();
     this.#discovery = this.#discover();
   }
 
   /** Stops polling; invocations in flight finish first. */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#stopping.abort();
     await this.#discovery;
     await Promise.all(this.#loops);
   }
@@ -186,6 +198,27 @@ export class KinesisEventSource {
    */
   get openedShards(): ReadonlySet<string> {
     return this.#opened;
+  }
+
+  /**
+   * True when every shard this mapping reads has been polled, at or after `time`, and found empty with
+   * nothing buffered or in an invocation: a record put into the stream before `time` has been read and
+   * its batch is done. A caller that knows when the last producer finished asks this instead of waiting
+   * for a quiet period.
+   */
+  caughtUpSince(time: number): boolean {
+    if (this.#started.size === 0) return false;
+    for (const shardId of this.#started) {
+      if (this.#finished.has(shardId)) continue;
+      const since = this.#emptySince.get(shardId);
+      if (since === undefined || since < time) return false;
+    }
+    return true;
+  }
+
+  /** Waits `ms` unless the mapping stops first (then returns at once). */
+  async #idle(ms: number): Promise<void> {
+    await sleep(ms, this.#stopping.signal).catch(() => undefined);
   }
 
   async #discover(): Promise<void> {
@@ -210,7 +243,7 @@ export class KinesisEventSource {
       } catch {
         // Listing shards failed (throttling, a restart): the next round tries again.
       }
-      await sleep(this.#options.shardRefreshMs ?? 1_000);
+      await this.#idle(this.#options.shardRefreshMs ?? 1_000);
     }
   }
 
@@ -271,6 +304,7 @@ export class KinesisEventSource {
     while (this.#running || buffer.length > 0) {
       if (!closed && this.#running && buffer.length < parameters.batchSize) {
         let page: GetRecordsCommandOutput;
+        const askedAt = this.#now();
         try {
           page = await this.#options.kinesis.send(
             new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }),
@@ -292,6 +326,8 @@ export class KinesisEventSource {
         }
         readFailures = 0;
         const records = (page.Records ?? []).map(shardRecordOf);
+        if (records.length === 0 && buffer.length === 0) this.#emptySince.set(shardId, askedAt);
+        else this.#emptySince.delete(shardId);
         if (records.length > 0) lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
         if (records.length > 0 && buffer.length === 0) firstBufferedAt = this.#now();
         buffer.push(...records);
@@ -301,7 +337,7 @@ export class KinesisEventSource {
         else closed = true;
         if (buffer.length === 0) {
           if (closed) break;
-          await sleep(pollIntervalMs);
+          await this.#idle(pollIntervalMs);
           continue;
         }
         const windowLeft = firstBufferedAt + parameters.batchingWindowMs - this.#now();
@@ -506,6 +542,7 @@ export class KinesisEventSource {
         { maxAttempts: 5, delayMs: (r) => backoffDelayMs(r, DESTINATION_BACKOFF) },
       );
       this.stats.onFailureDelivered += records.length;
+      this.stats.onFailureMessages += 1;
     } catch {
       this.stats.destinationDeliveryFailures += 1;
     }

@@ -159,6 +159,9 @@ export class LocalFunction {
     maxConcurrency: 0,
   };
   #active = 0;
+  /** Invocations between their call and their result, cold starts included. */
+  #inFlight = 0;
+  #lastFinishedAt = 0;
 
   constructor(definition: FunctionDefinition, baseEnv: Readonly<Record<string, string>>, log: LogSink) {
     this.definition = definition;
@@ -178,8 +181,28 @@ export class LocalFunction {
     };
   }
 
+  /** Invocations called and not yet answered (starting a sandbox, running, or timing out). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** When the last invocation answered (ms since the epoch; 0 before the first). */
+  get lastFinishedAt(): number {
+    return this.#lastFinishedAt;
+  }
+
   async invoke(event: unknown): Promise<InvokeResult> {
     if (this.#stopped) throw new Error(`function ${this.definition.name} is stopped`);
+    this.#inFlight += 1;
+    try {
+      return await this.#invoke(event);
+    } finally {
+      this.#inFlight -= 1;
+      this.#lastFinishedAt = Date.now();
+    }
+  }
+
+  async #invoke(event: unknown): Promise<InvokeResult> {
     let sandbox = this.#idle.pop();
     if (!sandbox || sandbox.dead) {
       sandbox = new Sandbox(this.definition, this.#env, this.#log);

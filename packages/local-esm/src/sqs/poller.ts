@@ -86,6 +86,8 @@ export class SqsEventSource {
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
   #running = false;
+  /** Messages received and not yet through their invocation and deletion. */
+  #inHand = 0;
   /** Set when a receive returned a full batch since the last scaling step. */
   #busy = false;
   #scaler: NodeJS.Timeout | undefined;
@@ -120,6 +122,14 @@ export class SqsEventSource {
       if (this.#running && this.#busy && this.#loops.length < ceiling) this.#loops.push(this.#poll());
       this.#busy = false;
     }, 200);
+  }
+
+  /**
+   * Messages this mapping has received and not yet finished with (invoked, then deleted or left to come
+   * back): 0 means no batch is being gathered, invoked or deleted right now.
+   */
+  get inHand(): number {
+    return this.#inHand;
   }
 
   /** Batches in flight at once right now (pollers started so far). */
@@ -169,6 +179,7 @@ export class SqsEventSource {
             ? longPoll
             : Math.max(0, Math.min(longPoll, Math.floor((windowEnds - Date.now()) / 1000)));
         const messages = await this.#receive(parameters.batchSize - batch.length, waiting);
+        this.#inHand += messages.length;
         for (const message of messages) {
           const record = toSqsEventRecord(message, this.#queueArn);
           bytes += Buffer.byteLength(JSON.stringify(record)) + 1;
@@ -181,7 +192,12 @@ export class SqsEventSource {
         if (window === 0 || Date.now() >= windowEnds || bytes >= MAX_PAYLOAD_BYTES * 0.9) break;
         if (messages.length === 0) await sleep(Math.min(100, Math.max(0, windowEnds - Date.now())));
       }
-      if (batch.length > 0) await this.#invoke(batch);
+      if (batch.length === 0) continue;
+      try {
+        await this.#invoke(batch);
+      } finally {
+        this.#inHand -= batch.length;
+      }
     }
   }
 
