@@ -210,13 +210,17 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       `${ledger.deliveredStream} delivered, ${invocations()} invoked, ${ledger.dead.size} dead-lettered`,
       Date.now(),
     );
-  /** Invocations (errors) per function, for the progress lines. */
+  /** The mappings' requests abandoned for want of an answer (§9.1 item 13, §9.2 item 10), each retried. */
+  const abandoned = () =>
+    (pipeline?.kinesisEsm?.stats.abandonedRequests ?? 0) +
+    [...(pipeline?.sqsEsms.values() ?? [])].reduce((n, esm) => n + esm.stats.abandonedRequests, 0);
+  /** Invocations (errors) per function, for the progress lines; abandoned requests when there are some. */
   const activity = () =>
     [...(pipeline?.functions.entries() ?? [])]
       .map(
         ([name, f]) => `${name} ${f.stats.invocations}${f.stats.errors ? ` (${f.stats.errors} errors)` : ""}`,
       )
-      .join(", ");
+      .join(", ") + (abandoned() > 0 ? `; mapping requests abandoned unanswered: ${abandoned()}` : "");
 
   const running: RunningEmulator[] = [];
   const stopAll = async () => {
@@ -265,6 +269,10 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       onLog: options.onLog ?? (() => {}),
       onKinesisEvent: (e) => {
         if (process.env.CHAOS_DEBUG) process.stderr.write(`kinesis ${JSON.stringify(e)}\n`);
+        if (e.type === "request-abandoned")
+          say(
+            `the Kinesis mapping's ${e.operation}${e.shardId ? ` (${e.shardId})` : ""} got no answer in ${e.boundMs} ms: abandoned, retrying`,
+          );
       },
       // The observer stands outside the injector: it sees what the mapping hands over, once per try.
       wrapInvoke: (name, invoke) => observe(name, faults(name, invoke)),

@@ -1,4 +1,5 @@
 export { type BatchResponseReading, readBatchResponse } from "./batch-response.js";
+export { RequestAbandonedError, sendWithin } from "./bounded-request.js";
 export type { Invokable } from "./invokable.js";
 export {
   eventRecordBytes,
@@ -10,6 +11,7 @@ export {
 export { FailureCondition, failureRecord, type KinesisFailureRecord } from "./kinesis/failure-record.js";
 export {
   type KinesisEsmEvent,
+  type KinesisEsmOperation,
   type KinesisEsmOptions,
   type KinesisEsmParameters,
   type KinesisEsmStats,
@@ -25,6 +27,7 @@ export { unzip, unzipTo } from "./lambda/unzip.js";
 export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,
+  type SqsEsmOperation,
   type SqsEsmOptions,
   type SqsEsmParameters,
   type SqsEsmStats,

@@ -122,6 +122,11 @@ export class Emulators {
     await this.stack.stop();
   }
 
+  /** The endpoints, for a proxy put in front of one. */
+  get endpoints(): { readonly kinesis: string; readonly sqs: string } {
+    return { kinesis: this.stack.kinesis.endpoint, sqs: this.stack.sqsS3.endpoint };
+  }
+
   #n = 0;
   name(prefix: string): string {
     this.#n += 1;

@@ -12,6 +12,7 @@ import { listShards } from "@mcp-pipeline/aws/kinesis-client";
 import { backoffDelayMs, retry, sleep } from "@mcp-pipeline/retry";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
+import { RequestAbandonedError, sendWithin } from "../bounded-request.js";
 import type { Invokable } from "../invokable.js";
 import {
   eventRecordBytes,
@@ -61,6 +62,12 @@ export interface KinesisEsmOptions {
    * backs off exponentially to a cap of 5 s.
    */
   readonly readRetryDelayMs?: (attempt: number) => number;
+  /**
+   * How long one request of the mapping (GetShardIterator, GetRecords, ListShards, a SendMessage to the
+   * on-failure destination) may go unanswered: then it is aborted and retried as a failed call (§9.1
+   * item 13). Default 30 s.
+   */
+  readonly requestBoundMs?: number;
   readonly now?: () => number;
   readonly onEvent?: (event: KinesisEsmEvent) => void;
 }
@@ -84,7 +91,18 @@ export type KinesisEsmEvent =
       readonly operation: "GetShardIterator" | "GetRecords";
       readonly errorName: string;
       readonly attempt: number;
+    }
+  /** A request got no answer within the bound and was aborted; it is retried (§9.1 item 13). */
+  | {
+      readonly type: "request-abandoned";
+      readonly operation: KinesisEsmOperation;
+      /** The shard the request was for; undefined for ListShards. */
+      readonly shardId: string | undefined;
+      readonly boundMs: number;
     };
+
+/** The requests the mapping itself sends. */
+export type KinesisEsmOperation = "GetShardIterator" | "GetRecords" | "ListShards" | "SendMessage";
 
 export interface KinesisEsmStats {
   polledRecords: number;
@@ -106,6 +124,8 @@ export interface KinesisEsmStats {
   readErrors: number;
   /** GetRecords answers of ExpiredIteratorException, each followed by a new iterator. */
   expiredIterators: number;
+  /** Requests aborted for want of an answer within the bound, each retried (§9.1 item 13). */
+  abandonedRequests: number;
 }
 
 /** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
@@ -114,6 +134,11 @@ const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 const BATCH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 /** Waits between the tries to deliver a failure record to the on-failure destination. */
 const DESTINATION_BACKOFF = { baseMs: 200, capMs: 5_000 } as const;
+/**
+ * How long a request may go unanswered. AWS answers these calls in well under a second; a loaded
+ * machine's emulator takes seconds (the SDK's 5 s warning), not tens of seconds.
+ */
+const REQUEST_BOUND_MS = 30_000;
 
 /** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
 function laneOf(partitionKey: string, lanes: number): number {
@@ -147,6 +172,7 @@ export class KinesisEventSource {
     maxIteratorAgeMs: 0,
     readErrors: 0,
     expiredIterators: 0,
+    abandonedRequests: 0,
   };
   /** The last sequence number of each shard below which every record is done (in memory). */
   readonly checkpoints = new Map<string, string>();
@@ -225,7 +251,9 @@ export class KinesisEventSource {
     const { kinesis, streamName } = this.#options;
     while (this.#running) {
       try {
-        const shards = await listShards(kinesis, streamName);
+        const shards = await this.#send("ListShards", undefined, (abortSignal) =>
+          listShards(kinesis, streamName, { abortSignal }),
+        );
         const known = new Set(shards.map((s) => s.ShardId ?? ""));
         for (const shard of shards) {
           const id = shard.ShardId ?? "";
@@ -259,14 +287,17 @@ export class KinesisEventSource {
     for (let attempt = 1; this.#running; attempt++) {
       const from = after ?? this.checkpoints.get(shardId);
       try {
-        const { ShardIterator } = await this.#options.kinesis.send(
-          new GetShardIteratorCommand({
-            StreamName: this.#options.streamName,
-            ShardId: shardId,
-            ...(from
-              ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: from }
-              : { ShardIteratorType: position }),
-          }),
+        const { ShardIterator } = await this.#send("GetShardIterator", shardId, (abortSignal) =>
+          this.#options.kinesis.send(
+            new GetShardIteratorCommand({
+              StreamName: this.#options.streamName,
+              ShardId: shardId,
+              ...(from
+                ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", StartingSequenceNumber: from }
+                : { ShardIteratorType: position }),
+            }),
+            { abortSignal },
+          ),
         );
         return ShardIterator;
       } catch (error) {
@@ -274,6 +305,27 @@ export class KinesisEventSource {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Sends one request of the mapping within the bound (§9.1 item 13). An abandoned request is counted
+   * and reported here, then fails like any other call: the caller's retry takes over.
+   */
+  async #send<T>(
+    operation: KinesisEsmOperation,
+    shardId: string | undefined,
+    send: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const boundMs = this.#options.requestBoundMs ?? REQUEST_BOUND_MS;
+    try {
+      return await sendWithin(operation, boundMs, send);
+    } catch (error) {
+      if (error instanceof RequestAbandonedError) {
+        this.stats.abandonedRequests += 1;
+        this.#options.onEvent?.({ type: "request-abandoned", operation, shardId, boundMs });
+      }
+      throw error;
+    }
   }
 
   /** Reports a failed read call and waits before the next try (capped exponential backoff). */
@@ -306,8 +358,11 @@ export class KinesisEventSource {
         let page: GetRecordsCommandOutput;
         const askedAt = this.#now();
         try {
-          page = await this.#options.kinesis.send(
-            new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }),
+          const current = iterator;
+          page = await this.#send("GetRecords", shardId, (abortSignal) =>
+            this.#options.kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: 10_000 }), {
+              abortSignal,
+            }),
           );
         } catch (error) {
           if ((error as { name?: string }).name === "ExpiredIteratorException") {
@@ -536,8 +591,11 @@ export class KinesisEventSource {
     try {
       await retry(
         () =>
-          destination.sqs.send(
-            new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
+          this.#send("SendMessage", shardId, (abortSignal) =>
+            destination.sqs.send(
+              new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
+              { abortSignal },
+            ),
           ),
         { maxAttempts: 5, delayMs: (r) => backoffDelayMs(r, DESTINATION_BACKOFF) },
       );

@@ -8,6 +8,7 @@ import {
 import { sleep } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
+import { RequestAbandonedError, sendWithin } from "../bounded-request.js";
 import type { Invokable } from "../invokable.js";
 import { MAX_PAYLOAD_BYTES } from "../kinesis/event.js";
 import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./event.js";
@@ -32,16 +33,33 @@ export interface SqsEsmOptions {
   readonly parameters: SqsEsmParameters;
   /** Long-poll wait per ReceiveMessage, in s (Lambda uses long polling, §2.1). */
   readonly waitTimeSeconds?: number;
+  /**
+   * How long one request (GetQueueAttributes, DeleteMessageBatch; ReceiveMessage beyond its long-poll
+   * wait) may go unanswered: then it is aborted and the poller goes on as after a failed call (§9.2
+   * item 10). Default 30 s.
+   */
+  readonly requestBoundMs?: number;
   readonly onEvent?: (event: SqsEsmEvent) => void;
 }
 
-export type SqsEsmEvent = {
-  readonly type: "invoked";
-  readonly queueUrl: string;
-  readonly messages: number;
-  readonly deleted: number;
-  readonly outcome: "success" | "partial" | "invalid" | "function-error";
-};
+/** The requests the mapping itself sends. */
+export type SqsEsmOperation = "GetQueueAttributes" | "ReceiveMessage" | "DeleteMessageBatch";
+
+export type SqsEsmEvent =
+  | {
+      readonly type: "invoked";
+      readonly queueUrl: string;
+      readonly messages: number;
+      readonly deleted: number;
+      readonly outcome: "success" | "partial" | "invalid" | "function-error";
+    }
+  /** A request got no answer within its bound and was aborted (§9.2 item 10). */
+  | {
+      readonly type: "request-abandoned";
+      readonly queueUrl: string;
+      readonly operation: SqsEsmOperation;
+      readonly boundMs: number;
+    };
 
 export interface SqsEsmStats {
   /** ReceiveMessage requests sent, counted when sent: a long poll in flight is counted (§2.1). */
@@ -53,6 +71,8 @@ export interface SqsEsmStats {
   /** Messages reported in batchItemFailures (FailedInvokeEventCount). */
   reportedMessages: number;
   deletedMessages: number;
+  /** Requests aborted for want of an answer within their bound (§9.2 item 10). */
+  abandonedRequests: number;
 }
 
 /** The function's timeout exceeds the queue's visibility timeout: Lambda refuses the mapping (§2.1). */
@@ -65,6 +85,9 @@ export class VisibilityTimeoutError extends Error {
     this.name = "VisibilityTimeoutError";
   }
 }
+
+/** How long a request may go unanswered beyond its long-poll wait (as the Kinesis mapping's bound). */
+const REQUEST_BOUND_MS = 30_000;
 
 /**
  * Lambda's SQS event source mapping, run locally (docs/aws-semantics.md §2, §3, §9.2): long polling,
@@ -81,6 +104,7 @@ export class SqsEventSource {
     invalidResponses: 0,
     reportedMessages: 0,
     deletedMessages: 0,
+    abandonedRequests: 0,
   };
   readonly #options: SqsEsmOptions;
   readonly #abort = new AbortController();
@@ -100,11 +124,14 @@ export class SqsEventSource {
 
   /** Validates the mapping as Lambda does at creation, then starts the pollers. */
   async start(): Promise<void> {
-    const { Attributes = {} } = await this.#options.sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: this.#options.queueUrl,
-        AttributeNames: ["QueueArn", "VisibilityTimeout", "FifoQueue"],
-      }),
+    const { Attributes = {} } = await this.#send("GetQueueAttributes", 0, (abortSignal) =>
+      this.#options.sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: this.#options.queueUrl,
+          AttributeNames: ["QueueArn", "VisibilityTimeout", "FifoQueue"],
+        }),
+        { abortSignal },
+      ),
     );
     this.#queueArn = Attributes.QueueArn ?? "";
     this.#fifo = Attributes.FifoQueue === "true";
@@ -144,18 +171,54 @@ export class SqsEventSource {
     await Promise.all(this.#loops);
   }
 
+  /**
+   * Sends one request within `waitMs` (a long poll's wait) plus the bound (§9.2 item 10), or until
+   * `stop` aborts. An abandoned request is counted and reported, then fails like any other call.
+   */
+  async #send<T>(
+    operation: SqsEsmOperation,
+    waitMs: number,
+    send: (signal: AbortSignal) => Promise<T>,
+    stop?: AbortSignal,
+  ): Promise<T> {
+    const boundMs = waitMs + (this.#options.requestBoundMs ?? REQUEST_BOUND_MS);
+    try {
+      return await sendWithin(operation, boundMs, send, stop);
+    } catch (error) {
+      if (error instanceof RequestAbandonedError) {
+        this.stats.abandonedRequests += 1;
+        this.#options.onEvent?.({
+          type: "request-abandoned",
+          queueUrl: this.#options.queueUrl,
+          operation,
+          boundMs,
+        });
+      }
+      throw error;
+    }
+  }
+
   async #receive(max: number, waitSeconds: number): Promise<Message[]> {
     this.stats.receiveRequests += 1;
     try {
-      const { Messages = [] } = await this.#options.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: this.#options.queueUrl,
-          MaxNumberOfMessages: Math.min(10, max),
-          WaitTimeSeconds: waitSeconds,
-          MessageSystemAttributeNames: ESM_SYSTEM_ATTRIBUTES,
-          MessageAttributeNames: ["All"],
-        }),
-        { abortSignal: this.#abort.signal },
+      // An abandoned receive may have been served: its messages come back after the visibility
+      // timeout (§2.1), a delay, never a loss.
+      const { Messages = [] } = await this.#send(
+        "ReceiveMessage",
+        waitSeconds * 1000,
+        (abortSignal) =>
+          this.#options.sqs.send(
+            new ReceiveMessageCommand({
+              QueueUrl: this.#options.queueUrl,
+              MaxNumberOfMessages: Math.min(10, max),
+              WaitTimeSeconds: waitSeconds,
+              MessageSystemAttributeNames: ESM_SYSTEM_ATTRIBUTES,
+              MessageAttributeNames: ["All"],
+            }),
+            { abortSignal },
+          ),
+        // stop() ends a long poll at once; a delete in flight is left to finish (a batch's deletes).
+        this.#abort.signal,
       );
       return Messages;
     } catch {
@@ -206,7 +269,7 @@ export class SqsEventSource {
     this.stats.invocations += 1;
     const result = await this.#options.function.invoke({ Records: batch });
     let keep = new Set<string>();
-    let outcome: SqsEsmEvent["outcome"] = "success";
+    let outcome: Extract<SqsEsmEvent, { type: "invoked" }>["outcome"] = "success";
     if (result.kind === "function-error") {
       // The whole batch becomes visible again after the visibility timeout (§2.3).
       this.stats.functionErrors += 1;
@@ -228,11 +291,14 @@ export class SqsEventSource {
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
       try {
-        await this.#options.sqs.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: this.#options.queueUrl,
-            Entries: chunk.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
-          }),
+        await this.#send("DeleteMessageBatch", 0, (abortSignal) =>
+          this.#options.sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: this.#options.queueUrl,
+              Entries: chunk.map((r, n) => ({ Id: String(n), ReceiptHandle: r.receiptHandle })),
+            }),
+            { abortSignal },
+          ),
         );
         this.stats.deletedMessages += chunk.length;
       } catch {
