@@ -1,9 +1,11 @@
 /**
  * The event sources' own requests (stream reads, shard listings, receives, deletes, destination sends)
- * each get a bound. The SDK clients' requestTimeout only warns, so a request the endpoint accepts and
- * never answers would hold its poller until the server gives up (minutes), and with it every record
- * behind it: a Kinesis shard, or its children waiting for it (§9.1 item 1). AWS's mappings never wait
- * that long on a read: a failed read is a "before invocation" error, retried (§1.3).
+ * each get a bound. The SDK clients' requestTimeout only warns, and Node's http.Server never times out
+ * a request it has read in full (its requestTimeout covers receiving the request only), so a request
+ * an emulator accepts and never answers holds its poller for good, or for 300 s when it crosses a
+ * loopback proxy built on fetch (undici's headersTimeout). With the poller waits every record behind
+ * it: a Kinesis shard, or its children waiting for it (§9.1 item 1). AWS's mappings never wait that
+ * long on a read: a failed read is a "before invocation" error, retried (§1.3).
  */
 
 /** A request got no answer within its bound: it was aborted, and the caller retries as for a failed call. */
