@@ -86,6 +86,13 @@ export class Ledger {
   /** First delivery of each stream record to the processor: ordinal and time. */
   readonly #deliveredOrdinal = new Map<string, number>();
   readonly #deliveredAt = new Map<string, number>();
+  /** Produced stream records per shard, to find the ones a failure range names. */
+  readonly #streamByShard = new Map<string, StreamInput[]>();
+  /**
+   * Produced stream records out of the Kinesis mapping's hands, by sequence number: received by the
+   * processor, or given up and named in a failure record (§1.6).
+   */
+  readonly #streamPassed = new Set<string>();
   readonly #jobDeliveredAt = new Map<string, number>();
   readonly #ranges = new Map<string, FailureRange[]>();
   readonly #rangeIds = new Set<string>();
@@ -102,6 +109,12 @@ export class Ledger {
   recordStream(input: StreamInput): void {
     this.#bySequence.set(input.sequenceNumber, this.#stream.length);
     this.#stream.push(input);
+    const shard = this.#streamByShard.get(input.shardId) ?? [];
+    shard.push(input);
+    this.#streamByShard.set(input.shardId, shard);
+    // The processor can receive a record, or the mapping give it up, before its put is answered here.
+    if (this.#deliveredOrdinal.has(input.sequenceNumber) || this.#inFailureRange(input))
+      this.#streamPassed.add(input.sequenceNumber);
   }
 
   recordJob(fifo: boolean, group: string, callId: string | undefined, body: string, messageId: string): void {
@@ -124,6 +137,17 @@ export class Ledger {
 
   get deliveredStream(): number {
     return this.#deliveredOrdinal.size;
+  }
+
+  /**
+   * Produced stream records still ahead of the Kinesis mapping: neither received by the processor nor
+   * given up. The producer paces on this, not on deliveries: a record older than
+   * MaximumRecordAgeInSeconds leaves its batch before any invocation and goes to the on-failure
+   * destination (§1.3, §1.6, §9.1 item 4), so it is never delivered, and a producer waiting for its
+   * delivery waits for good.
+   */
+  get streamBacklog(): number {
+    return this.#stream.length - this.#streamPassed.size;
   }
 
   effect(effect: Effect, at: number): void {
@@ -164,6 +188,7 @@ export class Ledger {
     for (const sequence of sequenceNumbers) {
       this.#replayPending.delete(sequence);
       if (this.#deliveredOrdinal.has(sequence)) continue;
+      if (this.#bySequence.has(sequence)) this.#streamPassed.add(sequence);
       this.#deliveredOrdinal.set(sequence, this.#ordinal++);
       this.#deliveredAt.set(sequence, at);
     }
@@ -180,6 +205,12 @@ export class Ledger {
     const list = this.#ranges.get(range.shardId) ?? [];
     list.push(range);
     this.#ranges.set(range.shardId, list);
+    for (const input of this.#streamByShard.get(range.shardId) ?? [])
+      if (
+        compareSequence(input.sequenceNumber, range.start) >= 0 &&
+        compareSequence(input.sequenceNumber, range.end) <= 0
+      )
+        this.#streamPassed.add(input.sequenceNumber);
   }
 
   deadLettered(queue: "tool" | "fifo" | "stream", message: DrainedMessage): void {

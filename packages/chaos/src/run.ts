@@ -328,8 +328,9 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       }
     };
 
-    // Production, paced: at most one chunk ahead of the processor's first deliveries, so the reshard and
-    // the restart happen while records flow, and 100,000 events never sit in one backlog.
+    // Production, paced: at most one chunk ahead of the Kinesis mapping (records the processor received
+    // or the mapping gave up, ledger.streamBacklog), so the reshard and the restart happen while records
+    // flow, and 100,000 events never sit in one backlog.
     const perChunk = (items: readonly JobItem[], c: number) =>
       items.slice(
         Math.floor((items.length * c) / schedule.chunks),
@@ -338,12 +339,12 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     for (let c = 0; c < schedule.chunks; c++) {
       observeProgress();
       if (outOfTime()) break;
-      for (let wait = 1; ledger.deliveredStream < ledger.producedStream - plan.options.chunk; wait++) {
+      for (let wait = 1; ledger.streamBacklog > plan.options.chunk; wait++) {
         observeProgress();
         if (outOfTime()) break;
         if (wait % 50 === 0)
           say(
-            `waiting for the processor: ${ledger.deliveredStream} of ${ledger.producedStream} delivered; ${activity()}`,
+            `waiting for the processor: ${ledger.streamBacklog} of ${ledger.producedStream} records neither delivered nor given up; ${activity()}`,
           );
         await sleep(100);
       }

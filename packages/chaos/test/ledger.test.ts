@@ -197,6 +197,34 @@ describe("the chaos ledger", () => {
     expect(ledger.replayPending).toBe(0);
   });
 
+  it("paces on records neither delivered nor given up: a record given up for its age is never delivered (§1.3)", () => {
+    const ledger = new Ledger();
+    for (const n of [1, 2, 3, 4, 5]) ledger.recordStream(event(n));
+    expect(ledger.streamBacklog).toBe(5);
+
+    // ev-1 delivered (twice: a retry counts once), a workers' record (not produced here) delivered too.
+    ledger.processorDelivered(["101", "101", "777"], 1);
+    // ev-2 to ev-4 given up before any invocation (RecordAgeExceeded), named by their failure record.
+    ledger.failureRange("f-1", { shardId: "shard-0", start: "102", end: "104" });
+    ledger.failureRange("f-1", { shardId: "shard-0", start: "102", end: "104" });
+
+    expect(ledger.streamBacklog).toBe(1);
+    expect(ledger.deliveredStream).toBe(2);
+    ledger.processorDelivered(["105"], 2);
+    expect(ledger.streamBacklog).toBe(0);
+  });
+
+  it("counts a record delivered or given up before its put was answered", () => {
+    // The mapping can read a record, and even give it up, before PutRecords' answer reaches the producer.
+    const ledger = new Ledger();
+    ledger.processorDelivered(["101"], 1);
+    ledger.failureRange("f-1", { shardId: "shard-1", start: "102", end: "103" });
+    ledger.recordStream(event(1));
+    ledger.recordStream(event(2, "k", "shard-1"));
+    ledger.recordStream(event(3));
+    expect(ledger.streamBacklog).toBe(1);
+  });
+
   it("compares sequence numbers as the big numbers they are", () => {
     expect(compareSequence("9", "10")).toBeLessThan(0);
     expect(compareSequence("495", "495")).toBe(0);
