@@ -70,6 +70,12 @@ export interface FinalState {
   readonly quarantined: ReadonlySet<string>;
 }
 
+function addRange(ranges: Map<string, FailureRange[]>, range: FailureRange): void {
+  const list = ranges.get(range.shardId) ?? [];
+  list.push(range);
+  ranges.set(range.shardId, list);
+}
+
 export class Ledger {
   readonly #stream: StreamInput[] = [];
   readonly #bySequence = new Map<string, number>();
@@ -94,8 +100,15 @@ export class Ledger {
    */
   readonly #streamPassed = new Set<string>();
   readonly #jobDeliveredAt = new Map<string, number>();
+  /** Failure records handed to dlq-redrive, per shard: their records are out of the mapping's hands. */
   readonly #ranges = new Map<string, FailureRange[]>();
   readonly #rangeIds = new Set<string>();
+  /**
+   * Failure records in the failure queue's DLQ, per shard: dlq-redrive failed them maxReceiveCount times
+   * (§2.3), so their records are not in the quarantine but in a DLQ, waiting for a redrive.
+   */
+  readonly #deadRanges = new Map<string, FailureRange[]>();
+  readonly #deadRangeIds = new Set<string>();
   /** Messages taken out of the DLQs, by messageId: the body and attributes a replay needs. */
   readonly dead = new Map<string, DrainedMessage & { readonly queue: "tool" | "fifo" | "stream" }>();
   /** Jobs (indexes) with a message in a DLQ. */
@@ -198,19 +211,29 @@ export class Ledger {
     for (const callId of callIds) if (!this.#jobDeliveredAt.has(callId)) this.#jobDeliveredAt.set(callId, at);
   }
 
-  /** A failure record of the Kinesis mapping (its on-failure destination, §1.6), by its messageId. */
+  /**
+   * A failure record of the Kinesis mapping (its on-failure destination, §1.6) handed to dlq-redrive, by
+   * its messageId: its records have left the mapping, but are accounted for only once dlq-redrive has
+   * stored them in the quarantine or the failure record is in the failure queue's DLQ.
+   */
   failureRange(id: string, range: FailureRange): void {
     if (this.#rangeIds.has(id)) return;
     this.#rangeIds.add(id);
-    const list = this.#ranges.get(range.shardId) ?? [];
-    list.push(range);
-    this.#ranges.set(range.shardId, list);
+    addRange(this.#ranges, range);
     for (const input of this.#streamByShard.get(range.shardId) ?? [])
       if (
         compareSequence(input.sequenceNumber, range.start) >= 0 &&
         compareSequence(input.sequenceNumber, range.end) <= 0
       )
         this.#streamPassed.add(input.sequenceNumber);
+  }
+
+  /** A failure record found in the failure queue's DLQ (SQS moved it there after maxReceiveCount, §2.3). */
+  failureRecordDeadLettered(id: string, range: FailureRange): void {
+    this.failureRange(id, range);
+    if (this.#deadRangeIds.has(id)) return;
+    this.#deadRangeIds.add(id);
+    addRange(this.#deadRanges, range);
   }
 
   deadLettered(queue: "tool" | "fifo" | "stream", message: DrainedMessage): void {
@@ -221,12 +244,29 @@ export class Ledger {
     if (index !== undefined) this.#deadJobs.add(index);
   }
 
-  #inFailureRange(input: StreamInput): boolean {
-    return (this.#ranges.get(input.shardId) ?? []).some(
+  #inFailureRange(input: StreamInput, ranges = this.#ranges): boolean {
+    return (ranges.get(input.shardId) ?? []).some(
       (r) =>
         compareSequence(input.sequenceNumber, r.start) >= 0 &&
         compareSequence(input.sequenceNumber, r.end) <= 0,
     );
+  }
+
+  /**
+   * Valid records given up by the mapping, not applied and not in the quarantine: the replay reads only
+   * the quarantine, so it must wait for these (dlq-redrive storing them, after a redrive of the failure
+   * queue's DLQ for those whose failure record is there).
+   */
+  givenUpNotQuarantined(limit = Number.POSITIVE_INFINITY): { count: number; names: string[] } {
+    let count = 0;
+    const names: string[] = [];
+    for (const s of this.#stream) {
+      if (s.callId === undefined || s.kind === "poison" || this.#callEffects.has(s.callId)) continue;
+      if (this.#quarantined.has(s.sequenceNumber) || !this.#inFailureRange(s)) continue;
+      count += 1;
+      if (names.length < limit) names.push(`${s.kind} record ${s.shardId}/${s.sequenceNumber} (${s.callId})`);
+    }
+    return { count, names };
   }
 
   #jobDead(index: number): boolean {
@@ -246,7 +286,7 @@ export class Ledger {
     for (let i = this.#streamSettled; i < this.#stream.length; i++) {
       const s = this.#stream[i] as StreamInput;
       const applied = s.callId !== undefined && s.kind !== "poison" && this.#callEffects.has(s.callId);
-      if (applied || this.#quarantined.has(s.sequenceNumber) || this.#inFailureRange(s)) {
+      if (applied || this.#quarantined.has(s.sequenceNumber) || this.#inFailureRange(s, this.#deadRanges)) {
         if (i === this.#streamSettled) this.#streamSettled += 1;
         continue;
       }

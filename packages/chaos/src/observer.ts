@@ -5,6 +5,7 @@
  * failure queue is dlq-redrive's to consume, so the ledger reads it here instead of receiving from it.
  */
 import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
+import { failureRangeOf } from "./failure-range.js";
 import type { Ledger } from "./ledger.js";
 
 interface Records {
@@ -42,21 +43,9 @@ export function observeInvocations(
       );
     } else if (name === "dlq-redrive") {
       for (const r of records) {
-        try {
-          const info = (
-            JSON.parse(r.body ?? "") as {
-              KinesisBatchInfo?: { shardId: string; startSequenceNumber: string; endSequenceNumber: string };
-            }
-          ).KinesisBatchInfo;
-          if (info)
-            ledger.failureRange(r.messageId ?? "", {
-              shardId: info.shardId,
-              start: info.startSequenceNumber,
-              end: info.endSequenceNumber,
-            });
-        } catch {
-          // Not a failure record: dlq-redrive sets it aside itself.
-        }
+        // A body that is no failure record names no range: dlq-redrive sets it aside itself.
+        const range = failureRangeOf(r.body ?? "");
+        if (range) ledger.failureRange(r.messageId ?? "", range);
       }
     }
     return invoke(event);

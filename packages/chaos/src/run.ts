@@ -16,6 +16,7 @@ import { listQuarantine, replayQuarantine, storedQuarantineKeys } from "@mcp-pip
 import { sleep } from "@mcp-pipeline/retry";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
+import { failureRangeOf } from "./failure-range.js";
 import { type InvocationFaultCounts, invocationFaults } from "./injector.js";
 import { type Check, type FinalState, Ledger, Phase, type StallBounds } from "./ledger.js";
 import { observeInvocations } from "./observer.js";
@@ -127,6 +128,26 @@ async function sendJobs(
     }
   }
   return ids;
+}
+
+/** Failure records back to the failure queue (a redrive makes new messages, §4); retried while SQS is down. */
+async function redriveFailureRecords(sqs: SQSClient, queueUrl: string, bodies: readonly string[]) {
+  for (let i = 0; i < bodies.length; i += 10) {
+    const chunk = bodies.slice(i, i + 10);
+    for (;;) {
+      const response = await sqs
+        .send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: chunk.map((body, n) => ({ Id: String(n), MessageBody: body })),
+          }),
+        )
+        .catch(() => undefined);
+      // A batch retried whole may send a failure record twice: dlq-redrive stores only what is absent.
+      if (response && (response.Failed ?? []).length === 0) break;
+      await sleep(200);
+    }
+  }
 }
 
 /** A run whose plan asked for a fault that never happened has not shown what it claims to. */
@@ -307,23 +328,8 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         const messages = await drainQueue(p.sqs, url).catch(() => []);
         for (const m of messages) {
           ledger.deadLettered(queue, m);
-          if (queue === "stream") {
-            const info = (
-              JSON.parse(m.body) as {
-                KinesisBatchInfo?: {
-                  shardId: string;
-                  startSequenceNumber: string;
-                  endSequenceNumber: string;
-                };
-              }
-            ).KinesisBatchInfo;
-            if (info)
-              ledger.failureRange(m.id, {
-                shardId: info.shardId,
-                start: info.startSequenceNumber,
-                end: info.endSequenceNumber,
-              });
-          }
+          const range = queue === "stream" ? failureRangeOf(m.body) : undefined;
+          if (range) ledger.failureRecordDeadLettered(m.id, range);
         }
       }
     };
@@ -442,6 +448,44 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     ledger.phase = Phase.Replay;
     let replayedRecords = 0;
     let redrivenJobs = 0;
+    if (!timedOut) {
+      // The replay reads only the quarantine. A failure record that dlq-redrive could not store within
+      // the failure queue's maxReceiveCount receives is in that queue's DLQ (§2.3): redriven to the failure
+      // queue as an operator would (docs/operations.md), it is stored; a record still with dlq-redrive is
+      // waited for. Else the replay would leave out every record those failure records name.
+      const redriven = new Set<string>();
+      for (let loop = 0; ; loop++) {
+        await drainDlqs();
+        const failureRecords = [...ledger.dead].filter(
+          ([id, m]) =>
+            m.queue === "stream" &&
+            !redriven.has(id) &&
+            // One that dlq-redrive set aside itself (not a readable failure record) would only come back.
+            m.attributes["pipeline.reason.code"] === undefined &&
+            failureRangeOf(m.body) !== undefined,
+        );
+        if (failureRecords.length > 0) {
+          await redriveFailureRecords(
+            pipeline.sqs,
+            pipeline.queues.streamFailures.url,
+            failureRecords.map(([, m]) => m.body),
+          );
+          for (const [id] of failureRecords) redriven.add(id);
+        }
+        const open = ledger.givenUpNotQuarantined(3);
+        observeProgress();
+        if (loop % 10 === 0)
+          say(
+            `before the replay: ${open.count} given-up records not yet in the quarantine (${open.names.join("; ")}); ${redriven.size} failure records redriven from the failure queue's DLQ; ${activity()}`,
+          );
+        if (open.count === 0) break;
+        if (outOfTime()) {
+          timedOut = true;
+          break;
+        }
+        await sleep(500);
+      }
+    }
     if (!timedOut) {
       // The replay marks each record it wrote, so running it again after a failure resumes where it
       // stopped (packages/recovery): a few tries, then the failure is the run's.

@@ -18,7 +18,7 @@ const message = (id: string, attributes: Record<string, string> = {}) => ({
 });
 
 describe("the chaos ledger", () => {
-  it("accounts for an input applied, quarantined, in a failure range or in a DLQ, and for nothing else", () => {
+  it("accounts for an input applied, quarantined, in a dead-lettered failure record or in a DLQ, and for nothing else", () => {
     // Prepare: four records and two jobs.
     const ledger = new Ledger();
     for (const n of [1, 2, 3, 4]) ledger.recordStream(event(n));
@@ -32,10 +32,11 @@ describe("the chaos ledger", () => {
     ledger.recordJob(false, "g", "job-1", "{}", "m-1");
     ledger.recordJob(false, "g", undefined, "not json", "m-2");
 
-    // Act: ev-1 applied, ev-2's record quarantined, ev-3 in a given-up range; the poison job in a DLQ.
+    // Act: ev-1 applied, ev-2's record quarantined, ev-3 in a failure record in the failure queue's DLQ;
+    // the poison job in a DLQ.
     ledger.effect({ kind: "call-state", callId: "ev-1" }, 0);
     ledger.effect({ kind: "quarantined", sequenceNumber: "102" }, 0);
-    ledger.failureRange("f-1", { shardId: "shard-0", start: "103", end: "103" });
+    ledger.failureRecordDeadLettered("f-1", { shardId: "shard-0", start: "103", end: "103" });
     ledger.deadLettered("tool", message("d-1", { "pipeline.source.messageId": "m-2" }));
 
     // Assess: ev-4, the poison record and job-1 are not accounted for yet, and named.
@@ -49,6 +50,38 @@ describe("the chaos ledger", () => {
     expect(ledger.unsettled().count).toBe(0);
     // ev-2 and ev-3 are kept, not applied: the replay must still apply them.
     expect(ledger.unapplied().names).toEqual(["event ev-2", "event ev-3"]);
+  });
+
+  it("accounts for a given-up record once it is quarantined or its failure record is in the failure queue's DLQ, not when dlq-redrive is handed it", () => {
+    // dlq-redrive may fail to store a failure record's records (its deadline, S3 errors) and, after
+    // maxReceiveCount receives, SQS moves the failure record to the failure queue's DLQ (§2.3): the range
+    // handed over says nothing about where its records are.
+    const ledger = new Ledger();
+    for (const n of [1, 2, 3, 4]) ledger.recordStream(event(n));
+    ledger.failureRange("f-1", { shardId: "shard-0", start: "101", end: "102" });
+    ledger.failureRange("f-2", { shardId: "shard-0", start: "103", end: "104" });
+    // Handed over: out of the mapping's hands (the producer's pacing), not yet accounted for.
+    expect(ledger.streamBacklog).toBe(0);
+    expect(ledger.unsettled().count).toBe(4);
+
+    ledger.effect({ kind: "quarantined", sequenceNumber: "101" }, 0);
+    ledger.failureRecordDeadLettered("f-2", { shardId: "shard-0", start: "103", end: "104" });
+    expect(ledger.unsettled().names).toEqual(["event record shard-0/102 (ev-2)"]);
+
+    // Before the replay lists the quarantine, every given-up record not applied must be in it: ev-2 is
+    // still with dlq-redrive, ev-3 and ev-4 wait in the DLQ for a redrive.
+    expect(ledger.givenUpNotQuarantined()).toEqual({
+      count: 3,
+      names: [
+        "event record shard-0/102 (ev-2)",
+        "event record shard-0/103 (ev-3)",
+        "event record shard-0/104 (ev-4)",
+      ],
+    });
+    ledger.effect({ kind: "call-state", callId: "ev-2" }, 0);
+    ledger.effect({ kind: "quarantined", sequenceNumber: "103" }, 0);
+    ledger.effect({ kind: "quarantined", sequenceNumber: "104" }, 0);
+    expect(ledger.givenUpNotQuarantined().count).toBe(0);
   });
 
   it("counts a second effect of one event or job as a duplicate, and a job's second send as the same input", () => {
