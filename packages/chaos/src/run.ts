@@ -6,7 +6,11 @@
  */
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
@@ -87,67 +91,74 @@ export function stallBounds(settings: EnvironmentSettings, timeScale: number, ou
   };
 }
 
-async function sendJobs(
+type BatchEntry = Omit<SendMessageBatchRequestEntry, "Id">;
+
+/**
+ * Sends messages ten a request, each request retried every 200 ms while the SQS endpoint is down (the
+ * restart); returns their message ids in order. Entries SQS refuses either fail the run (`refused:
+ * "throw"`) or are sent again with their request (`"retry"`).
+ */
+async function sendInTens(
   sqs: SQSClient,
   queueUrl: string,
-  jobs: readonly { job: JobItem; copy: number }[],
-  fifo: boolean,
+  entries: readonly BatchEntry[],
+  refused: "throw" | "retry",
 ): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < jobs.length; i += 10) {
-    const chunk = jobs.slice(i, i + 10);
-    for (;;) {
-      try {
-        const response = await sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: chunk.map(({ job, copy }, n) => ({
-              Id: String(n),
-              MessageBody: job.body,
-              ...(fifo
-                ? {
-                    MessageGroupId: job.group,
-                    // A second send with its own id: a producer retry after SQS's five-minute
-                    // deduplication window (§3), which only idempotency catches.
-                    MessageDeduplicationId: `${job.kind === "job" ? job.callId : `poison-${i + n}`}-${copy}`,
-                  }
-                : {}),
-            })),
-          }),
-        );
-        if ((response.Failed ?? []).length > 0)
-          throw new Error(`SendMessageBatch refused ${response.Failed?.length} jobs`);
-        const byId = new Map((response.Successful ?? []).map((s) => [s.Id, s.MessageId ?? ""]));
-        for (let n = 0; n < chunk.length; n++) ids.push(byId.get(String(n)) ?? "");
-        break;
-      } catch (error) {
-        // The SQS endpoint may be down (the restart): a producer retries; a FIFO resend is deduplicated.
-        if ((error as Error).message.startsWith("SendMessageBatch refused")) throw error;
-        await sleep(200);
-      }
-    }
-  }
-  return ids;
-}
-
-/** Failure records back to the failure queue (a redrive makes new messages, §4); retried while SQS is down. */
-async function redriveFailureRecords(sqs: SQSClient, queueUrl: string, bodies: readonly string[]) {
-  for (let i = 0; i < bodies.length; i += 10) {
-    const chunk = bodies.slice(i, i + 10);
+  for (let i = 0; i < entries.length; i += 10) {
+    const chunk = entries.slice(i, i + 10);
     for (;;) {
       const response = await sqs
         .send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: chunk.map((body, n) => ({ Id: String(n), MessageBody: body })),
+            Entries: chunk.map((entry, n) => ({ Id: String(n), ...entry })),
           }),
         )
         .catch(() => undefined);
-      // A batch retried whole may send a failure record twice: dlq-redrive stores only what is absent.
-      if (response && (response.Failed ?? []).length === 0) break;
+      const failed = response?.Failed?.length ?? 0;
+      if (response && failed > 0 && refused === "throw")
+        throw new Error(`SendMessageBatch refused ${failed} messages`);
+      if (response && failed === 0) {
+        const byId = new Map((response.Successful ?? []).map((s) => [s.Id, s.MessageId ?? ""]));
+        for (let n = 0; n < chunk.length; n++) ids.push(byId.get(String(n)) ?? "");
+        break;
+      }
       await sleep(200);
     }
   }
+  return ids;
+}
+
+function sendJobs(
+  sqs: SQSClient,
+  queueUrl: string,
+  jobs: readonly { job: JobItem; copy: number }[],
+  fifo: boolean,
+): Promise<string[]> {
+  const entries = jobs.map(({ job, copy }, i) => ({
+    MessageBody: job.body,
+    ...(fifo
+      ? {
+          MessageGroupId: job.group,
+          // A second send with its own id: a producer retry after SQS's five-minute deduplication
+          // window (§3), which only idempotency catches. A FIFO resend while SQS is down is deduplicated.
+          MessageDeduplicationId: `${job.kind === "job" ? job.callId : `poison-${i}`}-${copy}`,
+        }
+      : {}),
+  }));
+  return sendInTens(sqs, queueUrl, entries, "throw");
+}
+
+/** Failure records back to the failure queue (a redrive makes new messages, §4); retried while SQS is down. */
+async function redriveFailureRecords(sqs: SQSClient, queueUrl: string, bodies: readonly string[]) {
+  // A batch retried whole may send a failure record twice: dlq-redrive stores only what is absent.
+  await sendInTens(
+    sqs,
+    queueUrl,
+    bodies.map((body) => ({ MessageBody: body })),
+    "retry",
+  );
 }
 
 /** A run whose plan asked for a fault that never happened has not shown what it claims to. */
