@@ -15,8 +15,14 @@ import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
-import { drainQueue, type JobItem, LocalPipeline, stuckWrites } from "@mcp-pipeline/local-pipeline";
-import { listQuarantine, replayQuarantine, storedQuarantineKeys } from "@mcp-pipeline/recovery";
+import {
+  drainQueue,
+  type JobItem,
+  LocalPipeline,
+  listGivenUp,
+  stuckWrites,
+} from "@mcp-pipeline/local-pipeline";
+import { replayQuarantine, storedQuarantineKeys } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
@@ -501,14 +507,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       // The replay marks each record it wrote, so running it again after a failure resumes where it
       // stopped (packages/recovery): a few tries, then the failure is the run's.
       for (let attempt = 1; ; attempt++) {
-        const givenUp = [
-          ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
-            reason: "RetryAttemptsExhausted",
-          })),
-          ...(await listQuarantine(direct.s3, pipeline.names.quarantineBucket, {
-            reason: "RecordAgeExceeded",
-          })),
-        ];
+        const givenUp = await listGivenUp(direct.s3, pipeline.names.quarantineBucket);
         try {
           if (givenUp.length > 0)
             replayedRecords += (

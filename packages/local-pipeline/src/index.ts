@@ -1,5 +1,6 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
+export { listGivenUp } from "./given-up.js";
 export {
   type Endpoints,
   endpointsFromEnvironment,

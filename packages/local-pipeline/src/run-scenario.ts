@@ -4,9 +4,10 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
-import { listQuarantine, replayQuarantine } from "@mcp-pipeline/recovery";
+import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
+import { listGivenUp } from "./given-up.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
 import type { JobItem, Scenario } from "./scenario.js";
@@ -93,9 +94,6 @@ export interface Progress {
   readonly quarantineObjects: number;
   readonly dlq: number;
 }
-
-/** Why the processor's event source gave up on a record that is valid: what a replay puts back. */
-const GIVEN_UP: ReadonlySet<string> = new Set(["RetryAttemptsExhausted", "RecordAgeExceeded"]);
 
 function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
@@ -331,10 +329,7 @@ export async function runScenario(
   // The downstream recovers: faults off, then what the processor gave up on goes back into the stream
   // (docs/operations.md), and every valid event must end up applied.
   let replayed = 0;
-  // One listing (it reads every object of the bucket), the two reasons taken from it, in shard order.
-  const givenUp = (await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket)).filter((e) =>
-    GIVEN_UP.has(e.record.reason.code),
-  );
+  const givenUp = await listGivenUp(pipeline.s3, pipeline.names.quarantineBucket);
   if (givenUp.length > 0 && Date.now() < deadline) {
     pipeline.faultsActive = false;
     const entries = givenUp;
