@@ -311,6 +311,10 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
           say(
             `the Kinesis mapping's ${e.operation}${e.shardId ? ` (${e.shardId})` : ""} got no answer in ${e.boundMs} ms: abandoned, retrying`,
           );
+        if (e.type === "destination-failed")
+          say(
+            `the Kinesis mapping could not deliver the failure record of ${e.record.KinesisBatchInfo.shardId} ${e.record.KinesisBatchInfo.startSequenceNumber}..${e.record.KinesisBatchInfo.endSequenceNumber} (${e.errorName}): its ${e.record.KinesisBatchInfo.batchSize} records are dropped, as AWS drops them (§6)`,
+          );
       },
       // The observer stands outside the injector: it sees what the mapping hands over, once per try.
       wrapInvoke: (name, invoke) => observe(name, faults(name, invoke)),

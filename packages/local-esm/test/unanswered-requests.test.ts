@@ -192,6 +192,95 @@ describe("§9.1 item 13: the Kinesis mapping abandons an unanswered request and 
   });
 });
 
+describe("§1.6, §6: the on-failure destination is tried for a span, then the records are dropped", () => {
+  /** A door that holds the first `count` SendMessage requests (each abandoned at the bound) and passes the rest. */
+  async function holdSendMessages(count: number): Promise<RequestDoor> {
+    let held = 0;
+    const door = await startRequestDoor(
+      emulators.endpoints.sqs,
+      (target) => {
+        if (held >= count || !target.endsWith(".SendMessage")) return DoorAction.Pass;
+        held += 1;
+        return DoorAction.HoldUnsent;
+      },
+      AwsJsonContentType.V1_0,
+    );
+    doors.push(door);
+    return door;
+  }
+
+  async function poisonMapping(door: RequestDoor, destinationRetrySpanMs?: number) {
+    const stream = await emulators.stream();
+    await emulators.put(stream.name, [{ id: "poison", fail: "throw" }]);
+    const destination = await emulators.queue();
+    const events: KinesisEsmEvent[] = [];
+    const fn = new RecordingFunction();
+    const esm = new KinesisEventSource({
+      kinesis: emulators.kinesis,
+      streamName: stream.name,
+      stream: { streamArn: stream.arn, region: "us-east-1", roleArn: "arn:aws:iam::000000000000:role/r" },
+      function: fn,
+      parameters: { ...kinesisParameters, maximumRetryAttempts: 0 },
+      onFailure: {
+        sqs: sqsClient({ ...emulatorClientOptions(door), maxAttempts: 1 }),
+        queueUrl: destination.url,
+      },
+      pollIntervalMs: 20,
+      retryDelayMs: () => 10,
+      requestBoundMs: BOUND_MS,
+      ...(destinationRetrySpanMs === undefined ? {} : { destinationRetrySpanMs }),
+      onEvent: (e) => events.push(e),
+    });
+    running.push(esm, fn);
+    return { esm, events, destination };
+  }
+
+  it("a destination down for more than five tries: still delivered within the span, nothing dropped", async () => {
+    // Prepare: six unanswered sends, one more than the mapping used to try (the chaos run's SQS restart
+    // outlasted five tries on a loaded machine).
+    const door = await holdSendMessages(6);
+    const { esm, events, destination } = await poisonMapping(door);
+
+    // Act
+    esm.start();
+
+    // Assert
+    await eventually(() => expect(esm.stats.onFailureDelivered).toBe(1));
+    expect(esm.stats.destinationDeliveryFailures).toBe(0);
+    expect(esm.stats.abandonedRequests).toBe(6);
+    expect(events.filter((e) => e.type === "destination-failed")).toEqual([]);
+    const records = (await emulators.drain(destination.url)) as { requestContext?: { condition?: string } }[];
+    expect(records.map((r) => r.requestContext?.condition)).toEqual(["RetryAttemptsExhausted"]);
+  });
+
+  it("a destination down past the span: the batch is dropped, counted and reported with its failure record", async () => {
+    // Prepare: the door never lets a SendMessage through; the span covers two tries (300 ms bound each,
+    // 200 ms between).
+    const door = await holdSendMessages(Number.POSITIVE_INFINITY);
+    const { esm, events, destination } = await poisonMapping(door, 600);
+
+    // Act
+    esm.start();
+
+    // Assert
+    await eventually(() => expect(esm.stats.destinationDeliveryFailures).toBe(1));
+    expect(esm.stats.onFailureDelivered).toBe(0);
+    expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(1);
+    const failed = events.filter((e) => e.type === "destination-failed");
+    expect(failed).toEqual([
+      {
+        type: "destination-failed",
+        errorName: "RequestAbandonedError",
+        record: expect.objectContaining({
+          requestContext: expect.objectContaining({ condition: "RetryAttemptsExhausted" }),
+          KinesisBatchInfo: expect.objectContaining({ shardId: "shardId-000000000000", batchSize: 1 }),
+        }),
+      },
+    ]);
+    expect(await emulators.drain(destination.url)).toEqual([]);
+  });
+});
+
 describe("§9.2 item 10: the SQS mapping abandons an unanswered request", () => {
   async function sqsSetup(operation: string) {
     const queue = await emulators.queue({ visibilitySeconds: 2 });

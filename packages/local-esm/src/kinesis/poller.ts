@@ -68,6 +68,12 @@ export interface KinesisEsmOptions {
    * item 13). Default 30 s.
    */
   readonly requestBoundMs?: number;
+  /**
+   * How long the mapping keeps trying to deliver a failure record to the on-failure destination before
+   * it drops the record's batch (counted in `destinationDeliveryFailures`, reported as
+   * `destination-failed`; §1.6, §6). Default 60 s: an SQS endpoint that restarts is back within that.
+   */
+  readonly destinationRetrySpanMs?: number;
   readonly now?: () => number;
   readonly onEvent?: (event: KinesisEsmEvent) => void;
 }
@@ -83,6 +89,11 @@ export type KinesisEsmEvent =
     }
   | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
   | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
+  /**
+   * The failure record of a discarded batch could not be delivered within the retry span: its records
+   * are dropped, as AWS drops them (DroppedEventCount, DestinationDeliveryFailures; §6).
+   */
+  | { readonly type: "destination-failed"; readonly record: KinesisFailureRecord; readonly errorName: string }
   | { readonly type: "shard-finished"; readonly shardId: string }
   /** A read call failed and will be retried (§1.3 "Before invocation"); `attempt` counts consecutive failures. */
   | {
@@ -134,6 +145,11 @@ const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 const BATCH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 /** Waits between the tries to deliver a failure record to the on-failure destination. */
 const DESTINATION_BACKOFF = { baseMs: 200, capMs: 5_000 } as const;
+/**
+ * How long those tries go on. AWS does not document its span; ours outlasts an emulator restart on a
+ * loaded machine (the chaos run's SQS restart took up to 6.6 s), which five tries (~3 s) did not.
+ */
+const DESTINATION_RETRY_SPAN_MS = 60_000;
 /**
  * How long a request may go unanswered. AWS answers these calls in well under a second; a loaded
  * machine's emulator takes seconds (the SDK's 5 s warning), not tens of seconds.
@@ -588,6 +604,9 @@ export class KinesisEventSource {
     this.#options.onEvent?.({ type: "discarded", record });
     const destination = this.#options.onFailure;
     if (!destination) return;
+    // The real clock, not `now`: the span is how long this mapping waits, not the records' age.
+    const giveUpAt = performance.now() + (this.#options.destinationRetrySpanMs ?? DESTINATION_RETRY_SPAN_MS);
+    const delayMs = (r: number) => backoffDelayMs(r, DESTINATION_BACKOFF);
     try {
       await retry(
         () =>
@@ -597,12 +616,18 @@ export class KinesisEventSource {
               { abortSignal },
             ),
           ),
-        { maxAttempts: 5, delayMs: (r) => backoffDelayMs(r, DESTINATION_BACKOFF) },
+        {
+          maxAttempts: Number.POSITIVE_INFINITY,
+          delayMs,
+          retryable: (_error, attempt) => performance.now() + delayMs(attempt) < giveUpAt,
+        },
       );
       this.stats.onFailureDelivered += records.length;
       this.stats.onFailureMessages += 1;
-    } catch {
+    } catch (error) {
       this.stats.destinationDeliveryFailures += 1;
+      const errorName = error instanceof Error ? error.name : typeof error;
+      this.#options.onEvent?.({ type: "destination-failed", record, errorName });
     }
   }
 }
