@@ -346,12 +346,15 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         ["fifo", p.queues.sessionJobsDlq.url],
         ["stream", p.queues.streamFailuresDlq.url],
       ] as const) {
-        const messages = await drainQueue(p.sqs, url).catch(() => []);
-        for (const m of messages) {
-          ledger.deadLettered(queue, m);
-          const range = queue === "stream" ? failureRangeOf(m.body) : undefined;
-          if (range) ledger.failureRecordDeadLettered(m.id, range);
-        }
+        // Each page is in the ledger before it is deleted: a drain that fails part-way (the SQS restart)
+        // loses nothing it took, and the next round reads the rest.
+        await drainQueue(p.sqs, url, (page) => {
+          for (const m of page) {
+            ledger.deadLettered(queue, m);
+            const range = queue === "stream" ? failureRangeOf(m.body) : undefined;
+            if (range) ledger.failureRecordDeadLettered(m.id, range);
+          }
+        }).catch(() => undefined);
       }
     };
 

@@ -11,26 +11,39 @@ export interface DrainedMessage {
 }
 
 /**
- * Receives every message visible now and deletes each once it is in the returned list. A FIFO queue
+ * Receives every message visible now and hands each page to `keep` before deleting it. A FIFO queue
  * returns no later message of a group while an earlier one is in flight (docs/aws-semantics.md §3), so
  * reading without deleting (a peek) hides the second message of a group until the first's visibility
  * timeout ends: a ledger that peeks sees a loss that is not one. Deleting is safe only because the
- * caller keeps the messages (body and attributes: what a replay needs) from then on.
+ * caller has kept the messages (body and attributes: what a replay needs) by then: a page is kept
+ * before its delete, so a call that fails later (the SQS endpoint restarting) rejects without taking
+ * away what was already deleted. A `keep` that throws leaves its page in the queue.
  */
-export function drainQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
-  return readQueue(sqs, queueUrl, true);
+export async function drainQueue(
+  sqs: SQSClient,
+  queueUrl: string,
+  keep: (page: readonly DrainedMessage[]) => void,
+): Promise<void> {
+  await readQueue(sqs, queueUrl, keep, true);
 }
 
 /**
  * Reads every message visible now without deleting it: each stays hidden for a minute, then comes
  * back. For a queue that another consumer owns; never for a FIFO queue one means to read whole.
  */
-export function peekQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
-  return readQueue(sqs, queueUrl, false);
+export async function peekQueue(sqs: SQSClient, queueUrl: string): Promise<DrainedMessage[]> {
+  const out: DrainedMessage[] = [];
+  await readQueue(sqs, queueUrl, (page) => out.push(...page), false);
+  return out;
 }
 
-async function readQueue(sqs: SQSClient, queueUrl: string, take: boolean): Promise<DrainedMessage[]> {
-  const out: DrainedMessage[] = [];
+/** Hands each page of what is visible now to `onPage`; with `take`, then deletes that page. */
+async function readQueue(
+  sqs: SQSClient,
+  queueUrl: string,
+  onPage: (page: readonly DrainedMessage[]) => void,
+  take: boolean,
+): Promise<void> {
   for (;;) {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
@@ -44,17 +57,18 @@ async function readQueue(sqs: SQSClient, queueUrl: string, take: boolean): Promi
         MessageSystemAttributeNames: ["MessageGroupId"],
       }),
     );
-    if (Messages.length === 0) return out;
-    for (const m of Messages) {
-      out.push({
+    if (Messages.length === 0) return;
+    const page = Messages.map(
+      (m): DrainedMessage => ({
         id: m.MessageId ?? "",
         body: m.Body ?? "",
         attributes: Object.fromEntries(
           Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? ""]),
         ),
         group: m.Attributes?.MessageGroupId,
-      });
-    }
+      }),
+    );
+    onPage(page);
     if (!take) continue;
     // A failed delete leaves the message to come back after its visibility timeout: read twice, kept
     // by messageId, never lost.

@@ -302,12 +302,14 @@ export async function runScenario(
     if (missing.length > 0) {
       // The DLQs are drained into the ledger (kept by messageId): a peek of the FIFO DLQ hid a group's
       // second poison job behind its first (§3). The failure queue is dlq-redrive's: read, not taken.
-      const [toolDead, fifoDead, failed] = await Promise.all([
-        drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url),
-        drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url),
+      const keepDead = (page: readonly DrainedMessage[]) => {
+        for (const d of page) dead.set(d.id, d);
+      };
+      const [, , failed] = await Promise.all([
+        drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url, keepDead),
+        drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url, keepDead),
         peekQueue(pipeline.sqs, pipeline.queues.streamFailures.url),
       ]);
-      for (const d of [...toolDead, ...fifoDead]) dead.set(d.id, d);
       for (const f of failed) {
         const info = (
           JSON.parse(f.body) as {
