@@ -138,6 +138,13 @@ export class Ledger {
       this.#jobByMessageId.set(messageId, known);
       return;
     }
+    const taken = this.#jobByMessageId.get(messageId);
+    if (taken !== undefined && messageId !== "")
+      // SQS answered a send with the id of an earlier job's message: it deduplicated this one (§3), so
+      // it does not exist, and waiting for it would look like a loss. The producer's ids are wrong.
+      throw new Error(
+        `job message ${messageId} was answered for two jobs (${taken} and ${this.#jobs.length}): SQS deduplicated the second send (docs/aws-semantics.md §3); each job needs a deduplication id of its own`,
+      );
     const index = this.#jobs.length;
     this.#jobs.push({ fifo, group, callId, body, messageIds: [messageId] });
     if (callId !== undefined) this.#jobByCallId.set(callId, index);

@@ -28,6 +28,7 @@ import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings"
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
 import { failureRangeOf } from "./failure-range.js";
 import { type InvocationFaultCounts, invocationFaults } from "./injector.js";
+import { type JobSend, jobMessage } from "./job-messages.js";
 import { type Check, type FinalState, Ledger, Phase, type StallBounds } from "./ledger.js";
 import { observeInvocations } from "./observer.js";
 import type { FaultPlan } from "./plan.js";
@@ -139,21 +140,15 @@ async function sendInTens(
 function sendJobs(
   sqs: SQSClient,
   queueUrl: string,
-  jobs: readonly { job: JobItem; copy: number }[],
+  sends: readonly JobSend[],
   fifo: boolean,
 ): Promise<string[]> {
-  const entries = jobs.map(({ job, copy }, i) => ({
-    MessageBody: job.body,
-    ...(fifo
-      ? {
-          MessageGroupId: job.group,
-          // A second send with its own id: a producer retry after SQS's five-minute deduplication
-          // window (§3), which only idempotency catches. A FIFO resend while SQS is down is deduplicated.
-          MessageDeduplicationId: `${job.kind === "job" ? job.callId : `poison-${i}`}-${copy}`,
-        }
-      : {}),
-  }));
-  return sendInTens(sqs, queueUrl, entries, "throw");
+  return sendInTens(
+    sqs,
+    queueUrl,
+    sends.map((send) => jobMessage(send, fifo)),
+    "throw",
+  );
 }
 
 /** Failure records back to the failure queue (a redrive makes new messages, §4); retried while SQS is down. */
@@ -406,13 +401,13 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         [true, scenario.fifoJobs, plan.duplicateFifoJobs, pipeline.queues.sessionJobs.url],
       ] as const) {
         const offset = Math.floor((all.length * c) / schedule.chunks);
-        const jobs = perChunk(all, c).flatMap((job, n) =>
+        const jobs = perChunk(all, c).flatMap((job, n): JobSend[] =>
           twice.has(offset + n) && job.kind === "job"
             ? [
-                { job, copy: 0 },
-                { job, copy: 1 },
+                { job, index: offset + n, copy: 0 },
+                { job, index: offset + n, copy: 1 },
               ]
-            : [{ job, copy: 0 }],
+            : [{ job, index: offset + n, copy: 0 }],
         );
         const ids = await sendJobs(pipeline.sqs, url, jobs, fifo);
         jobs.forEach(({ job }, n) => {
@@ -537,7 +532,9 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         await sendJobs(
           pipeline.sqs,
           fifo ? pipeline.queues.sessionJobs.url : pipeline.queues.toolJobs.url,
-          jobs.map((j) => ({
+          // A valid job's deduplication id is its call id's; `index` names only poison jobs.
+          jobs.map((j, index) => ({
+            index,
             job: {
               kind: "job",
               body: j.body,
