@@ -279,6 +279,61 @@ describe("§1.6, §6: the on-failure destination is tried for a span, then the r
     ]);
     expect(await emulators.drain(destination.url)).toEqual([]);
   });
+
+  /** The bounds of the mapping's abandoned SendMessage tries, in order. */
+  const sendBounds = (events: readonly KinesisEsmEvent[]) =>
+    events.flatMap((e) =>
+      e.type === "request-abandoned" && e.operation === "SendMessage" ? [e.boundMs] : [],
+    );
+
+  it("no try outlasts the span: a try's bound is at most what is left of it", async () => {
+    // Prepare: a span shorter than one request bound (the defaults: 60 s and 30 s, so a try begun late
+    // in the span held the batch for up to 90 s).
+    const span = BOUND_MS / 2;
+    const door = await holdSendMessages(Number.POSITIVE_INFINITY);
+    const { esm, events } = await poisonMapping(door, span);
+
+    // Act
+    esm.start();
+
+    // Assert: dropped, and no try was given longer than the span.
+    await eventually(() => expect(esm.stats.destinationDeliveryFailures).toBe(1));
+    expect(sendBounds(events).length).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...sendBounds(events))).toBeLessThanOrEqual(span);
+  });
+
+  it("stop ends the tries: stop does not wait out the span, the batch is neither dropped nor checkpointed past", async () => {
+    // Prepare: a span far longer than a try (300 ms bound), a destination that never answers.
+    const door = await holdSendMessages(Number.POSITIVE_INFINITY);
+    const { esm, events } = await poisonMapping(door, 20_000);
+    esm.start();
+    await eventually(() => expect(sendBounds(events).length).toBeGreaterThanOrEqual(1));
+    // The checkpoint waits for the failure record's delivery: it is not past the poison record yet.
+    expect(esm.checkpoints.get("shardId-000000000000")).toBeUndefined();
+    // Each try is a request the door holds, counted as it arrives.
+    const triesBeforeStop = door.stats.held;
+
+    // Act
+    let stopped = false;
+    const stopping = esm.stop().then(() => {
+      stopped = true;
+    });
+
+    // Assert: stop returns (after the try in flight, if any, is abandoned at its bound) before the
+    // mapping tries the destination again (no timer decides: one or the other happens first).
+    await eventually(() => expect(stopped || door.stats.held > triesBeforeStop).toBe(true));
+    expect({ stopped, triesAfterStop: door.stats.held - triesBeforeStop }).toEqual({
+      stopped: true,
+      triesAfterStop: 0,
+    });
+    await stopping;
+    // Not delivered, not dropped: the records are not done, so the checkpoint stays before them and a
+    // mapping that starts from it reads them again (at least once, §1.3).
+    expect(esm.stats.onFailureDelivered).toBe(0);
+    expect(esm.stats.destinationDeliveryFailures).toBe(0);
+    expect(events.filter((e) => e.type === "destination-failed")).toEqual([]);
+    expect(esm.checkpoints.get("shardId-000000000000")).toBeUndefined();
+  });
 });
 
 describe("§9.2 item 10: the SQS mapping abandons an unanswered request", () => {

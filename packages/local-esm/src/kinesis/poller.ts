@@ -139,6 +139,13 @@ export interface KinesisEsmStats {
   abandonedRequests: number;
 }
 
+/**
+ * How a batch left the mapping's hands: done (processed, or given up with its failure record delivered
+ * or dropped), or stopped before its failure record reached the destination (not done).
+ */
+const Handed = { Done: "done", Stopped: "stopped" } as const;
+type Handed = (typeof Handed)[keyof typeof Handed];
+
 /** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
 const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 /** Waits before a failed batch is invoked again: 100 ms doubling to 5 s (AWS's timing is not documented). */
@@ -222,7 +229,11 @@ export class KinesisEventSource {
     this.#discovery = this.#discover();
   }
 
-  /** Stops polling; invocations in flight finish first. */
+  /**
+   * Stops polling; invocations in flight finish first, and so does a try to deliver a failure record to
+   * the destination, but it is not tried again: its batch is left not done, before the checkpoint
+   * (§9.1 item 13).
+   */
   async stop(): Promise<void> {
     this.#running = false;
     this.#stopping.abort();
@@ -331,8 +342,8 @@ export class KinesisEventSource {
     operation: KinesisEsmOperation,
     shardId: string | undefined,
     send: (signal: AbortSignal) => Promise<T>,
+    boundMs: number = this.#options.requestBoundMs ?? REQUEST_BOUND_MS,
   ): Promise<T> {
-    const boundMs = this.#options.requestBoundMs ?? REQUEST_BOUND_MS;
     try {
       return await sendWithin(operation, boundMs, send);
     } catch (error) {
@@ -369,6 +380,8 @@ export class KinesisEventSource {
     let firstBufferedAt = 0;
     let closed = false;
     let readFailures = 0;
+    /** Stopped with a batch not done (its failure record not delivered): the shard is not finished. */
+    let interrupted = false;
     while (this.#running || buffer.length > 0) {
       if (!closed && this.#running && buffer.length < parameters.batchSize) {
         let page: GetRecordsCommandOutput;
@@ -418,17 +431,20 @@ export class KinesisEventSource {
         }
       }
       if (buffer.length === 0) break;
-      await this.#dispatch(shardId, buffer);
+      if ((await this.#dispatch(shardId, buffer)) === Handed.Stopped) {
+        interrupted = true;
+        break;
+      }
       if (buffer.length > 0) firstBufferedAt = this.#now();
     }
-    if (closed && buffer.length === 0) {
+    if (closed && buffer.length === 0 && !interrupted) {
       this.#finished.add(shardId);
       this.#options.onEvent?.({ type: "shard-finished", shardId });
     }
   }
 
   /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
-  async #dispatch(shardId: string, buffer: ShardRecord[]): Promise<void> {
+  async #dispatch(shardId: string, buffer: ShardRecord[]): Promise<Handed> {
     const { parameters } = this.#options;
     const lanes = Math.max(1, parameters.parallelizationFactor);
     const batches: ShardRecord[][] = Array.from({ length: lanes }, () => []);
@@ -455,10 +471,17 @@ export class KinesisEventSource {
     const remaining = buffer.filter((r) => !taken.has(r));
     buffer.length = 0;
     buffer.push(...remaining);
-    await Promise.all(
-      batches.filter((b) => b.length > 0).map((batch) => this.#processBatch(shardId, batch, 0)),
+    const lanesRun = batches.filter((b) => b.length > 0);
+    const outcomes = await Promise.all(lanesRun.map((batch) => this.#processBatch(shardId, batch, 0)));
+    // A batch whose failure record stop kept from the destination is not done: the checkpoint stays
+    // before it, so a mapping that starts from the checkpoint reads it again (at least once, §1.3).
+    const notDone = new Set(lanesRun.filter((_, i) => outcomes[i] === Handed.Stopped).flat());
+    this.#advanceCheckpoint(
+      shardId,
+      [...taken].filter((r) => !notDone.has(r)),
+      [...remaining, ...notDone],
     );
-    this.#advanceCheckpoint(shardId, [...taken], remaining);
+    return notDone.size > 0 ? Handed.Stopped : Handed.Done;
   }
 
   #advanceCheckpoint(shardId: string, done: ShardRecord[], waiting: ShardRecord[]): void {
@@ -498,7 +521,7 @@ export class KinesisEventSource {
     shardId: string,
     initial: readonly ShardRecord[],
     inheritedAttempts: number,
-  ): Promise<void> {
+  ): Promise<Handed> {
     const { parameters } = this.#options;
     let batch = [...initial];
     let attempts = inheritedAttempts;
@@ -508,11 +531,17 @@ export class KinesisEventSource {
         const cutoff = this.#now() - parameters.maximumRecordAgeMs;
         const expired = batch.filter((r) => r.arrivalMs < cutoff);
         if (expired.length > 0) {
-          await this.#discard(shardId, expired, FailureCondition.RecordAgeExceeded, Math.max(1, attempts));
+          const handed = await this.#discard(
+            shardId,
+            expired,
+            FailureCondition.RecordAgeExceeded,
+            Math.max(1, attempts),
+          );
+          if (handed === Handed.Stopped) return handed;
           batch = batch.filter((r) => r.arrivalMs >= cutoff);
         }
       }
-      if (batch.length === 0) return;
+      if (batch.length === 0) return Handed.Done;
 
       const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
       const oldest = Math.min(...batch.map((r) => r.arrivalMs));
@@ -538,9 +567,9 @@ export class KinesisEventSource {
           this.stats.bisections += 1;
           this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
           const half = Math.ceil(batch.length / 2);
-          await this.#processBatch(shardId, batch.slice(0, half), attempts);
-          await this.#processBatch(shardId, batch.slice(half), attempts);
-          return;
+          if ((await this.#processBatch(shardId, batch.slice(0, half), attempts)) === Handed.Stopped)
+            return Handed.Stopped;
+          return this.#processBatch(shardId, batch.slice(half), attempts);
         }
         functionError = "Unhandled";
       } else if (!parameters.reportBatchItemFailures) {
@@ -551,7 +580,7 @@ export class KinesisEventSource {
           outcome: "success",
           iteratorAgeMs,
         });
-        return;
+        return Handed.Done;
       } else {
         const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
         this.#options.onEvent?.({
@@ -561,7 +590,7 @@ export class KinesisEventSource {
           outcome: reading.kind,
           iteratorAgeMs,
         });
-        if (reading.kind === "success") return;
+        if (reading.kind === "success") return Handed.Done;
         if (reading.kind === "partial") {
           // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
           this.stats.partialFailures += 1;
@@ -574,8 +603,13 @@ export class KinesisEventSource {
       batch = batch.slice(retryFrom);
       attempts += 1;
       if (this.#exhausted(attempts)) {
-        await this.#discard(shardId, batch, FailureCondition.RetryAttemptsExhausted, attempts, functionError);
-        return;
+        return this.#discard(
+          shardId,
+          batch,
+          FailureCondition.RetryAttemptsExhausted,
+          attempts,
+          functionError,
+        );
       }
       this.stats.retriedBatches += 1;
       await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
@@ -588,7 +622,7 @@ export class KinesisEventSource {
     condition: FailureCondition,
     invokeCount: number,
     functionError: "Unhandled" | null = null,
-  ): Promise<void> {
+  ): Promise<Handed> {
     this.stats.discardedRecords += records.length;
     const record = failureRecord({
       records,
@@ -603,31 +637,47 @@ export class KinesisEventSource {
     });
     this.#options.onEvent?.({ type: "discarded", record });
     const destination = this.#options.onFailure;
-    if (!destination) return;
+    if (!destination) return Handed.Done;
     // The real clock, not `now`: the span is how long this mapping waits, not the records' age.
     const giveUpAt = performance.now() + (this.#options.destinationRetrySpanMs ?? DESTINATION_RETRY_SPAN_MS);
     const delayMs = (r: number) => backoffDelayMs(r, DESTINATION_BACKOFF);
+    const requestBoundMs = this.#options.requestBoundMs ?? REQUEST_BOUND_MS;
+    // Stop ends the tries (a try in flight runs to its end, as an invocation does): else stop waits out
+    // the span.
+    const stop = this.#stopping.signal;
     try {
       await retry(
         () =>
-          this.#send("SendMessage", shardId, (abortSignal) =>
-            destination.sqs.send(
-              new SendMessageCommand({ QueueUrl: destination.queueUrl, MessageBody: JSON.stringify(record) }),
-              { abortSignal },
-            ),
+          this.#send(
+            "SendMessage",
+            shardId,
+            (abortSignal) =>
+              destination.sqs.send(
+                new SendMessageCommand({
+                  QueueUrl: destination.queueUrl,
+                  MessageBody: JSON.stringify(record),
+                }),
+                { abortSignal },
+              ),
+            // No try outlasts the span: a try begun late in it would hold the batch a bound past it.
+            Math.min(requestBoundMs, Math.max(1, Math.ceil(giveUpAt - performance.now()))),
           ),
         {
           maxAttempts: Number.POSITIVE_INFINITY,
           delayMs,
-          retryable: (_error, attempt) => performance.now() + delayMs(attempt) < giveUpAt,
+          retryable: (_error, attempt) => !stop.aborted && performance.now() + delayMs(attempt) < giveUpAt,
+          sleep: (ms) => sleep(ms, stop),
         },
       );
       this.stats.onFailureDelivered += records.length;
       this.stats.onFailureMessages += 1;
     } catch (error) {
+      // Neither delivered nor given up on: the batch is not done (see #dispatch).
+      if (stop.aborted) return Handed.Stopped;
       this.stats.destinationDeliveryFailures += 1;
       const errorName = error instanceof Error ? error.name : typeof error;
       this.#options.onEvent?.({ type: "destination-failed", record, errorName });
     }
+    return Handed.Done;
   }
 }
