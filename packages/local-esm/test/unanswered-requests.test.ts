@@ -39,18 +39,19 @@ afterAll(async () => {
 /** Short, so a test does not wait long for the abandonment; it is a parameter, not an assertion. */
 const BOUND_MS = 300;
 
-/** A door that holds the first request of `operation` and passes every other one. */
+/** A door that holds the first `count` requests of `operation` (each abandoned at the bound) and passes the rest. */
 async function holdFirst(
   upstream: string,
   operation: string,
   contentType: AwsJsonContentType,
+  count = 1,
 ): Promise<RequestDoor> {
-  let held = false;
+  let held = 0;
   const door = await startRequestDoor(
     upstream,
     (target) => {
-      if (held || !target.endsWith(`.${operation}`)) return DoorAction.Pass;
-      held = true;
+      if (held >= count || !target.endsWith(`.${operation}`)) return DoorAction.Pass;
+      held += 1;
       return DoorAction.HoldUnsent;
     },
     contentType,
@@ -69,6 +70,36 @@ const kinesisParameters: KinesisEsmParameters = {
   bisectBatchOnFunctionError: false,
   reportBatchItemFailures: true,
 };
+
+/** A door that holds the first `count` SendMessage requests to the destination. */
+const holdSendMessages = (count: number) =>
+  holdFirst(emulators.endpoints.sqs, "SendMessage", AwsJsonContentType.V1_0, count);
+
+async function poisonMapping(door: RequestDoor, destinationRetrySpanMs?: number) {
+  const stream = await emulators.stream();
+  await emulators.put(stream.name, [{ id: "poison", fail: "throw" }]);
+  const destination = await emulators.queue();
+  const events: KinesisEsmEvent[] = [];
+  const fn = new RecordingFunction();
+  const esm = new KinesisEventSource({
+    kinesis: emulators.kinesis,
+    streamName: stream.name,
+    stream: { streamArn: stream.arn, region: "us-east-1", roleArn: "arn:aws:iam::000000000000:role/r" },
+    function: fn,
+    parameters: { ...kinesisParameters, maximumRetryAttempts: 0 },
+    onFailure: {
+      sqs: sqsClient({ ...emulatorClientOptions(door), maxAttempts: 1 }),
+      queueUrl: destination.url,
+    },
+    pollIntervalMs: 20,
+    retryDelayMs: () => 10,
+    requestBoundMs: BOUND_MS,
+    ...(destinationRetrySpanMs === undefined ? {} : { destinationRetrySpanMs }),
+    onEvent: (e) => events.push(e),
+  });
+  running.push(esm, fn);
+  return { esm, events, destination };
+}
 
 describe("sendWithin", () => {
   it("abandons a request that ignores its signal: RequestAbandonedError names the operation and bound", async () => {
@@ -143,15 +174,14 @@ describe("§9.1 item 13: the Kinesis mapping abandons an unanswered request and 
 
       // Assert
       await eventually(() => expect(fn.seen).toEqual(["a", "b", "c"]));
-      expect(esm.stats.abandonedRequests).toBe(1);
-      expect(events.filter((e) => e.type === "request-abandoned")).toEqual([
-        {
-          type: "request-abandoned",
-          operation,
-          shardId: operation === "ListShards" ? undefined : "shardId-000000000000",
-          boundMs: BOUND_MS,
-        },
-      ]);
+      // At least the held one: on a loaded machine an answer slower than the short test bound is abandoned too.
+      expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(1);
+      expect(events.filter((e) => e.type === "request-abandoned")).toContainEqual({
+        type: "request-abandoned",
+        operation,
+        shardId: operation === "ListShards" ? undefined : "shardId-000000000000",
+        boundMs: BOUND_MS,
+      });
       // The SDK aborted the request: the door saw its client close the connection.
       await eventually(() => expect(door.stats.abandoned).toBe(1));
     });
@@ -159,26 +189,8 @@ describe("§9.1 item 13: the Kinesis mapping abandons an unanswered request and 
 
   it("a SendMessage to the on-failure destination never answered: abandoned, retried, the record arrives", async () => {
     // Prepare
-    const stream = await emulators.stream();
-    await emulators.put(stream.name, [{ id: "poison", fail: "throw" }]);
-    const destination = await emulators.queue();
-    const door = await holdFirst(emulators.endpoints.sqs, "SendMessage", AwsJsonContentType.V1_0);
-    const fn = new RecordingFunction();
-    const esm = new KinesisEventSource({
-      kinesis: emulators.kinesis,
-      streamName: stream.name,
-      stream: { streamArn: stream.arn, region: "us-east-1", roleArn: "arn:aws:iam::000000000000:role/r" },
-      function: fn,
-      parameters: { ...kinesisParameters, maximumRetryAttempts: 0 },
-      onFailure: {
-        sqs: sqsClient({ ...emulatorClientOptions(door), maxAttempts: 1 }),
-        queueUrl: destination.url,
-      },
-      pollIntervalMs: 20,
-      retryDelayMs: () => 10,
-      requestBoundMs: BOUND_MS,
-    });
-    running.push(esm, fn);
+    const door = await holdSendMessages(1);
+    const { esm, destination } = await poisonMapping(door);
 
     // Act
     esm.start();
@@ -186,55 +198,14 @@ describe("§9.1 item 13: the Kinesis mapping abandons an unanswered request and 
     // Assert
     await eventually(() => expect(esm.stats.onFailureDelivered).toBe(1));
     expect(esm.stats.destinationDeliveryFailures).toBe(0);
-    expect(esm.stats.abandonedRequests).toBe(1);
+    // At least the held one: on a loaded machine an answer slower than the short test bound is abandoned too.
+    expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(1);
     const records = (await emulators.drain(destination.url)) as { requestContext?: { condition?: string } }[];
     expect(records.map((r) => r.requestContext?.condition)).toEqual(["RetryAttemptsExhausted"]);
   });
 });
 
 describe("§1.6, §6: the on-failure destination is tried for a span, then the records are dropped", () => {
-  /** A door that holds the first `count` SendMessage requests (each abandoned at the bound) and passes the rest. */
-  async function holdSendMessages(count: number): Promise<RequestDoor> {
-    let held = 0;
-    const door = await startRequestDoor(
-      emulators.endpoints.sqs,
-      (target) => {
-        if (held >= count || !target.endsWith(".SendMessage")) return DoorAction.Pass;
-        held += 1;
-        return DoorAction.HoldUnsent;
-      },
-      AwsJsonContentType.V1_0,
-    );
-    doors.push(door);
-    return door;
-  }
-
-  async function poisonMapping(door: RequestDoor, destinationRetrySpanMs?: number) {
-    const stream = await emulators.stream();
-    await emulators.put(stream.name, [{ id: "poison", fail: "throw" }]);
-    const destination = await emulators.queue();
-    const events: KinesisEsmEvent[] = [];
-    const fn = new RecordingFunction();
-    const esm = new KinesisEventSource({
-      kinesis: emulators.kinesis,
-      streamName: stream.name,
-      stream: { streamArn: stream.arn, region: "us-east-1", roleArn: "arn:aws:iam::000000000000:role/r" },
-      function: fn,
-      parameters: { ...kinesisParameters, maximumRetryAttempts: 0 },
-      onFailure: {
-        sqs: sqsClient({ ...emulatorClientOptions(door), maxAttempts: 1 }),
-        queueUrl: destination.url,
-      },
-      pollIntervalMs: 20,
-      retryDelayMs: () => 10,
-      requestBoundMs: BOUND_MS,
-      ...(destinationRetrySpanMs === undefined ? {} : { destinationRetrySpanMs }),
-      onEvent: (e) => events.push(e),
-    });
-    running.push(esm, fn);
-    return { esm, events, destination };
-  }
-
   it("a destination down for more than five tries: still delivered within the span, nothing dropped", async () => {
     // Prepare: six unanswered sends, one more than the mapping used to try (the chaos run's SQS restart
     // outlasted five tries on a loaded machine).
@@ -247,7 +218,8 @@ describe("§1.6, §6: the on-failure destination is tried for a span, then the r
     // Assert
     await eventually(() => expect(esm.stats.onFailureDelivered).toBe(1));
     expect(esm.stats.destinationDeliveryFailures).toBe(0);
-    expect(esm.stats.abandonedRequests).toBe(6);
+    expect(door.stats.held).toBe(6);
+    expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(6);
     expect(events.filter((e) => e.type === "destination-failed")).toEqual([]);
     const records = (await emulators.drain(destination.url)) as { requestContext?: { condition?: string } }[];
     expect(records.map((r) => r.requestContext?.condition)).toEqual(["RetryAttemptsExhausted"]);
@@ -366,15 +338,14 @@ describe("§9.2 item 10: the SQS mapping abandons an unanswered request", () => 
 
     // Assert
     await eventually(() => expect(fn.seen).toContain("m1"));
-    expect(esm.stats.abandonedRequests).toBe(1);
-    expect(events.filter((e) => e.type === "request-abandoned")).toEqual([
-      {
-        type: "request-abandoned",
-        queueUrl: queue.url,
-        operation: "ReceiveMessage",
-        boundMs: 1_000 + BOUND_MS,
-      },
-    ]);
+    // At least the held one: on a loaded machine an answer slower than the short test bound is abandoned too.
+    expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(1);
+    expect(events.filter((e) => e.type === "request-abandoned")).toContainEqual({
+      type: "request-abandoned",
+      queueUrl: queue.url,
+      operation: "ReceiveMessage",
+      boundMs: 1_000 + BOUND_MS,
+    });
   });
 
   it("DeleteMessageBatch never answered: abandoned, the poller goes on to the next message", async () => {
@@ -389,7 +360,8 @@ describe("§9.2 item 10: the SQS mapping abandons an unanswered request", () => 
 
     // Assert: the undeleted first message may come back (a duplicate, never a loss, §2.3).
     await eventually(() => expect(fn.seen).toContain("second"));
-    expect(esm.stats.abandonedRequests).toBe(1);
+    // At least the held one: on a loaded machine an answer slower than the short test bound is abandoned too.
+    expect(esm.stats.abandonedRequests).toBeGreaterThanOrEqual(1);
     await eventually(async () => expect(await emulators.depth(queue.url)).toBe(0));
   });
 
