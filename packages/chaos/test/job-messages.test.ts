@@ -70,7 +70,7 @@ describe("jobMessage", () => {
       }),
     );
 
-    // Assert: four messages with four ids; the group gives them one at a time, in send order (§3).
+    // Assert: four messages with four ids, received and deleted until none is left, in send order (§3).
     expect(new Set(Successful.map((s) => s.MessageId)).size).toBe(4);
     const bodies: string[] = [];
     for (;;) {

@@ -70,8 +70,10 @@ describe("drainQueue", () => {
   });
 
   it("a receive that fails after a page was deleted: the page is already kept, the rest stays in the queue", async () => {
-    // Prepare: the FIFO DLQ answers one message per group per receive, so s1's second message needs a
-    // second receive; that receive fails, as it does while the chaos run restarts the SQS emulator.
+    // Prepare: fauxqs answers one message per group per receive (SQS may answer a group's messages
+    // together, docs/aws-semantics.md §3 emulator note), so here s1's second message needs a second
+    // receive; that receive fails, as it does while the chaos run restarts the SQS emulator. The split
+    // into pages is the emulator's; what the test holds is that a deleted page is already kept.
     const url = await fifoQueueWith("fails", ["s1", "s1", "s2"]);
     const failing = new SQSClient({ ...emulatorClientOptions(sqsS3), maxAttempts: 1 });
     let receives = 0;
