@@ -22,10 +22,13 @@ export {
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
 export {
   buildScenario,
+  downstreamPath,
   type JobItem,
   type Scenario,
   type ScenarioOptions,
   STUCK_PREFIX,
   type StreamItem,
+  stuckEventId,
+  stuckRounds,
 } from "./scenario.js";
 export { main, SERVE_HINT, stuckWrites } from "./start.js";

@@ -75,6 +75,11 @@ export interface PipelineOptions {
    * event and result. Absent: the mappings call the functions directly.
    */
   readonly wrapInvoke?: (name: FunctionName, invoke: InvokeFunction) => InvokeFunction;
+  /**
+   * Variables added to a function's environment, over the settings' own: e.g. the downstream the
+   * workers' `http.request` tool calls (HTTP_TOOL_BASE_URL), when the caller runs one.
+   */
+  readonly functionEnvironment?: Partial<Record<FunctionName, Readonly<Record<string, string>>>>;
 }
 
 /** What an event source mapping calls: the function's synchronous invoke. */
@@ -220,7 +225,7 @@ export class LocalPipeline {
         DEAD_LETTER_QUEUE_URL: this.queues.streamFailuresDlq.url,
       },
     };
-    return { ...common, ...own[name], ...scaled };
+    return { ...common, ...own[name], ...scaled, ...this.#options.functionEnvironment?.[name] };
   }
 
   async #startFunctions(): Promise<void> {
