@@ -32,17 +32,19 @@ export interface PutEvent {
 /** The item fields the oracle judges, as read from the table (a Scan, unmarshalled). */
 export interface TableItem {
   readonly callId: string;
-  readonly status?: string;
-  readonly statusEvent?: { readonly eventId?: string };
-  readonly requestedAt?: string;
-  readonly startedAt?: string;
-  readonly finishedAt?: string;
-  readonly attempts?: number;
-  readonly version?: number;
-  readonly recentEventIds?: readonly string[];
-  readonly output?: string;
+  readonly status?: string | undefined;
+  readonly statusEvent?: { readonly eventId?: string } | undefined;
+  readonly requestedAt?: string | undefined;
+  readonly startedAt?: string | undefined;
+  readonly finishedAt?: string | undefined;
+  readonly attempts?: number | undefined;
+  readonly version?: number | undefined;
+  readonly recentEventIds?: readonly string[] | undefined;
+  readonly output?: string | undefined;
   readonly result?: {
-    readonly location?: { readonly kind?: string; readonly bucket?: string; readonly key?: string };
+    readonly location?:
+      | { readonly kind?: string | undefined; readonly bucket?: string | undefined; readonly key?: string }
+      | undefined;
   };
 }
 

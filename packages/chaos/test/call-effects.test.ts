@@ -29,7 +29,9 @@ describe("the calls' effects, as the door saw the writes", () => {
     lost.record(write(2, ["a", "b"]), 0);
     // Written from an older read: b is gone.
     lost.record(write(3, ["a", "c"]), 0);
-    expect(lost.regressions().examples).toEqual([{ callId: "c", version: 3, problem: "dropped b that version 2 had" }]);
+    expect(lost.regressions().examples).toEqual([
+      { callId: "c", version: 3, problem: "dropped b that version 2 had" },
+    ]);
 
     const twice = new CallEffects();
     twice.record(write(2, ["a", "a"]), 0);

@@ -2,12 +2,30 @@ import { buildScenario, type StreamItem } from "@mcp-pipeline/local-pipeline";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { describe, expect, it } from "vitest";
 import { putEventOf } from "../src/ledger.js";
-import { compareJobCall, compareStreamCall, expectedCall, type PutEvent, type TableItem } from "../src/oracle.js";
+import {
+  compareJobCall,
+  compareStreamCall,
+  expectedCall,
+  type PutEvent,
+  type TableItem,
+} from "../src/oracle.js";
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 const requested: PutEvent = { eventId: "r", callId: "c", type: "tool_call.requested", occurredAt: at(0) };
-const started1: PutEvent = { eventId: "s1", callId: "c", type: "tool_call.started", occurredAt: at(1), attempt: 1 };
-const started2: PutEvent = { eventId: "s2", callId: "c", type: "tool_call.started", occurredAt: at(2), attempt: 2 };
+const started1: PutEvent = {
+  eventId: "s1",
+  callId: "c",
+  type: "tool_call.started",
+  occurredAt: at(1),
+  attempt: 1,
+};
+const started2: PutEvent = {
+  eventId: "s2",
+  callId: "c",
+  type: "tool_call.started",
+  occurredAt: at(2),
+  attempt: 2,
+};
 const completed: PutEvent = { eventId: "t", callId: "c", type: "tool_call.completed", occurredAt: at(3) };
 
 function permutations<T>(items: readonly T[]): T[][] {
@@ -42,7 +60,11 @@ describe("the oracle (an independent model of a call's item)", () => {
       statusEventId: "s2",
       finishedAt: undefined,
     });
-    expect(expectedCall([requested])).toMatchObject({ status: "requested", attempts: 0, startedAt: undefined });
+    expect(expectedCall([requested])).toMatchObject({
+      status: "requested",
+      attempts: 0,
+      startedAt: undefined,
+    });
     const failed: PutEvent = { ...completed, eventId: "f", type: "tool_call.failed", retryable: false };
     expect(expectedCall([requested, failed, { ...completed, occurredAt: at(4) }])).toMatchObject({
       status: "failed",
@@ -70,7 +92,8 @@ describe("the oracle (an independent model of a call's item)", () => {
       byCall.set(item.callId, [...(byCall.get(item.callId) ?? []), item]);
     }
     const shapes = new Map<string, StreamItem[]>();
-    for (const items of byCall.values()) shapes.set(items.map((i) => i.kind !== "poison" && i.type).join(","), items);
+    for (const items of byCall.values())
+      shapes.set(items.map((i) => i.kind !== "poison" && i.type).join(","), items);
     expect(shapes.size).toBeGreaterThanOrEqual(4);
     for (const items of shapes.values()) {
       const expected = expectedCall(items.map((i) => putEventOf(i.data) as PutEvent));
@@ -95,27 +118,45 @@ describe("the oracle (an independent model of a call's item)", () => {
     };
     expect(compareStreamCall(expected, right)).toEqual([]);
     expect(compareStreamCall(expected, undefined)).toEqual(["no item"]);
-    expect(compareStreamCall(expected, { ...right, recentEventIds: ["r", "t"], version: 2, startedAt: undefined, attempts: 0 })).toEqual([
+    expect(
+      compareStreamCall(expected, {
+        ...right,
+        recentEventIds: ["r", "t"],
+        version: 2,
+        startedAt: undefined,
+        attempts: 0,
+      }),
+    ).toEqual([
       'startedAt undefined, expected "2026-01-01T00:00:00.001Z"',
       "attempts 0, expected 1",
       "events not applied: s1",
       "version (events that changed it) 2, expected 3",
     ]);
-    expect(compareStreamCall(expected, { ...right, status: "started", statusEvent: { eventId: "s1" } })).toEqual([
-      'status "started", expected "completed"',
-      'deciding event "s1", expected "t"',
-    ]);
-    expect(compareStreamCall(expected, { ...right, recentEventIds: ["r", "s1", "t", "x"], version: 4 })).toEqual([
-      "events nobody put: x",
-      "version (events that changed it) 4, expected 3",
-    ]);
+    expect(
+      compareStreamCall(expected, { ...right, status: "started", statusEvent: { eventId: "s1" } }),
+    ).toEqual(['status "started", expected "completed"', 'deciding event "s1", expected "t"']);
+    expect(
+      compareStreamCall(expected, { ...right, recentEventIds: ["r", "s1", "t", "x"], version: 4 }),
+    ).toEqual(["events nobody put: x", "version (events that changed it) 4, expected 3"]);
   });
 
   it("holds a job's call to the witness's outcome and to the producer's request", () => {
     const expected = { status: "completed", requestedEventId: "req-job-1", requestedAt: at(0) } as const;
-    const item: TableItem = { callId: "job-1", status: "completed", requestedAt: at(0), recentEventIds: ["req-job-1", "w1"] };
+    const item: TableItem = {
+      callId: "job-1",
+      status: "completed",
+      requestedAt: at(0),
+      recentEventIds: ["req-job-1", "w1"],
+    };
     expect(compareJobCall(expected, item)).toEqual([]);
-    expect(compareJobCall(expected, { ...item, status: "dead-lettered", recentEventIds: ["w1"], requestedAt: undefined })).toEqual([
+    expect(
+      compareJobCall(expected, {
+        ...item,
+        status: "dead-lettered",
+        recentEventIds: ["w1"],
+        requestedAt: undefined,
+      }),
+    ).toEqual([
       'status "dead-lettered", expected "completed"',
       'requestedAt undefined, expected "2026-01-01T00:00:00.000Z"',
       "the producer's request req-job-1 not applied",

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { type JobToJudge, judgeToolRuns, RunCause } from "../src/tool-runs.js";
 import { RunOutcome, type WitnessRun } from "../src/witness.js";
 
-const run = (receivedAt: number, outcome: WitnessRun["outcome"] = RunOutcome.Applied, extra: Partial<WitnessRun> = {}): WitnessRun => ({
+const run = (
+  receivedAt: number,
+  outcome: WitnessRun["outcome"] = RunOutcome.Applied,
+  extra: Partial<WitnessRun> = {},
+): WitnessRun => ({
   callId: "job-1",
   key: "k",
   receivedAt,
@@ -26,15 +30,28 @@ describe("the tools' runs, judged from the witness", () => {
   it("passes one run with one effect and one key", () => {
     const verdict = judgeToolRuns([job({})]);
     expect([verdict.runs, verdict.maxRuns, verdict.rerun]).toEqual([1, 1, 0]);
-    expect([verdict.unexplained.count, verdict.wrongEffects.count, verdict.keyProblems.count]).toEqual([0, 0, 0]);
+    expect([verdict.unexplained.count, verdict.wrongEffects.count, verdict.keyProblems.count]).toEqual([
+      0, 0, 0,
+    ]);
   });
 
   it("explains a second run by the downstream's failure, a cut-off answer, a fault after the run or a slow invocation, and nothing else", () => {
     const verdict = judgeToolRuns([
       job({ callId: "a", runs: [run(100, RunOutcome.Failed), run(200)] }),
-      job({ callId: "b", runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)] }),
-      job({ callId: "c", runs: [run(100), run(200, RunOutcome.Replayed)], incidents: [{ at: 150, cause: RunCause.FaultAfterRun }] }),
-      job({ callId: "d", runs: [run(100), run(200, RunOutcome.Replayed)], incidents: [{ at: 150, from: 90, cause: RunCause.SlowInvocation }] }),
+      job({
+        callId: "b",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+      }),
+      job({
+        callId: "c",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+      }),
+      job({
+        callId: "d",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, from: 90, cause: RunCause.SlowInvocation }],
+      }),
       // A fault before the first run, and a slow invocation that began after it, explain nothing.
       job({
         callId: "e",
@@ -71,7 +88,10 @@ describe("the tools' runs, judged from the witness", () => {
 
   it("wants one and the same idempotency key on every run", () => {
     const verdict = judgeToolRuns([
-      job({ callId: "two-keys", runs: [run(1, RunOutcome.Failed), run(2, RunOutcome.Applied, { key: "other" })] }),
+      job({
+        callId: "two-keys",
+        runs: [run(1, RunOutcome.Failed), run(2, RunOutcome.Applied, { key: "other" })],
+      }),
       job({ callId: "no-key", runs: [run(1, RunOutcome.Applied, { key: undefined })] }),
     ]);
     expect(verdict.keyProblems.names).toEqual(["two-keys: keys k, other", "no-key: keys (none)"]);

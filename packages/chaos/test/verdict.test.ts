@@ -16,7 +16,13 @@ const record = (n: number, event: PutEvent, shardId = "shard-0"): StreamInput =>
   event,
 });
 const requested: PutEvent = { eventId: "r", callId: "c", type: "tool_call.requested", occurredAt: at(0) };
-const started: PutEvent = { eventId: "s", callId: "c", type: "tool_call.started", occurredAt: at(1), attempt: 1 };
+const started: PutEvent = {
+  eventId: "s",
+  callId: "c",
+  type: "tool_call.started",
+  occurredAt: at(1),
+  attempt: 1,
+};
 const write = (version: number, eventIds: string[], status: string): CallWrite => ({
   callId: "c",
   version,
@@ -81,33 +87,65 @@ describe("the verdict", () => {
     const verdict = judge({
       ledger,
       witness: noWitness,
-      final: final([{ ...item, status: "requested", statusEvent: { eventId: "r" }, recentEventIds: ["r"], version: 1, startedAt: undefined, attempts: 0 }, stray]),
+      final: final([
+        {
+          ...item,
+          status: "requested",
+          statusEvent: { eventId: "r" },
+          recentEventIds: ["r"],
+          version: 1,
+          startedAt: undefined,
+          attempts: 0,
+        },
+        stray,
+      ]),
       bounds,
       timedOut: false,
     });
     expect(named(verdict.checks, CheckName.Lost)).toMatchObject({ pass: false, detail: "lost 1: event s" });
-    expect(named(verdict.checks, CheckName.Oracle).detail).toMatch(/mismatches 2: c: status "requested", expected "started".*; stray: an item no input asked for$/);
+    expect(named(verdict.checks, CheckName.Oracle).detail).toMatch(
+      /mismatches 2: c: status "requested", expected "started".*; stray: an item no input asked for$/,
+    );
   });
 
   it("says a run out of time was not judged where only the end shows, never that it lost anything", () => {
     const ledger = twoEventCall([write(1, ["r"], "requested")]);
     const { checks } = judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: true });
     for (const name of [CheckName.Lost, CheckName.Accounted, CheckName.Oracle, CheckName.Outcomes])
-      expect(named(checks, name)).toMatchObject({ pass: true, detail: expect.stringMatching(/^not judged: timed out/) });
+      expect(named(checks, name)).toMatchObject({
+        pass: true,
+        detail: expect.stringMatching(/^not judged: timed out/),
+      });
   });
 
   it("judges a FIFO group's order on the witness's effects, a job that went to a DLQ exempt (§3)", () => {
-    const effectOf = (callId: string, ordinal: number): WitnessEffect => ({ callId, effectId: `${callId}#1`, key: callId, at: ordinal, ordinal });
-    const effects = new Map([["j-1", [effectOf("j-1", 2)]], ["j-2", [effectOf("j-2", 1)]], ["j-3", [effectOf("j-3", 3)]]]);
+    const effectOf = (callId: string, ordinal: number): WitnessEffect => ({
+      callId,
+      effectId: `${callId}#1`,
+      key: callId,
+      at: ordinal,
+      ordinal,
+    });
+    const effects = new Map([
+      ["j-1", [effectOf("j-1", 2)]],
+      ["j-2", [effectOf("j-2", 1)]],
+      ["j-3", [effectOf("j-3", 3)]],
+    ]);
     const witness: WitnessView = { runs: () => [], effects: (callId) => effects.get(callId) ?? [] };
     const ledger = new Ledger();
-    for (const [i, callId] of ["j-1", "j-2", "j-3"].entries()) ledger.recordJob(true, "g", { callId, rejected: false }, "{}", `m-${i}`);
-    expect(named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder)).toMatchObject({
+    for (const [i, callId] of ["j-1", "j-2", "j-3"].entries())
+      ledger.recordJob(true, "g", { callId, rejected: false }, "{}", `m-${i}`);
+    expect(
+      named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder),
+    ).toMatchObject({
       pass: false,
       detail: "1 out of order; g: j-2 took effect before j-1, sent before it",
     });
     ledger.deadLettered("fifo", { id: "m-0", body: "{}", attributes: {}, group: "g" });
-    expect(named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder).pass).toBe(true);
+    expect(
+      named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder)
+        .pass,
+    ).toBe(true);
   });
 
   it("measures a key's stall from a record's first delivery to its effect, and judges it against the bound", () => {
@@ -116,8 +154,8 @@ describe("the verdict", () => {
     ledger.processorDelivered([{ sequenceNumber: "101", data: undefined }], 1_000);
     ledger.processorDelivered([{ sequenceNumber: "101", data: undefined }], 5_000);
     ledger.callWritten(write(1, ["r"], "requested"), 12_500);
-    const stall = judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: true }).checks.find((c) =>
-      c.name.startsWith("no partition key stalled"),
+    const stall = judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: true }).checks.find(
+      (c) => c.name.startsWith("no partition key stalled"),
     );
     expect(stall).toMatchObject({ pass: false, detail: "longest: 11.5 s (k)" });
   });

@@ -61,7 +61,10 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
   });
 
   it("refuses a call for good when the job asks: a 422 and never an effect", async () => {
-    const answers = [await call("job-1-6", { reject: true }, "k"), await call("job-1-6", { reject: true }, "k")];
+    const answers = [
+      await call("job-1-6", { reject: true }, "k"),
+      await call("job-1-6", { reject: true }, "k"),
+    ];
 
     expect(answers.map((a) => a.status)).toEqual([422, 422]);
     expect(witness.effects("job-1-6")).toHaveLength(0);

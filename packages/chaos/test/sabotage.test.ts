@@ -1,0 +1,202 @@
+/**
+ * Every check of the verdict can fail: for each, the product is broken on purpose (a patch of one source
+ * file, bundled into the function as the build would) or the operator's replay is, and a short chaos run
+ * must fail that check, named. A check that no broken build can fail would prove nothing.
+ */
+import { copyFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { replayQuarantine } from "@mcp-pipeline/recovery";
+import { loadSettings } from "@mcp-pipeline/settings";
+import { bundleAll, FUNCTIONS, type FunctionName, type SourcePatch } from "@mcp-pipeline/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlan, type ChaosOptions, DEFAULT_RATES, type FaultRates } from "../src/plan.js";
+import type { Replay } from "../src/recover.js";
+import { formatTable } from "../src/report.js";
+import { runChaos } from "../src/run.js";
+import { CheckName } from "../src/verdict.js";
+
+const root = join(import.meta.dirname, "../../..");
+let clean: string;
+const made: string[] = [];
+
+beforeAll(async () => {
+  clean = await bundleAll();
+  made.push(clean);
+}, 300_000);
+afterAll(async () => {
+  for (const dir of made) await rm(dir, { recursive: true, force: true });
+});
+
+/** The clean build with the named functions rebuilt from patched sources. */
+async function brokenBuild(
+  functions: readonly FunctionName[],
+  patches: readonly SourcePatch[],
+): Promise<string> {
+  if (functions.length === 0) return clean;
+  const dist = await bundleAll(functions, { patches });
+  made.push(dist);
+  for (const name of FUNCTIONS.filter((f) => !functions.includes(f)))
+    await copyFile(join(clean, `${name}.zip`), join(dist, `${name}.zip`));
+  return dist;
+}
+
+/** A small run without the reshard and the restart, and faults only where a sabotage needs them. */
+const QUIET: FaultRates = {
+  ...DEFAULT_RATES,
+  poison: 0,
+  transient: 0,
+  duplicate: 0,
+  stuck: 0,
+  stuckTwice: 0,
+  reject: 0,
+  throttle: 0,
+  exception: 0,
+  timeout: 0,
+  dynamodb: 0,
+  dynamodbAfterWrite: 0,
+  s3: 0,
+};
+const run = (rates: Partial<FaultRates>, workload: Partial<ChaosOptions> = {}): ChaosOptions => ({
+  events: 150,
+  jobs: 10,
+  fifoJobs: 10,
+  sessions: 4,
+  seed: 11,
+  chunk: 50,
+  sqsOutageMs: 0,
+  disruptions: false,
+  rates: { ...QUIET, ...rates },
+  ...workload,
+});
+
+const PROCESSOR_CORE = "functions/processor/src/core.ts";
+const FOLD_ONE_CALL = "write = deps.toolCalls.applyEvents(group?.events ?? [], cache, requests);";
+
+interface Sabotage {
+  readonly what: string;
+  readonly check: string;
+  readonly functions: readonly FunctionName[];
+  readonly patches: readonly SourcePatch[];
+  readonly options: ChaosOptions;
+  readonly replay?: Replay;
+}
+
+const SABOTAGES: Sabotage[] = [
+  {
+    what: "a processor that skips an event (a call's second start)",
+    check: CheckName.Oracle,
+    functions: ["processor"],
+    patches: [
+      {
+        file: PROCESSOR_CORE,
+        find: FOLD_ONE_CALL,
+        replace:
+          'write = deps.toolCalls.applyEvents((group?.events ?? []).filter((e) => !(e.type === "tool_call.started" && e.attempt === 2)), cache, requests);',
+      },
+    ],
+    options: run({}),
+  },
+  {
+    what: "a processor that applies a call's events in the reverse of their order",
+    check: CheckName.EffectOrder,
+    functions: ["processor"],
+    patches: [
+      {
+        file: PROCESSOR_CORE,
+        find: FOLD_ONE_CALL,
+        replace: "write = deps.toolCalls.applyEvents([...(group?.events ?? [])].reverse(), cache, requests);",
+      },
+    ],
+    options: run({}),
+  },
+  {
+    what: "a store that writes a call over what it did not read (no condition, no read)",
+    check: CheckName.NoRegression,
+    functions: ["processor"],
+    patches: [
+      {
+        file: "packages/tool-calls/src/store.ts",
+        find: "const current = known === undefined ? await this.get(callId, options) : (known ?? undefined);\n      const folded",
+        replace: "const current = undefined as ToolCallState | undefined;\n      const folded",
+      },
+      {
+        file: "packages/tool-calls/src/store.ts",
+        find: `        ...(current === undefined
+          ? { ConditionExpression: "attribute_not_exists(callId)" }
+          : {
+              ConditionExpression: "version = :version",
+              ExpressionAttributeValues: { ":version": current.version },
+            }),`,
+        replace: "",
+      },
+    ],
+    options: run({}),
+  },
+  {
+    what: "a processor that acknowledges a poison record without quarantining it",
+    check: CheckName.Accounted,
+    functions: ["processor"],
+    patches: [
+      {
+        file: PROCESSOR_CORE,
+        find: "quarantine: async (record, reason, options = {}) => {",
+        replace: "quarantine: async (record, reason, options = {}) => { if (record) return;",
+      },
+    ],
+    options: run({ poison: 0.05 }),
+  },
+  {
+    what: "a fifo-worker that runs a group's messages at once, not in order",
+    check: CheckName.FifoOrder,
+    functions: ["fifo-worker"],
+    patches: [
+      {
+        file: "packages/worker/src/process-jobs.ts",
+        find: "deps.mode === QueueMode.Fifo ? processSqsFifoBatch : processSqsBatch",
+        replace: "processSqsBatch",
+      },
+    ],
+    options: run({}, { jobs: 0, fifoJobs: 40, sessions: 2 }),
+  },
+  {
+    what: "an operator's replay that leaves one record out",
+    check: CheckName.Lost,
+    functions: [],
+    patches: [],
+    options: run({ stuck: 0.05 }),
+    replay: (s3, kinesis, bucket, entries, options) =>
+      replayQuarantine(s3, kinesis, bucket, entries.slice(1), options),
+  },
+];
+
+describe("each check of the chaos verdict fails on a product broken on purpose", () => {
+  it.each(SABOTAGES)(
+    "$what: fails “$check”",
+    async ({ functions, patches, options, replay, check }) => {
+      // Prepare
+      const settings = await loadSettings(root, "dev");
+      const distDir = await brokenBuild(functions, patches);
+
+      // Act
+      const result = await runChaos(buildPlan(options), {
+        settings,
+        timeScale: 20,
+        timeoutMs: 600_000,
+        stallTimeoutMs: 180_000,
+        distDir,
+        ...(replay ? { replay } : {}),
+      });
+
+      // Assess: the run ended (a run out of time judges nothing) and failed the check, by name.
+      const table = formatTable(result);
+      process.stderr.write(`sabotage table:\n${table}\n`);
+      expect(result.timedOut, table).toBe(false);
+      expect(
+        result.checks.find((c) => c.name === check),
+        table,
+      ).toMatchObject({ pass: false });
+      expect(table).toMatch(new RegExp(`${check.replace(/[()§.,]/g, "\\$&")} +FAIL`));
+    },
+    900_000,
+  );
+});
