@@ -54,6 +54,8 @@ import {
   UsageError,
   wholeNumber,
 } from "@mcp-pipeline/cli";
+// The on-failure record's shape (docs/aws-semantics.md §1.6), as the local ESM writes it.
+import type { KinesisFailureRecord } from "@mcp-pipeline/local-esm";
 import { backoffDelayMs, retry, sleep } from "@mcp-pipeline/retry";
 
 export const USAGE = `Usage: npx tsx docs/recipes/bisect-partial-split.ts --region REGION [options]
@@ -250,20 +252,10 @@ export interface Attempt {
   readonly reported: string;
 }
 
-/** An on-failure record as far as the verdict reads it (docs/aws-semantics.md §1.6). */
-export interface FailureRecord {
-  readonly requestContext: { readonly condition: string; readonly approximateInvokeCount: number };
-  readonly KinesisBatchInfo: {
-    readonly startSequenceNumber: string;
-    readonly endSequenceNumber: string;
-    readonly batchSize: number;
-  };
-}
-
 /** What the queues held: the invocations in order, and the on-failure records. */
 export interface Observation {
   readonly attempts: readonly Attempt[];
-  readonly failures: readonly FailureRecord[];
+  readonly failures: readonly KinesisFailureRecord[];
 }
 
 /**
@@ -278,7 +270,7 @@ export async function observe(
   say: (line: string) => void,
 ): Promise<Observation & { readonly complete: boolean }> {
   const attempts = new Map<string, Attempt>();
-  const failures = new Map<string, FailureRecord>();
+  const failures = new Map<string, KinesisFailureRecord>();
   const receive = async (url: string, waitSeconds: number) => {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
@@ -312,7 +304,7 @@ export async function observe(
     const waitSeconds = Math.max(0, Math.min(10, Math.ceil((until.deadline - Date.now()) / 1000)));
     for (const { id, body } of await receive(queues.onFailure, waitSeconds)) {
       if (failures.has(id)) continue;
-      failures.set(id, body as FailureRecord);
+      failures.set(id, body as KinesisFailureRecord);
       say(`on-failure record: ${JSON.stringify(body)}`);
     }
   }

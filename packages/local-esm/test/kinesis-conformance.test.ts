@@ -369,6 +369,16 @@ describe("§1.4 bisect on: a partial answer splits the batch at the returned seq
     return records[0] as KinesisFailureRecord;
   };
   const splits = (events: KinesisEsmEvent[]) => events.filter((e) => e.type === "partial-split");
+  /** The first answer (c failed) used the one retry: c and d get one more invocation, then are discarded. */
+  const expectRetryUsedByTheFirstAnswer = async (fn: RecordingFunction, url: string, sequences: string[]) => {
+    const record = await drainOne(url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext.approximateInvokeCount).toBe(2);
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+  };
 
   it("split-free (the default): the split uses no retry, so the records after it get every invocation MaximumRetryAttempts allows", async () => {
     const { fn, failures, esm, events, sequences } = await setup({
@@ -419,13 +429,7 @@ describe("§1.4 bisect on: a partial answer splits the batch at the returned seq
       parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
       partialSplitAccounting: PartialSplitAccounting.CountsAttempt,
     });
-    const record = await drainOne(failures.url);
-    expect(fn.invocations.map((i) => i.ids)).toEqual([
-      ["a", "b", "c", "d"],
-      ["c", "d"],
-    ]);
-    expect(record.requestContext.approximateInvokeCount).toBe(2);
-    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
     expect(splits(events)).toEqual([
       { type: "partial-split", shardId: "shardId-000000000000", records: 4, retried: 2, attemptUsed: true },
     ]);
@@ -452,17 +456,12 @@ describe("§1.4 bisect on: a partial answer splits the batch at the returned seq
   );
 
   it("bisect off: a partial answer is no split, whatever the accounting says (§1.4, AWS-recorded)", async () => {
-    const { fn, failures, esm, events } = await setup({
+    const { fn, failures, esm, events, sequences } = await setup({
       items,
       parameters: { bisectBatchOnFunctionError: false, maximumRetryAttempts: 1 },
       partialSplitAccounting: PartialSplitAccounting.SplitFree,
     });
-    const record = await drainOne(failures.url);
-    expect(fn.invocations.map((i) => i.ids)).toEqual([
-      ["a", "b", "c", "d"],
-      ["c", "d"],
-    ]);
-    expect(record.requestContext.approximateInvokeCount).toBe(2);
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
     expect(splits(events)).toEqual([]);
     expect(esm.stats.partialSplits).toBe(0);
   });
