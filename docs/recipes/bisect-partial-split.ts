@@ -428,8 +428,8 @@ export interface RunResult {
 }
 
 /**
- * Creates the resources, runs the experiment and deletes everything, whatever happens on the way; the
- * deletions' failures are returned in `left` (the run's own error, if any, is thrown after them).
+ * Creates the resources, runs the experiment and deletes everything, whatever happens on the way: returns
+ * the result, what could not be deleted (`left`, with the reason) and the error that ended the run early.
  */
 export async function runRecipe(
   clients: RecipeClients,
