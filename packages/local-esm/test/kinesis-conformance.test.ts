@@ -2,10 +2,13 @@ import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  InvalidEsmOptionError,
+  type KinesisEsmEvent,
   type KinesisEsmParameters,
   KinesisEventSource,
   type KinesisFailureRecord,
   MAX_PAYLOAD_BYTES,
+  PartialSplitAccounting,
 } from "../src/index.js";
 import {
   Emulators,
@@ -34,6 +37,8 @@ async function setup(
     start?: boolean;
     /** The mapping's clock, for windows and record ages decided without waiting on a timer. */
     now?: () => number;
+    partialSplitAccounting?: PartialSplitAccounting;
+    retryDelayMs?: number;
   } = {},
 ) {
   const stream = await emulators.stream(options.shards ?? 1);
@@ -43,6 +48,7 @@ async function setup(
     ...(options.environment ? { environment: options.environment } : {}),
   });
   const sequences = options.items ? await emulators.put(stream.name, options.items) : [];
+  const events: KinesisEsmEvent[] = [];
   const esm = new KinesisEventSource({
     kinesis: emulators.kinesis,
     streamName: stream.name,
@@ -56,12 +62,14 @@ async function setup(
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
     shardRefreshMs: 100,
-    retryDelayMs: () => 10,
+    retryDelayMs: () => options.retryDelayMs ?? 10,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
+    onEvent: (event) => events.push(event),
   });
   running.push(esm, fn);
   if (options.start !== false) esm.start();
-  return { stream, failures, fn, esm, sequences };
+  return { stream, failures, fn, esm, sequences, events };
 }
 
 const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
@@ -288,7 +296,8 @@ describe("§1.4 ReportBatchItemFailures", () => {
       ["a", "b", "c", "d", "e"],
       ["c", "d", "e"],
     ]);
-    // Partial failures count as retries; functionError is null when records were reported (§1.4, AWS-recorded).
+    // With bisect off, partial failures count as retries; functionError is null when records were reported
+    // (§1.4 "Bisect off", AWS-recorded).
     expect(records[0]?.requestContext.approximateInvokeCount).toBe(2);
     expect(records[0]?.responseContext?.functionError).toBeNull();
     expect(records[0]?.KinesisBatchInfo.batchSize).toBe(3);
@@ -346,6 +355,142 @@ describe("§1.4 ReportBatchItemFailures", () => {
     await eventually(() => expect(fn.seen).toEqual(["a", "after"]));
     expect(esm.stats.retriedBatches).toBe(0);
   });
+});
+
+describe("§1.4 bisect on: a partial answer splits the batch at the returned sequence number", () => {
+  // a and b succeed, c is reported failed at every invocation, d is after it.
+  const items = [{ id: "a" }, { id: "b" }, { id: "c", fail: "report" as const }, { id: "d" }];
+  const drainOne = async (url: string) => {
+    let records: KinesisFailureRecord[] = [];
+    await eventually(async () => {
+      records = [...records, ...((await emulators.drain(url)) as KinesisFailureRecord[])];
+      expect(records).toHaveLength(1);
+    });
+    return records[0] as KinesisFailureRecord;
+  };
+  const splits = (events: KinesisEsmEvent[]) => events.filter((e) => e.type === "partial-split");
+  /** The first answer (c failed) used the one retry: c and d get one more invocation, then are discarded. */
+  const expectRetryUsedByTheFirstAnswer = async (fn: RecordingFunction, url: string, sequences: string[]) => {
+    const record = await drainOne(url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext.approximateInvokeCount).toBe(2);
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+  };
+
+  it("split-free (the default): the split uses no retry, so the records after it get every invocation MaximumRetryAttempts allows", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+    });
+    const record = await drainOne(failures.url);
+    // The split commits a and b; c and d then get 1 + 1 invocations of their own.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext).toMatchObject({
+      condition: "RetryAttemptsExhausted",
+      approximateInvokeCount: 2,
+    });
+    expect(record.responseContext?.functionError).toBeNull();
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+    expect(splits(events)).toEqual([
+      { type: "partial-split", shardId: "shardId-000000000000", records: 4, retried: 2, attemptUsed: false },
+    ]);
+    expect(esm.stats).toMatchObject({
+      partialSplits: 1,
+      partialFailures: 3,
+      retriedBatches: 1,
+      bisections: 0,
+    });
+  });
+
+  it("split-free: the rest of the batch is invoked at once, not after the retry wait (an hour here)", async () => {
+    const { fn, failures } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      retryDelayMs: 3_600_000,
+    });
+    const record = await drainOne(failures.url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext.approximateInvokeCount).toBe(1);
+  });
+
+  it("counts-attempt: the split uses a retry, as a partial answer does with bisect off", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+      partialSplitAccounting: PartialSplitAccounting.CountsAttempt,
+    });
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
+    expect(splits(events)).toEqual([
+      { type: "partial-split", shardId: "shardId-000000000000", records: 4, retried: 2, attemptUsed: true },
+    ]);
+    expect(esm.stats).toMatchObject({ partialSplits: 1, partialFailures: 2, retriedBatches: 1 });
+  });
+
+  it.each([PartialSplitAccounting.SplitFree, PartialSplitAccounting.CountsAttempt])(
+    "%s: a failure at the batch's first record splits nothing off and uses a retry",
+    async (accounting) => {
+      const { fn, failures, esm } = await setup({
+        items: [{ id: "x", fail: "report" }, { id: "y" }],
+        parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+        partialSplitAccounting: accounting,
+      });
+      const record = await drainOne(failures.url);
+      expect(fn.invocations.map((i) => i.ids)).toEqual([
+        ["x", "y"],
+        ["x", "y"],
+      ]);
+      expect(record.requestContext.approximateInvokeCount).toBe(2);
+      expect(record.KinesisBatchInfo.batchSize).toBe(2);
+      expect(esm.stats.partialSplits).toBe(0);
+    },
+  );
+
+  it("bisect off: a partial answer is no split, whatever the accounting says (§1.4, AWS-recorded)", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: false, maximumRetryAttempts: 1 },
+      partialSplitAccounting: PartialSplitAccounting.SplitFree,
+    });
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
+    expect(splits(events)).toEqual([]);
+    expect(esm.stats.partialSplits).toBe(0);
+  });
+
+  it.each([["free"], [""], [null], [1]])(
+    "an unknown partialSplitAccounting (%j) is refused when the mapping is made, naming the accepted values",
+    (value) => {
+      const make = () =>
+        new KinesisEventSource({
+          kinesis: emulators.kinesis,
+          streamName: "never-read",
+          stream: {
+            streamArn: "arn:aws:kinesis:us-east-1:000000000000:stream/never-read",
+            region: "us-east-1",
+            roleArn: "arn:aws:iam::000000000000:role/scripted",
+          },
+          function: {
+            arn: "arn:aws:lambda:us-east-1:000000000000:function:none",
+            invoke: () => Promise.reject(),
+          },
+          parameters: KINESIS_TEST_PARAMETERS,
+          partialSplitAccounting: value as unknown as PartialSplitAccounting,
+        });
+      expect(make).toThrow(InvalidEsmOptionError);
+      expect(make).toThrow(
+        `partialSplitAccounting must be one of "split-free", "counts-attempt", got ${JSON.stringify(value)}`,
+      );
+    },
+  );
 });
 
 describe("resharding (§9.1 item 1; §1.5 'Resharding')", () => {

@@ -405,7 +405,8 @@ export async function runScenario(
       pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
     quarantined: pipeline.metrics.sum("processor", "Quarantined"),
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
-    bisected: kinesis?.bisections ?? 0,
+    // Both kinds of split: in halves after a function error, at the failed record of a partial answer (§1.4).
+    bisected: (kinesis?.bisections ?? 0) + (kinesis?.partialSplits ?? 0),
     sentToDlq: dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),

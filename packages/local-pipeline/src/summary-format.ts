@@ -50,9 +50,13 @@ export function formatSummary(s: Summary): string {
     [
       "retried",
       String(s.retried),
-      "Kinesis batch retries + SQS messages reported or failed by a function error",
+      "Kinesis batch retries that used an attempt + SQS messages reported or failed by a function error",
     ],
-    ["bisected", String(s.bisected), "BisectBatchOnFunctionError splits"],
+    [
+      "bisected",
+      String(s.bisected),
+      "BisectBatchOnFunctionError splits: in halves after a function error, at the failed record after a partial answer",
+    ],
     [
       "sent to DLQ",
       String(s.sentToDlq),

@@ -66,6 +66,9 @@ describe("the summary and the progress line", () => {
     expect(text).toMatch(/unreadable quarantined\s+19\s+processor: stream records that can never be read/);
     expect(text).toMatch(/lost\s+0\s+inputs found nowhere/);
     expect(text).toMatch(/sent to DLQ\s+3\s+messages in the tool and FIFO DLQs/);
+    expect(text).toMatch(
+      /bisected\s+2\s+BisectBatchOnFunctionError splits: in halves after a function error, at the failed record after a partial answer/,
+    );
     expect(text).toMatch(/processor\s+120 invocations, 4 errors, 1 timeouts/);
     expect(text).toMatch(
       /processor DynamoDB requests\s+2390 \(0\.83 per new record\)\s+all of the processor's requests, pre-reads included, per stream record received for the first time \(2880; 150 redeliveries\)/,

@@ -23,6 +23,7 @@ import {
   shardRecordOf,
 } from "./event.js";
 import { FailureCondition, failureRecord, type KinesisFailureRecord } from "./failure-record.js";
+import { PartialSplitAccounting, partialSplitAccountingOf } from "./partial-split-accounting.js";
 
 /**
  * The mapping's parameters as the event source runs them: durations in ms, named with their unit. The
@@ -74,6 +75,11 @@ export interface KinesisEsmOptions {
    * `destination-failed`; §1.6, §6). Default 60 s: an SQS endpoint that restarts is back within that.
    */
   readonly destinationRetrySpanMs?: number;
+  /**
+   * With bisect and ReportBatchItemFailures on, whether a partial answer's split uses an attempt (see
+   * PartialSplitAccounting). Default "split-free", AWS's documented wording; ignored with bisect off.
+   */
+  readonly partialSplitAccounting?: PartialSplitAccounting;
   readonly now?: () => number;
   readonly onEvent?: (event: KinesisEsmEvent) => void;
 }
@@ -88,6 +94,18 @@ export type KinesisEsmEvent =
       readonly iteratorAgeMs: number;
     }
   | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
+  /**
+   * With bisect on, a partial answer split the batch at the failed record (§1.4): the records before it are
+   * done, `retried` are invoked again; `attemptUsed` says whether the split used an attempt
+   * (PartialSplitAccounting).
+   */
+  | {
+      readonly type: "partial-split";
+      readonly shardId: string;
+      readonly records: number;
+      readonly retried: number;
+      readonly attemptUsed: boolean;
+    }
   | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
   /**
    * The failure record of a discarded batch could not be delivered within the retry span: its records
@@ -122,8 +140,12 @@ export interface KinesisEsmStats {
   functionErrors: number;
   partialFailures: number;
   invalidResponses: number;
+  /** Batches invoked again after a failed attempt (each used one of MaximumRetryAttempts). */
   retriedBatches: number;
+  /** Batches split in halves after a function error (bisect on). */
   bisections: number;
+  /** Batches split at the failed record of a partial answer (bisect on, §1.4). */
+  partialSplits: number;
   /** Records sent to the on-failure destination (DroppedEventCount when there is none). */
   discardedRecords: number;
   onFailureDelivered: number;
@@ -188,6 +210,7 @@ export class KinesisEventSource {
     invalidResponses: 0,
     retriedBatches: 0,
     bisections: 0,
+    partialSplits: 0,
     discardedRecords: 0,
     onFailureDelivered: 0,
     onFailureMessages: 0,
@@ -200,6 +223,7 @@ export class KinesisEventSource {
   /** The last sequence number of each shard below which every record is done (in memory). */
   readonly checkpoints = new Map<string, string>();
   readonly #options: KinesisEsmOptions;
+  readonly #partialSplitAccounting: PartialSplitAccounting;
   readonly #now: () => number;
   readonly #started = new Set<string>();
   readonly #finished = new Set<string>();
@@ -218,6 +242,7 @@ export class KinesisEventSource {
   readonly #eventForm = new WeakMap<ShardRecord, KinesisStreamRecord>();
 
   constructor(options: KinesisEsmOptions) {
+    this.#partialSplitAccounting = partialSplitAccountingOf(options.partialSplitAccounting);
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
@@ -596,6 +621,24 @@ export class KinesisEventSource {
           this.stats.partialFailures += 1;
           const lowest = reading.failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
           retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
+          // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
+          // at the first record splits nothing off: it is an attempt like any other.
+          if (parameters.bisectBatchOnFunctionError && retryFrom > 0) {
+            const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
+            this.stats.partialSplits += 1;
+            this.#options.onEvent?.({
+              type: "partial-split",
+              shardId,
+              records: batch.length,
+              retried: batch.length - retryFrom,
+              attemptUsed,
+            });
+            if (!attemptUsed) {
+              // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
+              batch = batch.slice(retryFrom);
+              continue;
+            }
+          }
         } else {
           this.stats.invalidResponses += 1;
         }
