@@ -8,10 +8,14 @@ data "aws_iam_policy_document" "assume" {
   }
 }
 
+# In its environment's own path and with its permissions boundary: the deploy role may create and change
+# roles there only, and only with that boundary on them (terraform/bootstrap, docs/security.md).
 resource "aws_iam_role" "this" {
-  name               = var.name
-  assume_role_policy = data.aws_iam_policy_document.assume.json
-  tags               = var.tags
+  name                 = var.name
+  path                 = var.role_path
+  permissions_boundary = var.permissions_boundary_arn
+  assume_role_policy   = data.aws_iam_policy_document.assume.json
+  tags                 = var.tags
 }
 
 resource "aws_cloudwatch_log_group" "this" {
