@@ -3,8 +3,11 @@
 # policy the deploy role writes on a function's role, that role can only do what is listed here, and only
 # on its own environment's resources: read and write records, messages, items and objects, and write its
 # logs and traces. No IAM, no deletion of buckets, tables, queues or streams, nothing of another
-# environment. The functions' own policies (modules/pipeline) grant a subset; `npm run iam:check`
-# fails on a statement the boundary would deny.
+# environment, no KMS action (the functions' policies grant none: queues and tables use AWS-owned keys,
+# buckets SSE-S3, the stream the AWS-managed alias/aws/kinesis; a customer-managed key for one of them
+# would need a statement here naming that key).
+# The functions' own policies (modules/pipeline) grant a subset; `npm run iam:check` fails on a statement
+# the boundary would deny.
 data "aws_iam_policy_document" "function_boundary" {
   # checkov:skip=CKV_AWS_356:X-Ray has no resource-level permissions; this is a boundary (an upper limit), not a grant.
   # checkov:skip=CKV_AWS_111:X-Ray has no resource-level permissions; this is a boundary (an upper limit), not a grant.
@@ -51,18 +54,6 @@ data "aws_iam_policy_document" "function_boundary" {
     sid       = "Tracing"
     actions   = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"]
     resources = ["*"]
-  }
-  statement {
-    # Customer-managed keys of the queues, buckets, stream or tables (each module's optional kms key),
-    # through those services only.
-    sid       = "KeysThroughTheServices"
-    actions   = ["kms:Decrypt", "kms:GenerateDataKey"]
-    resources = ["arn:${local.partition}:kms:${var.region}:${local.account}:key/*"]
-    condition {
-      test     = "StringEquals"
-      variable = "kms:ViaService"
-      values   = [for s in ["sqs", "s3", "kinesis", "dynamodb"] : "${s}.${var.region}.amazonaws.com"]
-    }
   }
 }
 
