@@ -16,7 +16,10 @@ async function manifest(bytes: string, claimed?: string): Promise<string> {
   await writeFile(zip, bytes);
   const sha256 = claimed ?? createHash("sha256").update(bytes).digest("base64");
   const file = join(dir, "manifest.json");
-  await writeFile(file, JSON.stringify({ formatVersion: 1, artifacts: { processor: { path: zip, sha256 } } }));
+  await writeFile(
+    file,
+    JSON.stringify({ formatVersion: 1, artifacts: { processor: { path: zip, sha256 } } }),
+  );
   return file;
 }
 

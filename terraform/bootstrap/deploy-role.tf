@@ -33,8 +33,9 @@ locals {
 
 data "aws_iam_policy_document" "deploy" {
   # checkov:skip=CKV_AWS_111:Writes without a resource constraint are CreateEventSourceMapping (constrained by lambda:FunctionArn instead: it has no resource type) and CreateKey (no resource type; the new key's policy names its administrators); every other write names this environment's resources.
-  # checkov:skip=CKV_AWS_356:"*" only where AWS has no resource type: CreateEventSourceMapping, CreateKey, ListEventSourceMappings, DescribeLimits, DescribeLogGroups, GetCallerIdentity, ListAliases; the Deny statements use "*" on purpose.
-  for_each = toset(var.environments)
+  # checkov:skip=CKV_AWS_356:"*" only where AWS has no resource type (CreateEventSourceMapping, constrained by lambda:FunctionArn; CreateKey) and in the Deny statements, on purpose.
+  for_each                = toset(var.environments)
+  source_policy_documents = [data.aws_iam_policy_document.every_role.json]
 
   statement {
     sid       = "State"
@@ -144,20 +145,9 @@ data "aws_iam_policy_document" "deploy" {
     actions   = ["kms:CreateAlias", "kms:DeleteAlias", "kms:UpdateAlias"]
     resources = ["arn:${local.partition}:kms:${var.region}:${local.account}:alias/${local.prefix[each.value]}-*"]
   }
-  statement {
-    # List and Describe calls without a resource type.
-    sid       = "ReadWithoutResourceType"
-    actions   = ["lambda:ListEventSourceMappings", "kinesis:DescribeLimits", "logs:DescribeLogGroups", "sts:GetCallerIdentity", "kms:ListAliases"]
-    resources = ["*"]
-  }
 
-  # Explicit denies: they hold whatever an Allow above (or a policy attached later) says.
-  statement {
-    sid       = "DenyBootstrapIam"
-    effect    = "Deny"
-    actions   = ["iam:*"]
-    resources = local.bootstrap_iam
-  }
+  # Explicit denies: they hold whatever an Allow above (or a policy attached later) says; bootstrap's own
+  # IAM is denied in the statements every role shares (main.tf).
   statement {
     sid       = "DenyRoleWritesWithoutBoundary"
     effect    = "Deny"

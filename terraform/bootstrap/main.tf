@@ -34,3 +34,20 @@ locals {
     ["${local.iam}:oidc-provider/${local.oidc}"],
   )
 }
+
+# What every deploy and plan role has besides its own statements.
+data "aws_iam_policy_document" "every_role" {
+  # checkov:skip=CKV_AWS_356:"*" only for reads that have no resource type (ListEventSourceMappings, DescribeLimits, DescribeLogGroups, GetCallerIdentity, ListAliases).
+  statement {
+    sid       = "ReadWithoutResourceType"
+    actions   = ["lambda:ListEventSourceMappings", "kinesis:DescribeLimits", "logs:DescribeLogGroups", "sts:GetCallerIdentity", "kms:ListAliases"]
+    resources = ["*"]
+  }
+  # No role of any environment may change a principal or policy that bootstrap creates, its own included.
+  statement {
+    sid       = "DenyBootstrapIam"
+    effect    = "Deny"
+    actions   = ["iam:*"]
+    resources = local.bootstrap_iam
+  }
+}

@@ -12,8 +12,8 @@ resource "aws_iam_role" "plan" {
 }
 
 data "aws_iam_policy_document" "plan" {
-  # checkov:skip=CKV_AWS_356:"*" only for reads that have no resource type: ListEventSourceMappings, DescribeLimits, DescribeLogGroups, GetCallerIdentity, ListAliases.
-  for_each = toset(var.environments)
+  for_each                = toset(var.environments)
+  source_policy_documents = [data.aws_iam_policy_document.every_role.json]
 
   statement {
     # Only the state object: not its lock, not another environment's state.
@@ -60,18 +60,8 @@ data "aws_iam_policy_document" "plan" {
       values   = ["arn:${local.partition}:lambda:${var.region}:${local.account}:function:${local.prefix[each.value]}-*"]
     }
   }
-  statement {
-    # The alarm topic's key is read through its key policy, which names this role (modules/alarms).
-    sid       = "ReadWithoutResourceType"
-    actions   = ["lambda:ListEventSourceMappings", "kinesis:DescribeLimits", "logs:DescribeLogGroups", "sts:GetCallerIdentity", "kms:ListAliases"]
-    resources = ["*"]
-  }
-  statement {
-    sid       = "DenyBootstrapIam"
-    effect    = "Deny"
-    actions   = ["iam:*"]
-    resources = local.bootstrap_iam
-  }
+  # The alarm topic's key is read through its key policy, which names this role (modules/alarms); the
+  # reads without a resource type and the deny on bootstrap's IAM are in every_role (main.tf).
 }
 
 resource "aws_iam_role_policy" "plan" {
