@@ -75,15 +75,18 @@ module "results_bucket" {
 }
 
 module "processor" {
-  source                   = "../function"
-  name                     = "${local.p}-${local.names.functions.processor}"
-  artifact                 = local.artifact["processor"]
-  timeout_seconds          = var.processor.timeout_seconds
-  memory_mb                = var.processor.memory_mb
-  reserved_concurrency     = var.processor.reserved_concurrency
-  log_retention_days       = var.processor.log_retention_days
+  source               = "../function"
+  name                 = "${local.p}-${local.names.functions.processor}"
+  artifact             = local.artifact["processor"]
+  timeout_seconds      = var.processor.timeout_seconds
+  memory_mb            = var.processor.memory_mb
+  reserved_concurrency = var.processor.reserved_concurrency
+  log_retention_days   = var.processor.log_retention_days
+
+  # Under the environment's path, with its boundary (terraform/bootstrap, docs/security.md).
   role_path                = local.function_role_path
   permissions_boundary_arn = var.function_permissions_boundary_arn
+
   # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
   environment = merge(var.processor.environment, local.tuning_environment.processor, {
     TOOL_CALLS_TABLE  = module.tool_calls_table.name
@@ -249,16 +252,19 @@ module "queue" {
 }
 
 module "sqs_consumer" {
-  source                   = "../function"
-  for_each                 = local.deployed_sqs_consumers
-  name                     = "${local.p}-${local.names.functions[each.key]}"
-  artifact                 = local.artifact[each.value.artifact]
-  timeout_seconds          = each.value.settings.timeout_seconds
-  memory_mb                = each.value.settings.memory_mb
-  reserved_concurrency     = each.value.settings.reserved_concurrency
-  log_retention_days       = each.value.settings.log_retention_days
+  source               = "../function"
+  for_each             = local.deployed_sqs_consumers
+  name                 = "${local.p}-${local.names.functions[each.key]}"
+  artifact             = local.artifact[each.value.artifact]
+  timeout_seconds      = each.value.settings.timeout_seconds
+  memory_mb            = each.value.settings.memory_mb
+  reserved_concurrency = each.value.settings.reserved_concurrency
+  log_retention_days   = each.value.settings.log_retention_days
+
+  # Under the environment's path, with its boundary (terraform/bootstrap, docs/security.md).
   role_path                = local.function_role_path
   permissions_boundary_arn = var.function_permissions_boundary_arn
+
   environment = merge(each.value.settings.environment, local.tuning_environment[each.key], local.sqs_consumer_environment[each.key], {
     DEAD_LETTER_QUEUE_URL = module.queue[each.value.queue].dlq_url
   })
@@ -354,8 +360,10 @@ module "alarms" {
   source_queues = {
     for key, q in local.queues : local.names.queues[key].suffix => { name = module.queue[key].name, max_age_seconds = q.settings.visibility_timeout_seconds * 2 }
   }
-  dead_letter_queues     = { for key, q in local.queues : local.names.queues[key].suffix => module.queue[key].dlq_name }
+  dead_letter_queues = { for key, q in local.queues : local.names.queues[key].suffix => module.queue[key].dlq_name }
+  tags               = local.tags
+
+  # The roles the alarm key's policy names (docs/security.md, "KMS").
   key_administrator_arns = var.alarm_key_administrator_arns
   key_reader_arns        = var.alarm_key_reader_arns
-  tags                   = local.tags
 }
