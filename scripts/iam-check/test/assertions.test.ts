@@ -56,7 +56,10 @@ describe("resource-exposure", () => {
     root: "dev",
     roles: [],
     managedPolicies: new Map(),
-    arns: ["arn:aws:s3:::mcp-dev-quarantine-123456789012", "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-tool-jobs"],
+    arns: [
+      "arn:aws:s3:::mcp-dev-quarantine-123456789012",
+      "arn:aws:sqs:eu-west-1:123456789012:mcp-dev-tool-jobs",
+    ],
     resourcePolicies: [
       {
         address: "module.pipeline.aws_s3_bucket_policy.this",
