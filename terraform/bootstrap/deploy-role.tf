@@ -116,7 +116,7 @@ data "aws_iam_policy_document" "deploy" {
     condition {
       test     = "StringLike"
       variable = "lambda:FunctionArn"
-      values   = ["arn:${local.partition}:lambda:${var.region}:${local.account}:function:${local.prefix[each.value]}-*"]
+      values   = [local.functions[each.value]]
     }
   }
   statement {
@@ -127,7 +127,7 @@ data "aws_iam_policy_document" "deploy" {
     condition {
       test     = "StringLike"
       variable = "lambda:FunctionArn"
-      values   = ["arn:${local.partition}:lambda:${var.region}:${local.account}:function:${local.prefix[each.value]}-*"]
+      values   = [local.functions[each.value]]
     }
   }
   statement {

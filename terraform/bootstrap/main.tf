@@ -25,6 +25,8 @@ locals {
   # The functions' roles live under a path of their own, /mcp-<env>/: the deploy role may manage roles
   # there only, and no role that bootstrap creates (path /) is in any environment's path.
   function_roles = { for env, p in local.prefix : env => "${local.iam}:role/${p}/*" }
+  # The environment's functions: what its event source mappings may point at (lambda:FunctionArn).
+  functions = { for env, p in local.prefix : env => "arn:${local.partition}:lambda:${var.region}:${local.account}:function:${p}-*" }
 
   # Every principal and policy this root creates, which no environment's role may change (deny on self).
   bootstrap_iam = concat(

@@ -57,7 +57,7 @@ data "aws_iam_policy_document" "plan" {
     condition {
       test     = "StringLike"
       variable = "lambda:FunctionArn"
-      values   = ["arn:${local.partition}:lambda:${var.region}:${local.account}:function:${local.prefix[each.value]}-*"]
+      values   = [local.functions[each.value]]
     }
   }
   # The alarm topic's key is read through its key policy, which names this role (modules/alarms); the
