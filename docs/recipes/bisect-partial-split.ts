@@ -335,7 +335,12 @@ export function outcomeOf(observation: Observation, sequences: readonly string[]
   };
 }
 
-/** Which reading the observed run matches, by its invocations and its on-failure record. */
+/**
+ * Which reading the observed run matches, by its invocations and the records its on-failure record names.
+ * Not by `approximateInvokeCount`: what AWS counts there for a split batch (attempts, or every invocation
+ * the records were in) is not documented either, so a count other than the local ESM's is said, not a
+ * reason to call the run neither.
+ */
 export function verdict(
   observed: Outcome | undefined,
   records: number,
@@ -347,13 +352,24 @@ export function verdict(
       lines: ["verdict: not one on-failure record as both readings predict: read the records above"],
     };
   }
-  const same = (a: Outcome, b: Outcome) => JSON.stringify(a) === JSON.stringify(b);
+  const same = (a: Outcome, b: Outcome) =>
+    JSON.stringify(a.invocations) === JSON.stringify(b.invocations) &&
+    a.onFailure.first === b.onFailure.first &&
+    a.onFailure.last === b.onFailure.last;
   for (const accounting of [Accounting.SplitFree, Accounting.CountsAttempt]) {
-    if (same(observed, predict(records, maxRetries, accounting))) {
+    const predicted = predict(records, maxRetries, accounting);
+    if (same(observed, predicted)) {
+      const count = observed.onFailure.invokeCount;
+      const localCount = predicted.onFailure.invokeCount;
       return {
         matches: accounting,
         lines: [
           `verdict: AWS did what "${accounting}" predicts: ${accounting === Accounting.SplitFree ? "the split at the returned sequence number used no retry" : "the split at the returned sequence number used a retry"}`,
+          ...(count === localCount
+            ? []
+            : [
+                `and wrote approximateInvokeCount ${count}, where the local ESM writes ${localCount} for this reading (its attempts): record that too`,
+              ]),
           `(the local ESM's partialSplitAccounting: "${accounting}"; please report it against docs/aws-semantics.md §1.4)`,
         ],
       };

@@ -160,6 +160,20 @@ describe("the recipe's function and predictions under the local ESM", () => {
     });
   });
 
+  it("the verdict names the reading by the invocations and the records discarded, whatever approximateInvokeCount AWS writes, and says when that count differs from the local ESM's", () => {
+    // Split-free as predicted, but AWS counting every invocation of record 5 (7), not the attempts (2):
+    // AWS does not document what approximateInvokeCount counts for a split batch (§1.4, §1.6).
+    const free = predict(6, 1, Accounting.SplitFree);
+    const counted = { ...free, onFailure: { ...free.onFailure, invokeCount: 7 } };
+    const judged = verdict(counted, 6, 1);
+    expect(judged.matches).toBe(Accounting.SplitFree);
+    expect(judged.lines.join("\n")).toContain(
+      "approximateInvokeCount 7, where the local ESM writes 2 for this reading",
+    );
+    // The same count as the local ESM's: nothing more to say about it.
+    expect(verdict(free, 6, 1).lines.join("\n")).not.toContain("where the local ESM writes");
+  });
+
   it("the verdict says 'neither' for a run that matches no prediction, and for several on-failure records", () => {
     const free = predict(6, 1, Accounting.SplitFree);
     const smallerFirstBatch = { ...free, invocations: [[0, 1, 2, 3], ...free.invocations.slice(1)] };
