@@ -15,7 +15,12 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { IAMClient, ListRolesCommand } from "@aws-sdk/client-iam";
-import { ListStreamsCommand, PutRecordCommand } from "@aws-sdk/client-kinesis";
+import {
+  CreateStreamCommand,
+  DeleteStreamCommand,
+  ListStreamsCommand,
+  PutRecordCommand,
+} from "@aws-sdk/client-kinesis";
 import {
   CreateEventSourceMappingCommand,
   LambdaClient,
@@ -26,9 +31,14 @@ import { ListQueuesCommand } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { type RunningMoto, startMoto } from "@mcp-pipeline/emulators";
+import { AwsJsonContentType, type RunningMoto, startMoto } from "@mcp-pipeline/emulators";
 import { KinesisEventSource, LocalFunction, PartialSplitAccounting } from "@mcp-pipeline/local-esm";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
+import {
+  DoorAction,
+  EmulatorStack,
+  emulatorClientOptions,
+  startRequestDoor,
+} from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Accounting,
@@ -160,6 +170,20 @@ describe("the recipe's function and predictions under the local ESM", () => {
     });
   });
 
+  it("the verdict names the reading by the invocations and the records discarded, whatever approximateInvokeCount AWS writes, and says when that count differs from the local ESM's", () => {
+    // Split-free as predicted, but AWS counting every invocation of record 5 (7), not the attempts (2):
+    // AWS does not document what approximateInvokeCount counts for a split batch (§1.4, §1.6).
+    const free = predict(6, 1, Accounting.SplitFree);
+    const counted = { ...free, onFailure: { ...free.onFailure, invokeCount: 7 } };
+    const judged = verdict(counted, 6, 1);
+    expect(judged.matches).toBe(Accounting.SplitFree);
+    expect(judged.lines.join("\n")).toContain(
+      "approximateInvokeCount 7, where the local ESM writes 2 for this reading",
+    );
+    // The same count as the local ESM's: nothing more to say about it.
+    expect(verdict(free, 6, 1).lines.join("\n")).not.toContain("where the local ESM writes");
+  });
+
   it("the verdict says 'neither' for a run that matches no prediction, and for several on-failure records", () => {
     const free = predict(6, 1, Accounting.SplitFree);
     const smallerFirstBatch = { ...free, invocations: [[0, 1, 2, 3], ...free.invocations.slice(1)] };
@@ -258,7 +282,11 @@ describe("the recipe's script against moto's server", () => {
     lambda.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === CreateEventSourceMappingCommand.name) {
-          throw Object.assign(new Error("refused by the test"), { name: "ServiceException" });
+          // As the service refuses: an answer (its status) to the one try.
+          throw Object.assign(new Error("refused by the test"), {
+            name: "ServiceException",
+            $metadata: { httpStatusCode: 400, attempts: 1 },
+          });
         }
         return next(args);
       },
@@ -302,6 +330,106 @@ describe("the recipe's script against moto's server", () => {
       "deleted IAM role t-fail-abcdef-role",
     ]);
     expect(await leftovers("t-fail")).toEqual([]);
+  });
+
+  /** The recipe's run against moto with these clients, interrupted or not by `signal`. */
+  async function runAgainstMoto(prefix: string, clients: RecipeClients, signal: AbortSignal) {
+    const lines: string[] = [];
+    const outcome = await runRecipe(
+      clients,
+      {
+        region: "us-east-1",
+        prefix,
+        records: 3,
+        maxRetries: 0,
+        waitSeconds: 1,
+        yes: true,
+        names: namesFor(prefix, "abcdef"),
+        identity: await identityOf(clients.sts),
+      },
+      { say: (l) => lines.push(l), signal, handlerCode: await readFile(HANDLER) },
+    );
+    return { ...outcome, lines };
+  }
+  const motoClients = (overrides: Partial<RecipeClients> = {}): RecipeClients => {
+    const o = clientOptions();
+    return {
+      sts: new STSClient(o),
+      iam: new IAMClient(o),
+      lambda: new LambdaClient(o),
+      kinesis: kinesisClient(o),
+      sqs: sqsClient(o),
+      ...overrides,
+    };
+  };
+
+  it("Ctrl-C while a create request is in flight: the resource it created, whose answer never came, is deleted too", async () => {
+    // CreateStream is applied at moto, its answer held until the client gives up (aborts on Ctrl-C).
+    const door = await startRequestDoor(
+      moto.endpoint,
+      (target) => (target.endsWith(".CreateStream") ? DoorAction.HoldAnswer : DoorAction.Pass),
+      AwsJsonContentType.V1_1,
+    );
+    try {
+      const interrupt = new AbortController();
+      const kinesis = kinesisClient({ ...clientOptions(), endpoint: door.endpoint, maxAttempts: 1 });
+      const running = runAgainstMoto("t-held", motoClients({ kinesis }), interrupt.signal);
+      while (door.stats.held < 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await leftovers("t-held")).toContain("stream t-held-abcdef-stream");
+
+      interrupt.abort(new Error("interrupted"));
+      const { left, error, lines } = await running;
+
+      expect((error as Error).name).toBe("AbortError");
+      expect(left).toEqual([]);
+      expect(lines).toContain("deleted Kinesis stream t-held-abcdef-stream");
+      expect(await leftovers("t-held")).toEqual([]);
+    } finally {
+      await door.stop();
+    }
+  });
+
+  it("a create whose answer is lost after it was applied (CreateEventSourceMapping): the mapping, whose UUID never came, is deleted too", async () => {
+    const lambda = new LambdaClient(clientOptions());
+    lambda.middlewareStack.add(
+      (next, context) => async (args) => {
+        const answer = await next(args);
+        if (context.commandName === CreateEventSourceMappingCommand.name) {
+          throw Object.assign(new Error("socket hang up"), { name: "TimeoutError" });
+        }
+        return answer;
+      },
+      { step: "initialize", name: "loseMappingAnswer" },
+    );
+
+    const { left, error, lines } = await runAgainstMoto(
+      "t-lost",
+      motoClients({ lambda }),
+      new AbortController().signal,
+    );
+
+    expect((error as Error).message).toBe("socket hang up");
+    expect(left).toEqual([]);
+    expect(lines).toContainEqual(expect.stringMatching(/^deleted event source mapping/));
+    expect(await leftovers("t-lost")).toEqual([]);
+  });
+
+  it("a create refused at its first answer (the name taken) registers nothing: what exists under that name is not the run's to delete", async () => {
+    const names = namesFor("t-taken", "abcdef");
+    const o = clientOptions();
+    await kinesisClient(o).send(new CreateStreamCommand({ StreamName: names.stream, ShardCount: 1 }));
+
+    const { left, error, lines } = await runAgainstMoto(
+      "t-taken",
+      motoClients(),
+      new AbortController().signal,
+    );
+
+    expect((error as Error).name).toBe("ResourceInUseException");
+    expect(left).toEqual([]);
+    expect(lines.filter((l) => l.includes("stream"))).not.toContainEqual(expect.stringMatching(/^deleted/));
+    expect(await leftovers("t-taken")).toEqual(["stream t-taken-abcdef-stream"]);
+    await kinesisClient(o).send(new DeleteStreamCommand({ StreamName: names.stream }));
   });
 
   it("Ctrl-C while it waits: deletes everything it created and exits 130", async () => {

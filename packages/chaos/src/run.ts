@@ -15,11 +15,13 @@ import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import {
   drainQueue,
   type JobItem,
   LocalPipeline,
   listGivenUp,
+  type PartialSplits,
   stuckWrites,
 } from "@mcp-pipeline/local-pipeline";
 import { replayQuarantine, storedQuarantineKeys } from "@mcp-pipeline/recovery";
@@ -49,10 +51,14 @@ export interface RunOptions {
   readonly onProgress?: (line: string) => void;
   /** The functions' warning and error logs. */
   readonly onLog?: (functionName: string, line: string) => void;
+  /** The Kinesis mapping's accounting of a bisect-on partial split (§1.4); the local ESM's default when absent. */
+  readonly partialSplitAccounting?: PartialSplitAccounting;
 }
 
 export interface ChaosResult {
   readonly seed: number;
+  /** With bisect on, whether a partial answer's split used a retry (§1.4, undocumented); null: no split. */
+  readonly partialSplits: PartialSplits;
   readonly durationMs: number;
   readonly timedOut: boolean;
   /** Why the run stopped waiting, when it timed out: the deadline, or nothing moved for `quietMs`. */
@@ -290,6 +296,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     const observe = observeInvocations(ledger);
     pipeline = new LocalPipeline({
       settings: options.settings,
+      ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
       timeScale: options.timeScale,
       distDir: options.distDir,
       endpoints: {
@@ -615,6 +622,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       : [];
     return {
       seed: plan.options.seed,
+      partialSplits: pipeline.partialSplits,
       durationMs: Date.now() - started,
       timedOut,
       timeout: timedOut ? stopped : undefined,

@@ -2,6 +2,7 @@
  * Configuration rules: settings that lose data or stall a pipeline, found before `terraform apply`.
  * Pure functions of an environment's settings (and, for alarms, of the pipeline's wiring).
  */
+import { MARGIN_SHARE } from "@mcp-pipeline/batch";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 
 export interface Finding {
@@ -167,23 +168,27 @@ function slowDownstreamFinding(s: EnvironmentSettings): { setting: string; messa
   const esm = s.processor.esm;
   if (esm.maximum_retry_attempts === -1) return undefined;
   // The schema fills in the function's default margin (@mcp-pipeline/settings' tuning.ts).
-  const usableMs = s.processor.timeout_seconds * 1000 - s.processor.deadline_margin_ms;
   const recordMs = TOLERATED_SLOWDOWN * s.processor.expected_record_latency_ms;
   if (esm.bisect_batch_on_function_error) {
     // A deadline answer splits the batch at the first unstarted record (§1.4 "Bisect on"). Whether that
     // split uses a retry is undocumented; AWS's wording on splitting says it does not, and so does the local
     // ESM by default. Then only an invocation that finishes no record, where nothing is split off, uses
-    // one: once a single slowed record does not fit in an invocation.
-    if (usableMs >= recordMs) return undefined;
+    // one. The first record starts with the whole timeout ahead (the deadline only stops new starts) and
+    // runs until the processor aborts the requests still open, at margin x MARGIN_SHARE.requests left
+    // (@mcp-pipeline/batch request-deadline.ts): a record longer than that never finishes.
+    const firstRecordMs =
+      s.processor.timeout_seconds * 1000 - s.processor.deadline_margin_ms * MARGIN_SHARE.requests;
+    if (firstRecordMs >= recordMs) return undefined;
     return {
       setting: "processor.timeout_seconds",
-      message: `one record x ${TOLERATED_SLOWDOWN} slowdown = ${recordMs} ms > ${usableMs} ms usable (timeout - deadline margin): with the downstream ${TOLERATED_SLOWDOWN} times slower than expected no invocation finishes a record, so each deadline answer uses a retry until they run out and records that never failed go to the failure queue (§1.4 "Bisect on": a split that finishes records uses no retry by AWS's wording on splitting, an undocumented accounting)`,
+      message: `one record x ${TOLERATED_SLOWDOWN} slowdown = ${recordMs} ms > ${firstRecordMs} ms before the processor cuts a record's requests off (timeout - margin x ${MARGIN_SHARE.requests}): with the downstream ${TOLERATED_SLOWDOWN} times slower than expected no invocation finishes a record, so each deadline answer uses a retry until they run out and records that never failed go to the failure queue (§1.4 "Bisect on": a split that finishes records uses no retry by AWS's wording on splitting, an undocumented accounting)`,
     };
   }
   // Every deadline answer uses a retry (§1.4 "Bisect off", AWS-recorded), so a downstream that is only
   // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
   // Worst case: one partition key, so the batch runs one record at a time.
   const invocations = esm.maximum_retry_attempts + 1;
+  const usableMs = s.processor.timeout_seconds * 1000 - s.processor.deadline_margin_ms;
   if (invocations * usableMs >= esm.batch_size * recordMs) return undefined;
   return {
     setting: "processor.esm.maximum_retry_attempts",

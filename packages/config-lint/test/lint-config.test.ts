@@ -125,14 +125,27 @@ describe("slow-downstream-exhausts-retries, per configuration (docs/aws-semantic
     expect(findings[1]?.message).toContain("4 invocations x 55000 ms usable");
   });
 
-  it('bisect on ("Bisect on": a split uses no retry, the documented wording): the settings that fail with bisect off pass; only one slowed record longer than an invocation\'s 55 s fails', async () => {
+  it('bisect on ("Bisect on": a split uses no retry, the documented wording): the settings that fail with bisect off pass; only one slowed record that no invocation can finish fails, naming the timeout', async () => {
     expect(rules(await dev({ bisect: true, latencyMs: 221 }))).toEqual([]);
     // Ten records a batch, so that a full batch still fits in the timeout (batch-exceeds-timeout).
-    expect(rules(await dev({ bisect: true, latencyMs: 5500, batchSize: 10 }))).toEqual([]);
-    const findings = settingsFindings(await dev({ bisect: true, latencyMs: 5501, batchSize: 10 }));
+    const findings = settingsFindings(await dev({ bisect: true, latencyMs: 5800, batchSize: 10 }));
     expect(findings.map((f) => f.rule)).toEqual([RuleId.SlowDownstreamExhaustsRetries]);
     expect(findings[0]?.setting).toBe("processor.timeout_seconds");
-    expect(findings[0]?.message).toContain("55010 ms > 55000 ms usable");
+    expect(findings[0]?.message).toContain("no invocation finishes a record");
+  });
+
+  it("bisect on: a slowed record that runs past the deadline still finishes until the processor cuts its requests off (timeout - margin x MARGIN_SHARE.requests), so only a longer one is a finding", async () => {
+    // dev: 60 s timeout, 5 s margin. The first record starts with the whole timeout ahead; nothing new starts
+    // once less than 5 s remains, but the record in flight runs until its requests are aborted at 2.5 s
+    // left (@mcp-pipeline/batch request-deadline.ts). A record of 56 s (> 55 s) finishes there, the deadline
+    // answer reports the next one, and the split finishes a record: no retry used.
+    expect(rules(await dev({ bisect: true, latencyMs: 5600, batchSize: 10 }))).toEqual([]);
+    expect(rules(await dev({ bisect: true, latencyMs: 5750, batchSize: 10 }))).toEqual([]);
+    const findings = settingsFindings(await dev({ bisect: true, latencyMs: 5751, batchSize: 10 }));
+    expect(findings.map((f) => f.rule)).toEqual([RuleId.SlowDownstreamExhaustsRetries]);
+    expect(findings[0]?.message).toContain(
+      "57510 ms > 57500 ms before the processor cuts a record's requests off (timeout - margin x 0.5)",
+    );
   });
 
   it("infinite retries: the rule has nothing to count (infinite-retries says what is wrong)", async () => {

@@ -39,9 +39,13 @@ async function setup(
     now?: () => number;
     partialSplitAccounting?: PartialSplitAccounting;
     retryDelayMs?: number;
+    /** Called as each invocation begins, before the function runs: what the mapping holds at that moment. */
+    beforeInvoke?: () => void;
+    /** A stream made (and filled) by the test, when the function's environment needs its sequence numbers. */
+    stream?: { name: string; arn: string };
   } = {},
 ) {
-  const stream = await emulators.stream(options.shards ?? 1);
+  const stream = options.stream ?? (await emulators.stream(options.shards ?? 1));
   const failures = await emulators.queue();
   const fn = new RecordingFunction({
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -57,7 +61,13 @@ async function setup(
       region: "us-east-1",
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
-    function: fn,
+    function: {
+      arn: fn.arn,
+      invoke: (event) => {
+        options.beforeInvoke?.();
+        return fn.invoke(event);
+      },
+    },
     parameters: { ...KINESIS_TEST_PARAMETERS, ...options.parameters },
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
@@ -464,6 +474,97 @@ describe("§1.4 bisect on: a partial answer splits the batch at the returned seq
     await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
     expect(splits(events)).toEqual([]);
     expect(esm.stats.partialSplits).toBe(0);
+  });
+
+  it.each([
+    ["bisect on, split-free", true, PartialSplitAccounting.SplitFree],
+    ["bisect on, counts-attempt", true, PartialSplitAccounting.CountsAttempt],
+    ["bisect off", false, PartialSplitAccounting.SplitFree],
+  ])(
+    "%s: a partial answer commits the records before the returned sequence number: the checkpoint is there before the rest is invoked again (§1.4 checkpoint rule)",
+    async (_, bisect, accounting) => {
+      const shard = "shardId-000000000000";
+      const checkpointAtInvoke: (string | undefined)[] = [];
+      let esmRef: KinesisEventSource | undefined;
+      const { failures, esm, sequences } = await setup({
+        items,
+        parameters: { bisectBatchOnFunctionError: bisect, maximumRetryAttempts: 1 },
+        partialSplitAccounting: accounting,
+        beforeInvoke: () => checkpointAtInvoke.push(esmRef?.checkpoints.get(shard)),
+      });
+      esmRef = esm;
+      await drainOne(failures.url);
+      // a and b committed by the first answer; c and d then given up (the last records of the shard).
+      expect(checkpointAtInvoke[0]).toBeUndefined();
+      expect(checkpointAtInvoke.slice(1)).toEqual(checkpointAtInvoke.slice(1).map(() => sequences[1]));
+      expect(checkpointAtInvoke.length).toBeGreaterThan(1);
+      await eventually(() => expect(esm.checkpoints.get(shard)).toBe(sequences[3]));
+    },
+  );
+
+  it("bisect on, a function error: the first half's success is committed before the second half is invoked", async () => {
+    const shard = "shardId-000000000000";
+    const checkpointAtInvoke: (string | undefined)[] = [];
+    let esmRef: KinesisEventSource | undefined;
+    const { fn, failures, esm, sequences } = await setup({
+      items: [{ id: "a" }, { id: "b" }, { id: "c", fail: "throw" }, { id: "d" }],
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      beforeInvoke: () => checkpointAtInvoke.push(esmRef?.checkpoints.get(shard)),
+    });
+    esmRef = esm;
+    await drainOne(failures.url);
+    // [a b c d] fails -> [a b] succeeds -> [c d] fails -> [c] fails, given up -> [d] succeeds.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["a", "b"],
+      ["c", "d"],
+      ["c"],
+      ["d"],
+    ]);
+    expect(checkpointAtInvoke).toEqual([undefined, undefined, sequences[1], sequences[1], sequences[2]]);
+    await eventually(() => expect(esm.checkpoints.get(shard)).toBe(sequences[3]));
+  });
+
+  it("several sequence numbers returned, the lowest listed last: the split is at the lowest", async () => {
+    // The answer lists d before c: the batch is split at c, the lowest (§1.4 checkpoint rule).
+    const stream = await emulators.stream();
+    const sequences = await emulators.put(stream.name, [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }]);
+    const { fn, failures, esm } = await setup({
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      environment: {
+        RESPONSE_OVERRIDE: JSON.stringify({
+          batchItemFailures: [{ itemIdentifier: sequences[3] }, { itemIdentifier: sequences[2] }],
+        }),
+      },
+      stream,
+    });
+    const record = await drainOne(failures.url);
+    // Split at c (no retry used), then the rest answered at its first record, c: the one attempt.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+    expect(esm.stats.partialSplits).toBe(1);
+  });
+
+  it("split-free: the rest of a split batch is still held to MaximumRecordAgeInSeconds: records that aged while the split used no retry go to the destination, not to the function", async () => {
+    // The mapping's clock moves 70 s during the first invocation: c and d are past their 60 s when the rest
+    // would be invoked, with no attempt used and infinite retries.
+    let offset = 0;
+    const { fn, failures, esm } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: -1, maximumRecordAgeMs: 60_000 },
+      now: () => Date.now() + offset,
+      beforeInvoke: () => {
+        offset += 70_000;
+      },
+    });
+    const record = await drainOne(failures.url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([["a", "b", "c", "d"]]);
+    expect(record.requestContext.condition).toBe("RecordAgeExceeded");
+    expect(record.KinesisBatchInfo.batchSize).toBe(2);
+    expect(esm.stats.partialSplits).toBe(1);
   });
 
   it.each([["free"], [""], [null], [1]])(

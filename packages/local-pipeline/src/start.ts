@@ -130,6 +130,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // The environment's own region (dev: eu-west-1), so names, ARNs and clients match what it deploys.
     region: settings.region,
     onKinesisEvent: timeline.onKinesisEvent,
+    partialSplitAccounting: options.partialSplitAccounting,
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
