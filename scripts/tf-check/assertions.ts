@@ -11,7 +11,12 @@ import {
   ListTablesCommand,
   UpdateTableCommand,
 } from "@aws-sdk/client-dynamodb";
-import { GetRoleCommand, IAMClient, ListOpenIDConnectProvidersCommand } from "@aws-sdk/client-iam";
+import {
+  GetPolicyCommand,
+  GetRoleCommand,
+  IAMClient,
+  ListOpenIDConnectProvidersCommand,
+} from "@aws-sdk/client-iam";
 import {
   DescribeStreamSummaryCommand,
   KinesisClient,
@@ -44,6 +49,9 @@ export interface Endpoints {
 }
 
 const credentials = { accessKeyId: "test", secretAccessKey: "test" };
+
+/** moto's account: every root under check is applied in it. */
+const ACCOUNT = "123456789012";
 
 /** The AWS-managed SNS key: CloudWatch alarms cannot publish to a topic encrypted with it. */
 export const AWS_MANAGED_SNS_KEY = "alias/aws/sns";
@@ -448,10 +456,14 @@ export async function bootstrapFindings(
 
   const providers = await iam.send(new ListOpenIDConnectProvidersCommand({}));
   expectEqual(findings, "OIDC providers", (providers.OpenIDConnectProviderList ?? []).length, 1);
+  // What each role's trust must name (terraform/bootstrap/oidc.tf); npm run iam:check evaluates the
+  // trust against the subjects it must refuse.
+  const main = "refs/heads/main";
+  const apply = `${options.repository}/.github/workflows/apply.yml@${main}`;
   for (const env of options.environments) {
     for (const [kind, subject] of [
-      ["deploy", `repo:${options.repository}:environment:${env}`],
-      ["plan", `repo:${options.repository}:pull_request`],
+      ["deploy", `repo:${options.repository}:environment:${env}:job_workflow_ref:${apply}`],
+      ["plan", `repo:${options.repository}:ref:${main}:job_workflow_ref:${apply}`],
     ] as const) {
       const role = await iam.send(new GetRoleCommand({ RoleName: `mcp-${env}-${kind}` }));
       const trust = decodeURIComponent(role.Role?.AssumeRolePolicyDocument ?? "");
@@ -459,7 +471,15 @@ export async function bootstrapFindings(
         findings.push(`mcp-${env}-${kind}: trust policy does not limit sub to ${subject}`);
       if (!trust.includes("sts:AssumeRoleWithWebIdentity"))
         findings.push(`mcp-${env}-${kind}: trust policy does not allow sts:AssumeRoleWithWebIdentity`);
+      if (kind === "deploy" && trust.includes(":pull_request"))
+        findings.push(`mcp-${env}-${kind}: trust policy admits pull requests`);
     }
+    // The boundary every function role of the environment carries.
+    const boundary = await iam.send(
+      new GetPolicyCommand({ PolicyArn: `arn:aws:iam::${ACCOUNT}:policy/mcp-${env}-function-boundary` }),
+    );
+    if (boundary.Policy?.PolicyName !== `mcp-${env}-function-boundary`)
+      findings.push(`mcp-${env}-function-boundary: no such managed policy`);
   }
   s3.destroy();
   iam.destroy();

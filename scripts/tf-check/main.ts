@@ -19,18 +19,21 @@
  * Usage: npm run tf:check -- [--mirror DIR | --registry] [--moto PATH] [--root dev|prod|bootstrap]... [--keep]
  *        [--destroy dev|prod|bootstrap|all]... [--jobs N] [--verbose] [--skip-module-tests]
  *        [--stand-in-provider VERSION]  (tries the check's tooling with another provider build; not a pass)
+ *        [--plans-out DIR]  (`terraform show -json` of each root's second plan, for npm run iam:check)
  */
 import { execFileSync } from "node:child_process";
-import { access, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { parseFile, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { bootstrapFindings, disableDeletionProtection, environmentFindings } from "./assertions.ts";
 import { type EmulatorProxy, startEmulatorProxy } from "./emulator-proxy.ts";
 import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
+import { checkLockFiles, pointLockAtMirror } from "./lock-files.ts";
 import { startMoto } from "./moto.ts";
 import { MANIFEST, providerServices, verdictMessage } from "./provider-services.ts";
 import { SERVICE_LIST } from "./service-list.ts";
@@ -47,6 +50,8 @@ import { operationProfile, profileLine } from "./waits.ts";
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 const ROOTS = ["dev", "prod", "bootstrap"] as const;
 type Root = (typeof ROOTS)[number];
+const rootDir = (terraformDir: string, root: Root) =>
+  join(terraformDir, root === "bootstrap" ? "bootstrap" : join("environments", root));
 
 /**
  * Terraform's -parallelism for apply and destroy. Its default, 10, is below what the roots have waiting at
@@ -96,6 +101,7 @@ const { values } = parseArgs({
     "skip-module-tests": { type: "boolean", default: false },
     jobs: { type: "string" },
     destroy: { type: "string", multiple: true },
+    "plans-out": { type: "string" },
   },
 });
 
@@ -117,6 +123,26 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The roots' provider constraint (environments/common/versions.tf; every module and root has the same). */
+async function awsConstraint(): Promise<string> {
+  const versions = await parseFile(join(TERRAFORM_ROOT, "environments", "common", "versions.tf"));
+  const terraform = (versions.terraform as { required_providers: { aws: { version: string } }[] }[])[0];
+  const version = terraform?.required_providers[0]?.aws.version;
+  if (version === undefined)
+    throw new CheckFailed("environments/common/versions.tf: no hashicorp/aws version");
+  return version;
+}
+
+/** The hashicorp/aws version the mirror holds (the one its init will take). */
+async function mirrorVersion(mirror: string): Promise<string> {
+  const versions = await readdir(join(mirror, "registry.terraform.io", "hashicorp", "aws"));
+  if (versions.length !== 1)
+    throw new CheckFailed(
+      `${mirror}: expected one hashicorp/aws version, found ${versions.join(", ") || "none"}`,
+    );
+  return versions[0] as string;
 }
 
 /** The provider mirror: --mirror, else the cache .ci/aws-provider.sh fills; --registry for none. */
@@ -156,10 +182,10 @@ async function checkRoot(
   workspace: Workspace,
   root: Root,
   moto: string,
-  options: { readonly destroy: boolean; readonly waits: string[] },
+  options: { readonly destroy: boolean; readonly waits: string[]; readonly plansOut?: string | undefined },
 ): Promise<string[]> {
   const { destroy, waits } = options;
-  const dir = join(workspace.terraformDir, root === "bootstrap" ? "bootstrap" : join("environments", root));
+  const dir = rootDir(workspace.terraformDir, root);
   const notes: string[] = [];
   const settings = root === "bootstrap" ? null : await loadSettings(repositoryRoot, root);
   const server = await steps.run(root, "start moto", () => startMoto(moto));
@@ -177,7 +203,10 @@ async function checkRoot(
       await writeFile(join(dir, "emulator.auto.tfvars.json"), `${JSON.stringify(vars, null, 2)}\n`);
     }
 
-    await steps.run(root, "init", () => terraformOk(workspace, dir, ["init", "-input=false", "-no-color"]));
+    // -lockfile=readonly as in the workflows: a provider the root requires that its lock lacks fails.
+    await steps.run(root, "init", () =>
+      terraformOk(workspace, dir, ["init", "-input=false", "-no-color", "-lockfile=readonly"]),
+    );
     // validate and plan side by side: both only read the root (validate takes no state lock), and plan
     // validates the same configuration again, so validate need not hold plan back. Both end before either
     // failure is reported, validate's first: no terraform outlives its moto.
@@ -222,14 +251,24 @@ async function checkRoot(
 
     const secondPlan = () =>
       steps.run(root, "second plan (must be empty)", () =>
-        terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-detailed-exitcode"], [0, 2]),
+        terraformOk(
+          workspace,
+          dir,
+          ["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out=second.tfplan"],
+          [0, 2],
+        ),
       );
-    const emptySecondPlan = (second: TerraformResult) => {
+    const emptySecondPlan = async (second: TerraformResult) => {
       if (second.code !== 0)
         throw new CheckFailed(`${root}: the second plan is not empty (a perpetual diff):\n${second.output}`);
+      // After the apply every ARN and policy document is known: what npm run iam:check judges.
+      if (options.plansOut !== undefined) {
+        const shown = await terraformOk(workspace, dir, ["show", "-json", "second.tfplan"]);
+        await writeFile(join(options.plansOut, `${root}.json`), shown.output);
+      }
     };
     if (destroy) {
-      emptySecondPlan(await secondPlan());
+      await emptySecondPlan(await secondPlan());
       const destroyed = await steps.run(root, "destroy", async () => {
         // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
         // deliberately switches off before destroying an environment.
@@ -266,7 +305,7 @@ async function checkRoot(
       ]);
       if (second.status === "rejected") throw second.reason;
       if (planned.status === "rejected") throw planned.reason;
-      emptySecondPlan(second.value);
+      await emptySecondPlan(second.value);
       const count = countIn(planned.value.output, /^Plan: 0 to add, 0 to change, (\d+) to destroy\./);
       if (count !== applied)
         throw new CheckFailed(
@@ -319,6 +358,8 @@ async function main(): Promise<void> {
     else throw new CheckFailed(verdictMessage(verdict));
   }
   const moto = await steps.run(CHECK, "moto (.ci/moto.sh)", async () => motoServer());
+  const plansOut = values["plans-out"];
+  if (plansOut !== undefined) await mkdir(plansOut, { recursive: true });
   const tmp = await mkdtemp(join(tmpdir(), "tf-check-"));
   const waits: string[] = [];
   if (standIn !== undefined)
@@ -339,6 +380,25 @@ async function main(): Promise<void> {
       ...(await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"])),
       verbose: values.verbose,
     };
+    const constraint = await awsConstraint();
+    const locks = await steps.run(CHECK, "lock files", () =>
+      checkLockFiles(
+        Object.fromEntries(ROOTS.map((r) => [r, rootDir(join(repositoryRoot, "terraform"), r)])),
+        constraint,
+      ),
+    );
+    const hashes = Object.entries(locks.hashes)
+      .map(([r, n]) => `${r} ${n}`)
+      .join(", ");
+    if (mirror === null)
+      notes.push(`lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes})`);
+    else {
+      const built = standIn ?? (await mirrorVersion(mirror));
+      for (const r of ROOTS) await pointLockAtMirror(rootDir(workspace.terraformDir, r), built, constraint);
+      notes.push(
+        `lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes}); the mirror's local build ${built} stands in for it in the workspace copy, inited with -lockfile=readonly`,
+      );
+    }
 
     const modulesDir = join(workspace.terraformDir, "modules");
     const modules: string[] = [];
@@ -358,6 +418,7 @@ async function main(): Promise<void> {
           checkRoot(steps, { ...workspace, label: root }, root, moto, {
             destroy: destroyed.includes(root),
             waits,
+            plansOut,
           }),
       })),
       {

@@ -110,7 +110,8 @@ export async function createWorkspace(
   await cp(join(repositoryRoot, "terraform"), terraformDir, {
     recursive: true,
     verbatimSymlinks: true,
-    filter: (src) => !/[/\\](\.terraform|terraform\.tfstate[^/]*|\.terraform\.lock\.hcl)$/.test(src),
+    // The roots' committed lock files come along (lock-files.ts points them at the mirror's build).
+    filter: (src) => !/[/\\](\.terraform|terraform\.tfstate[^/]*)$/.test(src),
   });
   // The build's artifacts beside the copy, where the environments' default repository_root ("../../..")
   // finds dist/manifest.json and the zips: the path deploy.yml relies on is the one applied here.

@@ -12,3 +12,13 @@ output "plan_role_arns" {
   description = "PLAN_ROLE_ARN_<env> repository variables."
   value       = { for env, role in aws_iam_role.plan : env => role.arn }
 }
+
+output "function_boundary_arns" {
+  description = "The permissions boundary every function role of each environment carries."
+  value       = { for env, p in aws_iam_policy.function_boundary : env => p.arn }
+}
+
+output "github_oidc_subject_claim_keys" {
+  description = "The repository's OIDC subject template the roles' trust expects (README.md: set it with the GitHub API)."
+  value       = ["repo", "context", "job_workflow_ref"]
+}

@@ -13,10 +13,39 @@ variable "github_repository" {
   }
 }
 
+variable "deploy_branch" {
+  description = "The only branch whose workflows get the deploy roles (and the plan roles outside pull requests)."
+  type        = string
+  default     = "main"
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9._/-]+$", var.deploy_branch)) && !strcontains(var.deploy_branch, "*")
+    error_message = "deploy_branch must be a branch name, without wildcards."
+  }
+}
+
 variable "environments" {
-  description = "Environments that get a deploy role and a plan role."
+  description = "Environments that get a deploy role, a plan role and a function boundary; their resources are named mcp-<env>-*."
   type        = list(string)
   default     = ["dev", "prod"]
+
+  validation {
+    # No "-": mcp-<env>-* of one environment must never match another's names (mcp-dev-* would match an
+    # environment dev-2's mcp-dev-2-*).
+    condition     = alltrue([for env in var.environments : can(regex("^[a-z][a-z0-9]{0,15}$", env))]) && length(distinct(var.environments)) == length(var.environments)
+    error_message = "environments must be distinct names of 1-16 lowercase letters and digits, starting with a letter (no \"-\")."
+  }
+}
+
+variable "plan_on_pull_request" {
+  description = "Environments whose plan role pull requests may assume (ci.yml's plan job); the others are planned only from the deploy branch."
+  type        = list(string)
+  default     = ["dev"]
+
+  validation {
+    condition     = alltrue([for env in var.plan_on_pull_request : contains(var.environments, env)])
+    error_message = "plan_on_pull_request may name only environments of var.environments."
+  }
 }
 
 variable "state_bucket_prefix" {

@@ -8,6 +8,8 @@ import {
   UsageError,
   wholeNumber,
 } from "@mcp-pipeline/cli";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
+import { partialSplitAccountingOption } from "@mcp-pipeline/local-pipeline";
 import { ENVIRONMENT_NAME, loadSettings, SettingsError } from "@mcp-pipeline/settings";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "./plan.js";
 import { formatJson, formatTable } from "./report.js";
@@ -48,6 +50,10 @@ Run
   --stall-timeout S    give up sooner when nothing moved (no record delivered, no function invoked,
                        no message dead-lettered) for S seconds           (default 300)
   --dist DIR           where the function zips are                       (default dist/, built by npm run chaos)
+  --partial-split-accounting NAME
+                       with bisect on, whether a partial answer's split at the failed record uses a
+                       retry, which AWS does not document (docs/aws-semantics.md §1.4): split-free
+                       (AWS's wording on splitting) or counts-attempt   (default split-free)
   --verbose            show the functions' warning and error logs
   --json               print the result as one JSON object on stdout (progress goes to stderr)
   -h, --help           show this help
@@ -61,6 +67,8 @@ export interface CliOptions {
   readonly timeoutMs: number;
   readonly stallTimeoutMs: number;
   readonly distDir: string | undefined;
+  /** The Kinesis mapping's accounting of a bisect-on partial split (--partial-split-accounting). */
+  readonly partialSplitAccounting: PartialSplitAccounting;
   readonly json: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
@@ -100,6 +108,7 @@ function parse(argv: readonly string[]) {
       timeout: { type: "string" },
       "stall-timeout": { type: "string" },
       dist: { type: "string" },
+      "partial-split-accounting": { type: "string" },
       json: { type: "boolean" },
       verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -146,6 +155,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     stallTimeoutMs:
       wholeNumber("stall-timeout", text("stall-timeout"), { fallback: 300, min: 1, max: 86_400 }) * 1000,
     distDir: text("dist"),
+    partialSplitAccounting: partialSplitAccountingOption(text("partial-split-accounting")),
     json: (v.json as boolean | undefined) ?? environ.npm_config_json === "true",
     verbose: (v.verbose as boolean | undefined) ?? false,
     help: (v.help as boolean | undefined) ?? false,
@@ -181,6 +191,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     timeoutMs: options.timeoutMs,
     stallTimeoutMs: options.stallTimeoutMs,
     distDir: options.distDir ?? join(root, "dist"),
+    partialSplitAccounting: options.partialSplitAccounting,
     onProgress: (line) => process.stderr.write(`${line}\n`),
     ...(options.verbose
       ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }

@@ -10,6 +10,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import { LocalPipeline, stuckRounds } from "@mcp-pipeline/local-pipeline";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
@@ -26,6 +27,7 @@ export interface HarnessOptions {
   readonly distDir: string;
   readonly say: (line: string) => void;
   readonly onLog?: (functionName: string, line: string) => void;
+  readonly partialSplitAccounting?: PartialSplitAccounting;
 }
 
 /** The faults' switches and counts, shared by the doors, the injector and the stuck writes. */
@@ -167,6 +169,7 @@ export async function startHarness(
       // outcomes are seen inside it, where the function's own result comes back.
       wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
       processorDynamoDbFault: stuckWrites(faults),
+      ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
       functionEnvironment: {
         "tool-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
         "fifo-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },

@@ -1,4 +1,5 @@
 /** The verdict as people read it (a pass/fail table) and as machines do (one JSON object). */
+import { describePartialSplits } from "@mcp-pipeline/local-pipeline";
 import type { ChaosResult } from "./run.js";
 import { TimeoutCause } from "./watchdog.js";
 
@@ -18,8 +19,10 @@ export function formatTable(result: ChaosResult): string {
   const f = result.faults;
   const c = result.counts;
   const p = result.proof;
+  const splits = describePartialSplits(result.partialSplits);
   const lines = [
     `chaos run, seed ${result.seed}: ${(result.durationMs / 1000).toFixed(1)} s${result.timedOut ? `, TIMED OUT (${timeoutReason(result)})` : ""}`,
+    `kinesis: partial splits ${splits.value} (${splits.why})`,
     `inputs: ${c.streamRecords} stream records (${c.streamKinds.event} events of ${c.calls} calls, ${c.streamKinds.stuck} stuck, ${c.streamKinds.duplicate} sent twice, ${c.streamKinds.poison} poison), ${c.jobMessages} job messages (${c.jobs} jobs, ${c.poisonJobs} poison)`,
     `faults: ${f.throttles} throttles, ${f.exceptions} handler exceptions, ${f.timeouts} timeouts, ${f.dynamodbFaults} DynamoDB throttles/5xx, ${f.dynamodbAfterWriteFaults} DynamoDB 5xx after the write, ${f.s3Faults} S3 503/500, ${f.stuckWriteRefusals} stuck-write refusals; SQS down ${f.sqsDownMs} ms (${f.sqsRefusedConnections} connections refused)`,
     `recovery: ${c.quarantineObjects} quarantine objects, ${c.failureRanges} failure records, ${c.deadLettered} DLQ messages; ${p.replayRounds} rounds replayed ${f.replayedRecords} records and ${f.redrivenJobs} jobs, with ${p.replayPhaseFaults} faults; ${p.givenUpAgainAfterReplay} records given up again after their replay`,

@@ -4,6 +4,8 @@
  * (settle.ts), recover as an operator would with the faults still on (recover.ts), read the end state
  * (final-state.ts) and judge (verdict.ts).
  */
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
+import type { PartialSplits } from "@mcp-pipeline/local-pipeline";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import type { DoorCounts } from "./doors.js";
@@ -34,6 +36,8 @@ export interface RunOptions {
   readonly onLog?: (functionName: string, line: string) => void;
   /** The operator's replay (the product's, by default): test/sabotage.test.ts gives one that skips. */
   readonly replay?: Replay;
+  /** The Kinesis mapping's accounting of a bisect-on partial split (§1.4); the local ESM's default when absent. */
+  readonly partialSplitAccounting?: PartialSplitAccounting;
 }
 
 export interface ChaosResult {
@@ -45,6 +49,8 @@ export interface ChaosResult {
   readonly pass: boolean;
   readonly checks: readonly Check[];
   readonly counts: ReturnType<Ledger["counts"]>;
+  /** With bisect on, whether a partial answer's split used a retry (§1.4, undocumented); null: no split. */
+  readonly partialSplits: PartialSplits;
   readonly proof: {
     readonly toolRuns: number;
     readonly maxRunsPerJob: number;
@@ -282,6 +288,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       pass: !timedOut && checks.every((c) => c.pass),
       checks,
       counts: ledger.counts(),
+      partialSplits: pipeline.partialSplits,
       proof: {
         toolRuns: verdict.toolRuns.runs,
         maxRunsPerJob: verdict.toolRuns.maxRuns,

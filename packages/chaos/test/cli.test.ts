@@ -23,6 +23,7 @@ describe("npm run chaos: the command line", () => {
       stallTimeoutMs: 300_000,
       json: false,
       help: false,
+      partialSplitAccounting: "split-free",
     });
   });
 
@@ -31,7 +32,7 @@ describe("npm run chaos: the command line", () => {
       ...["--events", "100000", "--jobs", "7", "--fifo-jobs", "3", "--sessions", "9", "--seed", "7"],
       ...["--chunk", "500", "--sqs-outage", "0", "--throttle-rate", "0.5", "--s3-rate", "0"],
       ...["--env", "prod", "--time-scale", "5", "--timeout", "60", "--stall-timeout", "30"],
-      ...["--dist", "out", "--json"],
+      ...["--dist", "out", "--json", "--partial-split-accounting", "counts-attempt"],
     ]);
     expect(options.chaos).toMatchObject({
       events: 100_000,
@@ -49,6 +50,7 @@ describe("npm run chaos: the command line", () => {
       stallTimeoutMs: 30_000,
       distDir: "out",
       json: true,
+      partialSplitAccounting: "counts-attempt",
     });
   });
 
@@ -78,6 +80,10 @@ describe("npm run chaos: the command line", () => {
     [["--dist="], "--dist needs a directory"],
     [["--frobnicate"], "Unknown option '--frobnicate'"],
     [["stray"], "Unexpected argument 'stray'"],
+    [
+      ["--partial-split-accounting", "free"],
+      '--partial-split-accounting must be one of split-free, counts-attempt, got "free"',
+    ],
   ])("refuses %j: %s", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -5,6 +5,7 @@ import { TimeoutCause } from "../src/watchdog.js";
 
 const timedOut: ChaosResult = {
   seed: 7,
+  partialSplits: "split-free",
   durationMs: 236_400,
   timedOut: true,
   timeout: { cause: TimeoutCause.NoProgress, quietMs: 180_200 },
@@ -65,6 +66,15 @@ describe("the chaos run's table", () => {
     );
     expect(table).toContain("timed out: still in flight (not lost): job job-7-28");
     expect(table.split("\n").at(-1)).toBe("verdict: timed out");
+  });
+
+  it("says which accounting of a bisect-on partial split the mapping ran with (AWS does not say, §1.4)", () => {
+    expect(formatTable(timedOut).split("\n")[1]).toBe(
+      "kinesis: partial splits split-free (bisect on: a partial answer's split uses no retry; AWS does not say which (§1.4), --partial-split-accounting chooses)",
+    );
+    expect(formatTable({ ...timedOut, partialSplits: "counts-attempt" }).split("\n")[1]).toContain(
+      "kinesis: partial splits counts-attempt (bisect on: a partial answer's split uses a retry;",
+    );
   });
 
   it("says a run that was still moving at its deadline ran out of time", () => {

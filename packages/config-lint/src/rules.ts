@@ -2,6 +2,7 @@
  * Configuration rules: settings that lose data or stall a pipeline, found before `terraform apply`.
  * Pure functions of an environment's settings (and, for alarms, of the pipeline's wiring).
  */
+import { MARGIN_SHARE } from "@mcp-pipeline/batch";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 
 export interface Finding {
@@ -89,23 +90,9 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
     );
   }
 
-  // Every deadline-driven partial response counts as a retry attempt (§1.4), so a downstream that is only
-  // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
-  // Worst case: one partition key, so the batch runs one record at a time.
-  if (esm.maximum_retry_attempts !== -1) {
-    // The schema fills in the function's default margin (@mcp-pipeline/settings' tuning.ts).
-    const margin = s.processor.deadline_margin_ms;
-    const invocations = esm.maximum_retry_attempts + 1;
-    const usableMs = s.processor.timeout_seconds * 1000 - margin;
-    const neededMs = TOLERATED_SLOWDOWN * esm.batch_size * s.processor.expected_record_latency_ms;
-    if (invocations * usableMs < neededMs) {
-      add(
-        RuleId.SlowDownstreamExhaustsRetries,
-        "processor.esm.maximum_retry_attempts",
-        `${invocations} invocations x ${usableMs} ms usable (timeout - deadline margin) < ${TOLERATED_SLOWDOWN} x ${esm.batch_size} records x ${s.processor.expected_record_latency_ms} ms: a downstream ${TOLERATED_SLOWDOWN} times slower than expected makes deadline partial responses until the retries run out, and records that never failed go to the failure queue (§1.4 "Partial failures count as retries")`,
-      );
-    }
-  }
+  const slowDownstream = slowDownstreamFinding(s);
+  if (slowDownstream)
+    add(RuleId.SlowDownstreamExhaustsRetries, slowDownstream.setting, slowDownstream.message);
 
   for (const name of SQS_FUNCTIONS) {
     const fn = s[name];
@@ -170,6 +157,43 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
     }
   }
   return out;
+}
+
+/**
+ * Whether deadline partial responses alone use up the processor's retries when its downstream is
+ * TOLERATED_SLOWDOWN times slower than expected (docs/batch-engine.md "A slow downstream and the retry
+ * quota"), per configuration: the setting to change and why, or undefined when it does not happen.
+ */
+function slowDownstreamFinding(s: EnvironmentSettings): { setting: string; message: string } | undefined {
+  const esm = s.processor.esm;
+  if (esm.maximum_retry_attempts === -1) return undefined;
+  // The schema fills in the function's default margin (@mcp-pipeline/settings' tuning.ts).
+  const recordMs = TOLERATED_SLOWDOWN * s.processor.expected_record_latency_ms;
+  if (esm.bisect_batch_on_function_error) {
+    // A deadline answer splits the batch at the first unstarted record (§1.4 "Bisect on"). Whether that
+    // split uses a retry is undocumented; AWS's wording on splitting says it does not, and so does the local
+    // ESM by default. Then only an invocation that finishes no record, where nothing is split off, uses
+    // one. The first record starts with the whole timeout ahead (the deadline only stops new starts) and
+    // runs until the processor aborts the requests still open, at margin x MARGIN_SHARE.requests left
+    // (@mcp-pipeline/batch request-deadline.ts): a record longer than that never finishes.
+    const firstRecordMs =
+      s.processor.timeout_seconds * 1000 - s.processor.deadline_margin_ms * MARGIN_SHARE.requests;
+    if (firstRecordMs >= recordMs) return undefined;
+    return {
+      setting: "processor.timeout_seconds",
+      message: `one record x ${TOLERATED_SLOWDOWN} slowdown = ${recordMs} ms > ${firstRecordMs} ms before the processor cuts a record's requests off (timeout - margin x ${MARGIN_SHARE.requests}): with the downstream ${TOLERATED_SLOWDOWN} times slower than expected no invocation finishes a record, so each deadline answer uses a retry until they run out and records that never failed go to the failure queue (§1.4 "Bisect on": a split that finishes records uses no retry by AWS's wording on splitting, an undocumented accounting)`,
+    };
+  }
+  // Every deadline answer uses a retry (§1.4 "Bisect off", AWS-recorded), so a downstream that is only
+  // slow sends records to the failure queue once (retries + 1) invocations cannot get through a batch.
+  // Worst case: one partition key, so the batch runs one record at a time.
+  const invocations = esm.maximum_retry_attempts + 1;
+  const usableMs = s.processor.timeout_seconds * 1000 - s.processor.deadline_margin_ms;
+  if (invocations * usableMs >= esm.batch_size * recordMs) return undefined;
+  return {
+    setting: "processor.esm.maximum_retry_attempts",
+    message: `${invocations} invocations x ${usableMs} ms usable (timeout - deadline margin) < ${TOLERATED_SLOWDOWN} x ${esm.batch_size} records x ${s.processor.expected_record_latency_ms} ms: a downstream ${TOLERATED_SLOWDOWN} times slower than expected makes deadline partial responses until the retries run out, and records that never failed go to the failure queue (§1.4 "Bisect off": every partial answer uses a retry)`,
+  };
 }
 
 /** A module of the pipeline: its name and, when it is one instance per key, its `for_each` expression. */

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { loadSettings } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
 import { captureStreams } from "@mcp-pipeline/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main, RuleId, settingsFindings } from "../src/index.js";
@@ -91,5 +91,69 @@ describe("rule boundaries", () => {
     expect(settingsFindings(tw(10, 10))).toEqual([]);
     expect(settingsFindings(tw(null, 500))).toEqual([]);
     expect(settingsFindings(tw(9, 10)).map((f) => f.rule)).toEqual([RuleId.MaxConcurrencyAboveReserved]);
+  });
+});
+
+describe("slow-downstream-exhausts-retries, per configuration (docs/aws-semantics.md §1.4)", () => {
+  /** dev (60 s timeout, 5 s margin: 55 s usable an invocation; 3 retries) with the processor's settings changed. */
+  async function dev(processor: {
+    bisect: boolean;
+    latencyMs: number;
+    batchSize?: number;
+  }): Promise<EnvironmentSettings> {
+    const s = await loadSettings(root, "dev");
+    return {
+      ...s,
+      processor: {
+        ...s.processor,
+        expected_record_latency_ms: processor.latencyMs,
+        esm: {
+          ...s.processor.esm,
+          bisect_batch_on_function_error: processor.bisect,
+          batch_size: processor.batchSize ?? s.processor.esm.batch_size,
+        },
+      },
+    };
+  }
+  const rules = (s: EnvironmentSettings) => settingsFindings(s).map((f) => f.rule);
+
+  it('bisect off ("Bisect off": every partial answer uses a retry, AWS-recorded): 4 invocations x 55 s must cover 10 x 100 records x the latency; 220 ms passes, 221 ms fails', async () => {
+    expect(rules(await dev({ bisect: false, latencyMs: 220 }))).toEqual([RuleId.BisectOff]);
+    const findings = settingsFindings(await dev({ bisect: false, latencyMs: 221 }));
+    expect(findings.map((f) => f.rule)).toEqual([RuleId.BisectOff, RuleId.SlowDownstreamExhaustsRetries]);
+    expect(findings[1]?.setting).toBe("processor.esm.maximum_retry_attempts");
+    expect(findings[1]?.message).toContain("4 invocations x 55000 ms usable");
+  });
+
+  it('bisect on ("Bisect on": a split uses no retry, the documented wording): the settings that fail with bisect off pass; only one slowed record that no invocation can finish fails, naming the timeout', async () => {
+    expect(rules(await dev({ bisect: true, latencyMs: 221 }))).toEqual([]);
+    // Ten records a batch, so that a full batch still fits in the timeout (batch-exceeds-timeout).
+    const findings = settingsFindings(await dev({ bisect: true, latencyMs: 5800, batchSize: 10 }));
+    expect(findings.map((f) => f.rule)).toEqual([RuleId.SlowDownstreamExhaustsRetries]);
+    expect(findings[0]?.setting).toBe("processor.timeout_seconds");
+    expect(findings[0]?.message).toContain("no invocation finishes a record");
+  });
+
+  it("bisect on: a slowed record that runs past the deadline still finishes until the processor cuts its requests off (timeout - margin x MARGIN_SHARE.requests), so only a longer one is a finding", async () => {
+    // dev: 60 s timeout, 5 s margin. The first record starts with the whole timeout ahead; nothing new starts
+    // once less than 5 s remains, but the record in flight runs until its requests are aborted at 2.5 s
+    // left (@mcp-pipeline/batch request-deadline.ts). A record of 56 s (> 55 s) finishes there, the deadline
+    // answer reports the next one, and the split finishes a record: no retry used.
+    expect(rules(await dev({ bisect: true, latencyMs: 5600, batchSize: 10 }))).toEqual([]);
+    expect(rules(await dev({ bisect: true, latencyMs: 5750, batchSize: 10 }))).toEqual([]);
+    const findings = settingsFindings(await dev({ bisect: true, latencyMs: 5751, batchSize: 10 }));
+    expect(findings.map((f) => f.rule)).toEqual([RuleId.SlowDownstreamExhaustsRetries]);
+    expect(findings[0]?.message).toContain(
+      "57510 ms > 57500 ms before the processor cuts a record's requests off (timeout - margin x 0.5)",
+    );
+  });
+
+  it("infinite retries: the rule has nothing to count (infinite-retries says what is wrong)", async () => {
+    const s = await dev({ bisect: false, latencyMs: 5000, batchSize: 10 });
+    const infinite = {
+      ...s,
+      processor: { ...s.processor, esm: { ...s.processor.esm, maximum_retry_attempts: -1 } },
+    };
+    expect(rules(infinite)).toEqual([RuleId.BisectOff, RuleId.InfiniteRetries]);
   });
 });

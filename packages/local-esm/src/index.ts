@@ -10,6 +10,10 @@ export {
 } from "./kinesis/event.js";
 export { FailureCondition, failureRecord, type KinesisFailureRecord } from "./kinesis/failure-record.js";
 export {
+  InvalidEsmOptionError,
+  PartialSplitAccounting,
+} from "./kinesis/partial-split-accounting.js";
+export {
   type KinesisEsmEvent,
   type KinesisEsmOperation,
   type KinesisEsmOptions,

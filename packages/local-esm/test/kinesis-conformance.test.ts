@@ -2,10 +2,13 @@ import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  InvalidEsmOptionError,
+  type KinesisEsmEvent,
   type KinesisEsmParameters,
   KinesisEventSource,
   type KinesisFailureRecord,
   MAX_PAYLOAD_BYTES,
+  PartialSplitAccounting,
 } from "../src/index.js";
 import {
   Emulators,
@@ -34,15 +37,22 @@ async function setup(
     start?: boolean;
     /** The mapping's clock, for windows and record ages decided without waiting on a timer. */
     now?: () => number;
+    partialSplitAccounting?: PartialSplitAccounting;
+    retryDelayMs?: number;
+    /** Called as each invocation begins, before the function runs: what the mapping holds at that moment. */
+    beforeInvoke?: () => void;
+    /** A stream made (and filled) by the test, when the function's environment needs its sequence numbers. */
+    stream?: { name: string; arn: string };
   } = {},
 ) {
-  const stream = await emulators.stream(options.shards ?? 1);
+  const stream = options.stream ?? (await emulators.stream(options.shards ?? 1));
   const failures = await emulators.queue();
   const fn = new RecordingFunction({
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.environment ? { environment: options.environment } : {}),
   });
   const sequences = options.items ? await emulators.put(stream.name, options.items) : [];
+  const events: KinesisEsmEvent[] = [];
   const esm = new KinesisEventSource({
     kinesis: emulators.kinesis,
     streamName: stream.name,
@@ -51,17 +61,25 @@ async function setup(
       region: "us-east-1",
       roleArn: "arn:aws:iam::000000000000:role/scripted",
     },
-    function: fn,
+    function: {
+      arn: fn.arn,
+      invoke: (event) => {
+        options.beforeInvoke?.();
+        return fn.invoke(event);
+      },
+    },
     parameters: { ...KINESIS_TEST_PARAMETERS, ...options.parameters },
     onFailure: { sqs: emulators.sqs, queueUrl: failures.url },
     pollIntervalMs: 50,
     shardRefreshMs: 100,
-    retryDelayMs: () => 10,
+    retryDelayMs: () => options.retryDelayMs ?? 10,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
+    onEvent: (event) => events.push(event),
   });
   running.push(esm, fn);
   if (options.start !== false) esm.start();
-  return { stream, failures, fn, esm, sequences };
+  return { stream, failures, fn, esm, sequences, events };
 }
 
 const ids = (prefix: string, n: number, extra: Partial<Payload> = {}) =>
@@ -288,7 +306,8 @@ describe("§1.4 ReportBatchItemFailures", () => {
       ["a", "b", "c", "d", "e"],
       ["c", "d", "e"],
     ]);
-    // Partial failures count as retries; functionError is null when records were reported (§1.4, AWS-recorded).
+    // With bisect off, partial failures count as retries; functionError is null when records were reported
+    // (§1.4 "Bisect off", AWS-recorded).
     expect(records[0]?.requestContext.approximateInvokeCount).toBe(2);
     expect(records[0]?.responseContext?.functionError).toBeNull();
     expect(records[0]?.KinesisBatchInfo.batchSize).toBe(3);
@@ -346,6 +365,233 @@ describe("§1.4 ReportBatchItemFailures", () => {
     await eventually(() => expect(fn.seen).toEqual(["a", "after"]));
     expect(esm.stats.retriedBatches).toBe(0);
   });
+});
+
+describe("§1.4 bisect on: a partial answer splits the batch at the returned sequence number", () => {
+  // a and b succeed, c is reported failed at every invocation, d is after it.
+  const items = [{ id: "a" }, { id: "b" }, { id: "c", fail: "report" as const }, { id: "d" }];
+  const drainOne = async (url: string) => {
+    let records: KinesisFailureRecord[] = [];
+    await eventually(async () => {
+      records = [...records, ...((await emulators.drain(url)) as KinesisFailureRecord[])];
+      expect(records).toHaveLength(1);
+    });
+    return records[0] as KinesisFailureRecord;
+  };
+  const splits = (events: KinesisEsmEvent[]) => events.filter((e) => e.type === "partial-split");
+  /** The first answer (c failed) used the one retry: c and d get one more invocation, then are discarded. */
+  const expectRetryUsedByTheFirstAnswer = async (fn: RecordingFunction, url: string, sequences: string[]) => {
+    const record = await drainOne(url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext.approximateInvokeCount).toBe(2);
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+  };
+
+  it("split-free (the default): the split uses no retry, so the records after it get every invocation MaximumRetryAttempts allows", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+    });
+    const record = await drainOne(failures.url);
+    // The split commits a and b; c and d then get 1 + 1 invocations of their own.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext).toMatchObject({
+      condition: "RetryAttemptsExhausted",
+      approximateInvokeCount: 2,
+    });
+    expect(record.responseContext?.functionError).toBeNull();
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+    expect(splits(events)).toEqual([
+      { type: "partial-split", shardId: "shardId-000000000000", records: 4, retried: 2, attemptUsed: false },
+    ]);
+    expect(esm.stats).toMatchObject({
+      partialSplits: 1,
+      partialFailures: 3,
+      retriedBatches: 1,
+      bisections: 0,
+    });
+  });
+
+  it("split-free: the rest of the batch is invoked at once, not after the retry wait (an hour here)", async () => {
+    const { fn, failures } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      retryDelayMs: 3_600_000,
+    });
+    const record = await drainOne(failures.url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.requestContext.approximateInvokeCount).toBe(1);
+  });
+
+  it("counts-attempt: the split uses a retry, as a partial answer does with bisect off", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+      partialSplitAccounting: PartialSplitAccounting.CountsAttempt,
+    });
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
+    expect(splits(events)).toEqual([
+      { type: "partial-split", shardId: "shardId-000000000000", records: 4, retried: 2, attemptUsed: true },
+    ]);
+    expect(esm.stats).toMatchObject({ partialSplits: 1, partialFailures: 2, retriedBatches: 1 });
+  });
+
+  it.each([PartialSplitAccounting.SplitFree, PartialSplitAccounting.CountsAttempt])(
+    "%s: a failure at the batch's first record splits nothing off and uses a retry",
+    async (accounting) => {
+      const { fn, failures, esm } = await setup({
+        items: [{ id: "x", fail: "report" }, { id: "y" }],
+        parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 1 },
+        partialSplitAccounting: accounting,
+      });
+      const record = await drainOne(failures.url);
+      expect(fn.invocations.map((i) => i.ids)).toEqual([
+        ["x", "y"],
+        ["x", "y"],
+      ]);
+      expect(record.requestContext.approximateInvokeCount).toBe(2);
+      expect(record.KinesisBatchInfo.batchSize).toBe(2);
+      expect(esm.stats.partialSplits).toBe(0);
+    },
+  );
+
+  it("bisect off: a partial answer is no split, whatever the accounting says (§1.4, AWS-recorded)", async () => {
+    const { fn, failures, esm, events, sequences } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: false, maximumRetryAttempts: 1 },
+      partialSplitAccounting: PartialSplitAccounting.SplitFree,
+    });
+    await expectRetryUsedByTheFirstAnswer(fn, failures.url, sequences);
+    expect(splits(events)).toEqual([]);
+    expect(esm.stats.partialSplits).toBe(0);
+  });
+
+  it.each([
+    ["bisect on, split-free", true, PartialSplitAccounting.SplitFree],
+    ["bisect on, counts-attempt", true, PartialSplitAccounting.CountsAttempt],
+    ["bisect off", false, PartialSplitAccounting.SplitFree],
+  ])(
+    "%s: a partial answer commits the records before the returned sequence number: the checkpoint is there before the rest is invoked again (§1.4 checkpoint rule)",
+    async (_, bisect, accounting) => {
+      const shard = "shardId-000000000000";
+      const checkpointAtInvoke: (string | undefined)[] = [];
+      let esmRef: KinesisEventSource | undefined;
+      const { failures, esm, sequences } = await setup({
+        items,
+        parameters: { bisectBatchOnFunctionError: bisect, maximumRetryAttempts: 1 },
+        partialSplitAccounting: accounting,
+        beforeInvoke: () => checkpointAtInvoke.push(esmRef?.checkpoints.get(shard)),
+      });
+      esmRef = esm;
+      await drainOne(failures.url);
+      // a and b committed by the first answer; c and d then given up (the last records of the shard).
+      expect(checkpointAtInvoke[0]).toBeUndefined();
+      expect(checkpointAtInvoke.slice(1)).toEqual(checkpointAtInvoke.slice(1).map(() => sequences[1]));
+      expect(checkpointAtInvoke.length).toBeGreaterThan(1);
+      await eventually(() => expect(esm.checkpoints.get(shard)).toBe(sequences[3]));
+    },
+  );
+
+  it("bisect on, a function error: the first half's success is committed before the second half is invoked", async () => {
+    const shard = "shardId-000000000000";
+    const checkpointAtInvoke: (string | undefined)[] = [];
+    let esmRef: KinesisEventSource | undefined;
+    const { fn, failures, esm, sequences } = await setup({
+      items: [{ id: "a" }, { id: "b" }, { id: "c", fail: "throw" }, { id: "d" }],
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      beforeInvoke: () => checkpointAtInvoke.push(esmRef?.checkpoints.get(shard)),
+    });
+    esmRef = esm;
+    await drainOne(failures.url);
+    // [a b c d] fails -> [a b] succeeds -> [c d] fails -> [c] fails, given up -> [d] succeeds.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["a", "b"],
+      ["c", "d"],
+      ["c"],
+      ["d"],
+    ]);
+    expect(checkpointAtInvoke).toEqual([undefined, undefined, sequences[1], sequences[1], sequences[2]]);
+    await eventually(() => expect(esm.checkpoints.get(shard)).toBe(sequences[3]));
+  });
+
+  it("several sequence numbers returned, the lowest listed last: the split is at the lowest", async () => {
+    // The answer lists d before c: the batch is split at c, the lowest (§1.4 checkpoint rule).
+    const stream = await emulators.stream();
+    const sequences = await emulators.put(stream.name, [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }]);
+    const { fn, failures, esm } = await setup({
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: 0 },
+      environment: {
+        RESPONSE_OVERRIDE: JSON.stringify({
+          batchItemFailures: [{ itemIdentifier: sequences[3] }, { itemIdentifier: sequences[2] }],
+        }),
+      },
+      stream,
+    });
+    const record = await drainOne(failures.url);
+    // Split at c (no retry used), then the rest answered at its first record, c: the one attempt.
+    expect(fn.invocations.map((i) => i.ids)).toEqual([
+      ["a", "b", "c", "d"],
+      ["c", "d"],
+    ]);
+    expect(record.KinesisBatchInfo).toMatchObject({ startSequenceNumber: sequences[2], batchSize: 2 });
+    expect(esm.stats.partialSplits).toBe(1);
+  });
+
+  it("split-free: the rest of a split batch is still held to MaximumRecordAgeInSeconds: records that aged while the split used no retry go to the destination, not to the function", async () => {
+    // The mapping's clock moves 70 s during the first invocation: c and d are past their 60 s when the rest
+    // would be invoked, with no attempt used and infinite retries.
+    let offset = 0;
+    const { fn, failures, esm } = await setup({
+      items,
+      parameters: { bisectBatchOnFunctionError: true, maximumRetryAttempts: -1, maximumRecordAgeMs: 60_000 },
+      now: () => Date.now() + offset,
+      beforeInvoke: () => {
+        offset += 70_000;
+      },
+    });
+    const record = await drainOne(failures.url);
+    expect(fn.invocations.map((i) => i.ids)).toEqual([["a", "b", "c", "d"]]);
+    expect(record.requestContext.condition).toBe("RecordAgeExceeded");
+    expect(record.KinesisBatchInfo.batchSize).toBe(2);
+    expect(esm.stats.partialSplits).toBe(1);
+  });
+
+  it.each([["free"], [""], [null], [1]])(
+    "an unknown partialSplitAccounting (%j) is refused when the mapping is made, naming the accepted values",
+    (value) => {
+      const make = () =>
+        new KinesisEventSource({
+          kinesis: emulators.kinesis,
+          streamName: "never-read",
+          stream: {
+            streamArn: "arn:aws:kinesis:us-east-1:000000000000:stream/never-read",
+            region: "us-east-1",
+            roleArn: "arn:aws:iam::000000000000:role/scripted",
+          },
+          function: {
+            arn: "arn:aws:lambda:us-east-1:000000000000:function:none",
+            invoke: () => Promise.reject(),
+          },
+          parameters: KINESIS_TEST_PARAMETERS,
+          partialSplitAccounting: value as unknown as PartialSplitAccounting,
+        });
+      expect(make).toThrow(InvalidEsmOptionError);
+      expect(make).toThrow(
+        `partialSplitAccounting must be one of "split-free", "counts-attempt", got ${JSON.stringify(value)}`,
+      );
+    },
+  );
 });
 
 describe("resharding (§9.1 item 1; §1.5 'Resharding')", () => {

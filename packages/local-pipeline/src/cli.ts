@@ -1,5 +1,7 @@
 import { fraction, parseCommandLine, UsageError, wholeNumber } from "@mcp-pipeline/cli";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import { ENVIRONMENT_NAME } from "@mcp-pipeline/settings";
+import { partialSplitAccountingOption } from "./partial-splits.js";
 import type { ScenarioOptions } from "./scenario.js";
 
 export const USAGE = `npm start -- [options]
@@ -30,6 +32,10 @@ Run
                        batching windows, record age, *_MS variables     (default 10)
   --timeout S          give up waiting for the scenario after S seconds  (default 100)
   --dist DIR           where the function zips are                       (default dist/, built by npm start)
+  --partial-split-accounting NAME
+                       with bisect on, whether a partial answer's split at the failed record uses a
+                       retry, which AWS does not document (docs/aws-semantics.md §1.4): split-free
+                       (AWS's wording on splitting) or counts-attempt   (default split-free)
   --json               print the summary as one JSON object on stdout (everything else goes to stderr);
                        \`npm start --json\` works too and keeps npm's own banner off stdout
   --report FILE        write an HTML report (charts over time, the ledger's verdict) to FILE
@@ -52,6 +58,8 @@ export interface CliOptions {
   readonly timeScale: number;
   readonly timeoutMs: number;
   readonly distDir: string | undefined;
+  /** The local Kinesis ESM's accounting of a bisect-on partial split (--partial-split-accounting). */
+  readonly partialSplitAccounting: PartialSplitAccounting;
   readonly json: boolean;
   /** Where the HTML report goes; undefined with --no-report. */
   readonly report: string | undefined;
@@ -88,6 +96,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     timeScale: wholeNumber("time-scale", v["time-scale"], { fallback: 10, min: 1, max: 1_000 }),
     timeoutMs: wholeNumber("timeout", v.timeout, { fallback: 100, min: 1, max: 86_400 }) * 1000,
     distDir: v.dist,
+    partialSplitAccounting: partialSplitAccountingOption(v["partial-split-accounting"]),
     json: v.json ?? environ.npm_config_json === "true",
     report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
     serve: v.serve ?? false,
@@ -113,6 +122,7 @@ function parse(argv: readonly string[]) {
       "time-scale": { type: "string" },
       timeout: { type: "string" },
       dist: { type: "string" },
+      "partial-split-accounting": { type: "string" },
       json: { type: "boolean" },
       report: { type: "string" },
       "no-report": { type: "boolean" },

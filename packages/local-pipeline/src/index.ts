@@ -2,6 +2,11 @@ export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 export { listGivenUp } from "./given-up.js";
 export {
+  describePartialSplits,
+  type PartialSplits,
+  partialSplitAccountingOption,
+} from "./partial-splits.js";
+export {
   type Endpoints,
   endpointsFromEnvironment,
   type FunctionName,

@@ -28,6 +28,7 @@ import {
   type KinesisEsmEvent,
   KinesisEventSource,
   LocalFunction,
+  PartialSplitAccounting,
   SqsEventSource,
   unzipTo,
 } from "@mcp-pipeline/local-esm";
@@ -40,6 +41,7 @@ import {
   tuningVariables,
 } from "@mcp-pipeline/settings";
 import { MetricsSink } from "./metrics-sink.js";
+import type { PartialSplits } from "./partial-splits.js";
 import { ProcessorTraffic } from "./processor-traffic.js";
 import { createLocalResources, type QueueHandle, type QueueRole } from "./resources.js";
 
@@ -80,6 +82,12 @@ export interface PipelineOptions {
    * workers' `http.request` tool calls (HTTP_TOOL_BASE_URL), when the caller runs one.
    */
   readonly functionEnvironment?: Partial<Record<FunctionName, Readonly<Record<string, string>>>>;
+  /**
+   * With bisect on, whether a partial answer's split uses a retry (@mcp-pipeline/local-esm
+   * PartialSplitAccounting; AWS does not document it, docs/aws-semantics.md §1.4). Absent: the local ESM's
+   * default, "split-free".
+   */
+  readonly partialSplitAccounting?: PartialSplitAccounting;
 }
 
 /** What an event source mapping calls: the function's synchronous invoke. */
@@ -129,6 +137,13 @@ export class LocalPipeline {
   constructor(options: PipelineOptions) {
     this.#options = options;
     this.names = resourceNames(options.settings.name_prefix);
+  }
+
+  /** What the run's partial answers do to the retry quota: its accounting, or null when nothing splits. */
+  get partialSplits(): PartialSplits {
+    const esm = this.#options.settings.processor.esm;
+    if (!esm.bisect_batch_on_function_error || !esm.report_batch_item_failures) return null;
+    return this.#options.partialSplitAccounting ?? PartialSplitAccounting.SplitFree;
   }
 
   get region(): string {
@@ -314,6 +329,7 @@ export class LocalPipeline {
       pollIntervalMs: this.#scale(1_000),
       shardRefreshMs: 1_000,
       ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
+      partialSplitAccounting: this.#options.partialSplitAccounting ?? PartialSplitAccounting.SplitFree,
     });
     this.kinesisEsm.start();
 

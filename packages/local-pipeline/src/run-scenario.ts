@@ -8,6 +8,7 @@ import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import { listGivenUp } from "./given-up.js";
+import type { PartialSplits } from "./partial-splits.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
 import type { JobItem, Scenario } from "./scenario.js";
@@ -15,6 +16,8 @@ import type { JobItem, Scenario } from "./scenario.js";
 export interface Summary {
   readonly environment: string;
   readonly timeScale: number;
+  /** With bisect on, whether a partial answer's split used a retry (§1.4, undocumented); null: no split. */
+  readonly partialSplits: PartialSplits;
   readonly durationMs: number;
   /** When each stage of the run ended, in ms from its start: where its duration went. */
   readonly phasesMs: RunPhases;
@@ -390,6 +393,7 @@ export async function runScenario(
   return {
     environment: options.environment,
     timeScale: options.timeScale,
+    partialSplits: pipeline.partialSplits,
     durationMs: Date.now() - started,
     phasesMs: {
       inputsIn: inputsIn - started,
@@ -405,7 +409,8 @@ export async function runScenario(
       pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
     quarantined: pipeline.metrics.sum("processor", "Quarantined"),
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
-    bisected: kinesis?.bisections ?? 0,
+    // Both kinds of split: in halves after a function error, at the failed record of a partial answer (§1.4).
+    bisected: (kinesis?.bisections ?? 0) + (kinesis?.partialSplits ?? 0),
     sentToDlq: dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),

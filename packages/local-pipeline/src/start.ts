@@ -73,7 +73,8 @@ function counters(pipeline: LocalPipeline, progress: Progress | undefined): Coun
     quarantineObjects: progress?.quarantineObjects ?? 0,
     dlq: progress?.dlq ?? 0,
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
-    bisected: kinesis?.bisections ?? 0,
+    // Both kinds of split: in halves after a function error, at the failed record of a partial answer (§1.4).
+    bisected: (kinesis?.bisections ?? 0) + (kinesis?.partialSplits ?? 0),
     invocations: Object.fromEntries(fns.map(([name, f]) => [name, f.stats.invocations])),
     timeouts: Object.fromEntries(fns.map(([name, f]) => [name, f.stats.timeouts])),
   };
@@ -129,6 +130,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     // The environment's own region (dev: eu-west-1), so names, ARNs and clients match what it deploys.
     region: settings.region,
     onKinesisEvent: timeline.onKinesisEvent,
+    partialSplitAccounting: options.partialSplitAccounting,
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),

@@ -1,4 +1,5 @@
 /** What npm start prints for a person: the progress line while it runs and the summary at the end. */
+import { describePartialSplits } from "./partial-splits.js";
 import type { Progress, RunPhases, Summary } from "./run-scenario.js";
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -23,8 +24,10 @@ function phasesText(p: RunPhases): string {
  * objects" counts the bucket's objects, which also hold what dlq-redrive stored: two different things.
  */
 export function formatSummary(s: Summary): string {
+  const splits = describePartialSplits(s.partialSplits);
   const rows: [string, string, string][] = [
     ["environment", `${s.environment} (durations ÷${s.timeScale})`, ""],
+    ["Kinesis partial splits", splits.value, splits.why],
     [
       "events in (stream)",
       String(s.eventsIn),
@@ -50,9 +53,13 @@ export function formatSummary(s: Summary): string {
     [
       "retried",
       String(s.retried),
-      "Kinesis batch retries + SQS messages reported or failed by a function error",
+      "Kinesis batch retries that used an attempt + SQS messages reported or failed by a function error",
     ],
-    ["bisected", String(s.bisected), "BisectBatchOnFunctionError splits"],
+    [
+      "bisected",
+      String(s.bisected),
+      "BisectBatchOnFunctionError splits: in halves after a function error, at the failed record after a partial answer",
+    ],
     [
       "sent to DLQ",
       String(s.sentToDlq),

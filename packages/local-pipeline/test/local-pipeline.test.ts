@@ -112,6 +112,8 @@ describe("the main job (npm start)", () => {
       eventsIn: scenario.stream.length,
       jobsIn: 60,
       environment: "dev",
+      // dev runs bisect on; npm start uses the local ESM's default accounting (§1.4).
+      partialSplits: "split-free",
     });
     // At least once: a poison record redelivered after a later retry is quarantined again (same object).
     // On a loaded machine a batch whose invocations all timed out reaches the quarantine the other way,
@@ -381,7 +383,15 @@ describe("npm start's command line", () => {
       report: ".tmp/npm-start-report.html",
       serve: false,
       scenario: { events: 2000, jobs: 300, fifoJobs: 100, sessions: 20, seed: 42 },
+      partialSplitAccounting: "split-free",
     });
+  });
+
+  it("--partial-split-accounting chooses how a bisect-on partial split is counted (§1.4: AWS does not say)", () => {
+    expect(parseCli(["--partial-split-accounting", "counts-attempt"]).partialSplitAccounting).toBe(
+      "counts-attempt",
+    );
+    expect(parseCli(["--partial-split-accounting", "split-free"]).partialSplitAccounting).toBe("split-free");
   });
 
   it.each([
@@ -401,6 +411,11 @@ describe("npm start's command line", () => {
     [["--frobnicate"], "Unknown option '--frobnicate'"],
     [["stray"], "Unexpected argument 'stray'"],
     [["--events"], "Option '--events <value>' argument missing"],
+    [
+      ["--partial-split-accounting", "free"],
+      '--partial-split-accounting must be one of split-free, counts-attempt, got "free"',
+    ],
+    [["--partial-split-accounting="], "--partial-split-accounting must be one of split-free, counts-attempt"],
   ])("refuses %j: %s", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

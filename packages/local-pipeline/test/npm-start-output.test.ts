@@ -11,6 +11,7 @@ import { type Counters, Timeline } from "../src/timeline.js";
 const summary: Summary = {
   environment: "dev",
   timeScale: 10,
+  partialSplits: "split-free",
   durationMs: 41_200,
   phasesMs: { inputsIn: 600, accounted: 38_900, settled: 39_300, replayApplied: 40_900 },
   eventsIn: 2030,
@@ -66,6 +67,19 @@ describe("the summary and the progress line", () => {
     expect(text).toMatch(/unreadable quarantined\s+19\s+processor: stream records that can never be read/);
     expect(text).toMatch(/lost\s+0\s+inputs found nowhere/);
     expect(text).toMatch(/sent to DLQ\s+3\s+messages in the tool and FIFO DLQs/);
+    expect(text).toMatch(
+      /bisected\s+2\s+BisectBatchOnFunctionError splits: in halves after a function error, at the failed record after a partial answer/,
+    );
+    // Which accounting of a bisect-on partial split the run used: AWS does not say (§1.4).
+    expect(text).toMatch(
+      /Kinesis partial splits\s+split-free\s+bisect on: a partial answer's split uses no retry; AWS does not say which \(§1\.4\), --partial-split-accounting chooses/,
+    );
+    expect(formatSummary({ ...summary, partialSplits: "counts-attempt" })).toMatch(
+      /Kinesis partial splits\s+counts-attempt\s+bisect on: a partial answer's split uses a retry/,
+    );
+    expect(formatSummary({ ...summary, partialSplits: null })).toMatch(
+      /Kinesis partial splits\s+none\s+bisect or ReportBatchItemFailures off/,
+    );
     expect(text).toMatch(/processor\s+120 invocations, 4 errors, 1 timeouts/);
     expect(text).toMatch(
       /processor DynamoDB requests\s+2390 \(0\.83 per new record\)\s+all of the processor's requests, pre-reads included, per stream record received for the first time \(2880; 150 redeliveries\)/,

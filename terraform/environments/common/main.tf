@@ -2,7 +2,16 @@ provider "aws" {
   region = var.region
 }
 
+data "aws_caller_identity" "current" {}
+
+data "aws_partition" "current" {}
+
 locals {
+  # What terraform/bootstrap created for this environment, named from the same "mcp-<env>" that is this
+  # environment's name_prefix (`npm run iam:check` fails if the two disagree): the permissions boundary
+  # of every function role, and the deploy and plan roles that the alarm key's policy names.
+  iam = "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}"
+
   # Absent before the first build: the pipeline module then refuses the plan with a clear message.
   manifest = jsondecode(try(file("${var.repository_root}/dist/manifest.json"), "{\"formatVersion\":1,\"artifacts\":{}}"))
 }
@@ -24,4 +33,8 @@ module "pipeline" {
   tags                = var.tags
   manifest            = local.manifest
   repository_root     = var.repository_root
+
+  function_permissions_boundary_arn = "${local.iam}:policy/${var.name_prefix}-function-boundary"
+  alarm_key_administrator_arns      = ["${local.iam}:role/${var.name_prefix}-deploy"]
+  alarm_key_reader_arns             = ["${local.iam}:role/${var.name_prefix}-plan"]
 }

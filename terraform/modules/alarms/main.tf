@@ -6,34 +6,67 @@ data "aws_partition" "current" {}
 # the AWS-managed alias/aws/sns: its key policy does not let cloudwatch.amazonaws.com use the key and it
 # cannot be edited, so every notification would be dropped (AWS knowledge center, "Why didn't I receive
 # an SNS notification for my CloudWatch alarm trigger?"). This key's policy lets CloudWatch encrypt
-# (GenerateDataKey*) and decrypt for this account's alarms only; the account administers it through IAM.
+# (GenerateDataKey*) and decrypt for this account's alarms only.
+#
+# Who manages the key is said here, by name, not by a tag: the account's administrators through IAM, and
+# key_administrator_arns (the environment's deploy role); key_reader_arns (its plan role) read its
+# configuration. A tag-based grant could be taken over by re-tagging another environment's key
+# (docs/security.md), so the key carries no tags and grants nothing by tag.
+locals {
+  key_administration = [
+    "kms:DescribeKey", "kms:GetKeyPolicy", "kms:PutKeyPolicy", "kms:GetKeyRotationStatus", "kms:EnableKeyRotation",
+    "kms:ListResourceTags", "kms:UpdateKeyDescription", "kms:ScheduleKeyDeletion", "kms:CreateAlias", "kms:UpdateAlias",
+    "kms:DeleteAlias",
+  ]
+  key_reading = ["kms:DescribeKey", "kms:GetKeyPolicy", "kms:GetKeyRotationStatus", "kms:ListResourceTags"]
+}
+
 resource "aws_kms_key" "alarms" {
   description             = "${var.name_prefix}: the alarm topic's key, usable by CloudWatch alarms."
   enable_key_rotation     = true
   deletion_window_in_days = 30
   policy = jsonencode({
     Version = "2012-10-17"
-    Statement = [
-      {
-        Sid       = "AccountAdministersThroughIam"
-        Effect    = "Allow"
-        Principal = { AWS = "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root" }
-        Action    = "kms:*"
-        Resource  = "*"
-      },
-      {
-        Sid       = "CloudWatchAlarmsPublish"
-        Effect    = "Allow"
-        Principal = { Service = "cloudwatch.amazonaws.com" }
-        Action    = ["kms:Decrypt", "kms:GenerateDataKey*"]
-        Resource  = "*"
-        Condition = {
-          StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
-        }
-      },
-    ]
+    Statement = concat(
+      [
+        {
+          Sid       = "AccountAdministersThroughIam"
+          Effect    = "Allow"
+          Principal = { AWS = "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:root" }
+          Action    = "kms:*"
+          Resource  = "*"
+        },
+        {
+          Sid       = "CloudWatchAlarmsPublish"
+          Effect    = "Allow"
+          Principal = { Service = "cloudwatch.amazonaws.com" }
+          Action    = ["kms:Decrypt", "kms:GenerateDataKey*"]
+          Resource  = "*"
+          Condition = {
+            StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
+          }
+        },
+      ],
+      length(var.key_administrator_arns) == 0 ? [] : [
+        {
+          Sid       = "KeyAdministrators"
+          Effect    = "Allow"
+          Principal = { AWS = var.key_administrator_arns }
+          Action    = local.key_administration
+          Resource  = "*"
+        },
+      ],
+      length(var.key_reader_arns) == 0 ? [] : [
+        {
+          Sid       = "KeyReaders"
+          Effect    = "Allow"
+          Principal = { AWS = var.key_reader_arns }
+          Action    = local.key_reading
+          Resource  = "*"
+        },
+      ],
+    )
   })
-  tags = var.tags
 }
 
 resource "aws_kms_alias" "alarms" {

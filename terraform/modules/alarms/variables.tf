@@ -74,6 +74,28 @@ variable "duration_timeout_ratio" {
   }
 }
 
+variable "key_administrator_arns" {
+  description = "Principals (role ARNs) that administer the alarm topic's key through its key policy: the environment's deploy role."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for a in var.key_administrator_arns : can(regex("^arn:[a-z-]+:iam::[0-9]{12}:role/", a))])
+    error_message = "key_administrator_arns must be IAM role ARNs."
+  }
+}
+
+variable "key_reader_arns" {
+  description = "Principals (role ARNs) that read the key's configuration through its key policy: the environment's plan role."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for a in var.key_reader_arns : can(regex("^arn:[a-z-]+:iam::[0-9]{12}:role/", a))])
+    error_message = "key_reader_arns must be IAM role ARNs."
+  }
+}
+
 variable "tags" {
   description = "Tags."
   type        = map(string)

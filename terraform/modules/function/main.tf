@@ -8,10 +8,14 @@ data "aws_iam_policy_document" "assume" {
   }
 }
 
+# In its environment's own path and with its permissions boundary: the deploy role may create and change
+# roles there only, and only with that boundary on them (terraform/bootstrap, docs/security.md).
 resource "aws_iam_role" "this" {
-  name               = var.name
-  assume_role_policy = data.aws_iam_policy_document.assume.json
-  tags               = var.tags
+  name                 = var.name
+  path                 = var.role_path
+  permissions_boundary = var.permissions_boundary_arn
+  assume_role_policy   = data.aws_iam_policy_document.assume.json
+  tags                 = var.tags
 }
 
 resource "aws_cloudwatch_log_group" "this" {
@@ -55,9 +59,9 @@ resource "aws_iam_role_policy" "this" {
 
 resource "aws_lambda_function" "this" {
   # checkov:skip=CKV_AWS_116:Invoked only by event source mappings; failures go to the source's DLQ or on-failure destination, not to an async-invoke DLQ.
-  # checkov:skip=CKV_AWS_117:Talks only to AWS APIs (Kinesis, SQS, DynamoDB, S3); no VPC resources to reach.
+  # checkov:skip=CKV_AWS_117:No VPC: the functions call AWS APIs and, for tool-worker's http.request, the configured HTTP_TOOL_BASE_URL; a VPC adds NAT and endpoints without limiting where the code connects unless its egress is filtered, a choice of the account's network, not of this module.
   # checkov:skip=CKV_AWS_272:Code signing needs a signing profile per account; artifacts are verified by their SHA-256 in dist/manifest.json.
-  # checkov:skip=CKV_AWS_173:The environment holds resource names and tuning only, no secrets; AWS encrypts it at rest with its own key.
+  # checkov:skip=CKV_AWS_173:The environment holds resource names, tuning and HTTP_TOOL_BASE_URL, and must hold no secret (docs/security.md: no credential in that URL); Lambda encrypts it at rest with an AWS-managed key.
   function_name                  = var.name
   role                           = aws_iam_role.this.arn
   filename                       = var.artifact.path

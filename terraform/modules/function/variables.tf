@@ -90,6 +90,28 @@ variable "policy_statements" {
   }
 }
 
+variable "role_path" {
+  description = "IAM path of the function's role (the deploy role may manage roles under its environment's path only)."
+  type        = string
+  default     = "/"
+
+  validation {
+    condition     = can(regex("^/([A-Za-z0-9+=,.@_-]+/)*$", var.role_path)) && length(var.role_path) <= 512
+    error_message = "role_path must start and end with \"/\" (IAM paths: up to 512 characters)."
+  }
+}
+
+variable "permissions_boundary_arn" {
+  description = "ARN of the managed policy set as the role's permissions boundary; null for none."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.permissions_boundary_arn == null || can(regex("^arn:[a-z-]+:iam::[0-9]{12}:policy/", var.permissions_boundary_arn))
+    error_message = "permissions_boundary_arn must be an IAM policy ARN."
+  }
+}
+
 variable "tags" {
   description = "Tags for every resource."
   type        = map(string)

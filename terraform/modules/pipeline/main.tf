@@ -5,6 +5,9 @@ locals {
   # TypeScript that names the same resources (@mcp-pipeline/settings' resourceNames).
   names = jsondecode(file("${path.module}/resource-names.json"))
   tags  = merge(var.tags, { environment = var.environment, system = "mcp-event-pipelines" })
+  # The functions' roles under /<prefix>/, the path terraform/bootstrap lets this environment's deploy
+  # role manage (and no other).
+  function_role_path = "/${var.name_prefix}/"
 
   # dist/manifest.json: the artifacts built once and promoted unchanged from dev to prod.
   artifact = {
@@ -79,6 +82,11 @@ module "processor" {
   memory_mb            = var.processor.memory_mb
   reserved_concurrency = var.processor.reserved_concurrency
   log_retention_days   = var.processor.log_retention_days
+
+  # Under the environment's path, with its boundary (terraform/bootstrap, docs/security.md).
+  role_path                = local.function_role_path
+  permissions_boundary_arn = var.function_permissions_boundary_arn
+
   # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
   environment = merge(var.processor.environment, local.tuning_environment.processor, {
     TOOL_CALLS_TABLE  = module.tool_calls_table.name
@@ -252,6 +260,11 @@ module "sqs_consumer" {
   memory_mb            = each.value.settings.memory_mb
   reserved_concurrency = each.value.settings.reserved_concurrency
   log_retention_days   = each.value.settings.log_retention_days
+
+  # Under the environment's path, with its boundary (terraform/bootstrap, docs/security.md).
+  role_path                = local.function_role_path
+  permissions_boundary_arn = var.function_permissions_boundary_arn
+
   environment = merge(each.value.settings.environment, local.tuning_environment[each.key], local.sqs_consumer_environment[each.key], {
     DEAD_LETTER_QUEUE_URL = module.queue[each.value.queue].dlq_url
   })
@@ -349,4 +362,8 @@ module "alarms" {
   }
   dead_letter_queues = { for key, q in local.queues : local.names.queues[key].suffix => module.queue[key].dlq_name }
   tags               = local.tags
+
+  # The roles the alarm key's policy names (docs/security.md, "KMS").
+  key_administrator_arns = var.alarm_key_administrator_arns
+  key_reader_arns        = var.alarm_key_reader_arns
 }

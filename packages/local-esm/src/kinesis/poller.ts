@@ -23,6 +23,7 @@ import {
   shardRecordOf,
 } from "./event.js";
 import { FailureCondition, failureRecord, type KinesisFailureRecord } from "./failure-record.js";
+import { PartialSplitAccounting, partialSplitAccountingOf } from "./partial-split-accounting.js";
 
 /**
  * The mapping's parameters as the event source runs them: durations in ms, named with their unit. The
@@ -74,6 +75,11 @@ export interface KinesisEsmOptions {
    * `destination-failed`; §1.6, §6). Default 60 s: an SQS endpoint that restarts is back within that.
    */
   readonly destinationRetrySpanMs?: number;
+  /**
+   * With bisect and ReportBatchItemFailures on, whether a partial answer's split uses an attempt (see
+   * PartialSplitAccounting). Default "split-free", AWS's documented wording; ignored with bisect off.
+   */
+  readonly partialSplitAccounting?: PartialSplitAccounting;
   readonly now?: () => number;
   readonly onEvent?: (event: KinesisEsmEvent) => void;
 }
@@ -88,6 +94,18 @@ export type KinesisEsmEvent =
       readonly iteratorAgeMs: number;
     }
   | { readonly type: "bisected"; readonly shardId: string; readonly records: number }
+  /**
+   * With bisect on, a partial answer split the batch at the failed record (§1.4): the records before it are
+   * done, `retried` are invoked again; `attemptUsed` says whether the split used an attempt
+   * (PartialSplitAccounting).
+   */
+  | {
+      readonly type: "partial-split";
+      readonly shardId: string;
+      readonly records: number;
+      readonly retried: number;
+      readonly attemptUsed: boolean;
+    }
   | { readonly type: "discarded"; readonly record: KinesisFailureRecord }
   /**
    * The failure record of a discarded batch could not be delivered within the retry span: its records
@@ -122,8 +140,12 @@ export interface KinesisEsmStats {
   functionErrors: number;
   partialFailures: number;
   invalidResponses: number;
+  /** Batches invoked again after a failed attempt (each used one of MaximumRetryAttempts). */
   retriedBatches: number;
+  /** Batches split in halves after a function error (bisect on). */
   bisections: number;
+  /** Batches split at the failed record of a partial answer (bisect on, §1.4). */
+  partialSplits: number;
   /** Records sent to the on-failure destination (DroppedEventCount when there is none). */
   discardedRecords: number;
   onFailureDelivered: number;
@@ -188,6 +210,7 @@ export class KinesisEventSource {
     invalidResponses: 0,
     retriedBatches: 0,
     bisections: 0,
+    partialSplits: 0,
     discardedRecords: 0,
     onFailureDelivered: 0,
     onFailureMessages: 0,
@@ -200,6 +223,7 @@ export class KinesisEventSource {
   /** The last sequence number of each shard below which every record is done (in memory). */
   readonly checkpoints = new Map<string, string>();
   readonly #options: KinesisEsmOptions;
+  readonly #partialSplitAccounting: PartialSplitAccounting;
   readonly #now: () => number;
   readonly #started = new Set<string>();
   readonly #finished = new Set<string>();
@@ -218,6 +242,7 @@ export class KinesisEventSource {
   readonly #eventForm = new WeakMap<ShardRecord, KinesisStreamRecord>();
 
   constructor(options: KinesisEsmOptions) {
+    this.#partialSplitAccounting = partialSplitAccountingOf(options.partialSplitAccounting);
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
@@ -468,38 +493,34 @@ export class KinesisEventSource {
       bytes[lane] = (bytes[lane] as number) + size;
       taken.add(record);
     }
+    const inShardOrder = [...buffer];
     const remaining = buffer.filter((r) => !taken.has(r));
     buffer.length = 0;
     buffer.push(...remaining);
     const lanesRun = batches.filter((b) => b.length > 0);
-    const outcomes = await Promise.all(lanesRun.map((batch) => this.#processBatch(shardId, batch, 0)));
-    // A batch whose failure record stop kept from the destination is not done: the checkpoint stays
-    // before it, so a mapping that starts from the checkpoint reads it again (at least once, §1.3).
-    const notDone = new Set(lanesRun.filter((_, i) => outcomes[i] === Handed.Stopped).flat());
-    this.#advanceCheckpoint(
-      shardId,
-      [...taken].filter((r) => !notDone.has(r)),
-      [...remaining, ...notDone],
-    );
-    return notDone.size > 0 ? Handed.Stopped : Handed.Done;
-  }
-
-  #advanceCheckpoint(shardId: string, done: ShardRecord[], waiting: ShardRecord[]): void {
-    // Everything taken this round is done (processed or discarded); the checkpoint is the highest done
-    // sequence number below the first record still waiting.
-    const firstWaiting = waiting.reduce<string | undefined>(
-      (min, r) =>
-        min === undefined || compareSequenceNumbers(r.sequenceNumber, min) < 0 ? r.sequenceNumber : min,
-      undefined,
-    );
-    for (const record of done) {
-      const current = this.checkpoints.get(shardId);
-      if (firstWaiting !== undefined && compareSequenceNumbers(record.sequenceNumber, firstWaiting) > 0)
-        continue;
-      if (current === undefined || compareSequenceNumbers(record.sequenceNumber, current) > 0) {
-        this.checkpoints.set(shardId, record.sequenceNumber);
+    // The checkpoint moves as records are done, not when the round ends: a partial answer commits the
+    // records before the lowest reported one (§1.4 checkpoint rule) while the rest is retried, and a
+    // bisected half that succeeded is done while the other half runs. It never passes a record of the
+    // round not yet done, nor one still waiting in the buffer (another lane's, §1.2).
+    const notDone = new Set(taken);
+    let next = 0;
+    const done = (records: readonly ShardRecord[]) => {
+      for (const record of records) notDone.delete(record);
+      while (next < inShardOrder.length) {
+        const record = inShardOrder[next] as ShardRecord;
+        if (!taken.has(record) || notDone.has(record)) break;
+        next += 1;
       }
-    }
+      const last = inShardOrder[next - 1];
+      const current = this.checkpoints.get(shardId);
+      if (last && (current === undefined || compareSequenceNumbers(last.sequenceNumber, current) > 0)) {
+        this.checkpoints.set(shardId, last.sequenceNumber);
+      }
+    };
+    await Promise.all(lanesRun.map((batch) => this.#processBatch(shardId, batch, 0, done)));
+    // What a stop kept from the destination is not done: the checkpoint stays before it, so a mapping that
+    // starts from the checkpoint reads it again (at least once, §1.3).
+    return notDone.size > 0 ? Handed.Stopped : Handed.Done;
   }
 
   #eventRecord(record: ShardRecord, shardId: string): KinesisStreamRecord {
@@ -516,11 +537,16 @@ export class KinesisEventSource {
     return max !== -1 && attempts > max;
   }
 
-  /** Runs a batch to completion: success, or its records handed to the on-failure destination. */
+  /**
+   * Runs a batch to completion: success, or its records handed to the on-failure destination. `done` is
+   * told of records as they are done (succeeded, committed by a partial answer, or discarded), so that
+   * the checkpoint moves past them.
+   */
   async #processBatch(
     shardId: string,
     initial: readonly ShardRecord[],
     inheritedAttempts: number,
+    done: (records: readonly ShardRecord[]) => void,
   ): Promise<Handed> {
     const { parameters } = this.#options;
     let batch = [...initial];
@@ -538,6 +564,7 @@ export class KinesisEventSource {
             Math.max(1, attempts),
           );
           if (handed === Handed.Stopped) return handed;
+          done(expired);
           batch = batch.filter((r) => r.arrivalMs >= cutoff);
         }
       }
@@ -567,9 +594,9 @@ export class KinesisEventSource {
           this.stats.bisections += 1;
           this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
           const half = Math.ceil(batch.length / 2);
-          if ((await this.#processBatch(shardId, batch.slice(0, half), attempts)) === Handed.Stopped)
+          if ((await this.#processBatch(shardId, batch.slice(0, half), attempts, done)) === Handed.Stopped)
             return Handed.Stopped;
-          return this.#processBatch(shardId, batch.slice(half), attempts);
+          return this.#processBatch(shardId, batch.slice(half), attempts, done);
         }
         functionError = "Unhandled";
       } else if (!parameters.reportBatchItemFailures) {
@@ -580,6 +607,7 @@ export class KinesisEventSource {
           outcome: "success",
           iteratorAgeMs,
         });
+        done(batch);
         return Handed.Done;
       } else {
         const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
@@ -590,12 +618,35 @@ export class KinesisEventSource {
           outcome: reading.kind,
           iteratorAgeMs,
         });
-        if (reading.kind === "success") return Handed.Done;
+        if (reading.kind === "success") {
+          done(batch);
+          return Handed.Done;
+        }
         if (reading.kind === "partial") {
           // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
           this.stats.partialFailures += 1;
           const lowest = reading.failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
           retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
+          // Everything before it is committed (§1.4 checkpoint rule), whatever happens to the rest.
+          done(batch.slice(0, retryFrom));
+          // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
+          // at the first record splits nothing off: it is an attempt like any other.
+          if (parameters.bisectBatchOnFunctionError && retryFrom > 0) {
+            const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
+            this.stats.partialSplits += 1;
+            this.#options.onEvent?.({
+              type: "partial-split",
+              shardId,
+              records: batch.length,
+              retried: batch.length - retryFrom,
+              attemptUsed,
+            });
+            if (!attemptUsed) {
+              // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
+              batch = batch.slice(retryFrom);
+              continue;
+            }
+          }
         } else {
           this.stats.invalidResponses += 1;
         }
@@ -603,13 +654,15 @@ export class KinesisEventSource {
       batch = batch.slice(retryFrom);
       attempts += 1;
       if (this.#exhausted(attempts)) {
-        return this.#discard(
+        const handed = await this.#discard(
           shardId,
           batch,
           FailureCondition.RetryAttemptsExhausted,
           attempts,
           functionError,
         );
+        if (handed === Handed.Done) done(batch);
+        return handed;
       }
       this.stats.retriedBatches += 1;
       await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));

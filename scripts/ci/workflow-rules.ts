@@ -1,0 +1,159 @@
+/**
+ * The deployment rules of docs/deploy.md and docs/security.md, read off the workflow files (what zizmor
+ * and actionlint do not know about this repository): only main deploys, prod is planned before it is
+ * approved and exactly that plan is applied, pull requests plan only what their plan role may read,
+ * every init honours the lock files, no checkout leaves its credentials behind.
+ * scripts/test/workflow-rules.test.ts runs them on .github/workflows and on main's workflows from before
+ * issue 25 (scripts/ci/fixtures/workflows-5096171), which break each rule.
+ */
+import { parse } from "yaml";
+
+export interface Step {
+  readonly uses?: string;
+  readonly run?: string;
+  readonly with?: Readonly<Record<string, unknown>>;
+}
+
+export interface Job {
+  readonly if?: string;
+  readonly needs?: string | readonly string[];
+  readonly environment?: string | { readonly name: string };
+  readonly uses?: string;
+  readonly permissions?: Readonly<Record<string, string>>;
+  readonly strategy?: { readonly matrix?: Readonly<Record<string, unknown>> };
+  readonly steps?: readonly Step[];
+}
+
+export interface Workflow {
+  readonly on?: unknown;
+  readonly jobs: Readonly<Record<string, Job>>;
+}
+
+export type Workflows = Readonly<Record<string, Workflow>>;
+
+export interface Violation {
+  readonly rule: string;
+  readonly where: string;
+  readonly message: string;
+}
+
+export const parseWorkflow = (text: string): Workflow => parse(text) as Workflow;
+
+const MAIN_GUARD = "github.ref == 'refs/heads/main'";
+const runs = (job: Job) => (job.steps ?? []).map((s) => s.run ?? "").join("\n");
+const needsOf = (job: Job) => [job.needs ?? []].flat();
+
+/** deploy.yml and apply.yml: every job that can get AWS credentials or feeds one is guarded by the ref. */
+function onlyMainDeploys(w: Workflows, out: Violation[]): void {
+  for (const file of ["deploy.yml", "apply.yml"]) {
+    const workflow = w[file];
+    if (workflow === undefined) {
+      out.push({ rule: "only-main-deploys", where: file, message: "missing" });
+      continue;
+    }
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      if (job.uses !== undefined) continue; // a call of apply.yml, whose jobs carry the guard
+      if (!(job.if ?? "").includes(MAIN_GUARD))
+        out.push({
+          rule: "only-main-deploys",
+          where: `${file} ${name}`,
+          message: `no \`if: ${MAIN_GUARD}\``,
+        });
+    }
+  }
+}
+
+/** apply.yml: the plan job (no environment) plans and shows; the environment job applies that plan only. */
+function planShownThenApplied(w: Workflows, out: Violation[]): void {
+  const rule = "plan-before-approval";
+  const jobs = w["apply.yml"]?.jobs ?? {};
+  const gated = Object.entries(jobs).filter(([, j]) => j.environment !== undefined);
+  if (gated.length === 0) out.push({ rule, where: "apply.yml", message: "no job in a GitHub environment" });
+  for (const [name, job] of gated) {
+    const script = runs(job);
+    if (/terraform plan/.test(script))
+      out.push({
+        rule,
+        where: `apply.yml ${name}`,
+        message: "plans inside the environment: the reviewer approves before the plan exists",
+      });
+    if (!/terraform apply -input=false tfplan\b/.test(script))
+      out.push({ rule, where: `apply.yml ${name}`, message: "does not apply the saved plan tfplan" });
+    const planJob = needsOf(job)
+      .map((n) => [n, jobs[n]] as const)
+      .find(
+        ([, j]) =>
+          j !== undefined && j.environment === undefined && /terraform plan[^\n]*-out=tfplan/.test(runs(j)),
+      );
+    if (planJob === undefined) {
+      out.push({
+        rule,
+        where: `apply.yml ${name}`,
+        message: "needs no job without environment that saves the plan",
+      });
+      continue;
+    }
+    const [planName, plan] = planJob;
+    if (plan === undefined || !runs(plan).includes("GITHUB_STEP_SUMMARY"))
+      out.push({
+        rule,
+        where: `apply.yml ${planName}`,
+        message: "does not show the plan in the job summary",
+      });
+    if (!/sha256sum tfplan/.test(script))
+      out.push({
+        rule,
+        where: `apply.yml ${name}`,
+        message: "does not check the plan file is the one the plan job saved",
+      });
+  }
+}
+
+/** ci.yml: pull requests plan only the environments whose plan role trusts them (bootstrap: dev). */
+function pullRequestsPlanDevOnly(w: Workflows, out: Violation[], planOnPullRequest: readonly string[]): void {
+  for (const [name, job] of Object.entries(w["ci.yml"]?.jobs ?? {})) {
+    if (job.permissions?.["id-token"] !== "write") continue;
+    const envs = [job.strategy?.matrix?.environment ?? []].flat().map(String);
+    for (const env of envs.filter((e) => !planOnPullRequest.includes(e)))
+      out.push({
+        rule: "pull-request-plans",
+        where: `ci.yml ${name}`,
+        message: `plans ${env} on pull requests`,
+      });
+  }
+}
+
+/** Every terraform init honours the committed lock file. */
+function initsReadOnly(w: Workflows, out: Violation[]): void {
+  for (const [file, workflow] of Object.entries(w))
+    for (const [name, job] of Object.entries(workflow.jobs))
+      for (const line of runs(job).split("\n"))
+        if (/\bterraform\b.*\binit\b/.test(line) && !line.includes("-lockfile=readonly"))
+          out.push({ rule: "lockfile-readonly", where: `${file} ${name}`, message: line.trim() });
+}
+
+/** No checkout leaves the job's token in .git/config (zizmor's artipacked). */
+function checkoutsForgetCredentials(w: Workflows, out: Violation[]): void {
+  for (const [file, workflow] of Object.entries(w))
+    for (const [name, job] of Object.entries(workflow.jobs))
+      for (const step of job.steps ?? [])
+        if (step.uses?.startsWith("actions/checkout@") && step.with?.["persist-credentials"] !== false)
+          out.push({
+            rule: "checkout-credentials",
+            where: `${file} ${name}`,
+            message: "persist-credentials is not false",
+          });
+}
+
+export function workflowViolations(
+  w: Workflows,
+  options: { readonly planOnPullRequest: readonly string[] },
+): Violation[] {
+  const out: Violation[] = [];
+  onlyMainDeploys(w, out);
+  planShownThenApplied(w, out);
+  pullRequestsPlanDevOnly(w, out, options.planOnPullRequest);
+  initsReadOnly(w, out);
+  checkoutsForgetCredentials(w, out);
+  return out;
+}

@@ -1,0 +1,600 @@
+/**
+ * The questions a cautious platform team asks of the bootstrap and the environments (docs/security.md),
+ * put to the policies the roots render, with IAM's evaluation (policy-eval.ts). Every "must not" has a
+ * "must" beside it (a positive control), so that a role that can do nothing does not pass.
+ *
+ * The attacker the checks assume holds one environment's deploy or plan role (or writes a workflow that
+ * asks for one) and chooses every condition value a caller can choose: the tags of its request, the
+ * permissions boundary it names, the service it passes a role to; a resource's tags are taken to be
+ * whatever it could have set on it (a re-tagged key says environment=<its own>).
+ */
+import type { Inventory, Role } from "./inventory.ts";
+import {
+  type ContextValue,
+  type Decision,
+  decide,
+  identityDecision,
+  kmsDecision,
+  type PolicyDocument,
+  statements,
+} from "./policy-eval.ts";
+
+export interface CheckInput {
+  readonly bootstrap: Inventory;
+  /** The environments' roots by name (dev, prod), each applied in the same account as bootstrap. */
+  readonly environments: Readonly<Record<string, Inventory>>;
+  /** owner/name, as bootstrap's github_repository. */
+  readonly repository: string;
+  readonly deployBranch: string;
+}
+
+export interface Finding {
+  /** The check's id (docs/security.md lists them) and the issue item it guards. */
+  readonly check: string;
+  readonly message: string;
+}
+
+export interface CheckReport {
+  readonly findings: readonly Finding[];
+  /** How many requests were evaluated. */
+  readonly evaluated: number;
+}
+
+/** Reads of records, messages, items, objects and logs: what no plan role may do anywhere. */
+export const DATA_READS = [
+  "s3:GetObject",
+  "s3:GetObjectVersion",
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:Scan",
+  "dynamodb:PartiQLSelect",
+  "dynamodb:ExportTableToPointInTime",
+  "dynamodb:GetRecords",
+  "kinesis:GetRecords",
+  "kinesis:GetShardIterator",
+  "kinesis:SubscribeToShard",
+  "sqs:ReceiveMessage",
+  "logs:GetLogEvents",
+  "logs:FilterLogEvents",
+  "logs:StartQuery",
+  "lambda:InvokeFunction",
+  "kms:Decrypt",
+] as const;
+
+/** IAM calls that change a role, a policy or who can use them. */
+export const IAM_WRITES = [
+  "iam:CreateRole",
+  "iam:DeleteRole",
+  "iam:UpdateRole",
+  "iam:UpdateAssumeRolePolicy",
+  "iam:PutRolePolicy",
+  "iam:DeleteRolePolicy",
+  "iam:AttachRolePolicy",
+  "iam:DetachRolePolicy",
+  "iam:PutRolePermissionsBoundary",
+  "iam:DeleteRolePermissionsBoundary",
+  "iam:TagRole",
+  "iam:UntagRole",
+  "iam:PassRole",
+  "iam:CreatePolicyVersion",
+  "iam:SetDefaultPolicyVersion",
+  "iam:DeletePolicy",
+  "iam:DeletePolicyVersion",
+  "iam:UpdateOpenIDConnectProviderThumbprint",
+  "iam:AddClientIDToOpenIDConnectProvider",
+  "iam:DeleteOpenIDConnectProvider",
+] as const;
+
+/** What a holder of a key's administration could do to take it over or destroy it. */
+export const KEY_TAKEOVER = [
+  "kms:TagResource",
+  "kms:UntagResource",
+  "kms:PutKeyPolicy",
+  "kms:ScheduleKeyDeletion",
+  "kms:DisableKey",
+  "kms:CreateGrant",
+  "kms:CreateAlias",
+  "kms:UpdateAlias",
+  "kms:DeleteAlias",
+] as const;
+
+const OIDC_SUB = "token.actions.githubusercontent.com:sub";
+const OIDC_AUD = "token.actions.githubusercontent.com:aud";
+
+const accountOf = (arn: string) => arn.split(":")[4] ?? "";
+const prefixOf = (env: string) => `mcp-${env}`;
+
+/** Every Allow action named by a principal's policies (for "whatever it may do"). */
+function allowedActions(docs: readonly PolicyDocument[]): string[] {
+  const actions = new Set<string>();
+  for (const d of docs)
+    for (const s of statements(d))
+      if (s.Effect === "Allow") for (const a of [s.Action ?? []].flat()) actions.add(a);
+  return [...actions];
+}
+
+/**
+ * The Allow actions of statements that name resources (not "*"): what a principal may do to a resource
+ * it can name. Actions allowed only on "*" are those AWS authorises without a resource (CreateKey,
+ * GetCallerIdentity, List calls): they reach no other environment's resource.
+ */
+function scopedActions(docs: readonly PolicyDocument[]): string[] {
+  const actions = new Set<string>();
+  for (const d of docs)
+    for (const s of statements(d))
+      if (s.Effect === "Allow" && [s.Resource ?? []].flat().some((r) => r !== "*"))
+        for (const a of [s.Action ?? []].flat()) actions.add(a);
+  return [...actions];
+}
+
+/** The service of an ARN (arn:aws:<service>:...), to pair it with that service's actions only. */
+const serviceOf = (arn: string) => arn.split(":")[2] ?? "";
+
+class Checker {
+  readonly findings: Finding[] = [];
+  evaluated = 0;
+
+  constructor(private readonly input: CheckInput) {}
+
+  fail(check: string, message: string): void {
+    this.findings.push({ check, message });
+  }
+
+  role(name: string): Role | undefined {
+    return this.input.bootstrap.roles.find((r) => r.name === name);
+  }
+
+  /** The role's own policies: inline and the customer-managed ones this root created. */
+  policies(role: Role, check: string): PolicyDocument[] {
+    const docs: PolicyDocument[] = role.inline.map((p) => p.document);
+    for (const arn of role.attached) {
+      const doc = this.input.bootstrap.managedPolicies.get(arn);
+      if (doc === undefined)
+        this.fail(
+          check,
+          `${role.name}: attaches ${arn}, a policy no root here renders (AWS-managed): what it grants is not reviewed`,
+        );
+      else docs.push(doc);
+    }
+    return docs;
+  }
+
+  boundaryArn(env: string): string {
+    const account = accountOf(this.input.bootstrap.roles[0]?.arn ?? "");
+    return `arn:aws:iam::${account}:policy/${prefixOf(env)}-function-boundary`;
+  }
+
+  ask(
+    docs: readonly PolicyDocument[],
+    action: string,
+    resource: string,
+    context: Record<string, ContextValue> = {},
+    boundary?: readonly PolicyDocument[],
+  ): Decision {
+    this.evaluated += 1;
+    return identityDecision(docs, { action, resource, context }, boundary);
+  }
+}
+
+function environmentResources(env: Inventory): string[] {
+  const objects = env.arns.filter((a) => a.startsWith("arn:aws:s3:::")).map((a) => `${a}/kinesis/probe.json`);
+  const logStreams = env.arns
+    .filter((a) => a.includes(":log-group:"))
+    .map((a) => `${a.replace(/:\*$/, "")}:*`);
+  return [...env.arns, ...objects, ...logStreams];
+}
+
+/** Item 1: the deploy role cannot make itself (or anything of bootstrap) more powerful, nor its roles. */
+function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): void {
+  const check = "deploy-role-iam";
+  const deploy = c.role(`${prefixOf(env)}-deploy`);
+  if (deploy === undefined) {
+    c.fail(check, `${prefixOf(env)}-deploy: no such role in bootstrap`);
+    return;
+  }
+  const docs = c.policies(deploy, check);
+  const boundary = c.boundaryArn(env);
+  if (!input.bootstrap.managedPolicies.has(boundary))
+    c.fail(check, `${env}: bootstrap creates no permissions boundary ${boundary} for the functions' roles`);
+  const adversarial = { "iam:PermissionsBoundary": boundary, "iam:PassedToService": "lambda.amazonaws.com" };
+
+  // No IAM write on any principal or policy bootstrap creates (its own role included).
+  const bootstrapIam = [
+    ...input.bootstrap.roles.map((r) => r.arn),
+    ...input.bootstrap.managedPolicies.keys(),
+    ...input.bootstrap.arns.filter((a) => a.includes(":oidc-provider/")),
+  ];
+  for (const target of bootstrapIam)
+    for (const action of IAM_WRITES)
+      if (c.ask(docs, action, target, adversarial) === "allowed")
+        c.fail(check, `${deploy.name} may ${action} on ${target}`);
+
+  // Roles it creates or changes: only in its path, only with its boundary; passed to Lambda only.
+  const account = accountOf(deploy.arn);
+  const functionRole = `arn:aws:iam::${account}:role/${prefixOf(env)}/${prefixOf(env)}-probe`;
+  const outsidePath = `arn:aws:iam::${account}:role/${prefixOf(env)}-probe`;
+  for (const action of ["iam:CreateRole", "iam:PutRolePolicy", "iam:AttachRolePolicy"]) {
+    for (const [what, context] of [
+      ["without a permissions boundary", {}],
+      ["with another boundary", { "iam:PermissionsBoundary": "arn:aws:iam::aws:policy/AdministratorAccess" }],
+    ] as const)
+      if (c.ask(docs, action, functionRole, context) === "allowed")
+        c.fail(check, `${deploy.name} may ${action} ${what} on ${functionRole}`);
+    if (c.ask(docs, action, outsidePath, adversarial) === "allowed")
+      c.fail(check, `${deploy.name} may ${action} on ${outsidePath}, outside its path /${prefixOf(env)}/`);
+  }
+  for (const action of ["iam:CreateRole", "iam:PutRolePolicy"])
+    if (c.ask(docs, action, functionRole, adversarial) !== "allowed")
+      c.fail(
+        check,
+        `positive control: ${deploy.name} can no longer ${action} a function role with its boundary`,
+      );
+  for (const service of [
+    "ec2.amazonaws.com",
+    "ecs-tasks.amazonaws.com",
+    "glue.amazonaws.com",
+    "cloudformation.amazonaws.com",
+  ])
+    if (c.ask(docs, "iam:PassRole", functionRole, { "iam:PassedToService": service }) === "allowed")
+      c.fail(check, `${deploy.name} may pass ${functionRole} to ${service}`);
+  if (c.ask(docs, "iam:PassRole", functionRole, adversarial) !== "allowed")
+    c.fail(check, `positive control: ${deploy.name} can no longer pass its functions' roles to Lambda`);
+  // Positive controls: it still deploys its own functions and writes its own state.
+  const ownFunction = input.environments[env]?.arns.find((a) => a.includes(":function:"));
+  if (ownFunction !== undefined && c.ask(docs, "lambda:UpdateFunctionCode", ownFunction) !== "allowed")
+    c.fail(check, `positive control: ${deploy.name} cannot UpdateFunctionCode of its own ${ownFunction}`);
+  for (const bucket of input.bootstrap.arns.filter(
+    (a) => a.startsWith("arn:aws:s3:::") && !a.includes("/"),
+  )) {
+    const state = `${bucket}/mcp-event-pipelines/${env}/terraform.tfstate`;
+    if (c.ask(docs, "s3:PutObject", state) !== "allowed")
+      c.fail(check, `positive control: ${deploy.name} cannot write its own state ${state}`);
+  }
+  for (const action of ["iam:DeleteRolePermissionsBoundary", "iam:UpdateAssumeRolePolicy"])
+    if (c.ask(docs, action, functionRole, adversarial) === "allowed")
+      c.fail(check, `${deploy.name} may ${action} on its functions' roles`);
+}
+
+/** Items 1 and 4: in one account, no role of one environment reaches another's resources, roles, keys or state. */
+function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, other: string): void {
+  const check = "cross-environment";
+  const target = input.environments[other];
+  if (target === undefined) return;
+  for (const kind of ["deploy", "plan"]) {
+    const role = c.role(`${prefixOf(env)}-${kind}`);
+    if (role === undefined) continue;
+    const docs = c.policies(role, check);
+    const actions = scopedActions(docs);
+    const otherFunction = target.arns.find((a) => a.includes(":function:")) ?? "";
+    const context = {
+      "aws:ResourceTag/environment": env,
+      "aws:RequestTag/environment": env,
+      "aws:TagKeys": ["environment"],
+      "iam:PermissionsBoundary": c.boundaryArn(env),
+      "iam:PassedToService": "lambda.amazonaws.com",
+      "lambda:FunctionArn": otherFunction,
+    };
+    const state = input.bootstrap.arns
+      .filter((a) => a.startsWith("arn:aws:s3:::") && !a.includes("/"))
+      .map((bucket) => `${bucket}/mcp-event-pipelines/${other}/terraform.tfstate`);
+    const resources = [...environmentResources(target), ...state, ...target.roles.map((r) => r.arn)];
+    for (const resource of resources)
+      for (const action of actions.filter((a) => a.split(":")[0]?.toLowerCase() === serviceOf(resource)))
+        if (c.ask(docs, action, resource, context) === "allowed")
+          c.fail(check, `${role.name} may ${action} on ${other}'s ${resource}`);
+    if (c.ask(docs, "lambda:CreateEventSourceMapping", "*", context) === "allowed")
+      c.fail(check, `${role.name} may map an event source onto ${other}'s function ${otherFunction}`);
+
+    // Keys: the key policy decides, with IAM only where it delegates to the account.
+    const principal = { kind: "AWS" as const, arn: role.arn, account: accountOf(role.arn) };
+    for (const key of target.resourcePolicies.filter((p) => p.kind === "key"))
+      for (const action of KEY_TAKEOVER) {
+        c.evaluated += 1;
+        if (
+          kmsDecision(key.document, principal, docs, { action, resource: key.resource, context }) ===
+          "allowed"
+        )
+          c.fail(
+            check,
+            `${role.name} may ${action} on ${other}'s key ${key.resource} (re-tagged environment=${env})`,
+          );
+      }
+  }
+}
+
+/** Item 4: no key of the account, whoever created it, can be taken over by re-tagging it. */
+function noKeyTakeoverByTag(c: Checker, env: string): void {
+  const check = "kms-by-tag";
+  const deploy = c.role(`${prefixOf(env)}-deploy`);
+  if (deploy === undefined) return;
+  const docs = c.policies(deploy, check);
+  const account = accountOf(deploy.arn);
+  // A key someone else created, whose policy (like most) lets the account's IAM policies decide.
+  const foreignKey = `arn:aws:kms:eu-west-1:${account}:key/00000000-0000-0000-0000-00000000f0re`;
+  const delegating: PolicyDocument = {
+    Statement: [
+      { Effect: "Allow", Principal: { AWS: `arn:aws:iam::${account}:root` }, Action: "kms:*", Resource: "*" },
+    ],
+  };
+  const principal = { kind: "AWS" as const, arn: deploy.arn, account };
+  for (const tags of [{}, { "aws:ResourceTag/environment": env }])
+    for (const action of KEY_TAKEOVER) {
+      c.evaluated += 1;
+      const context = { ...tags, "aws:RequestTag/environment": env, "aws:TagKeys": ["environment"] };
+      if (kmsDecision(delegating, principal, docs, { action, resource: foreignKey, context }) === "allowed")
+        c.fail(
+          check,
+          `${deploy.name} may ${action} on a key it did not create${"aws:ResourceTag/environment" in tags ? ` once tagged environment=${env}` : ""}`,
+        );
+    }
+}
+
+/** Item 4, positive control: the deploy role still administers its own alarm key, the plan role reads it. */
+function ownKeyStillManaged(c: Checker, input: CheckInput, env: string): void {
+  const check = "kms-by-tag";
+  const target = input.environments[env];
+  if (target === undefined) return;
+  for (const [kind, action] of [
+    ["deploy", "kms:PutKeyPolicy"],
+    ["plan", "kms:GetKeyPolicy"],
+  ] as const) {
+    const role = c.role(`${prefixOf(env)}-${kind}`);
+    if (role === undefined) continue;
+    const principal = { kind: "AWS" as const, arn: role.arn, account: accountOf(role.arn) };
+    for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
+      c.evaluated += 1;
+      if (
+        kmsDecision(key.document, principal, c.policies(role, check), { action, resource: key.resource }) !==
+        "allowed"
+      )
+        c.fail(
+          check,
+          `positive control: ${role.name} cannot ${action} on its own environment's key ${key.resource}`,
+        );
+    }
+  }
+}
+
+/** Item 3: plan roles read configuration and their own state, never data, never another state. */
+function planRolesReadNoData(c: Checker, input: CheckInput, env: string): void {
+  const check = "plan-role-reads";
+  const plan = c.role(`${prefixOf(env)}-plan`);
+  if (plan === undefined) {
+    c.fail(check, `${prefixOf(env)}-plan: no such role in bootstrap`);
+    return;
+  }
+  const docs = c.policies(plan, check);
+  const resources = Object.values(input.environments).flatMap(environmentResources);
+  for (const resource of resources)
+    for (const action of DATA_READS)
+      if (c.ask(docs, action, resource) === "allowed")
+        c.fail(check, `${plan.name} may ${action} on ${resource}`);
+  for (const action of allowedActions(docs)) {
+    const verb = action.split(":")[1] ?? "";
+    if (!/^(Get|List|Describe)/.test(verb)) c.fail(check, `${plan.name} is allowed ${action}, not a read`);
+  }
+  const buckets = input.bootstrap.arns.filter((a) => a.startsWith("arn:aws:s3:::") && !a.includes("/"));
+  for (const bucket of buckets)
+    for (const other of Object.keys(input.environments)) {
+      const key = `${bucket}/mcp-event-pipelines/${other}/terraform.tfstate`;
+      const decision = c.ask(docs, "s3:GetObject", key);
+      if (other === env && decision !== "allowed")
+        c.fail(check, `positive control: ${plan.name} cannot read its own state ${key}`);
+      if (other !== env && decision === "allowed")
+        c.fail(check, `${plan.name} may read ${other}'s state ${key}`);
+      for (const write of ["s3:PutObject", "s3:DeleteObject"])
+        if (c.ask(docs, write, `${key}.tflock`) === "allowed")
+          c.fail(check, `${plan.name} may ${write} ${key}.tflock`);
+    }
+  const target = input.environments[env];
+  const table = target?.arns.find((a) => a.includes(":table/"));
+  if (table !== undefined && c.ask(docs, "dynamodb:DescribeTable", table) !== "allowed")
+    c.fail(check, `positive control: ${plan.name} cannot DescribeTable ${table}, which refresh reads`);
+}
+
+interface Subject {
+  readonly what: string;
+  readonly sub: string;
+}
+
+/** Item 2: who gets which role from GitHub. */
+function trustIsBoundToWorkflowAndBranch(
+  c: Checker,
+  input: CheckInput,
+  env: string,
+  planOnPullRequest: boolean,
+): void {
+  const check = "github-trust";
+  const repo = input.repository;
+  const main = `refs/heads/${input.deployBranch}`;
+  const apply = `${repo}/.github/workflows/apply.yml@${main}`;
+  const cases: { role: string; allowed: Subject[]; denied: Subject[] }[] = [
+    {
+      role: `${prefixOf(env)}-deploy`,
+      allowed: [
+        {
+          what: "apply.yml on the deploy branch in its environment",
+          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${apply}`,
+        },
+      ],
+      denied: [
+        {
+          what: "GitHub's default subject (any workflow naming the environment)",
+          sub: `repo:${repo}:environment:${env}`,
+        },
+        {
+          what: "a pull request's workflow that adds the environment",
+          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/evil.yml@refs/pull/7/merge`,
+        },
+        {
+          what: "apply.yml dispatched from another branch",
+          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+        },
+        {
+          what: "another workflow on the deploy branch",
+          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/ci.yml@${main}`,
+        },
+        {
+          what: "a pull request",
+          sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
+        },
+        {
+          what: "another repository",
+          sub: `repo:${repo}-fork:environment:${env}:job_workflow_ref:${repo}-fork/.github/workflows/apply.yml@${main}`,
+        },
+      ],
+    },
+    {
+      role: `${prefixOf(env)}-plan`,
+      allowed: [
+        {
+          what: "apply.yml's plan job on the deploy branch",
+          sub: `repo:${repo}:ref:${main}:job_workflow_ref:${apply}`,
+        },
+        ...(planOnPullRequest
+          ? [
+              {
+                what: "ci.yml on a pull request",
+                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
+              },
+            ]
+          : []),
+      ],
+      denied: [
+        ...(planOnPullRequest
+          ? []
+          : [
+              {
+                what: "a pull request",
+                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
+              },
+            ]),
+        { what: "GitHub's default subject of a pull request", sub: `repo:${repo}:pull_request` },
+        {
+          what: "another branch",
+          sub: `repo:${repo}:ref:refs/heads/feature:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+        },
+      ],
+    },
+  ];
+  for (const { role: name, allowed, denied } of cases) {
+    const role = c.role(name);
+    if (role === undefined) {
+      c.fail(check, `${name}: no such role`);
+      continue;
+    }
+    const federated = statements(role.trust)
+      .flatMap((s) =>
+        s.Principal === "*" || s.Principal === undefined ? [] : [s.Principal.Federated ?? []].flat(),
+      )
+      .find((p) => p.includes("oidc-provider/"));
+    if (federated === undefined) {
+      c.fail(check, `${name}: trusts no OIDC provider`);
+      continue;
+    }
+    const assume = (sub: string) => {
+      c.evaluated += 1;
+      return decide([role.trust], {
+        action: "sts:AssumeRoleWithWebIdentity",
+        resource: role.arn,
+        principal: { kind: "Federated", arn: federated },
+        context: { [OIDC_AUD]: "sts.amazonaws.com", [OIDC_SUB]: sub },
+      });
+    };
+    for (const s of allowed)
+      if (assume(s.sub) !== "allowed")
+        c.fail(check, `positive control: ${name} refuses ${s.what} (${s.sub})`);
+    for (const s of denied)
+      if (assume(s.sub) === "allowed") c.fail(check, `${name} trusts ${s.what} (${s.sub})`);
+  }
+}
+
+/** Item 1: every function role lives in its environment's path with its boundary, and needs nothing beyond it. */
+function functionRolesWithinBoundary(c: Checker, input: CheckInput, env: string): void {
+  const check = "function-boundary";
+  const inv = input.environments[env];
+  if (inv === undefined) return;
+  const boundaryArn = c.boundaryArn(env);
+  const boundary = input.bootstrap.managedPolicies.get(boundaryArn);
+  for (const role of inv.roles) {
+    if (role.path !== `/${prefixOf(env)}/`)
+      c.fail(check, `${role.name}: path ${role.path}, not /${prefixOf(env)}/`);
+    if (role.boundary !== boundaryArn)
+      c.fail(check, `${role.name}: permissions boundary ${role.boundary ?? "none"}, not ${boundaryArn}`);
+    const services = statements(role.trust).flatMap((s) =>
+      s.Principal === "*"
+        ? ["*"]
+        : [s.Principal?.Service ?? [], s.Principal?.AWS ?? [], s.Principal?.Federated ?? []].flat(),
+    );
+    if (services.join() !== "lambda.amazonaws.com")
+      c.fail(check, `${role.name}: trusted by ${services.join(", ")}, not Lambda alone`);
+    if (boundary === undefined) continue;
+    for (const p of role.inline)
+      for (const s of statements(p.document)) {
+        if (s.Effect !== "Allow") continue;
+        for (const action of [s.Action ?? []].flat())
+          for (const resource of [s.Resource ?? []].flat())
+            if (c.ask([p.document], action, resource, {}, [boundary]) !== "allowed")
+              c.fail(
+                check,
+                `${role.name}: ${p.name}/${s.Sid ?? ""} grants ${action} on ${resource}, which the boundary denies (AWS would refuse the call)`,
+              );
+      }
+  }
+  if (boundary === undefined) return;
+  for (const [other, target] of Object.entries(input.environments)) {
+    if (other === env) continue;
+    for (const resource of environmentResources(target))
+      for (const action of scopedActions([boundary]).filter(
+        (a) => a.split(":")[0]?.toLowerCase() === serviceOf(resource),
+      ))
+        if (
+          c.ask([boundary], action, resource, { "kms:ViaService": "s3.eu-west-1.amazonaws.com" }) ===
+          "allowed"
+        )
+          c.fail(check, `${env}'s boundary allows ${action} on ${other}'s ${resource}`);
+  }
+  for (const action of IAM_WRITES)
+    if (c.ask([boundary], action, "*") === "allowed") c.fail(check, `${env}'s boundary allows ${action}`);
+}
+
+/** Resource exposure: no resource policy lets anyone outside the account in. */
+function resourcePoliciesStayInAccount(c: Checker, inv: Inventory): void {
+  const check = "resource-exposure";
+  const account = accountOf(inv.roles[0]?.arn ?? inv.arns.find((a) => accountOf(a) !== "") ?? "");
+  for (const p of inv.resourcePolicies)
+    for (const s of statements(p.document)) {
+      if (s.Effect !== "Allow") continue;
+      if (s.Principal === "*") {
+        c.fail(check, `${inv.root}: ${p.address} allows "*" (${s.Sid ?? "no Sid"})`);
+        continue;
+      }
+      for (const principal of [s.Principal?.AWS ?? []].flat())
+        if (principal === "*" || accountOf(principal) !== account)
+          c.fail(check, `${inv.root}: ${p.address} allows ${principal}, outside account ${account}`);
+    }
+}
+
+export function runChecks(
+  input: CheckInput,
+  options: { readonly planOnPullRequest: readonly string[] },
+): CheckReport {
+  const c = new Checker(input);
+  const envs = Object.keys(input.environments);
+  for (const env of envs) {
+    deployRoleStaysInItsLane(c, input, env);
+    for (const other of envs) if (other !== env) environmentsAreIsolated(c, input, env, other);
+    noKeyTakeoverByTag(c, env);
+    ownKeyStillManaged(c, input, env);
+    planRolesReadNoData(c, input, env);
+    trustIsBoundToWorkflowAndBranch(c, input, env, options.planOnPullRequest.includes(env));
+    functionRolesWithinBoundary(c, input, env);
+  }
+  for (const inv of [input.bootstrap, ...Object.values(input.environments)])
+    resourcePoliciesStayInAccount(c, inv);
+  return {
+    findings: [...new Map(c.findings.map((f) => [`${f.check}\n${f.message}`, f])).values()],
+    evaluated: c.evaluated,
+  };
+}

@@ -1,0 +1,48 @@
+// The deployment rules of the workflows (scripts/ci/workflow-rules.ts): the committed workflows keep
+// them, and main's workflows from before issue 25 break each of them.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseWorkflow, type Workflows, workflowViolations } from "../ci/workflow-rules.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+
+async function load(dir: string): Promise<Workflows> {
+  const out: Record<string, ReturnType<typeof parseWorkflow>> = {};
+  for (const f of (await readdir(dir)).filter((f) => f.endsWith(".yml")))
+    out[f] = parseWorkflow(await readFile(join(dir, f), "utf8"));
+  return out;
+}
+
+// terraform/bootstrap's plan_on_pull_request default.
+const options = { planOnPullRequest: ["dev"] };
+
+describe("workflow rules", () => {
+  it(".github/workflows keeps every rule", async () => {
+    expect(workflowViolations(await load(join(root, ".github", "workflows")), options)).toEqual([]);
+  });
+
+  it("main's workflows at 5096171 break each rule", async () => {
+    const violations = workflowViolations(
+      await load(join(root, "scripts", "ci", "fixtures", "workflows-5096171")),
+      options,
+    );
+    const byRule = (rule: string) =>
+      violations.filter((v) => v.rule === rule).map((v) => `${v.where}: ${v.message}`);
+    expect(byRule("only-main-deploys")).toEqual(
+      expect.arrayContaining([
+        "deploy.yml build: no `if: github.ref == 'refs/heads/main'`",
+        "apply.yml apply: no `if: github.ref == 'refs/heads/main'`",
+      ]),
+    );
+    expect(byRule("plan-before-approval")).toEqual(
+      expect.arrayContaining([
+        "apply.yml apply: plans inside the environment: the reviewer approves before the plan exists",
+        "apply.yml apply: does not apply the saved plan tfplan",
+      ]),
+    );
+    expect(byRule("pull-request-plans")).toEqual(["ci.yml plan: plans prod on pull requests"]);
+    expect(byRule("lockfile-readonly")).toHaveLength(3);
+    expect(byRule("checkout-credentials")).toHaveLength(6);
+  });
+});
