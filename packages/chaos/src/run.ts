@@ -38,6 +38,8 @@ export interface RunOptions {
   readonly replay?: Replay;
   /** The Kinesis mapping's accounting of a bisect-on partial split (§1.4); the local ESM's default when absent. */
   readonly partialSplitAccounting?: PartialSplitAccounting;
+  /** The stall bounds' margin for a loaded machine (STALL_MARGIN_MS); a sabotage test sets 0. */
+  readonly stallMarginMs?: number;
 }
 
 export interface ChaosResult {
@@ -76,14 +78,21 @@ export interface ChaosResult {
   readonly inFlight: readonly string[];
 }
 
+/** What a loaded machine may add to a stall, on top of what the settings allow. */
+export const STALL_MARGIN_MS = 30_000;
+
 /**
  * The stall bounds, from the settings: a key waits at most for its batch's attempts (retries + 1, each
  * at most a function timeout, with bisection's halves, §1.3) and the SQS outage; a group for a message's
  * receives (each failed one costs a visibility timeout, §2.3, §3) and the outage. Plus a margin for a
  * loaded machine, stated here rather than hidden.
  */
-export function stallBounds(settings: EnvironmentSettings, timeScale: number, outageMs: number): StallBounds {
-  const margin = 30_000;
+export function stallBounds(
+  settings: EnvironmentSettings,
+  timeScale: number,
+  outageMs: number,
+  margin = STALL_MARGIN_MS,
+): StallBounds {
   const p = settings.processor;
   const fifo = settings.fifo_worker;
   return {
@@ -266,7 +275,12 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     const timedOut = settled === Settled.OutOfTime;
     await pipeline.stop();
     const final = await readFinalState(harness.direct.dynamodb, harness.direct.s3, pipeline);
-    const bounds = stallBounds(options.settings, options.timeScale, plan.options.sqsOutageMs);
+    const bounds = stallBounds(
+      options.settings,
+      options.timeScale,
+      plan.options.sqsOutageMs,
+      options.stallMarginMs,
+    );
     const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut });
     const checks = [
       ...verdict.checks,

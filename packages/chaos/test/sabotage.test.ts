@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES, type FaultRates } from "../src/plan.js";
 import type { Replay } from "../src/recover.js";
 import { formatTable } from "../src/report.js";
-import { runChaos } from "../src/run.js";
+import { runChaos, stallBounds } from "../src/run.js";
 import { CheckName } from "../src/verdict.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -79,7 +79,14 @@ interface Sabotage {
   readonly patches: readonly SourcePatch[];
   readonly options: ChaosOptions;
   readonly replay?: Replay;
+  readonly stallMarginMs?: number;
 }
+
+const SETTINGS = await loadSettings(root, "dev");
+/** The stall checks' names carry their bounds, which the margin the run is given sets (0 here). */
+const bounds = stallBounds(SETTINGS, 20, 0, 0);
+const STALL_KEY = `no partition key stalled over ${(bounds.partitionKeyMs / 1000).toFixed(1)} s`;
+const STALL_GROUP = `no FIFO group stalled over ${(bounds.groupMs / 1000).toFixed(1)} s`;
 
 const SABOTAGES: Sabotage[] = [
   {
@@ -159,6 +166,35 @@ const SABOTAGES: Sabotage[] = [
     options: run({}, { jobs: 0, fifoJobs: 40, sessions: 2 }),
   },
   {
+    what: "a processor that is slow on one partition key (each of its records waits 400 ms)",
+    check: STALL_KEY,
+    functions: ["processor"],
+    patches: [
+      {
+        file: PROCESSOR_CORE,
+        find: "return async (event, index) => {",
+        replace:
+          'return async (event, index) => { if (event.sessionId === "session-0") await new Promise((r) => setTimeout(r, 400));',
+      },
+    ],
+    options: run({}, { events: 200, jobs: 0, fifoJobs: 0, sessions: 2, chunk: 200 }),
+    stallMarginMs: 0,
+  },
+  {
+    what: "a fifo-worker that hides a failed job for 60 s, past what the queue's settings allow",
+    check: STALL_GROUP,
+    functions: ["fifo-worker"],
+    patches: [
+      {
+        file: "packages/worker/src/redelivery-backoff.ts",
+        find: "return Math.min(Math.round(ms / 1000), Math.floor(backoff.capMs / 1000));",
+        replace: "return 60;",
+      },
+    ],
+    options: run({ transient: 1 }, { events: 20, jobs: 0, fifoJobs: 1, sessions: 1 }),
+    stallMarginMs: 0,
+  },
+  {
     what: "an operator's replay that leaves one record out",
     check: CheckName.Lost,
     functions: [],
@@ -172,9 +208,9 @@ const SABOTAGES: Sabotage[] = [
 describe("each check of the chaos verdict fails on a product broken on purpose", () => {
   it.each(SABOTAGES)(
     "$what: fails “$check”",
-    async ({ functions, patches, options, replay, check }) => {
+    async ({ functions, patches, options, replay, check, stallMarginMs }) => {
       // Prepare
-      const settings = await loadSettings(root, "dev");
+      const settings = SETTINGS;
       const distDir = await brokenBuild(functions, patches);
 
       // Act
@@ -185,6 +221,7 @@ describe("each check of the chaos verdict fails on a product broken on purpose",
         stallTimeoutMs: 180_000,
         distDir,
         ...(replay ? { replay } : {}),
+        ...(stallMarginMs !== undefined ? { stallMarginMs } : {}),
       });
 
       // Assess: the run ended (a run out of time judges nothing) and failed the check, by name.
