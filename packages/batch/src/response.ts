@@ -1,4 +1,5 @@
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { previewOf } from "@mcp-pipeline/contracts";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 import { type BatchOutcome, needsRedelivery } from "./outcome.js";
 
@@ -37,12 +38,12 @@ export class InvalidBatchResponseError extends Error {
 function toIdentifier(value: unknown, batch: ReadonlySet<string>): ItemIdentifier {
   if (typeof value !== "string" || value.length === 0) {
     throw new InvalidBatchResponseError(
-      `item identifier must be a non-empty string, got ${JSON.stringify(value)}`,
+      `item identifier must be a non-empty string, got ${previewOf(value)}`,
       value,
     );
   }
   if (!batch.has(value)) {
-    throw new InvalidBatchResponseError(`item identifier ${value} is not in the batch`, value);
+    throw new InvalidBatchResponseError(`item identifier ${previewOf(value)} is not in the batch`, value);
   }
   return value as ItemIdentifier;
 }

@@ -1,4 +1,5 @@
 import { PermanentError } from "./failure.js";
+import { previewOf } from "./preview.js";
 
 /** Why a payload could not be decoded. Each is permanent: the same bytes will never decode. */
 export const DecodeErrorCode = {
@@ -54,17 +55,22 @@ export class SchemaViolationError extends DecodeError {
 }
 
 export class UnsupportedVersionError extends DecodeError {
-  /** The version the payload declared, as found (may not even be a string). */
-  readonly version: unknown;
+  /**
+   * The version the payload declared, as the message shows it: JSON, cut at PREVIEW_MAX_CHARS (previewOf).
+   * Never the value itself, which may be anything (an object nested thousands of levels deep, megabytes of
+   * text) and would follow the error into every log line that formats it.
+   */
+  readonly version: string;
   readonly supported: string;
 
   constructor(version: unknown, supported: string) {
+    const declared = previewOf(version);
     super(
       DecodeErrorCode.UnsupportedVersion,
-      `unsupported specVersion ${JSON.stringify(version)}; this consumer reads ${supported}`,
+      `unsupported specVersion ${declared}; this consumer reads ${supported}`,
     );
     this.name = "UnsupportedVersionError";
-    this.version = version;
+    this.version = declared;
     this.supported = supported;
   }
 }
