@@ -7,6 +7,8 @@ export const DecodeErrorCode = {
   BadJson: "bad-json",
   SchemaViolation: "schema-violation",
   UnsupportedVersion: "unsupported-version",
+  /** The record around the payload (a Lambda Kinesis or SQS record) lacks a field, or holds the wrong type in one. */
+  MalformedRecord: "malformed-record",
 } as const;
 export type DecodeErrorCode = (typeof DecodeErrorCode)[keyof typeof DecodeErrorCode];
 
@@ -50,6 +52,25 @@ export class SchemaViolationError extends DecodeError {
       options,
     );
     this.name = "SchemaViolationError";
+    this.issues = issues;
+  }
+}
+
+/**
+ * A record whose envelope cannot be read (a Kinesis record without `kinesis.data`, an SQS record without
+ * `attributes`, a field of the wrong type): no delivery of it will read better, so it is the record's own
+ * permanent failure, set aside with these issues, never its batch's (issue 24).
+ */
+export class MalformedRecordError extends DecodeError {
+  readonly issues: readonly SchemaIssue[];
+
+  constructor(issues: readonly SchemaIssue[], options?: ErrorOptions) {
+    super(
+      DecodeErrorCode.MalformedRecord,
+      `malformed record: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      options,
+    );
+    this.name = "MalformedRecordError";
     this.issues = issues;
   }
 }

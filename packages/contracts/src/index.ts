@@ -10,6 +10,7 @@ export {
   BadJsonError,
   DecodeError,
   DecodeErrorCode,
+  MalformedRecordError,
   type SchemaIssue,
   SchemaViolationError,
   UnsupportedVersionError,
@@ -29,6 +30,18 @@ export {
   PermanentError,
   TransientError,
 } from "./failure.js";
+export {
+  arrivalSecondsOf,
+  decodeRecord,
+  eventSourceArnOf,
+  kinesisRecordIssues,
+  messageGroupIdOf,
+  messageIdOf,
+  partitionKeyOf,
+  receiveCountOf,
+  sequenceNumberOf,
+  sqsRecordIssues,
+} from "./lambda-records.js";
 export {
   lifecycleEventSchema,
   type ResultLocation,

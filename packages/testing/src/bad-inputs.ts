@@ -359,6 +359,7 @@ export const DECODE_ERROR_CLASS = {
   "bad-json": "BadJsonError",
   "schema-violation": "SchemaViolationError",
   "unsupported-version": "UnsupportedVersionError",
+  "malformed-record": "MalformedRecordError",
 } as const;
 export type DecodeErrorCode = keyof typeof DECODE_ERROR_CLASS;
 

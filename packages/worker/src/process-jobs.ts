@@ -15,11 +15,13 @@ import {
 } from "@mcp-pipeline/batch";
 import {
   type DecodeResult,
+  decodeRecord,
   decodeToolCallJob,
   FailureKind,
   failureCodeOf,
   failureKindOf,
   messageOf,
+  sqsRecordIssues,
   type ToolCallJob,
   TransientError,
 } from "@mcp-pipeline/contracts";
@@ -162,7 +164,11 @@ async function processWithin(
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const requests: RequestOptions = { signal: deadlines.requests };
-  const decoded: DecodeResult<ToolCallJob>[] = records.map((r) => decodeToolCallJob(r.body));
+  // A record that cannot be read (no `attributes`, a body that is not text...) is its own permanent
+  // failure, dead-lettered like a poison body: never a throw here, which would fail its batch-mates (issue 24).
+  const decoded: DecodeResult<ToolCallJob>[] = records.map((r) =>
+    decodeRecord(r, sqsRecordIssues, (record) => decodeToolCallJob(record.body)),
+  );
   const { completed, cache } = await prefetch(
     deps,
     decoded.flatMap((d) => (d.ok ? [d.value] : [])),
