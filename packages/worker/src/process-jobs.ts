@@ -181,10 +181,13 @@ async function processWithin(
 
   const runJob = async (job: ToolCallJob, attempt: number): Promise<"succeeded" | "failed" | "recovered"> => {
     // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
-    // The pre-read only saves this read: a call it did not cover (or a failed pre-read) is read here,
-    // and the state read is kept for the write below.
-    let known = cache.get(job.callId);
-    if (known === undefined) {
+    // The batch pre-read may only save this read when it shows the outcome: "no outcome yet" was read
+    // before this claim, and another invocation may have stored an outcome since and released its claim
+    // (issue 24, defect 1). Anything else is read again, consistently, now that the claim is ours; the
+    // state read is kept for the write below.
+    const preRead = cache.get(job.callId);
+    let known = preRead ?? null;
+    if (!known || terminalEventOf(known) === undefined) {
       known = (await deps.toolCalls.get(job.callId, requests)) ?? null;
       cache.set(job.callId, known);
     }

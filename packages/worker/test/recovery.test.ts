@@ -170,3 +170,70 @@ describe("worker recovery does not depend on the optional BatchGetItem pre-read 
     expect(new Set(published.map((e) => e.eventId))).toEqual(new Set([decided.statusEvent.eventId]));
   });
 });
+
+/** A promise and the function that settles it: the order of two invocations, set by the test. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+describe("a tool runs once per job across duplicate deliveries (issue 24, defect 1)", () => {
+  it("a duplicate delivery whose pre-read saw no outcome does not run the tool again once another invocation stored the outcome and released its claim", async () => {
+    // The real http.request tool against the stack's downstream, which counts every request it gets.
+    const j = job("http.request", { path: `/ok/once-${Date.now()}` });
+    await stack.send(stack.standard, [body(j)]);
+    const [a] = await stack.receive(stack.standard);
+    await stack.send(stack.standard, [body(j)]);
+    const [b] = await stack.receive(stack.standard);
+    if (!a || !b) throw new Error("expected two deliveries of the job");
+    const runs = () => stack.downstream.requests.filter((path) => path === j.arguments.path).length;
+
+    // B pre-reads its batch (no outcome yet, no completed key), then waits before it claims.
+    const base = stack.deps("standard");
+    const store = base.idempotency;
+    const bPreRead = gate();
+    const bMayClaim = gate();
+    const invocationB = processToolCallJobs([b], lambdaContext(), {
+      ...base,
+      idempotency: {
+        completedAmong: (keys, options) => store.completedAmong(keys, options),
+        claim: async (key, leaseMs, options) => {
+          bPreRead.open();
+          await bMayClaim.opened;
+          return store.claim(key, leaseMs, options);
+        },
+        complete: (claim, options) => store.complete(claim, options),
+        release: (claim, options) => store.release(claim, options),
+      },
+    });
+    await bPreRead.opened;
+
+    // A claims, runs the tool, stores the completed call, then the stream refuses `completed`: A releases
+    // its claim and reports the job for retry.
+    const invocationA = await processToolCallJobs([a], lambdaContext(), {
+      ...base,
+      publish: async (events, options) => {
+        if (events.some((e) => e.type === "tool_call.completed"))
+          throw new Error("injected: stream unavailable");
+        await base.publish(events, options);
+      },
+    });
+    expect(ids(invocationA.response)).toEqual([a.messageId]);
+    expect(runs()).toBe(1);
+    expect(await stack.call(j.callId)).toMatchObject({ status: "completed" });
+
+    // B claims the released key: what its pre-read said ("no outcome yet") is no longer true.
+    bMayClaim.open();
+    const resultB = await invocationB;
+    expect(runs()).toBe(1);
+    expect(ids(resultB.response)).toEqual([]);
+    expect(resultB.summary).toMatchObject({ succeeded: 0, duplicates: 1 });
+    // B published the stored outcome, the one A could not.
+    const stored = await stack.call(j.callId);
+    const published = await completedEvents(j.callId);
+    expect(published.map((e) => e.eventId)).toEqual([stored?.statusEvent.eventId]);
+  });
+});
