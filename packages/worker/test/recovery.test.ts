@@ -1,6 +1,7 @@
+import { PermanentError } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { lambdaContext } from "@mcp-pipeline/testing";
-import { startFaultProxy } from "@mcp-pipeline/testing/emulators";
+import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/testing/emulators";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -235,5 +236,137 @@ describe("a tool runs once per job across duplicate deliveries (issue 24, defect
     const stored = await stack.call(j.callId);
     const published = await completedEvents(j.callId);
     expect(published.map((e) => e.eventId)).toEqual([stored?.statusEvent.eventId]);
+  });
+});
+
+/** An idempotency store of the stack's dedupe table whose clock is `aheadMs` ahead: a later invocation. */
+function laterStore(aheadMs: number): WorkerDeps["idempotency"] {
+  return new IdempotencyStore({
+    client: stack.dynamo,
+    tableName: stack.names.dedupe,
+    scope: "standard-worker",
+    retentionSeconds: 86_400,
+    now: () => Date.now() + aheadMs,
+  });
+}
+
+/** Two deliveries (two messages) of one job, received. */
+async function twoDeliveries(j: ReturnType<typeof job>) {
+  await stack.send(stack.standard, [body(j)]);
+  const [a] = await stack.receive(stack.standard);
+  await stack.send(stack.standard, [body(j)]);
+  const [b] = await stack.receive(stack.standard);
+  if (!a || !b) throw new Error("expected two deliveries of the job");
+  return { a, b };
+}
+
+describe("a call's outcome is fenced by the claim that took it (issue 24, defect 5)", () => {
+  it("a permanent failure of a run whose claim was taken over, applied by DynamoDB after the later run's outcome, never replaces it", async () => {
+    // Run 1 fails for good, run 2 succeeds: the first outcome to happen is run 1's, so the join alone
+    // (the first terminal outcome wins) would let run 1's late write decide the call.
+    let runs = 0;
+    let holdNextWrite = false;
+    const flaky = defineTool({
+      name: "test.flaky",
+      description: "Fails for good on its first run, succeeds after.",
+      inputSchema: { type: "object" },
+      timeoutMs: 10_000,
+      concurrency: 4,
+      run: async () => {
+        runs += 1;
+        if (runs > 1) return { run: runs };
+        holdNextWrite = true;
+        throw new PermanentError("downstream-4xx", "refused on the first run");
+      },
+    });
+    const registry = new ToolRegistry([flaky], compileWithAjv());
+    const j = job("test.flaky", {});
+    const { a, b } = await twoDeliveries(j);
+
+    // A's writes to the tool-calls table cross a door that holds the one after its run: the failure.
+    const door = await startRequestDoor(stack.endpoints[0] ?? "", (target, text) => {
+      if (!holdNextWrite || target !== "DynamoDB_20120810.PutItem" || !text.includes(stack.names.toolCalls))
+        return DoorAction.Pass;
+      holdNextWrite = false;
+      return DoorAction.HoldUntilReleased;
+    });
+    const { stores, client } = stack.storesVia(door.endpoint, "standard");
+    const base = stack.deps("standard", { registry });
+    try {
+      const invocationA = processToolCallJobs([a], lambdaContext(), { ...base, ...stores });
+      await vi.waitFor(() => expect(door.stats.held).toBe(1), { timeout: 60_000, interval: 20 });
+
+      // A's lease has run out by B's clock: B claims the job, runs it and stores its outcome.
+      const invocationB = await processToolCallJobs([b], lambdaContext(), {
+        ...base,
+        idempotency: laterStore(3_600_000),
+      });
+      expect(invocationB.summary).toMatchObject({ succeeded: 1 });
+      const decided = await stack.call(j.callId);
+      expect(decided).toMatchObject({ status: "completed" });
+
+      // DynamoDB applies A's failure now, and refuses it: the item is no longer the one A read.
+      expect(await door.releaseHeld()).toEqual([
+        { status: 400, type: expect.stringMatching(/ConditionalCheckFailedException$/) },
+      ]);
+      const resultA = await invocationA;
+      // The call is still B's: A's failure did not replace B's outcome.
+      expect(await stack.call(j.callId)).toEqual(decided);
+      expect(ids(resultA.response)).toEqual([a.messageId]);
+      expect(resultA.summary).toMatchObject({ failedPermanently: 0, retried: 1 });
+      expect(resultA.outcome.outcomes[0]).toMatchObject({
+        status: "failed",
+        error: { name: "ClaimSupersededError" },
+      });
+    } finally {
+      client.destroy();
+      await door.stop();
+    }
+    // Nothing of A's run reached the stream as an outcome.
+    const outcomes = (await stack.events()).filter(
+      (e) => e.callId === j.callId && e.type !== "tool_call.started",
+    );
+    expect(outcomes.map((e) => e.type)).toEqual(["tool_call.completed"]);
+  });
+
+  it("a job leaving for the DLQ at its last receive does not mark dead-lettered a call that another invocation is running", async () => {
+    const ran = gate();
+    const finish = gate();
+    const slow = defineTool({
+      name: "test.slow",
+      description: "Waits until the test lets it finish.",
+      inputSchema: { type: "object" },
+      timeoutMs: 60_000,
+      concurrency: 4,
+      run: async () => {
+        ran.open();
+        await finish.opened;
+        return { done: true };
+      },
+    });
+    const registry = new ToolRegistry([slow], compileWithAjv());
+    const j = job("test.slow", {});
+    const { a, b } = await twoDeliveries(j);
+    const base = stack.deps("standard", {
+      registry,
+      deadLetterAfter: { maxReceiveCount: 3, queue: stack.standard.dlqUrl },
+    });
+
+    // B takes the call and runs the tool.
+    const invocationB = processToolCallJobs([b], lambdaContext(), base);
+    await ran.opened;
+    expect(await stack.call(j.callId)).toMatchObject({ status: "started" });
+
+    // A holds another message of the job at its last receive: the claim is B's, so A's job fails
+    // (AlreadyInProgressError) and, at maxReceiveCount, leaves for the DLQ.
+    const lastReceive = { ...a, attributes: { ...a.attributes, ApproximateReceiveCount: "3" } };
+    const resultA = await processToolCallJobs([lastReceive], lambdaContext(), base);
+    expect(ids(resultA.response)).toEqual([a.messageId]);
+    expect(resultA.summary.leavingForDlq).toBe(0);
+    expect(await stack.call(j.callId)).toMatchObject({ status: "started" });
+
+    finish.open();
+    expect((await invocationB).summary).toMatchObject({ succeeded: 1 });
+    expect(await stack.call(j.callId)).toMatchObject({ status: "completed" });
   });
 });
