@@ -9,6 +9,7 @@ import {
   ToolTimeoutError,
   UnknownToolError,
 } from "./errors.js";
+import { toolRunIdempotencyKey } from "./idempotency-key.js";
 import { Semaphore } from "./semaphore.js";
 import type { ToolContext, ToolDefinition, ToolLogger } from "./tool.js";
 import type { ArgumentValidator, SchemaCompiler, ValidationError } from "./validator.js";
@@ -216,6 +217,7 @@ async function runWithTimeout(
     callId: call.callId,
     sessionId: call.sessionId,
     attempt: call.attempt,
+    idempotencyKey: toolRunIdempotencyKey(call.callId),
     logger,
   };
   const run = Promise.resolve().then(() => tool.run(call.arguments as never, context));

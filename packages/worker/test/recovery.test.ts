@@ -2,7 +2,7 @@ import { PermanentError } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/testing/emulators";
-import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { defineTool, ToolRegistry, toolRunIdempotencyKey } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
@@ -368,5 +368,40 @@ describe("a call's outcome is fenced by the claim that took it (issue 24, defect
     finish.open();
     expect((await invocationB).summary).toMatchObject({ succeeded: 1 });
     expect(await stack.call(j.callId)).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("every run of a job carries the same idempotency key to the downstream (issue 24, defect 5)", () => {
+  it("two runs of one http.request job (a lease that ran out under a slow run) send the same Idempotency-Key, derived from the callId", async () => {
+    const j = job("http.request", { path: `/ok/keyed-${Date.now()}` });
+    const { a, b } = await twoDeliveries(j);
+    const base = stack.deps("standard");
+    const placed = gate();
+    const resume = gate();
+    // A runs the tool, then stalls before storing its result, until B is done.
+    const invocationA = processToolCallJobs([a], lambdaContext(), {
+      ...base,
+      placeResult: async (callId, json, options) => {
+        placed.open();
+        await resume.opened;
+        return base.placeResult(callId, json, options);
+      },
+    });
+    await placed.opened;
+    const invocationB = await processToolCallJobs([b], lambdaContext(), {
+      ...base,
+      idempotency: laterStore(3_600_000),
+    });
+    expect(invocationB.summary).toMatchObject({ succeeded: 1 });
+    resume.open();
+    const resultA = await invocationA;
+    // A's outcome is refused (B's claim took the call): the job is reported, B's outcome stands.
+    expect(ids(resultA.response)).toEqual([a.messageId]);
+
+    const keys = stack.downstream.requests.flatMap((path, i) =>
+      path === j.arguments.path ? [stack.downstream.idempotencyKeys[i]] : [],
+    );
+    expect(keys).toEqual([toolRunIdempotencyKey(j.callId), toolRunIdempotencyKey(j.callId)]);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
