@@ -138,8 +138,9 @@ async function prefetch(
  * deliveries cannot both run the tool); take the call for the claim (read it again, publish its outcome
  * instead if it has one, else register the claim on it with `started`); publish `started`; run the tool
  * within its timeout and the invocation's remaining time; store the result (the table, fenced by the
- * claim, or S3 when large) and then publish `completed`. Permanent failures are stored as a failed result and acknowledged, poison messages
- * go to the DLQ, transient failures are reported by messageId for SQS to retry (§2.3).
+ * claim, or S3 when large) and then publish `completed`. Permanent failures are stored as a failed result
+ * and acknowledged, poison messages go to the DLQ, transient failures are reported by messageId for SQS to
+ * retry (§2.3).
  *
  * Every AWS request is bounded by the invocation's deadline (requestDeadlines): a request still open when
  * the jobs' share of the margin ends is aborted and fails its job alone, which is reported for retry
@@ -201,7 +202,8 @@ async function processWithin(
       if (stored) await deps.publish([stored], requests);
       return "recovered";
     }
-    // From here on the call's outcome can only be written under this claim (docs/idempotency.md "Fencing").
+    // From here on the call's outcome can only be written under this claim (docs/idempotency.md
+    // "Fencing outcomes by the claim").
     const fence: ClaimFence = { kind: "held", token: claim.token };
     await deps.publish([started], requests);
     let run: Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
