@@ -24,16 +24,7 @@ afterEach(() => vi.unstubAllEnvs());
 
 async function freshHandler() {
   vi.resetModules();
-  const env = {
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "test",
-    AWS_SECRET_ACCESS_KEY: "test",
-    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
-    AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
-    TOOL_CALLS_TABLE: stack.tables.toolCalls,
-    QUARANTINE_BUCKET: stack.tables.bucket,
-  };
-  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  for (const [k, v] of Object.entries(stack.functionEnvironment())) vi.stubEnv(k, v);
   return (await import("../src/handler.js")).handler as (
     event: unknown,
     context: unknown,

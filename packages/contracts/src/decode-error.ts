@@ -42,15 +42,15 @@ export interface SchemaIssue {
   readonly message: string;
 }
 
+/** Issues as a message lists them: `path: message; path: message`. */
+const listed = (issues: readonly SchemaIssue[]): string =>
+  issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+
 export class SchemaViolationError extends DecodeError {
   readonly issues: readonly SchemaIssue[];
 
   constructor(issues: readonly SchemaIssue[], options?: ErrorOptions) {
-    super(
-      DecodeErrorCode.SchemaViolation,
-      `schema violation: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-      options,
-    );
+    super(DecodeErrorCode.SchemaViolation, `schema violation: ${listed(issues)}`, options);
     this.name = "SchemaViolationError";
     this.issues = issues;
   }
@@ -65,11 +65,7 @@ export class MalformedRecordError extends DecodeError {
   readonly issues: readonly SchemaIssue[];
 
   constructor(issues: readonly SchemaIssue[], options?: ErrorOptions) {
-    super(
-      DecodeErrorCode.MalformedRecord,
-      `malformed record: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-      options,
-    );
+    super(DecodeErrorCode.MalformedRecord, `malformed record: ${listed(issues)}`, options);
     this.name = "MalformedRecordError";
     this.issues = issues;
   }

@@ -28,18 +28,24 @@ const ids = (response: { batchItemFailures: readonly { itemIdentifier: unknown }
  */
 function countingRegistry(): { registry: ToolRegistry; runs: () => number } {
   let runs = 0;
-  const tool = defineTool({
-    name: "test.counted",
-    description: "Returns its run number and 5 KB of padding.",
-    inputSchema: { type: "object" },
-    timeoutMs: 10_000,
-    concurrency: 4,
-    run: async () => {
-      runs += 1;
-      return { run: runs, padding: "x".repeat(5_000) };
-    },
+  const registry = oneTool("test.counted", "Returns its run number and 5 KB of padding.", async () => {
+    runs += 1;
+    return { run: runs, padding: "x".repeat(5_000) };
   });
-  return { registry: new ToolRegistry([tool], compileWithAjv()), runs: () => runs };
+  return { registry, runs: () => runs };
+}
+
+/** A registry of one test tool that takes any arguments. */
+function oneTool(name: string, description: string, run: () => Promise<unknown>): ToolRegistry {
+  const tool = defineTool({
+    name,
+    description,
+    inputSchema: { type: "object" },
+    timeoutMs: 60_000,
+    concurrency: 4,
+    run,
+  });
+  return new ToolRegistry([tool], compileWithAjv());
 }
 
 /** Fails every request of one DynamoDB operation, as an unavailable partition would. */
@@ -266,20 +272,12 @@ describe("a call's outcome is fenced by the claim that took it (issue 24, defect
     // (the first terminal outcome wins) would let run 1's late write decide the call.
     let runs = 0;
     let holdNextWrite = false;
-    const flaky = defineTool({
-      name: "test.flaky",
-      description: "Fails for good on its first run, succeeds after.",
-      inputSchema: { type: "object" },
-      timeoutMs: 10_000,
-      concurrency: 4,
-      run: async () => {
-        runs += 1;
-        if (runs > 1) return { run: runs };
-        holdNextWrite = true;
-        throw new PermanentError("downstream-4xx", "refused on the first run");
-      },
+    const registry = oneTool("test.flaky", "Fails for good on its first run, succeeds after.", async () => {
+      runs += 1;
+      if (runs > 1) return { run: runs };
+      holdNextWrite = true;
+      throw new PermanentError("downstream-4xx", "refused on the first run");
     });
-    const registry = new ToolRegistry([flaky], compileWithAjv());
     const j = job("test.flaky", {});
     const { a, b } = await twoDeliveries(j);
 
@@ -332,19 +330,11 @@ describe("a call's outcome is fenced by the claim that took it (issue 24, defect
   it("a job leaving for the DLQ at its last receive does not mark dead-lettered a call that another invocation is running", async () => {
     const ran = gate();
     const finish = gate();
-    const slow = defineTool({
-      name: "test.slow",
-      description: "Waits until the test lets it finish.",
-      inputSchema: { type: "object" },
-      timeoutMs: 60_000,
-      concurrency: 4,
-      run: async () => {
-        ran.open();
-        await finish.opened;
-        return { done: true };
-      },
+    const registry = oneTool("test.slow", "Waits until the test lets it finish.", async () => {
+      ran.open();
+      await finish.opened;
+      return { done: true };
     });
-    const registry = new ToolRegistry([slow], compileWithAjv());
     const j = job("test.slow", {});
     const { a, b } = await twoDeliveries(j);
     const base = stack.deps("standard", {
