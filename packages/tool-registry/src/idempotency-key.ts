@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 export const TOOL_RUN_KEY_NAMESPACE = "d18f3c6e-2297-48d5-9fc5-7a0cde8a38c7";
 
 /**
- * The idempotency key of every run of a job: the name-based UUID, version 5 (RFC 9562 §5.5: SHA-1 of the
+ * The idempotency key of every run of a job: the name-based UUID, version 5 (RFC 9562, section 5.5: SHA-1 of the
  * namespace's 16 bytes and the name's UTF-8 bytes), of the job's `callId` in TOOL_RUN_KEY_NAMESPACE.
  *
  * The worker runs a job's tool at most once per claim, but not exactly once: a claim whose lease ran out

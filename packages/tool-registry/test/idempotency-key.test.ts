@@ -3,7 +3,7 @@ import { compileWithAjv } from "../src/ajv.js";
 import { defineTool, TOOL_RUN_KEY_NAMESPACE, ToolRegistry, toolRunIdempotencyKey } from "../src/index.js";
 
 describe("toolRunIdempotencyKey: one key per job, the same for every run of it", () => {
-  it("is the name-based UUID (version 5, RFC 9562 §5.5) of the callId in TOOL_RUN_KEY_NAMESPACE, as any UUID library derives it", () => {
+  it("is the name-based UUID (version 5, RFC 9562, section 5.5) of the callId in TOOL_RUN_KEY_NAMESPACE, as any UUID library derives it", () => {
     // Python: uuid.uuid5(uuid.UUID("d18f3c6e-2297-48d5-9fc5-7a0cde8a38c7"), name)
     expect(TOOL_RUN_KEY_NAMESPACE).toBe("d18f3c6e-2297-48d5-9fc5-7a0cde8a38c7");
     expect(toolRunIdempotencyKey("call-1")).toBe("76026251-56fa-5683-b099-ba2d9f9f1db9");
