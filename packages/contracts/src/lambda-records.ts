@@ -18,11 +18,16 @@ type Fields = Readonly<Record<string, unknown>>;
 const isFields = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** The value at `path`, or undefined: never a throw, even from an object whose getter throws (an in-process caller's). */
 function field(record: unknown, ...path: readonly string[]): unknown {
   let value: unknown = record;
-  for (const key of path) {
-    if (!isFields(value) || !Object.hasOwn(value, key)) return undefined;
-    value = value[key];
+  try {
+    for (const key of path) {
+      if (!isFields(value) || !Object.hasOwn(value, key)) return undefined;
+      value = value[key];
+    }
+  } catch {
+    return undefined;
   }
   return value;
 }
