@@ -4,6 +4,7 @@ import type { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
+import { messageIdOf } from "@mcp-pipeline/contracts";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
   type FailureStoreDeps,
@@ -16,6 +17,7 @@ import {
 } from "@mcp-pipeline/recovery";
 import type { SQSRecord } from "aws-lambda";
 import { type DlqRedriveConfig, type ManualAction, manualActionSchema } from "./config.js";
+import { withUnreadableSetAside } from "./unreadable-records.js";
 
 // dlq-redrive's core is packages/recovery's: failure records to the quarantine (storeFailureRecords), and
 // the quarantine replay and DLQ redrive it runs when invoked by hand. Here: the wiring and the dispatch.
@@ -57,7 +59,7 @@ export function dlqRedriveDeps(
       const { sendToDeadLetterQueue } = await sqsModule();
       await sendToDeadLetterQueue(await sqs(), config.DEAD_LETTER_QUEUE_URL, record, reason);
       logger.error("not an on-failure record: kept in the failure queue's DLQ", {
-        messageId: record.messageId,
+        messageId: messageIdOf(record),
         reason,
       });
     },
@@ -71,7 +73,9 @@ export function dlqRedriveDeps(
 
 /** A batch of the Kinesis failure queue: every failed range re-read from the stream into the quarantine. */
 export const storeFailures = (records: readonly SQSRecord[], context: RemainingTime, deps: DlqRedriveDeps) =>
-  storeFailureRecords(records, context, deps.failures);
+  withUnreadableSetAside(records, deps.failures.deadLetter, (readable) =>
+    storeFailureRecords(readable, context, deps.failures),
+  );
 
 /** How the shell reports a batch of failure records: what became of the records they name. */
 export const dlqRedriveReport: BatchReport<FailureStoreSummary> = {

@@ -103,6 +103,55 @@ describe("dlq-redrive handler: the consumer shell over packages/recovery, agains
     expect(Messages.map((m) => m.Body)).toEqual(["not a failure record"]);
   });
 
+  it("keeps malformed records (null, no attributes, no body) in the failure queue's DLQ one by one, never failing the batch with a TypeError (issue 24)", async () => {
+    const handler = await freshHandler();
+    const stray = sqsRecord({ messageId: "stray-2", body: "not a failure record" });
+    const { attributes: _none, ...noAttributes } = sqsRecord({ messageId: "no-attributes", body: "x" });
+    const { body: _empty, ...noBody } = sqsRecord({ messageId: "no-body", body: "" });
+    const { result, lines } = await captureOutput(() =>
+      handler(
+        { Records: [stray, null, noAttributes, noBody] },
+        lambdaContext({ functionName: "dlq-redrive" }),
+      ),
+    );
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(lines.find((l) => l._aws !== undefined)).toMatchObject({ FailureRecords: 4, DeadLettered: 4 });
+    const dead: { body: string; reason: string; source: string }[] = [];
+    for (;;) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: dlqUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          MessageAttributeNames: ["All"],
+        }),
+      );
+      if (Messages.length === 0) break;
+      for (const m of Messages)
+        dead.push({
+          body: m.Body ?? "",
+          reason: m.MessageAttributes?.["pipeline.reason.code"]?.StringValue ?? "",
+          source: m.MessageAttributes?.["pipeline.source.messageId"]?.StringValue ?? "",
+        });
+    }
+    expect(dead.sort((a, b) => a.source.localeCompare(b.source))).toEqual([
+      {
+        body: expect.stringMatching(/^malformed SQS record, no body to send; as received: null$/),
+        reason: "malformed-record",
+        source: "-",
+      },
+      { body: "x", reason: "bad-json", source: "no-attributes" },
+      {
+        body: expect.stringMatching(
+          /^malformed SQS record, no body to send; as received: \{"messageId":"no-body"/,
+        ),
+        reason: "bad-json",
+        source: "no-body",
+      },
+      { body: "not a failure record", reason: "bad-json", source: "stray-2" },
+    ]);
+  });
+
   it("runs a manual replay (a dry run unless asked otherwise) and logs what it did", async () => {
     const handler = await freshHandler();
     const { result, lines } = await captureOutput(() =>

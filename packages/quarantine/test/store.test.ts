@@ -10,11 +10,13 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InvalidQuarantineRecordError,
+  kinesisDataOf,
   kinesisSourceOf,
   QuarantineFormatError,
   type QuarantineRecord,
   quarantineKeyFor,
   readQuarantineRecord,
+  UNKNOWN_PARTITION_KEY,
   writeQuarantineRecord,
 } from "../src/index.js";
 
@@ -100,6 +102,26 @@ describe("quarantine store on S3 (fauxqs)", () => {
     expect(quarantineKeyFor({ ...source, streamArn: "tool-call-events" })).toBe(
       `kinesis/unknown-stream/2026/11/30/${source.shardId}/${source.sequenceNumber}.json`,
     );
+  });
+
+  it("files a malformed record with what it has: stand-ins for a key, shard, stream and arrival it lacks, no invented data", () => {
+    const good = kinesisRecord({ partitionKey: "p", data: {}, sequence: 4 });
+    const malformed = {
+      ...good,
+      eventID: 42,
+      eventSourceARN: undefined,
+      kinesis: { sequenceNumber: good.kinesis.sequenceNumber, approximateArrivalTimestamp: "late", data: 7 },
+    } as unknown as typeof good;
+    expect(kinesisSourceOf(malformed, Date.UTC(2026, 11, 2))).toEqual({
+      kind: "kinesis",
+      streamArn: "unknown-stream",
+      shardId: "unknown-shard",
+      sequenceNumber: good.kinesis.sequenceNumber,
+      partitionKey: UNKNOWN_PARTITION_KEY,
+      approximateArrivalTimestamp: Date.UTC(2026, 11, 2) / 1000,
+    });
+    expect(kinesisDataOf(malformed)).toBe("");
+    expect(kinesisDataOf(good)).toBe(good.kinesis.data);
   });
 
   it("derives the shard from eventID", () => {

@@ -51,14 +51,19 @@ export function httpRequest(baseUrl: string, timeoutMs: number): RegisteredTool 
     },
     timeoutMs,
     concurrency: 16,
-    run: async ({ path, method = "GET", body }, { signal }) => {
+    run: async ({ path, method = "GET", body }, { signal, idempotencyKey }) => {
       const url = new URL(path.replace(/^\/+/, ""), base.href.endsWith("/") ? base.href : `${base.href}/`);
       let response: Response;
       try {
         response = await fetch(url, {
           method,
           signal,
-          headers: body ? { "content-type": "application/json" } : {},
+          // The same key on every run of the job: a downstream that honours it applies the job once
+          // however many times the worker runs it (docs/tool-workers.md "Idempotency keys").
+          headers: {
+            "idempotency-key": idempotencyKey,
+            ...(body ? { "content-type": "application/json" } : {}),
+          },
           ...(body && method === "POST" ? { body: JSON.stringify(body) } : {}),
         });
       } catch (error) {

@@ -72,10 +72,11 @@ export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
  * A downstream for the `http.request` tool on loopback. Paths choose the behaviour:
  * `/ok/<tag>` answers 200, `/status/<code>/<tag>` answers that status, `/slow/<tag>` never answers (the
  * tool's timeout is the only way out of it, so no test depends on how fast a loaded machine runs).
- * Every request is recorded, in arrival order.
+ * Every request is recorded, in arrival order, with the `Idempotency-Key` it carried.
  */
 class Downstream {
   readonly requests: string[] = [];
+  readonly idempotencyKeys: (string | undefined)[] = [];
   constructor(readonly server: Server) {}
 
   static async start(): Promise<Downstream> {
@@ -83,6 +84,8 @@ class Downstream {
       createServer((request, response) => {
         const path = request.url ?? "/";
         downstream.requests.push(path);
+        const key = request.headers["idempotency-key"];
+        downstream.idempotencyKeys.push(typeof key === "string" ? key : undefined);
         const status = /^\/status\/(\d{3})\//.exec(path)?.[1];
         if (path.startsWith("/slow/")) return;
         response.writeHead(status ? Number(status) : 200, { "content-type": "application/json" });
