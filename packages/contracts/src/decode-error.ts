@@ -53,6 +53,19 @@ export class SchemaViolationError extends DecodeError {
   }
 }
 
+/**
+ * A version as the message may show it: a version-shaped string as it is, anything else by its type. The
+ * field comes from the payload, and the message is logged and stored (redact.ts).
+ */
+function describeVersion(version: unknown): string {
+  if (typeof version === "string" && /^\d{1,4}(\.\d{1,4}){0,2}$/.test(version))
+    return JSON.stringify(version);
+  if (typeof version === "string") return `(a string of ${version.length} characters)`;
+  if (version === null) return "(null)";
+  if (Array.isArray(version)) return "(an array)";
+  return typeof version === "object" ? "(an object)" : `(a ${typeof version})`;
+}
+
 export class UnsupportedVersionError extends DecodeError {
   /** The version the payload declared, as found (may not even be a string). */
   readonly version: unknown;
@@ -61,7 +74,7 @@ export class UnsupportedVersionError extends DecodeError {
   constructor(version: unknown, supported: string) {
     super(
       DecodeErrorCode.UnsupportedVersion,
-      `unsupported specVersion ${JSON.stringify(version)}; this consumer reads ${supported}`,
+      `unsupported specVersion ${describeVersion(version)}; this consumer reads ${supported}`,
     );
     this.name = "UnsupportedVersionError";
     this.version = version;

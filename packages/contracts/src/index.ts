@@ -39,5 +39,6 @@ export {
   type ToolCallStarted,
 } from "./lifecycle-event.js";
 export { LifecycleEventType } from "./lifecycle-event-type.js";
+export { jsonErrorForLogs, urlForLogs } from "./redact.js";
 export { CURRENT_SPEC_VERSION, SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
 export { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";
