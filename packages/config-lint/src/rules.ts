@@ -26,6 +26,7 @@ export const RuleId = {
   MissingAlarms: "missing-alarms",
   DeadlineMarginNotBelowTimeout: "deadline-margin-not-below-timeout",
   SlowDownstreamExhaustsRetries: "slow-downstream-exhausts-retries",
+  TestToolsInProd: "test-tools-in-prod",
 } as const;
 export type RuleId = (typeof RuleId)[keyof typeof RuleId];
 
@@ -39,6 +40,9 @@ export const TOLERATED_SLOWDOWN = 10;
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
+
+/** A production environment's name: `prod`, or `prod-` and a suffix (`prod-eu`). */
+export const PRODUCTION_ENVIRONMENT = /^prod(-|$)/;
 
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
 export function settingsFindings(s: EnvironmentSettings): Finding[] {
@@ -140,6 +144,14 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
         `the DLQ keeps messages ${fn.queue.dlq_message_retention_seconds} s, not longer than its source (${fn.queue.message_retention_seconds} s): a standard DLQ keeps the original enqueue time, so messages can expire on arrival (§3, SQS DLQ retention)`,
       );
     }
+  }
+
+  if (s.test_tools && PRODUCTION_ENVIRONMENT.test(s.environment)) {
+    add(
+      RuleId.TestToolsInProd,
+      "test_tools",
+      `test tools in ${s.environment}: load.latency lets any job hold a worker for a minute or fail on demand; they are for dev and the local runtime (docs/tool-workers.md)`,
+    );
   }
 
   if (s.fifo_worker.esm.batch_size > 10) {

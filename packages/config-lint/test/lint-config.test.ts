@@ -92,4 +92,16 @@ describe("rule boundaries", () => {
     expect(settingsFindings(tw(null, 500))).toEqual([]);
     expect(settingsFindings(tw(9, 10)).map((f) => f.rule)).toEqual([RuleId.MaxConcurrencyAboveReserved]);
   });
+
+  it.each([
+    ["prod", true, [RuleId.TestToolsInProd]],
+    ["prod-eu", true, [RuleId.TestToolsInProd]],
+    ["prod", false, []],
+    ["dev", true, []],
+    ["production", true, []],
+    ["preprod", true, []],
+  ])("test tools: environment %s with test_tools %s gives %j", async (environment, testTools, rules) => {
+    const s = await loadSettings(root, "dev");
+    expect(settingsFindings({ ...s, environment, test_tools: testTools }).map((f) => f.rule)).toEqual(rules);
+  });
 });

@@ -288,6 +288,12 @@ export const environmentSettingsSchema = z
       "dlq-redrive, its ESM and the Kinesis failure queue it consumes.",
     ),
     alarms: alarmSettingsSchema.describe("Alarm thresholds."),
+    test_tools: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod).",
+      ),
   })
   .strict();
 

@@ -164,4 +164,10 @@ variable "alarms" {
     duration_timeout_ratio         = number
   })
 }
+
+variable "test_tools" {
+  description = "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod)."
+  type        = bool
+  default     = false
+}
 # END GENERATED SETTINGS

@@ -159,6 +159,9 @@ locals {
     DEDUPE_TABLE       = module.dedupe_table.name
     RESULTS_BUCKET     = module.results_bucket.name
     EVENTS_STREAM_NAME = module.stream.name
+    # load.latency lets a job choose how long a worker waits and whether it fails: dev only
+    # (docs/tool-workers.md; lint:config refuses test_tools in prod).
+    TEST_TOOLS = var.test_tools ? "on" : "off"
   }
   sqs_consumer_environment = {
     tool_worker = merge(local.worker_environment, {

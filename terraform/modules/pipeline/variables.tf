@@ -666,6 +666,12 @@ variable "alarms" {
   }
 }
 
+variable "test_tools" {
+  description = "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod)."
+  type        = bool
+  default     = false
+}
+
 # Each function's tuning field -> the environment variable the function reads (packages/settings/src/tuning.ts).
 locals {
   tuning_variables = {
