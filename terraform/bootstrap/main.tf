@@ -15,7 +15,7 @@ locals {
 resource "aws_s3_bucket" "state" {
   # checkov:skip=CKV_AWS_145:SSE-S3 is enough for state without secrets; a KMS key would need its own key policy per account.
   # checkov:skip=CKV_AWS_144:State is versioned; cross-region replication is left to accounts that need it.
-  # checkov:skip=CKV_AWS_18:Access to state is recorded by CloudTrail data events; a log bucket per account is not created here.
+  # checkov:skip=CKV_AWS_18:No server access logs: they need a log bucket per account, which is not created here. Who read or wrote the state is recorded only where the account enables CloudTrail data events for S3 (not done by this repository).
   # checkov:skip=CKV2_AWS_62:Nothing consumes state-object events.
   # checkov:skip=CKV2_AWS_61:State must not expire; no lifecycle rule on purpose (noncurrent versions are kept for recovery).
   bucket = "${var.state_bucket_prefix}-${local.account}"

@@ -18,6 +18,8 @@ export {
   type FunctionSettings,
   type KinesisEsmSettings,
   kinesisEsmSchema,
+  type QuarantineSettings,
+  quarantineSettingsSchema,
   type QueueSettings,
   type SqsEsmSettings,
   sqsEsmSchema,

@@ -31,6 +31,7 @@ locals {
 }
 
 data "aws_caller_identity" "current" {}
+data "aws_partition" "current" {}
 
 module "stream" {
   source                         = "../stream"
@@ -57,18 +58,32 @@ module "dedupe_table" {
   tags          = local.tags
 }
 
+# The only copy of the records the pipeline could not apply (docs/security.md, "Runtime"): nothing expires
+# but replayed records, and only when the settings say so (the replay tags them replayed = true); deletion
+# and unprotecting are the break-glass role's alone; every write is If-None-Match: *.
 module "quarantine_bucket" {
-  source          = "../bucket"
-  name            = "${local.p}-${local.names.quarantine_bucket}-${data.aws_caller_identity.current.account_id}"
-  expiration_days = var.quarantine_expiration_days
-  tags            = local.tags
+  source = "../bucket"
+  name   = "${local.p}-${local.names.quarantine_bucket}-${data.aws_caller_identity.current.account_id}"
+  expiration = var.quarantine.replayed_expiration_days == null ? null : {
+    days        = var.quarantine.replayed_expiration_days
+    only_tagged = { key = "replayed", value = "true" }
+  }
+  protection = {
+    break_glass_role_arn = var.quarantine.break_glass_role_name == null ? null : "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:role/${var.quarantine.break_glass_role_name}"
+  }
+  object_lock = var.quarantine.object_lock_mode == "off" ? null : {
+    mode = var.quarantine.object_lock_mode
+    days = var.quarantine.object_lock_days
+  }
+  tags = local.tags
 }
 
+# Large tool results: the tool-calls table points at them, and they expire with their use.
 module "results_bucket" {
-  source          = "../bucket"
-  name            = "${local.p}-${local.names.results_bucket}-${data.aws_caller_identity.current.account_id}"
-  expiration_days = var.results_expiration_days
-  tags            = local.tags
+  source     = "../bucket"
+  name       = "${local.p}-${local.names.results_bucket}-${data.aws_caller_identity.current.account_id}"
+  expiration = { days = var.results_expiration_days }
+  tags       = local.tags
 }
 
 module "processor" {
