@@ -93,6 +93,18 @@ describe("rule boundaries", () => {
     expect(settingsFindings(tw(9, 10)).map((f) => f.rule)).toEqual([RuleId.MaxConcurrencyAboveReserved]);
   });
 
+  it("a DLQ age alarm that pages one second before the stream trims passes; one that pages at it fails", async () => {
+    const s = await loadSettings(root, "dev");
+    const retention = s.stream.retention_period_hours * 3600;
+    const alarmAt = (seconds: number) => ({
+      ...s,
+      alarms: { ...s.alarms, dlq_oldest_message_age_seconds: seconds },
+    });
+    const limit = retention - s.processor.esm.maximum_record_age_in_seconds;
+    expect(settingsFindings(alarmAt(limit - 1))).toEqual([]);
+    expect(settingsFindings(alarmAt(limit)).map((f) => f.rule)).toEqual([RuleId.DlqAlarmAfterStreamTrim]);
+  });
+
   it.each([
     ["prod", true, [RuleId.TestToolsInProd]],
     ["prod-eu", true, [RuleId.TestToolsInProd]],
