@@ -19,8 +19,8 @@ export {
   type KinesisEsmSettings,
   kinesisEsmSchema,
   type QuarantineSettings,
-  quarantineSettingsSchema,
   type QueueSettings,
+  quarantineSettingsSchema,
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";
