@@ -93,6 +93,7 @@ describe("terraform/modules/pipeline sets the environment each function's config
         "RESULTS_BUCKET",
         "RETRY_BACKOFF_BASE_MS",
         "RETRY_BACKOFF_MAX_MS",
+        "TEST_TOOLS",
         "TOOL_CALLS_TABLE",
         "WORKER_CONCURRENCY",
       ].sort(),

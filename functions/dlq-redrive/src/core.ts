@@ -52,7 +52,7 @@ export function dlqRedriveDeps(
   const { logger, functionName } = sandbox;
   const failures: FailureStoreDeps = {
     reread: (range) => rereadRange(kinesis, range),
-    quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record, { ifAbsent: true }),
+    quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record),
     storedKeys: (prefix) => storedQuarantineKeys(s3, config.QUARANTINE_BUCKET, prefix),
     putConcurrency: config.QUARANTINE_PUT_CONCURRENCY,
     deadLetter: async (record, reason) => {

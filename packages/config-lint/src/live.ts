@@ -100,6 +100,15 @@ export async function liveSettings(file: EnvironmentSettings, region: string): P
       dlq_message_retention_seconds: Number(dlq?.Attributes?.MessageRetentionPeriod ?? 0),
     };
   }
+  // Test tools are on where a deployed worker's environment says so, whatever the file says.
+  const workers = await Promise.all(
+    (["tool_worker", "fifo_worker"] as const).map((key) =>
+      lambda
+        .send(new GetFunctionConfigurationCommand({ FunctionName: names.functions[key] }))
+        .catch(() => undefined),
+    ),
+  );
+  live.test_tools = workers.some((w) => w?.Environment?.Variables?.TEST_TOOLS === "on");
   for (const client of [lambda, sqs, kinesis]) client.destroy();
   return live;
 }

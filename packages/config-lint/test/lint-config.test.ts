@@ -92,6 +92,30 @@ describe("rule boundaries", () => {
     expect(settingsFindings(tw(null, 500))).toEqual([]);
     expect(settingsFindings(tw(9, 10)).map((f) => f.rule)).toEqual([RuleId.MaxConcurrencyAboveReserved]);
   });
+
+  it("a DLQ age alarm that pages one second before the stream trims passes; one that pages at it fails", async () => {
+    const s = await loadSettings(root, "dev");
+    const retention = s.stream.retention_period_hours * 3600;
+    const alarmAt = (seconds: number) => ({
+      ...s,
+      alarms: { ...s.alarms, dlq_oldest_message_age_seconds: seconds },
+    });
+    const limit = retention - s.processor.esm.maximum_record_age_in_seconds;
+    expect(settingsFindings(alarmAt(limit - 1))).toEqual([]);
+    expect(settingsFindings(alarmAt(limit)).map((f) => f.rule)).toEqual([RuleId.DlqAlarmAfterStreamTrim]);
+  });
+
+  it.each([
+    ["prod", true, [RuleId.TestToolsInProd]],
+    ["prod-eu", true, [RuleId.TestToolsInProd]],
+    ["prod", false, []],
+    ["dev", true, []],
+    ["production", true, []],
+    ["preprod", true, []],
+  ])("test tools: environment %s with test_tools %s gives %j", async (environment, testTools, rules) => {
+    const s = await loadSettings(root, "dev");
+    expect(settingsFindings({ ...s, environment, test_tools: testTools }).map((f) => f.rule)).toEqual(rules);
+  });
 });
 
 describe("slow-downstream-exhausts-retries, per configuration (docs/aws-semantics.md §1.4)", () => {

@@ -1,5 +1,4 @@
 import { PermanentError } from "./failure.js";
-import { previewOf } from "./preview.js";
 
 /** Why a payload could not be decoded. Each is permanent: the same bytes will never decode. */
 export const DecodeErrorCode = {
@@ -71,17 +70,30 @@ export class MalformedRecordError extends DecodeError {
   }
 }
 
+/**
+ * A version as the message may show it: a version-shaped string as it is, anything else by its type. The
+ * field comes from the payload, and the message is logged and stored (redact.ts).
+ */
+function describeVersion(version: unknown): string {
+  if (typeof version === "string" && /^\d{1,4}(\.\d{1,4}){0,2}$/.test(version))
+    return JSON.stringify(version);
+  if (typeof version === "string") return `(a string of ${version.length} characters)`;
+  if (version === null) return "(null)";
+  if (Array.isArray(version)) return "(an array)";
+  return typeof version === "object" ? "(an object)" : `(a ${typeof version})`;
+}
+
 export class UnsupportedVersionError extends DecodeError {
   /**
-   * The version the payload declared, as the message shows it: JSON, cut at PREVIEW_MAX_CHARS (previewOf).
-   * Never the value itself, which may be anything (an object nested thousands of levels deep, megabytes of
+   * The version the payload declared, as the message shows it (describeVersion): a version-shaped string, else
+   * only its type or length. Never the value itself, which may be anything (an object nested thousands of levels deep, megabytes of
    * text) and would follow the error into every log line that formats it.
    */
   readonly version: string;
   readonly supported: string;
 
   constructor(version: unknown, supported: string) {
-    const declared = previewOf(version);
+    const declared = describeVersion(version);
     super(
       DecodeErrorCode.UnsupportedVersion,
       `unsupported specVersion ${declared}; this consumer reads ${supported}`,

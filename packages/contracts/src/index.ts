@@ -53,5 +53,6 @@ export {
 } from "./lifecycle-event.js";
 export { LifecycleEventType } from "./lifecycle-event-type.js";
 export { clipText, PREVIEW_MAX_CHARS, previewOf } from "./preview.js";
+export { jsonErrorForLogs, urlForLogs } from "./redact.js";
 export { CURRENT_SPEC_VERSION, SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
 export { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";

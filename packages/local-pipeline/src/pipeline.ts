@@ -215,6 +215,9 @@ export class LocalPipeline {
         ...(this.#faultProxy ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint } : {}),
       },
       "tool-worker": {
+        // The scenarios' jobs run load.latency, a test tool: on in the local runtime whatever the
+        // environment's test_tools says (docs/tool-workers.md).
+        TEST_TOOLS: "on",
         DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,
@@ -223,6 +226,7 @@ export class LocalPipeline {
         MAX_RECEIVE_COUNT: String(this.#options.settings.tool_worker.queue.max_receive_count),
       },
       "fifo-worker": {
+        TEST_TOOLS: "on",
         DEDUPE_TABLE: n.dedupeTable,
         RESULTS_BUCKET: n.resultsBucket,
         EVENTS_STREAM_NAME: n.stream,

@@ -5,7 +5,7 @@ import {
   createBucketWhenReady,
   emulatorClientOptions,
   type RunningEmulator,
-  startSqsS3,
+  startSqsS3Endpoint,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -25,7 +25,9 @@ let s3: S3Client;
 const bucket = "quarantine-test";
 
 beforeAll(async () => {
-  emulator = await startSqsS3();
+  // fauxqs (with S3's conditional writes, packages/emulators/src/fauxqs-s3.mjs), or moto's server under
+  // the vitest project "moto": the suite must pass on both.
+  emulator = await startSqsS3Endpoint();
   s3 = s3Client(emulatorClientOptions(emulator));
   await createBucketWhenReady(s3, { Bucket: bucket });
 });
@@ -49,7 +51,7 @@ const record = (sequence: number): QuarantineRecord => {
   };
 };
 
-describe("quarantine store on S3 (fauxqs)", () => {
+describe("quarantine store on S3 (fauxqs, and moto under the moto project)", () => {
   it("writes one object per record under a key dated by arrival and reads it back unchanged", async () => {
     const written = await writeQuarantineRecord(s3, bucket, record(7));
     expect(written.key).toBe(
@@ -58,13 +60,35 @@ describe("quarantine store on S3 (fauxqs)", () => {
     expect(await readQuarantineRecord(s3, bucket, written.key)).toEqual(record(7));
   });
 
-  it("stores one copy when the same record is quarantined twice", async () => {
-    await writeQuarantineRecord(s3, bucket, record(8));
-    await writeQuarantineRecord(s3, bucket, { ...record(8), quarantinedAt: "2026-11-30T11:00:00.000Z" });
+  it("never overwrites: a second write of the same record (If-None-Match: *) keeps the first object", async () => {
+    const first = await writeQuarantineRecord(s3, bucket, record(8));
+    const second = await writeQuarantineRecord(s3, bucket, {
+      ...record(8),
+      reason: { code: "bad-json", message: "written again by another attempt" },
+      quarantinedAt: "2026-11-30T11:00:00.000Z",
+    });
+    expect([first.written, second.written]).toEqual([true, false]);
+    expect(second.key).toBe(first.key);
     const listed = await s3.send(
       new ListObjectsV2Command({ Bucket: bucket, Prefix: quarantineKeyFor(record(8).source) }),
     );
     expect(listed.KeyCount).toBe(1);
+    expect(await readQuarantineRecord(s3, bucket, first.key)).toEqual(record(8));
+  });
+
+  it("sends every write with If-None-Match: * (what the bucket policy requires)", async () => {
+    const sent: (string | undefined)[] = [];
+    const watched = s3Client(emulatorClientOptions(emulator));
+    watched.middlewareStack.add(
+      (next) => async (args) => {
+        sent.push((args.request as { headers: Record<string, string> }).headers["if-none-match"]);
+        return next(args);
+      },
+      { step: "finalizeRequest" },
+    );
+    await writeQuarantineRecord(watched, bucket, record(11));
+    watched.destroy();
+    expect(sent).toEqual(["*"]);
   });
 
   it("passes its signal to S3: a write whose invocation's deadline has passed is not sent and rejects", async () => {

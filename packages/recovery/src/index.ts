@@ -11,6 +11,7 @@ export {
   type QuarantineEntry,
   type QuarantineFilter,
   REPLAY_SEQUENCE,
+  REPLAYED,
   REPLAYED_AT,
   type ReplayOptions,
   type ReplaySummary,

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import {
-  CopyObjectCommand,
-  HeadObjectCommand,
+  GetObjectTaggingCommand,
   ListObjectsV2Command,
+  PutObjectTaggingCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { compareSequenceNumbers, OrderingMode, putRecords } from "@mcp-pipeline/aws";
@@ -48,7 +48,15 @@ export function recordDigest(record: Pick<QuarantineRecord, "source" | "data">):
     .digest("hex");
 }
 
-/** Metadata set on a quarantine object once its record is back in the stream. */
+/**
+ * Tags set on a quarantine object once its record is back in the stream. Tags, not metadata: changing
+ * metadata rewrites the object (a copy onto itself), which the quarantine's conditional writes and bucket
+ * policy refuse (terraform/modules/bucket), and a lifecycle rule can select by tag, so that only replayed
+ * records can be set to expire (`REPLAYED` = `true`). Objects marked before by metadata read as not
+ * replayed: a replay puts such a record back once more, which changes nothing (docs/idempotency.md), and
+ * tags it.
+ */
+export const REPLAYED = "replayed";
 export const REPLAYED_AT = "replayed-at";
 export const REPLAY_SEQUENCE = "replay-sequence-number";
 
@@ -164,9 +172,33 @@ export function countQuarantine(entries: readonly QuarantineEntry[]): Quarantine
   };
 }
 
+/** When the object's record was put back in the stream (its `replayed-at` tag), if it was. */
 export async function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
-  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return head.Metadata?.[REPLAYED_AT];
+  const { TagSet = [] } = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }));
+  return TagSet.find((tag) => tag.Key === REPLAYED_AT)?.Value;
+}
+
+/** Tags the object as replayed, with when and the record's new sequence number (the object is not rewritten). */
+async function markReplayed(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  at: string,
+  sequenceNumber: string,
+): Promise<void> {
+  await s3.send(
+    new PutObjectTaggingCommand({
+      Bucket: bucket,
+      Key: key,
+      Tagging: {
+        TagSet: [
+          { Key: REPLAYED, Value: "true" },
+          { Key: REPLAYED_AT, Value: at },
+          { Key: REPLAY_SEQUENCE, Value: sequenceNumber },
+        ],
+      },
+    }),
+  );
 }
 
 export interface ReplayOptions {
@@ -192,7 +224,7 @@ export interface ReplaySummary {
 /**
  * Puts quarantined records back into the stream with their original partition keys and bytes, in
  * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object once
- * its record is written (metadata `replayed-at`), so a second replay skips it. The processor's
+ * its record is written (tags `replayed`, `replayed-at`), so a second replay skips it. The processor's
  * idempotency (by eventId) makes a replay safe even when a record had been applied before.
  */
 export async function replayQuarantine(
@@ -241,21 +273,8 @@ export async function replayQuarantine(
     );
     for (const written of result.written) {
       const { keys } = batch[written.index] as { entry: QuarantineEntry; keys: string[] };
-      for (const key of keys) {
-        await s3.send(
-          new CopyObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            CopySource: `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`,
-            MetadataDirective: "REPLACE",
-            ContentType: "application/json",
-            Metadata: {
-              [REPLAYED_AT]: new Date(now()).toISOString(),
-              [REPLAY_SEQUENCE]: written.sequenceNumber,
-            },
-          }),
-        );
-      }
+      for (const key of keys)
+        await markReplayed(s3, bucket, key, new Date(now()).toISOString(), written.sequenceNumber);
       replayed += 1;
       options.onWritten?.(written.sequenceNumber);
     }

@@ -8,7 +8,7 @@ import {
   PutRecordsCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
-import type { S3Client } from "@aws-sdk/client-s3";
+import { GetObjectTaggingCommand, type S3Client } from "@aws-sdk/client-s3";
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -46,6 +46,8 @@ import {
   type LostRange,
   listQuarantine,
   moveMessages,
+  REPLAY_SEQUENCE,
+  REPLAYED,
   replayedAt,
   replayQuarantine,
   rereadRange,
@@ -113,7 +115,7 @@ function failure(arn: string, start: string, end: string, batchSize: number): Ki
 function deps(quarantineBucket: string, dlqUrl: string, lost: LostRange[]): FailureStoreDeps {
   return {
     reread: (range) => rereadRange(kinesis, range),
-    quarantine: (record) => writeQuarantineRecord(s3, quarantineBucket, record, { ifAbsent: true }),
+    quarantine: (record) => writeQuarantineRecord(s3, quarantineBucket, record),
     deadLetter: (record, reason) => sendToDeadLetterQueue(sqs, dlqUrl, record, reason),
     onLost: (l) => lost.push(l),
     functionName: "dlq-redrive",
@@ -451,6 +453,15 @@ describe("replay", () => {
     });
     expect(first).toMatchObject({ matched: 3, replayed: 3, alreadyReplayed: 0 });
     expect(await replayedAt(s3, q, onlyA[0]?.key ?? "")).toMatch(/Z$/);
+    // Marked by tags (what a lifecycle rule can select), the object itself unchanged.
+    const tagged = await s3.send(new GetObjectTaggingCommand({ Bucket: q, Key: onlyA[0]?.key ?? "" }));
+    expect(tagged.TagSet).toEqual(
+      expect.arrayContaining([
+        { Key: REPLAYED, Value: "true" },
+        { Key: REPLAY_SEQUENCE, Value: written[0] },
+      ]),
+    );
+    expect(await readQuarantineRecord(s3, q, onlyA[0]?.key ?? "")).toEqual(onlyA[0]?.record);
     const second = await replayQuarantine(s3, kinesis, q, await listQuarantine(s3, q), {
       streamName: target.name,
     });
@@ -485,26 +496,21 @@ describe("replay", () => {
     ]);
     const q = await bucket();
     const processorQuarantines = async (streamArn: string, r: _Record) =>
-      writeQuarantineRecord(
-        s3,
-        q,
-        {
-          formatVersion: 1,
-          source: {
-            kind: "kinesis",
-            streamArn,
-            shardId: "shardId-000000000000",
-            sequenceNumber: r.SequenceNumber ?? "",
-            partitionKey: r.PartitionKey ?? "",
-            approximateArrivalTimestamp: Date.now() / 1000,
-          },
-          data: Buffer.from(r.Data ?? new Uint8Array()).toString("base64"),
-          reason: { code: "bad-json", message: "not JSON" },
-          quarantinedAt: new Date().toISOString(),
-          quarantinedBy: "processor",
+      writeQuarantineRecord(s3, q, {
+        formatVersion: 1,
+        source: {
+          kind: "kinesis",
+          streamArn,
+          shardId: "shardId-000000000000",
+          sequenceNumber: r.SequenceNumber ?? "",
+          partitionKey: r.PartitionKey ?? "",
+          approximateArrivalTimestamp: Date.now() / 1000,
         },
-        { ifAbsent: true },
-      );
+        data: Buffer.from(r.Data ?? new Uint8Array()).toString("base64"),
+        reason: { code: "bad-json", message: "not JSON" },
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: "processor",
+      });
     const readStream = async (name: string) => {
       const { ShardIterator } = await kinesis.send(
         new GetShardIteratorCommand({

@@ -18,7 +18,9 @@ export {
   type FunctionSettings,
   type KinesisEsmSettings,
   kinesisEsmSchema,
+  type QuarantineSettings,
   type QueueSettings,
+  quarantineSettingsSchema,
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";

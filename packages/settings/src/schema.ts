@@ -168,6 +168,32 @@ export const streamSettingsSchema = z
   })
   .strict();
 
+/**
+ * The quarantine bucket: the only copy of the records the pipeline could not apply (docs/security.md,
+ * "Runtime"). Nothing in it expires unless `replayed_expiration_days` is set, and then only what a replay
+ * has put back in the stream (tagged replayed = true). Deletion, lifecycle, versioning and Object Lock
+ * changes are denied to every principal but the break-glass role, and to everyone without one.
+ */
+export const quarantineSettingsSchema = z
+  .object({
+    /** Days after it is written that a replayed record's object expires; null: never (the default). */
+    replayed_expiration_days: int(1, 36_500).nullable().default(null),
+    /**
+     * The IAM role (its name, in the environment's account) that alone may delete from the quarantine or
+     * change its protection; null: nobody (the account's root user can still remove the bucket policy).
+     */
+    break_glass_role_name: z
+      .string()
+      .regex(/^[\w+=,.@-]{1,64}$/)
+      .nullable()
+      .default(null),
+    /** S3 Object Lock on every new object version: off (the default), GOVERNANCE or COMPLIANCE. */
+    object_lock_mode: z.enum(["off", "GOVERNANCE", "COMPLIANCE"]).default("off"),
+    /** How long Object Lock retains each version, in days, when it is on. */
+    object_lock_days: int(1, 36_500).default(365),
+  })
+  .strict();
+
 export const alarmSettingsSchema = z
   .object({
     /** Processor iterator age that pages someone, in ms. */
@@ -288,6 +314,17 @@ export const environmentSettingsSchema = z
       "dlq-redrive, its ESM and the Kinesis failure queue it consumes.",
     ),
     alarms: alarmSettingsSchema.describe("Alarm thresholds."),
+    quarantine: quarantineSettingsSchema
+      .prefault({})
+      .describe(
+        "The quarantine bucket: what may expire (replayed records only, never by default), the break-glass role, Object Lock.",
+      ),
+    test_tools: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod).",
+      ),
   })
   .strict();
 
@@ -300,3 +337,4 @@ export type FunctionSettings = z.infer<typeof functionSettingsSchema> & {
 export type KinesisEsmSettings = z.infer<typeof kinesisEsmSchema>;
 export type SqsEsmSettings = z.infer<typeof sqsEsmSchema>;
 export type QueueSettings = z.infer<typeof queueSettingsSchema>;
+export type QuarantineSettings = z.infer<typeof quarantineSettingsSchema>;

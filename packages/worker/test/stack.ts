@@ -160,6 +160,8 @@ export class WorkerStack {
       EVENTS_STREAM_NAME: this.names.stream,
       DEAD_LETTER_QUEUE_URL: dlqUrl,
       HTTP_TOOL_BASE_URL: this.downstream.url,
+      // The tests run load.latency, a test tool (docs/tool-workers.md).
+      TEST_TOOLS: "on",
     };
   }
 
@@ -220,7 +222,11 @@ export class WorkerStack {
       registry: new ToolRegistry(
         // Long enough that an ordinary loopback request finishes on a machine under heavy load; only
         // `/slow/` (which never answers) reaches it.
-        createTools({ HTTP_TOOL_BASE_URL: this.downstream.url, HTTP_TOOL_TIMEOUT_MS: HTTP_TOOL_TIMEOUT_MS }),
+        createTools({
+          HTTP_TOOL_BASE_URL: this.downstream.url,
+          HTTP_TOOL_TIMEOUT_MS: HTTP_TOOL_TIMEOUT_MS,
+          TEST_TOOLS: "on",
+        }),
         inputValidators,
       ),
       toolCalls: new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }),

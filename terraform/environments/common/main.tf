@@ -29,6 +29,8 @@ module "pipeline" {
   fifo_worker         = var.fifo_worker
   dlq_redrive         = var.dlq_redrive
   alarms              = var.alarms
+  quarantine          = var.quarantine
+  test_tools          = var.test_tools
   notification_emails = var.notification_emails
   tags                = var.tags
   manifest            = local.manifest

@@ -164,4 +164,21 @@ variable "alarms" {
     duration_timeout_ratio         = number
   })
 }
+
+variable "quarantine" {
+  description = "The quarantine bucket: what may expire (replayed records only, never by default), the break-glass role, Object Lock."
+  type = object({
+    replayed_expiration_days = optional(number, null)
+    break_glass_role_name    = optional(string, null)
+    object_lock_mode         = optional(string, "off")
+    object_lock_days         = optional(number, 365)
+  })
+  default = {}
+}
+
+variable "test_tools" {
+  description = "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod)."
+  type        = bool
+  default     = false
+}
 # END GENERATED SETTINGS
