@@ -16,6 +16,8 @@ export {
 export {
   InvalidQuarantineRecordError,
   QuarantineFormatError,
+  type QuarantineObject,
+  readQuarantineObject,
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "./store.js";
