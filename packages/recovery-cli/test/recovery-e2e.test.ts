@@ -67,6 +67,8 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
     AWS_ENDPOINT_URL_KINESIS: pipeline.endpoints.kinesis,
     AWS_ENDPOINT_URL_SQS: pipeline.endpoints.sqs,
     AWS_ENDPOINT_URL_S3: pipeline.endpoints.s3,
+    // fauxqs answers STS too: the caller's account, which replay and redrive check before acting.
+    AWS_ENDPOINT_URL_STS: pipeline.endpoints.sqs,
     QUARANTINE_BUCKET: pipeline.names.quarantineBucket,
     STREAM_NAME: pipeline.names.stream,
     TOOL_JOBS_DLQ_URL: pipeline.queues.toolJobsDlq.url,
@@ -156,7 +158,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
     const dry = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--dry-run"]);
     expect(dry).toMatchObject({ code: 0 });
     expect(dry.out).toContain("3 would be replayed");
-    const first = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--rate", "50"]);
+    const first = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--rate", "50", "--yes"]);
     expect(first.out).toContain("3 replayed into");
     const versions = await eventually(async () => {
       const items = await Promise.all(callIds.map(call));
@@ -166,9 +168,9 @@ describe("nothing that failed is out of reach (end to end through the local runt
 
     // A second replay puts nothing into the stream, so nothing can be applied twice.
     const before = await streamRecordCount();
-    const second = await cli(["replay", "--reason", "RetryAttemptsExhausted"]);
-    expect(second.out).toContain("0 replayed into");
-    expect(second.out).toContain("3 already replayed");
+    const second = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--yes"]);
+    expect(second.out).toContain("3 already replayed; 0 to put back");
+    expect(second.out).toContain("nothing to replay");
     expect(await streamRecordCount()).toBe(before);
     expect((await Promise.all(callIds.map(call))).map((i) => i?.version)).toEqual(versions);
 
@@ -210,9 +212,12 @@ describe("nothing that failed is out of reach (end to end through the local runt
     await pipeline.sqs.send(
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobsDlq.url, MessageBody: job }),
     );
-    const moved = await cli(["redrive", "--queue", "tool-jobs", "--json"]);
+    const moved = await cli(["redrive", "--queue", "tool-jobs", "--json", "--yes", "--watch", "3"]);
     expect(moved.code).toBe(0);
-    expect(JSON.parse(moved.out)).toMatchObject({ mode: "mover", moved: 1, failed: 0 });
+    expect(JSON.parse(moved.out)).toMatchObject({
+      summary: { mode: "mover", moved: 1, failed: 0 },
+      cameBack: 0,
+    });
     await eventually(async () => expect((await call("from-the-dlq"))?.status).toBe("completed"));
   }, 180_000);
 });

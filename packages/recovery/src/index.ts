@@ -40,6 +40,7 @@ export {
   type UnreadableObject,
 } from "./quarantine-ops.js";
 export {
+  checkQueueReference,
   InvalidQueueReferenceError,
   moveTaskCheck,
   planRedrive,

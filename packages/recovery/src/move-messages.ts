@@ -79,8 +79,9 @@ export function unsupported(error: unknown): boolean {
     /not (supported|implemented)|unknown (operation|action)|unsupported/i.test(message) ||
     status === 501 ||
     (status === 400 && /Action/i.test(message)) ||
-    // moto answers an action it lacks with an HTML 404 page, which the SDK cannot parse.
-    (name === "SyntaxError" && /not valid JSON/.test(message) && (status === undefined || status === 404))
+    // moto answers an action it lacks with an HTML page (status 404 or 500), which the SDK cannot parse:
+    // an HTML page is never SQS's answer.
+    (name === "SyntaxError" && /not valid JSON/.test(message) && /<!doctype|<html/i.test(message))
   );
 }
 

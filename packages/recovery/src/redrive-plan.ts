@@ -84,26 +84,46 @@ async function describe(sqs: SQSClient, url: string): Promise<QueueRef> {
 }
 
 /**
+ * Refuses, without a request, what cannot name a queue: neither an http(s) URL with a path nor an SQS
+ * queue ARN. Returns the ARN's name and account for an ARN.
+ */
+export function checkQueueReference(
+  given: string,
+  flag: string,
+): { readonly arn?: { readonly name: string; readonly account: string } } {
+  if (given.startsWith("arn:")) {
+    try {
+      return { arn: { name: queueNameOfArn(given), account: parseArn(given).accountId } };
+    } catch (error) {
+      if (error instanceof InvalidArnError)
+        throw new InvalidQueueReferenceError(flag, given, error.message, { cause: error });
+      throw error;
+    }
+  }
+  if (!/^https?:\/\/[^/\s]+\/\S+$/.test(given))
+    throw new InvalidQueueReferenceError(
+      flag,
+      given,
+      "a URL is https://sqs.<region>.amazonaws.com/<account>/<name>, an ARN arn:aws:sqs:<region>:<account>:<name>",
+    );
+  return {};
+}
+
+/**
  * The queue a flag names, given as a URL or as an ARN (the console and StartMessageMoveTask use ARNs).
  * An ARN is looked up by name and owner in the caller's region, and must then be that queue: a queue of
  * the same name in another region is not it.
  */
 export async function resolveQueue(sqs: SQSClient, given: string, flag: string): Promise<QueueRef> {
   let url = given;
-  if (given.startsWith("arn:")) {
-    let name: string;
-    let account: string;
-    try {
-      name = queueNameOfArn(given);
-      account = parseArn(given).accountId;
-    } catch (error) {
-      if (error instanceof InvalidArnError)
-        throw new InvalidQueueReferenceError(flag, given, error.message, { cause: error });
-      throw error;
-    }
+  const { arn } = checkQueueReference(given, flag);
+  if (arn !== undefined) {
     try {
       const found = await sqs.send(
-        new GetQueueUrlCommand({ QueueName: name, ...(account ? { QueueOwnerAWSAccountId: account } : {}) }),
+        new GetQueueUrlCommand({
+          QueueName: arn.name,
+          ...(arn.account ? { QueueOwnerAWSAccountId: arn.account } : {}),
+        }),
       );
       url = found.QueueUrl ?? "";
     } catch (error) {
@@ -111,17 +131,11 @@ export async function resolveQueue(sqs: SQSClient, given: string, flag: string):
         throw new QueueNotFoundError(
           flag,
           given,
-          `does not exist: no queue ${name} of account ${account || "(none given)"} in the region the caller reaches (${await sqs.config.region()})`,
+          `does not exist: no queue ${arn.name} of account ${arn.account || "(none given)"} in the region the caller reaches (${await sqs.config.region()})`,
           { cause: error },
         );
       throw error;
     }
-  } else if (!/^https?:\/\/[^/\s]+\/\S+$/.test(given)) {
-    throw new InvalidQueueReferenceError(
-      flag,
-      given,
-      "a URL is https://sqs.<region>.amazonaws.com/<account>/<name>, an ARN arn:aws:sqs:<region>:<account>:<name>",
-    );
   }
   let queue: QueueRef;
   try {
@@ -137,7 +151,7 @@ export async function resolveQueue(sqs: SQSClient, given: string, flag: string):
     throw new QueueNotFoundError(
       flag,
       given,
-      `is not in the region the caller reaches: the queue of that name there is ${queue.arn} (set AWS_REGION to the ARN's region)`,
+      `is not the queue the caller reaches by that name: that is ${queue.arn} (its account and region are the credentials' and AWS_REGION's)`,
     );
   return queue;
 }
