@@ -13,7 +13,7 @@ import { replay } from "./commands/replay.js";
 import { show } from "./commands/show.js";
 import { status } from "./commands/status.js";
 import { triage } from "./commands/triage.js";
-import { type Context, type Io, RecoverExit } from "./context.js";
+import { type Context, type Flags, type Io, RecoverExit } from "./context.js";
 import { targetsOf } from "./targets.js";
 import { processTerminal } from "./terminal.js";
 
@@ -148,6 +148,37 @@ export function processIo(): Io {
 }
 
 /** Runs one command; returns its exit status (RecoverExit). `env` is the whole environment it acts in. */
+/** A command line as read: `help`, or a command with its arguments and flags. */
+export type CommandLine =
+  | { readonly help: true }
+  | {
+      readonly help: false;
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly flags: Flags;
+    };
+
+/**
+ * Reads a command line without running it: the options, the command, options given to a command that
+ * does not take them, stray arguments. A UsageError says what is wrong (the alarms' commands are held to
+ * it by a test).
+ */
+export function readCommandLine(argv: readonly string[]): CommandLine {
+  const { values, positionals } = parse(argv);
+  if (values.help) return { help: true };
+  const [command, ...args] = positionals;
+  if (command === undefined)
+    throw new UsageError("no command: triage, status, inspect, show, replay, peek or redrive");
+  if (COMMANDS[command] === undefined) throw new UsageError(`unknown command "${command}"`);
+  for (const [flag, commands] of Object.entries(ONLY))
+    if (values[flag as keyof typeof values] !== undefined && !commands.includes(command))
+      throw new UsageError(`--${flag} is for ${commands.join(", ")}, not ${command}`);
+  if (args.length > (command === "show" ? 1 : 0))
+    throw new UsageError(`unexpected argument "${args.at(-1)}"`);
+  const { help: _, ...flags } = values;
+  return { help: false, command, args, flags };
+}
+
 export async function main(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
@@ -155,25 +186,14 @@ export async function main(
 ): Promise<number> {
   let context: Context | undefined;
   try {
-    const { values, positionals } = parse(argv);
-    if (values.help) {
+    const line = readCommandLine(argv);
+    if (line.help) {
       io.out(USAGE);
       return RecoverExit.Ok;
     }
-    const [command, ...args] = positionals;
-    if (command === undefined)
-      throw new UsageError("no command: triage, status, inspect, show, replay, peek or redrive");
-    const run = COMMANDS[command];
-    if (run === undefined) throw new UsageError(`unknown command "${command}"`);
-    for (const [flag, commands] of Object.entries(ONLY))
-      if (values[flag as keyof typeof values] !== undefined && !commands.includes(command))
-        throw new UsageError(`--${flag} is for ${commands.join(", ")}, not ${command}`);
-    if (args.length > (command === "show" ? 1 : 0))
-      throw new UsageError(`unexpected argument "${args.at(-1)}"`);
-    const { help: _, ...flags } = values;
-    const aws = awsClients(env);
-    context = { flags, args, env, aws, targets: targetsOf(flags, env), io };
-    return await run(context);
+    const { command, args, flags } = line;
+    context = { flags, args, env, aws: awsClients(env), targets: targetsOf(flags, env), io };
+    return await (COMMANDS[command] as (context: Context) => Promise<number>)(context);
   } catch (error) {
     if (error instanceof UsageError || error instanceof InvalidQueueReferenceError) {
       // A bad command line: the reason, then the usage (exit status 2).

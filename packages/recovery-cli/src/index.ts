@@ -6,7 +6,7 @@ export {
   callerIdentity,
   environmentChecks,
 } from "./caller.js";
-export { main, processIo, USAGE } from "./cli.js";
+export { type CommandLine, main, processIo, readCommandLine, USAGE } from "./cli.js";
 export { type Io, RecoverExit } from "./context.js";
 export { type WaitingGroup, waitingGroups } from "./fifo-groups.js";
 export { type FiringAlarm, firingAlarms, latestMaxima, type MetricReading } from "./metrics.js";

@@ -21,6 +21,7 @@ module "pipeline" {
   dlq_redrive         = var.dlq_redrive
   alarms              = var.alarms
   notification_emails = var.notification_emails
+  runbook_url         = var.runbook_url
   tags                = var.tags
   manifest            = local.manifest
   repository_root     = var.repository_root

@@ -137,7 +137,7 @@ export async function redrive(context: Context): Promise<number> {
 
   const answer = await confirm(
     context,
-    `Move ${moving}${peek.complete ? "" : " or more"} messages from ${plan.from.name} to ${plan.to.name}?`,
+    `Move ${moving}${peek.complete ? "" : " or more"} message${moving === 1 && peek.complete ? "" : "s"} from ${plan.from.name} to ${plan.to.name}?`,
   );
   if (answer !== "given")
     return outcome(RecoverExit.Refused, "nothing done", { refused: true, consent: answer });

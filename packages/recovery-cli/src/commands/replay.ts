@@ -120,7 +120,10 @@ export async function replay(context: Context): Promise<number> {
     );
   if (plan.items.length === 0) return outcome(RecoverExit.Ok, "nothing to replay", { replayed: 0 });
 
-  const answer = await confirm(context, `Put ${plan.items.length} records back into ${stream}?`);
+  const answer = await confirm(
+    context,
+    `Put ${plan.items.length} record${plan.items.length === 1 ? "" : "s"} back into ${stream}?`,
+  );
   if (answer !== "given")
     return outcome(RecoverExit.Refused, "nothing done", { refused: true, consent: answer });
   const tty = context.io.terminal.interactive;
