@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are Terraform interpolations as main.tf writes them, not JavaScript templates.
 // Every alarm says what to run and where to read on (issue 26, item 9): the command in its description is
 // one `npm run recover` takes, and the link's anchor is a section of docs/operations.md. terraform test
 // (modules/alarms/tests) checks the descriptions as Terraform renders them; this checks what they say.
