@@ -186,3 +186,55 @@ export async function confirm(context: Context, question: string): Promise<Conse
 
 /** An age from an instant (ms) to now, for people. */
 export const ageOf = (context: Context, at: number): string => formatSeconds((context.io.now() - at) / 1000);
+
+/** A command that changes state, once its plan is printed: how it ends, or how it goes on. */
+export interface PlannedRun {
+  /** Prints the result (with --json, the plan and the result as one object) and returns `status`. */
+  readonly outcome: (status: number, result: string, data: Readonly<Record<string, unknown>>) => number;
+  /** The exit status when the run ends after the plan (a dry run, or a failed check); undefined to go on. */
+  readonly stopped?: number;
+}
+
+/**
+ * The plan of replay and redrive: printed first (before any question), then a dry run ends with the status
+ * a real run would have before acting, and a real run that fails a check is refused, nothing done.
+ */
+export function plannedRun(
+  context: Context,
+  plan: {
+    readonly lines: readonly string[];
+    readonly data: Readonly<Record<string, unknown>>;
+    readonly checks: readonly Check[];
+    /** What a dry run that passes its checks would do, e.g. "3 would be replayed into s". */
+    readonly wouldDo: string;
+  },
+): PlannedRun {
+  if (!context.flags.json) context.io.out([...plan.lines, checksText(plan.checks)].join("\n"));
+  const outcome = (status: number, result: string, data: Readonly<Record<string, unknown>>) => {
+    print(context, result, { ...plan.data, checks: plan.checks, ...data });
+    return status;
+  };
+  const refused = plan.checks.filter((c) => c.status === CheckStatus.Failed);
+  if (context.flags["dry-run"])
+    return {
+      outcome,
+      stopped:
+        refused.length > 0
+          ? outcome(
+              RecoverExit.Refused,
+              `dry run: a real run would be refused (${refused.map((c) => c.name).join(", ")})`,
+              { dryRun: true, refused: true },
+            )
+          : outcome(RecoverExit.Ok, `dry run: ${plan.wouldDo}`, { dryRun: true, refused: false }),
+    };
+  if (refused.length > 0)
+    return {
+      outcome,
+      stopped: outcome(
+        RecoverExit.Refused,
+        `refused, nothing done: ${refused.map((c) => `${c.name}: ${c.detail}`).join("; ")}`,
+        { refused: true },
+      ),
+    };
+  return { outcome };
+}

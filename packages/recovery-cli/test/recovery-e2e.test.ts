@@ -9,7 +9,7 @@ import {
 } from "@aws-sdk/client-kinesis";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
 import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { LocalPipeline } from "@mcp-pipeline/local-pipeline";
 import { listQuarantine } from "@mcp-pipeline/recovery";
@@ -18,6 +18,7 @@ import { bundleAll } from "@mcp-pipeline/testing";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as recover } from "../src/index.js";
+import { statsJob } from "./run-recover.js";
 
 const root = join(import.meta.dirname, "../../..");
 let dist: string;
@@ -201,14 +202,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
   }, 180_000);
 
   it("the tool queue's DLQ is redriven to its source, and the job then runs", async () => {
-    const job = encodeToolCallJob({
-      specVersion: CURRENT_SPEC_VERSION,
-      callId: "from-the-dlq",
-      sessionId: "session-dlq",
-      tool: "text.stats",
-      arguments: { text: "back from the DLQ" },
-      enqueuedAt: new Date().toISOString(),
-    });
+    const job = statsJob("from-the-dlq", "session-dlq");
     await pipeline.sqs.send(
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobsDlq.url, MessageBody: job }),
     );

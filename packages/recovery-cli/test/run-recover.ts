@@ -1,3 +1,4 @@
+import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
 import type { EmulatorStack } from "@mcp-pipeline/testing/emulators";
 import { main } from "../src/index.js";
 
@@ -47,4 +48,16 @@ export function stackEnvironment(
     AWS_ENDPOINT_URL_STS: sqsS3,
     ...extra,
   };
+}
+
+/** A valid text.stats job, as a DLQ holds one that SQS moved after its receives ran out (no reason attribute). */
+export function statsJob(callId: string, sessionId: string): string {
+  return encodeToolCallJob({
+    specVersion: CURRENT_SPEC_VERSION,
+    callId,
+    sessionId,
+    tool: "text.stats",
+    arguments: { text: "back from the DLQ" },
+    enqueuedAt: new Date().toISOString(),
+  });
 }

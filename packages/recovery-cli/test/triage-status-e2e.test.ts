@@ -9,7 +9,7 @@ import { listQuarantine, peekMessages } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { bundleAll } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recover } from "./run-recover.js";
+import { recover, statsJob } from "./run-recover.js";
 
 /**
  * `triage` and `status` as on-call runs them (issue 26, items 8 and 9), against the whole pipeline on the
@@ -140,14 +140,7 @@ describe("the night's failures, in one view and then recovered", () => {
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobs.url, MessageBody: '{"not":"a job"}' }),
     );
     // A valid job as SQS leaves it in the DLQ after maxReceiveCount receives: no reason attribute.
-    const job = encodeToolCallJob({
-      specVersion: CURRENT_SPEC_VERSION,
-      callId: "triage-from-dlq",
-      sessionId: "session-dlq",
-      tool: "text.stats",
-      arguments: { text: "back from the DLQ" },
-      enqueuedAt: new Date().toISOString(),
-    });
+    const job = statsJob("triage-from-dlq", "session-dlq");
     await pipeline.sqs.send(
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobsDlq.url, MessageBody: job }),
     );

@@ -7,20 +7,10 @@ import {
   moveTaskCheck,
   peekMessages,
   planRedrive,
-  refusals,
   watchReturns,
 } from "@mcp-pipeline/recovery";
 import { environmentChecks } from "../caller.js";
-import {
-  type Context,
-  callerCheck,
-  checksText,
-  confirm,
-  listed,
-  maxOf,
-  print,
-  RecoverExit,
-} from "../context.js";
+import { type Context, callerCheck, confirm, listed, maxOf, plannedRun, RecoverExit } from "../context.js";
 import { dlqChoice } from "../dlq-choice.js";
 import { progressBar } from "../progress.js";
 import { formatSeconds } from "../status.js";
@@ -74,7 +64,6 @@ export async function redrive(context: Context): Promise<number> {
   const chosen = peek.messages.filter((m) => flags.reason === undefined || m.reason === flags.reason);
   const moving = max === undefined ? chosen.length : Math.min(max, chosen.length);
   const permanent = chosen.filter((m) => m.kind === FailureKind.Permanent);
-  const refused = refusals(checks);
 
   const approximate = plan.from.visible + plan.from.inFlight;
   const lines = [
@@ -90,49 +79,27 @@ export async function redrive(context: Context): Promise<number> {
       `  ${permanent.length} ${permanent.length === 1 ? "has" : "have"} a permanent reason (${listed(byReason)}): their worker dead-letters them again at once${flags.reason === undefined ? "; --reason max-receives moves only those SQS moved after their receives ran out" : ""}`,
     );
   }
-  lines.push(checksText(checks));
-  if (!flags.json) context.io.out(lines.join("\n"));
-  const planData = {
-    from: plan.from.arn,
-    to: plan.to?.arn ?? null,
-    caller: caller ?? null,
-    read: peek.messages.length,
-    complete: peek.complete,
-    approximate,
-    byReason: Object.fromEntries(reasons),
-    toMove: moving,
-    permanent: permanent.length,
+  const run = plannedRun(context, {
+    lines,
     checks,
-  };
-  const outcome = (status: number, result: string, data: Record<string, unknown>) => {
-    print(context, result, { ...planData, ...data });
-    return status;
-  };
-
-  if (flags["dry-run"])
-    return refused.length > 0
-      ? outcome(
-          RecoverExit.Refused,
-          `dry run: a real run would be refused (${refused.map((c) => c.name).join(", ")})`,
-          {
-            dryRun: true,
-            refused: true,
-          },
-        )
-      : outcome(
-          RecoverExit.Ok,
-          `dry run: ${moving}${peek.complete ? "" : " or more"} would be moved to ${plan.to?.name}`,
-          {
-            dryRun: true,
-            refused: false,
-          },
-        );
-  if (refused.length > 0 || plan.to === undefined)
-    return outcome(
-      RecoverExit.Refused,
-      `refused, nothing done: ${refused.map((c) => `${c.name}: ${c.detail}`).join("; ")}`,
-      { refused: true },
-    );
+    wouldDo: `${moving}${peek.complete ? "" : " or more"} would be moved to ${plan.to?.name}`,
+    data: {
+      from: plan.from.arn,
+      to: plan.to?.arn ?? null,
+      caller: caller ?? null,
+      read: peek.messages.length,
+      complete: peek.complete,
+      approximate,
+      byReason: Object.fromEntries(reasons),
+      toMove: moving,
+      permanent: permanent.length,
+    },
+  });
+  if (run.stopped !== undefined) return run.stopped;
+  const { outcome } = run;
+  // planRedrive fails a check whenever it finds no target: a refused run has ended above.
+  if (plan.to === undefined)
+    return outcome(RecoverExit.Refused, "refused, nothing done: no target", { refused: true });
   if (moving === 0 && peek.complete) return outcome(RecoverExit.Ok, "nothing to move", { moved: 0 });
 
   const answer = await confirm(

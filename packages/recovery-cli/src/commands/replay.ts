@@ -4,18 +4,16 @@ import {
   checkReplayStream,
   planReplay,
   ReplayIncompleteError,
-  refusals,
   replayQuarantine,
 } from "@mcp-pipeline/recovery";
 import { bucketChecks, environmentChecks } from "../caller.js";
 import {
   type Context,
   callerCheck,
-  checksText,
   confirm,
   listed,
   maxOf,
-  print,
+  plannedRun,
   quarantineFilter,
   RecoverExit,
   scanFiltered,
@@ -50,7 +48,6 @@ export async function replay(context: Context): Promise<number> {
     if (target.streamArn)
       checks.push(...environmentChecks(caller, [{ what: "stream", arn: target.streamArn, region: false }]));
   }
-  const refused = refusals(checks);
 
   const lines = [
     `replay into ${stream}${target.streamArn ? ` (${target.streamArn})` : ""} from s3://${bucket}`,
@@ -73,51 +70,27 @@ export async function replay(context: Context): Promise<number> {
     lines.push(`  ${plan.leftByMax} more wait beyond --max ${max}: the next run takes them`);
   if (scan.unreadable.length > 0)
     lines.push(`  ${scan.unreadable.length} objects could not be read and are skipped (inspect lists them)`);
-  lines.push(checksText(checks));
-  const planData = {
-    bucket,
-    stream,
-    streamArn: target.streamArn ?? null,
-    caller: caller ?? null,
-    matched: plan.matched,
-    alreadyReplayed: plan.alreadyReplayed,
-    toReplay: plan.items.length,
-    byReason: plan.byReason,
-    givenUpAgain,
-    skippedPermanent: plan.skippedPermanent.length,
-    leftByMax: plan.leftByMax,
-    unreadable: scan.unreadable,
+  const run = plannedRun(context, {
+    lines,
     checks,
-  };
-  // The plan first (before any question), then the outcome; with --json one object at the end.
-  if (!flags.json) context.io.out(lines.join("\n"));
-  const outcome = (status: number, result: string, data: Record<string, unknown>) => {
-    print(context, result, { ...planData, ...data });
-    return status;
-  };
-
-  if (flags["dry-run"])
-    return refused.length > 0
-      ? outcome(
-          RecoverExit.Refused,
-          `dry run: a real run would be refused (${refused.map((c) => c.name).join(", ")})`,
-          {
-            dryRun: true,
-            refused: true,
-          },
-        )
-      : outcome(RecoverExit.Ok, `dry run: ${plan.items.length} would be replayed into ${stream}`, {
-          dryRun: true,
-          refused: false,
-        });
-  if (refused.length > 0)
-    return outcome(
-      RecoverExit.Refused,
-      `refused, nothing done: ${refused.map((c) => `${c.name}: ${c.detail}`).join("; ")}`,
-      {
-        refused: true,
-      },
-    );
+    wouldDo: `${plan.items.length} would be replayed into ${stream}`,
+    data: {
+      bucket,
+      stream,
+      streamArn: target.streamArn ?? null,
+      caller: caller ?? null,
+      matched: plan.matched,
+      alreadyReplayed: plan.alreadyReplayed,
+      toReplay: plan.items.length,
+      byReason: plan.byReason,
+      givenUpAgain,
+      skippedPermanent: plan.skippedPermanent.length,
+      leftByMax: plan.leftByMax,
+      unreadable: scan.unreadable,
+    },
+  });
+  if (run.stopped !== undefined) return run.stopped;
+  const { outcome } = run;
   if (plan.items.length === 0) return outcome(RecoverExit.Ok, "nothing to replay", { replayed: 0 });
 
   const answer = await confirm(
