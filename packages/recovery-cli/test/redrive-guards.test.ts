@@ -177,7 +177,7 @@ describe("a guard before acting (item 3)", () => {
     const run = await recover(["redrive", "--from", q.dlqUrl, "--max", "1", "--yes", "--watch", "0"], env);
     expect(run.code).toBe(0);
     expect(run.out).toContain("1 to move (--max 1)");
-    expect(run.out).toMatch(/^1 moved back .*, 2 left by --max or --reason/m);
+    expect(run.out).toMatch(/^1 moved back to guard-\d+ \(mover\)/m);
     expect(await countMessages(sqs, q.dlqUrl)).toBe(2);
     expect(await countMessages(sqs, q.url)).toBe(1);
   });

@@ -195,6 +195,9 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
   const seen = new Set<string>();
   const left = new Map<string, string>();
   const sentIds = new Set<string>();
+  // FIFO groups with a message left in the DLQ: their later messages stay too, so a group's order holds
+  // (a job of a group never runs before an earlier one that --reason or --max left behind, §3).
+  const heldGroups = new Set<string>();
   // Sent after the run started: the run cannot have sent it before, so it is not part of the snapshot.
   const isNew = (m: Message) => Number(m.Attributes?.SentTimestamp ?? 0) > startedAt;
   try {
@@ -214,15 +217,18 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
         }
         seen.add(id);
         unseen += 1;
+        const group = m.Attributes?.MessageGroupId;
         const chosen =
           (options.reason === undefined || deadLetterReason(m.MessageAttributes ?? {}) === options.reason) &&
-          (options.max === undefined || moved + fresh.length < options.max);
+          (options.max === undefined || moved + fresh.length < options.max) &&
+          (group === undefined || !heldGroups.has(group));
         if (isNew(m)) {
           arrivedAfterStart += 1;
           left.set(id, m.ReceiptHandle ?? "");
         } else if (!chosen) {
           leftByChoice += 1;
           left.set(id, m.ReceiptHandle ?? "");
+          if (group !== undefined) heldGroups.add(group);
         } else {
           fresh.push(m);
         }
@@ -278,6 +284,8 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       }
       moved += taken.length;
       options.onProgress?.(moved, dlq.waiting);
+      // --max reached: what is not read yet stays in the DLQ unread.
+      if (options.max !== undefined && moved >= options.max) break;
       if (options.ratePerSecond) {
         const budget = (fresh.length / options.ratePerSecond) * 1000;
         const elapsed = now() - started;
