@@ -99,5 +99,8 @@ export async function waitingGroups(
     }
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
-  return { groups: [...bySession.values()].sort((a, b) => a.since - b.since), scanned };
+  return {
+    groups: [...bySession.values()].sort((a, b) => a.since - b.since || a.group.localeCompare(b.group)),
+    scanned,
+  };
 }

@@ -236,6 +236,9 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       // Nothing this run has not seen: every message present at the start has been handled.
       if (unseen === 0) break;
       if (fresh.length === 0) continue;
+      // Until the source has taken them they are the DLQ's: a failed send (a denial, the network) makes
+      // them visible again at the end with the rest, not hidden for the hold.
+      for (const m of fresh) left.set(m.MessageId ?? "", m.ReceiptHandle ?? "");
       const sent = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: options.sourceUrl,
@@ -266,6 +269,7 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
           continue;
         }
         sentIds.add(s.MessageId);
+        left.delete(m.MessageId ?? "");
         taken.push(m);
         movedDigests.push(bodyDigest(m.Body ?? ""));
       }

@@ -5,6 +5,7 @@ import {
   FailureKind,
   moveMessages,
   moveTaskCheck,
+  notChecked,
   peekMessages,
   planRedrive,
   watchReturns,
@@ -44,7 +45,14 @@ export async function redrive(context: Context): Promise<number> {
     ...(choice.to ? { to: choice.to } : {}),
     flags: choice.flags,
   });
-  const checks: Check[] = [identity, ...plan.checks];
+  const checks: Check[] = [
+    identity,
+    ...plan.checks,
+    notChecked(
+      "write permissions",
+      `sqs:SendMessage on the target and sqs:DeleteMessage and sqs:ChangeMessageVisibility on ${plan.from.name} (or sqs:StartMessageMoveTask) cannot be tried without moving; a denial leaves the messages in the DLQ`,
+    ),
+  ];
   if (caller)
     checks.push(
       ...environmentChecks(caller, [

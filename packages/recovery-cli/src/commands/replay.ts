@@ -2,6 +2,7 @@ import { wholeNumber } from "@mcp-pipeline/cli";
 import {
   type Check,
   checkReplayStream,
+  notChecked,
   planReplay,
   ReplayIncompleteError,
   replayQuarantine,
@@ -40,7 +41,14 @@ export async function replay(context: Context): Promise<number> {
   const scan = await scanFiltered(context, bucket, filter, caller?.account);
   const plan = planReplay(scan.entries, { includePermanent, ...(max !== undefined ? { max } : {}) });
   const target = await checkReplayStream(context.aws.kinesis, stream, plan.items);
-  const checks: Check[] = [identity, ...target.checks];
+  const checks: Check[] = [
+    identity,
+    ...target.checks,
+    notChecked(
+      "write permissions",
+      `kinesis:PutRecords on ${stream} and s3:PutObject on ${bucket} (the marks) cannot be tried without writing; a denial stops the run with what was written marked`,
+    ),
+  ];
   if (caller !== undefined) {
     checks.push(...(await bucketChecks(context.aws.s3, caller, bucket)));
     // kinesalite names every stream in us-east-1 whatever the region; the records' stream check above
