@@ -17,6 +17,9 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
     `AWS_ENDPOINT_URL_SQS=${pipeline.endpoints.sqs}`,
     `AWS_ENDPOINT_URL_S3=${pipeline.endpoints.s3}`,
     `AWS_ENDPOINT_URL_DYNAMODB=${pipeline.endpoints.dynamodb}`,
+    // fauxqs answers STS GetCallerIdentity (account 000000000000): `npm run recover` checks the caller's
+    // account against the resources before it changes anything, and refuses when it cannot learn it.
+    `AWS_ENDPOINT_URL_STS=${pipeline.endpoints.sqs}`,
     // The SDKs read AWS_REGION, the AWS CLI v1 only AWS_DEFAULT_REGION: both, the environment's region.
     `AWS_REGION=${pipeline.region}`,
     `AWS_DEFAULT_REGION=${pipeline.region}`,

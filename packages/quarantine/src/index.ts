@@ -18,6 +18,8 @@ export {
 export {
   InvalidQuarantineRecordError,
   QuarantineFormatError,
+  type QuarantineObject,
+  readQuarantineObject,
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "./store.js";

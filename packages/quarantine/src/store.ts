@@ -71,12 +71,39 @@ export async function writeQuarantineRecord(
   return { key, written: true };
 }
 
+/** A quarantine object as stored: the record, and the object's user metadata (a replay's mark, for one). */
+export interface QuarantineObject {
+  readonly record: QuarantineRecord;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** How many tags the object has (S3's x-amz-tagging-count); undefined where the endpoint does not say. */
+  readonly tagCount: number | undefined;
+}
+
 export async function readQuarantineRecord(
   s3: S3Client,
   bucket: string,
   key: string,
 ): Promise<QuarantineRecord> {
-  const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return (await readQuarantineObject(s3, bucket, key)).record;
+}
+
+/**
+ * The record and its metadata in one GET. `expectedBucketOwner` makes S3 refuse (403) a bucket that
+ * another account owns, so a bucket name from the wrong environment is not read as if it were ours.
+ */
+export async function readQuarantineObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly expectedBucketOwner?: string } = {},
+): Promise<QuarantineObject> {
+  const response = await s3.send(
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
+    }),
+  );
   const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
   let text: string;
   try {
@@ -95,5 +122,5 @@ export async function readQuarantineRecord(
   const parsed = validateQuarantineRecord(json);
   if (!parsed.success)
     throw new QuarantineFormatError(key, describeIssues(parsed.issues), { cause: parsed.issues });
-  return parsed.data;
+  return { record: parsed.data, metadata: response.Metadata ?? {}, tagCount: response.TagCount };
 }

@@ -32,6 +32,7 @@ module "pipeline" {
   quarantine          = var.quarantine
   test_tools          = var.test_tools
   notification_emails = var.notification_emails
+  runbook_url         = var.runbook_url
   tags                = var.tags
   manifest            = local.manifest
   repository_root     = var.repository_root

@@ -394,6 +394,7 @@ module "alarms" {
   source                         = "../alarms"
   name_prefix                    = local.p
   region                         = var.region
+  runbook_url                    = var.runbook_url
   notification_emails            = var.notification_emails
   iterator_age_ms                = var.alarms.iterator_age_ms
   dlq_oldest_message_age_seconds = var.alarms.dlq_oldest_message_age_seconds

@@ -34,6 +34,12 @@ variable "repository_root" {
   type        = string
 }
 
+variable "runbook_url" {
+  description = "Where on-call reads docs/operations.md: the alarms' descriptions link to its sections (the deploy workflow passes the link at the deployed commit)."
+  type        = string
+  default     = "docs/operations.md"
+}
+
 variable "results_expiration_days" {
   description = "Days a large tool result is kept in S3."
   type        = number
