@@ -57,7 +57,7 @@ async function givenUp(bucket: string, stream: { arn: string }, position: Positi
     lambdaContext(),
     {
       reread: (range) => rereadRange(kinesis, range),
-      quarantine: (record) => writeQuarantineRecord(s3, bucket, record, { ifAbsent: true }),
+      quarantine: (record) => writeQuarantineRecord(s3, bucket, record),
       deadLetter: () => Promise.reject(new Error("a valid failure record is never dead-lettered")),
       onLost: () => undefined,
       functionName: "dlq-redrive",
