@@ -70,7 +70,8 @@ const metricAlarms = () =>
 
 describe("every alarm's description carries the command to run and its runbook section", () => {
   it("the descriptions' region, prefix and link are the module's own", () => {
-    const [locals] = alarms.locals as Record<string, string>[];
+    // The module has more than one locals block: the one that names the descriptions' parts.
+    const locals = (alarms.locals as Record<string, string>[]).find((block) => "recover" in block);
     expect(locals).toMatchObject({
       recover: "AWS_REGION=${var.region} npm run recover --",
       prefix: "--prefix ${var.name_prefix}",
