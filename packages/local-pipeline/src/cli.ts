@@ -8,7 +8,7 @@ Runs the whole pipeline on this machine: starts DynamoDB, Kinesis, SQS and S3 em
 (or uses AWS_ENDPOINT_URL_* when all four services are set), creates the environment's stream, queues,
 DLQs, tables and buckets, runs every function bundle from dist/ under the local event source mappings,
 drives a scenario and prints a summary. Nothing is written outside a temporary directory, which is
-removed on exit and on Ctrl-C.
+removed however the command ends (its end, an error, Ctrl-C, SIGTERM, SIGHUP).
 
 Scenario
   --events N           lifecycle events put into the stream              (default 2000)
@@ -41,7 +41,16 @@ Run
   --verbose            show the functions' warning and error logs
   -h, --help           show this help
 
-Exit status: 0 when lost = 0, 1 when anything was lost, 2 on a bad option or setting.`;
+Exit status
+  0    lost = 0 (with --serve: the stack was stopped by Ctrl-C, SIGTERM or SIGHUP)
+  1    an input was lost: found nowhere once the pipeline went quiet (the summary lists it)
+  2    a bad option, an unknown environment or a settings file that cannot be read
+  3    --timeout passed with inputs still in flight: not judged, nothing is reported lost (the summary
+       says what to pass)
+  129, 130, 143  a run stopped by SIGHUP (or the end of the process that started it), Ctrl-C, SIGTERM`;
+
+/** The exit status of a run that ran out of time with inputs still in flight: not judged, not loss. */
+export const TIMED_OUT = 3;
 
 /** Relative to the repository root (npm start's working directory). */
 export const DEFAULT_REPORT = ".tmp/npm-start-report.html";

@@ -1,4 +1,4 @@
-export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
+export { type CliOptions, DEFAULT_REPORT, parseCli, TIMED_OUT, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 export { listGivenUp } from "./given-up.js";
 export {
@@ -28,4 +28,5 @@ export {
   STUCK_PREFIX,
   type StreamItem,
 } from "./scenario.js";
-export { main, SERVE_HINT, stuckWrites } from "./start.js";
+export { HELP_COMMAND, main, type Prepared, prepare, run, SERVE_HINT, stuckWrites } from "./start.js";
+export { exitStatusOf, StopCause, type StopRequests, watchStopRequests } from "./stop-requests.js";

@@ -3,6 +3,7 @@
  * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
  * event source mappings of packages/local-esm configured from terraform.tfvars.json.
  */
+import { rmSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -119,6 +120,8 @@ export class LocalPipeline {
   /** Turn injected faults off (the downstream "recovers"), e.g. before a replay. */
   faultsActive = true;
   #codeDir: string | undefined;
+  /** Removes the code copies when the process exits without stop() (a second Ctrl-C, a crash). */
+  #removeCodeOnExit: (() => void) | undefined;
   #stopped = false;
 
   constructor(options: PipelineOptions) {
@@ -225,7 +228,10 @@ export class LocalPipeline {
 
   async #startFunctions(): Promise<void> {
     const { settings, distDir } = this.#options;
-    this.#codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    const codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    this.#codeDir = codeDir;
+    this.#removeCodeOnExit = () => rmSync(codeDir, { recursive: true, force: true });
+    process.once("exit", this.#removeCodeOnExit);
     const baseEnv: Record<string, string> = {
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
@@ -392,5 +398,11 @@ export class LocalPipeline {
     await this.#faultProxy?.stop();
     await this.#emulators?.stop();
     if (this.#codeDir) await rm(this.#codeDir, { recursive: true, force: true });
+    if (this.#removeCodeOnExit) process.off("exit", this.#removeCodeOnExit);
+  }
+
+  /** The temporary folder that holds the functions' code while the pipeline runs (undefined before). */
+  get codeDir(): string | undefined {
+    return this.#codeDir;
   }
 }
