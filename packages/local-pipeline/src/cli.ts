@@ -38,12 +38,14 @@ Run
   --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
                        \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
                        credentials and the resource names, ending with the comment line "# ready"
-  --verbose            show the functions' warning and error logs
+  --verbose            show the functions' warning and error log lines (they log as on Lambda: JSON,
+                       level INFO and above)
   -h, --help           show this help
 
 Exit status
   0    lost = 0 (with --serve: the stack was stopped by Ctrl-C, SIGTERM or SIGHUP)
-  1    an input was lost: found nowhere once the pipeline went quiet (the summary lists it)
+  1    an input was lost: found nowhere once the pipeline went quiet (the summary lists it); or a
+       function's package cannot run (not built, changed since the build: the message says)
   2    a bad option, an unknown environment or a settings file that cannot be read
   3    --timeout passed with inputs still in flight: not judged, nothing is reported lost (the summary
        says what to pass)

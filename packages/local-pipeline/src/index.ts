@@ -1,5 +1,19 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, TIMED_OUT, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
+export {
+  type EnvironmentInputs,
+  FUNCTION_NAMES,
+  functionEnvironment,
+  SETTINGS_KEY,
+} from "./function-environment.js";
+export { shownByVerbose } from "./function-logs.js";
+export {
+  FunctionPackageError,
+  LOCAL_RUNTIME,
+  readDistManifest,
+  type UnpackedFunction,
+  unpackFunction,
+} from "./function-package.js";
 export { listGivenUp } from "./given-up.js";
 export {
   type Endpoints,
@@ -11,13 +25,17 @@ export {
 } from "./pipeline.js";
 export type { ProcessorTrafficCounts } from "./processor-traffic.js";
 export {
+  judgeRepresentative,
+  type LoadFigures,
+  type Representativeness,
+} from "./representative.js";
+export {
   createLocalResources,
   type LocalResources,
   type QueueHandle,
   type QueueRole,
   queueAttributes,
   type ResourceClients,
-  SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
 } from "./resources.js";
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
 export {

@@ -10,6 +10,7 @@ import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import { listGivenUp } from "./given-up.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
+import { judgeRepresentative, type Representativeness } from "./representative.js";
 import type { JobItem, Scenario } from "./scenario.js";
 
 export interface Summary {
@@ -21,7 +22,15 @@ export interface Summary {
   readonly eventsIn: number;
   readonly streamRecordsProcessed: number;
   readonly jobsIn: number;
+  /** Poison jobs among jobsIn: the DLQs are where they belong. */
+  readonly poisonJobs: number;
+  /**
+   * Events the processor applied: the scenario's and the lifecycle events the workers publish about their
+   * jobs (started, completed...), which reach it through the same stream. Hence more than eventsIn.
+   */
   readonly applied: number;
+  /** The scenario's own valid events (duplicates counted once) found applied at the end. */
+  readonly scenarioEventsApplied: number;
   readonly duplicatesSkipped: number;
   readonly quarantined: number;
   readonly retried: number;
@@ -59,6 +68,8 @@ export interface Summary {
   >;
   /** The inputs not found anywhere (or, after a timeout, not yet found), by kind. */
   readonly missing: readonly string[];
+  /** Whether timeouts dominated the run (this machine's load, not the pipeline): representative.ts. */
+  readonly representativeness: Representativeness;
 }
 
 /**
@@ -375,6 +386,25 @@ export async function runScenario(
     (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
     0,
   );
+  const poisonJobs = allJobs.length - validJobs.length;
+  const sentToDlq = dead.size;
+  const representativeness = judgeRepresentative({
+    timeScale: options.timeScale,
+    functions: Object.fromEntries(
+      [...pipeline.functions.entries()].map(([name, f]) => [
+        name,
+        {
+          invocations: f.stats.invocations,
+          timeouts: f.stats.timeouts,
+          timeoutMs: f.definition.timeoutMs,
+          timeoutSeconds: pipeline.timeoutSecondsOf(name),
+        },
+      ]),
+    ),
+    jobsIn: allJobs.length,
+    poisonJobs,
+    sentToDlq,
+  });
   const functions = Object.fromEntries(
     [...pipeline.functions.entries()].map(([name, f]) => [
       name,
@@ -400,13 +430,17 @@ export async function runScenario(
     eventsIn: scenario.stream.length,
     streamRecordsProcessed: kinesis?.polledRecords ?? 0,
     jobsIn: allJobs.length,
+    poisonJobs,
     applied: pipeline.metrics.sum("processor", "Applied"),
+    scenarioEventsApplied: new Set(
+      events.map((e) => (e.item as { callId: string }).callId).filter((id) => applied(id)),
+    ).size,
     duplicatesSkipped:
       pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
     quarantined: pipeline.metrics.sum("processor", "Quarantined"),
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
     bisected: kinesis?.bisections ?? 0,
-    sentToDlq: dead.size,
+    sentToDlq,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
@@ -423,5 +457,6 @@ export async function runScenario(
     processorDynamoDb: pipeline.processorTraffic.counts(),
     functions,
     missing: missing.slice(0, 20),
+    representativeness,
   };
 }

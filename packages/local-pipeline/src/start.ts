@@ -4,8 +4,11 @@
 import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { ExitCode, refuseInOneLine } from "@mcp-pipeline/cli";
+import { ReservedVariableError } from "@mcp-pipeline/local-esm";
 import { type EnvironmentSettings, loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
 import { type CliOptions, parseCli, TIMED_OUT, USAGE } from "./cli.js";
+import { shownByVerbose } from "./function-logs.js";
+import { FunctionPackageError } from "./function-package.js";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.js";
 import { writeReport } from "./report.js";
 import { type Progress, runScenario } from "./run-scenario.js";
@@ -162,10 +165,22 @@ export async function run(options: CliOptions, settings: EnvironmentSettings): P
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
     ...((options.scenario.stuckRate ?? 0) > 0 ? { processorDynamoDbFault: stuckWrites } : {}),
-    onLog: options.verbose ? (fn, line) => process.stderr.write(`${fn}: ${line}\n`) : () => {},
+    onLog: options.verbose
+      ? (fn, line) => {
+          if (shownByVerbose(line)) process.stderr.write(`${fn}: ${line}\n`);
+        }
+      : () => {},
   });
   try {
-    await pipeline.start();
+    try {
+      await pipeline.start();
+    } catch (error) {
+      // A package the build did not make (or changed since), or a configured environment Lambda would
+      // refuse: what to do, not a stack.
+      if (!(error instanceof FunctionPackageError || error instanceof ReservedVariableError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return ExitCode.Failed;
+    }
     if (stop.cause) return exitStatusOf(stop.cause);
     if (options.serve) {
       await serve(pipeline, options, stop);

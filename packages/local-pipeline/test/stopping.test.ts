@@ -68,7 +68,7 @@ describe("stopping npm start -- --serve", () => {
     ["SIGHUP", "a closed terminal"],
   ] as const)(
     "%s (%s) to the stack stops it, exit status 0",
-    async (signal) => {
+    async (signal, _how) => {
       const command = startEntry(["--serve", "--dist", dist], childEnvironment(tmp));
       const env = await command.ready;
       command.child.kill(signal);
