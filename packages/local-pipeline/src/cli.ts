@@ -38,6 +38,10 @@ Run
   --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
                        \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
                        credentials and the resource names, ending with the comment line "# ready"
+  --drill              with --serve: leave real failures in the stack for a person to recover (poison
+                       in each DLQ, quarantined records of each reason, a stalled FIFO group), print
+                       DRILL_LEDGER in the file, and \`npm run drill:check\` says when nothing is left to
+                       recover and nothing was lost (docs/operations.md, "Drill")
   --verbose            show the functions' warning and error log lines (they log as on Lambda: JSON,
                        level INFO and above)
   -h, --help           show this help
@@ -67,6 +71,8 @@ export interface CliOptions {
   /** Where the HTML report goes; undefined with --no-report. */
   readonly report: string | undefined;
   readonly serve: boolean;
+  /** With serve: failures left for a person to recover (drill.ts). */
+  readonly drill: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
 }
@@ -81,6 +87,8 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
   if (v.report !== undefined && v["no-report"])
     throw new UsageError("--report and --no-report cannot be used together");
   if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
+  if (v.drill && !v.serve)
+    throw new UsageError("--drill needs --serve: the drill leaves its failures in a served stack");
   if (!ENVIRONMENT_NAME.test(env))
     throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
@@ -102,6 +110,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     json: v.json ?? environ.npm_config_json === "true",
     report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
     serve: v.serve ?? false,
+    drill: v.drill ?? false,
     verbose: v.verbose ?? false,
     help: v.help ?? false,
   };
@@ -128,6 +137,7 @@ function parse(argv: readonly string[]) {
       report: { type: "string" },
       "no-report": { type: "boolean" },
       serve: { type: "boolean" },
+      drill: { type: "boolean" },
       verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

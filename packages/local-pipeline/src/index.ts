@@ -1,6 +1,36 @@
 export { type CliOptions, DEFAULT_REPORT, parseCli, TIMED_OUT, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 export {
+  DRILL_SIZE,
+  DrillNotReadyError,
+  type DrillPlan,
+  drillBriefing,
+  planDrill,
+  setUpDrill,
+  watchDownstream,
+} from "./drill.js";
+export {
+  checkDrill,
+  type DrillClients,
+  DrillOutcome,
+  type DrillVerdict,
+  formatDrillVerdict,
+  type JudgedInput,
+  nameOf,
+} from "./drill-check.js";
+export { DRILL_CHECK_USAGE, drillCheckMain } from "./drill-check-cli.js";
+export { type DrillDownstream, startDrillDownstream } from "./drill-downstream.js";
+export {
+  DRILL_LEDGER_FORMAT,
+  DrillExpectation,
+  type DrillInput,
+  type DrillLedger,
+  DrillLedgerError,
+  type DrillQueue,
+  readDrillLedger,
+  writeDrillLedger,
+} from "./drill-ledger.js";
+export {
   type EnvironmentInputs,
   FUNCTION_NAMES,
   functionEnvironment,
@@ -24,6 +54,7 @@ export {
   type PipelineOptions,
 } from "./pipeline.js";
 export type { ProcessorTrafficCounts } from "./processor-traffic.js";
+export { queueDepth } from "./queue-depth.js";
 export {
   judgeRepresentative,
   type LoadFigures,

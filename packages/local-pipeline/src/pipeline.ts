@@ -39,6 +39,7 @@ import {
   type ResourceNames,
   resourceNames,
 } from "@mcp-pipeline/settings";
+import { type Endpoints, endpointsFromEnvironment } from "./endpoints.js";
 import {
   FUNCTION_NAMES,
   type FunctionName,
@@ -52,13 +53,7 @@ import { createLocalResources, type QueueHandle, type QueueRole } from "./resour
 
 export type { FunctionName } from "./function-environment.js";
 export type { QueueHandle } from "./resources.js";
-
-export interface Endpoints {
-  readonly dynamodb: string;
-  readonly kinesis: string;
-  readonly sqs: string;
-  readonly s3: string;
-}
+export { type Endpoints, endpointsFromEnvironment };
 
 export interface PipelineOptions {
   readonly settings: EnvironmentSettings;
@@ -87,14 +82,6 @@ export interface PipelineOptions {
 
 /** What an event source mapping calls: the function's synchronous invoke. */
 export type InvokeFunction = (event: unknown) => Promise<InvokeResult>;
-
-/** Reads endpoints from the standard variables; undefined unless all four services resolve. */
-export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | undefined {
-  const of = (service: string) => env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
-  const [dynamodb, kinesis, sqs, s3] = [of("DYNAMODB"), of("KINESIS"), of("SQS"), of("S3")];
-  if (!dynamodb || !kinesis || !sqs || !s3) return undefined;
-  return { dynamodb, kinesis, sqs, s3 };
-}
 
 export class LocalPipeline {
   readonly names: ResourceNames;

@@ -7,6 +7,9 @@ import { ExitCode, refuseInOneLine } from "@mcp-pipeline/cli";
 import { ReservedVariableError } from "@mcp-pipeline/local-esm";
 import { type EnvironmentSettings, loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
 import { type CliOptions, parseCli, TIMED_OUT, USAGE } from "./cli.js";
+import { DrillNotReadyError, drillBriefing, planDrill, setUpDrill, watchDownstream } from "./drill.js";
+import { type DrillDownstream, startDrillDownstream } from "./drill-downstream.js";
+import { writeDrillLedger } from "./drill-ledger.js";
 import { shownByVerbose } from "./function-logs.js";
 import { FunctionPackageError } from "./function-package.js";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.js";
@@ -39,9 +42,46 @@ export const SERVE_HINT = [
   'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
 ] as const;
 
-/** The served stack's lines on stdout, the hint on stderr; then waits for a request to stop. */
-async function serve(pipeline: LocalPipeline, options: CliOptions, stop: StopRequests): Promise<void> {
-  process.stdout.write(`${serveEnvironment(pipeline, options.env).join("\n")}\n`);
+/**
+ * The served stack's lines on stdout, the hint on stderr; then waits for a request to stop. With --drill,
+ * the drill's failures are put in place before the last line (`# ready`).
+ */
+async function serve(
+  pipeline: LocalPipeline,
+  options: CliOptions,
+  stop: StopRequests,
+  drill: DrillDownstream | undefined,
+): Promise<number> {
+  const lines = serveEnvironment(
+    pipeline,
+    options.env,
+    drill ? [`DRILL_LEDGER=${drillLedgerFile(pipeline)}`] : [],
+  );
+  const ready = lines.pop() as string;
+  process.stdout.write(`${lines.join("\n")}\n`);
+  if (drill) {
+    const plan = planDrill(options.scenario.seed);
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    try {
+      const ledger = await Promise.race([
+        setUpDrill(pipeline, drill, plan, {
+          environment: options.env,
+          boundMs: options.timeoutMs,
+          onProgress: say,
+        }),
+        stop.requested.then(() => undefined),
+      ]);
+      if (ledger === undefined) return exitStatusOf(stop.cause ?? "SIGINT");
+      await writeDrillLedger(drillLedgerFile(pipeline), ledger);
+    } catch (error) {
+      if (!(error instanceof DrillNotReadyError)) throw error;
+      say(error.message);
+      return TIMED_OUT;
+    }
+    void watchDownstream(pipeline, drill, plan, stop.requested, say);
+    say(drillBriefing(plan));
+  }
+  process.stdout.write(`${ready}\n`);
   // The same lines as docs/local-runtime.md (operator-docs.test.ts checks): `export $(... | head)` would
   // hang, since the stack keeps running and the command substitution waits for it.
   process.stderr.write(
@@ -50,6 +90,23 @@ async function serve(pipeline: LocalPipeline, options: CliOptions, stop: StopReq
       "stop it with Ctrl-C, or kill the PID the background line gave ($!)\n",
   );
   await stop.requested;
+  return ExitCode.Ok;
+}
+
+/** The drill's ledger: in the stack's temporary folder, so that it goes when the stack goes. */
+const drillLedgerFile = (pipeline: LocalPipeline) => join(pipeline.codeDir ?? ".", "drill-ledger.json");
+
+/** The settings with HTTP_TOOL_BASE_URL in both workers' environment: where http.request calls. */
+function withDownstream(settings: EnvironmentSettings, url: string): EnvironmentSettings {
+  const worker = <W extends EnvironmentSettings["tool_worker"]>(w: W): W => ({
+    ...w,
+    environment: { ...w.environment, HTTP_TOOL_BASE_URL: url },
+  });
+  return {
+    ...settings,
+    tool_worker: worker(settings.tool_worker),
+    fifo_worker: worker(settings.fifo_worker),
+  };
 }
 
 /** The environments that exist: the directories of terraform/environments with a tfvars file. */
@@ -156,15 +213,19 @@ export async function run(options: CliOptions, settings: EnvironmentSettings): P
   );
   const endpoints = endpointsFromEnvironment(process.env);
   const timeline = new Timeline();
+  // The drill's downstream, given to the workers' http.request tool as a tfvars `environment` map would.
+  const downstream = options.drill ? await startDrillDownstream() : undefined;
+  const configured = downstream ? withDownstream(settings, downstream.endpoint) : settings;
+  const stuck = (options.scenario.stuckRate ?? 0) > 0 || options.drill;
   const pipeline = new LocalPipeline({
-    settings,
+    settings: configured,
     // The environment's own region (dev: eu-west-1), so names, ARNs and clients match what it deploys.
     region: settings.region,
     onKinesisEvent: timeline.onKinesisEvent,
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
-    ...((options.scenario.stuckRate ?? 0) > 0 ? { processorDynamoDbFault: stuckWrites } : {}),
+    ...(stuck ? { processorDynamoDbFault: stuckWrites } : {}),
     onLog: options.verbose
       ? (fn, line) => {
           if (shownByVerbose(line)) process.stderr.write(`${fn}: ${line}\n`);
@@ -182,10 +243,7 @@ export async function run(options: CliOptions, settings: EnvironmentSettings): P
       return ExitCode.Failed;
     }
     if (stop.cause) return exitStatusOf(stop.cause);
-    if (options.serve) {
-      await serve(pipeline, options, stop);
-      return ExitCode.Ok;
-    }
+    if (options.serve) return await serve(pipeline, options, stop, downstream);
     process.stderr.write(
       `${endpoints ? "using AWS_ENDPOINT_URL_* endpoints" : "emulators up"}; environment ${options.env}, durations ÷${options.timeScale}\n`,
     );
@@ -196,6 +254,7 @@ export async function run(options: CliOptions, settings: EnvironmentSettings): P
     return typeof outcome === "number" ? outcome : exitStatusOf(outcome.stopped);
   } finally {
     await pipeline.stop();
+    await downstream?.stop();
     if (stop.cause) process.stderr.write(`stopped; removed ${pipeline.codeDir ?? "nothing"}\n`);
     stop.dispose();
   }
