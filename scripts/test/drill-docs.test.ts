@@ -2,7 +2,8 @@
  * docs/operations.md's "Drill" section, run as written (issue 26, item 10): its lines start a drill's stack
  * with `npm start` (the real command: its build included), load the served file and run `npm run drill:check`,
  * which must say NOT DONE; after the recovery the section describes (the given-up records replayed, the job
- * DLQs redriven once the downstream is back, here with the recovery package that `npm run recover` runs), the
+ * DLQs redriven once the downstream is back, here with the recovery package that `npm run recover` runs:
+ * drill-recovery.ts), the
  * same documented command must say DONE.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -10,12 +11,8 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
-import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { listGivenUp } from "@mcp-pipeline/local-pipeline";
-import { moveMessages, replayQuarantine } from "@mcp-pipeline/recovery";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recoverDrill } from "../../packages/local-pipeline/test/drill-recovery.ts";
 
 const root = join(import.meta.dirname, "../..");
 
@@ -110,26 +107,7 @@ describe("docs/operations.md, Drill", () => {
       if (Date.now() > deadline) throw new Error(`the drill's downstream never came back up:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 500));
     }
-    const options = {
-      region: env.AWS_REGION as string,
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    };
-    const s3 = s3Client({ ...options, endpoint: env.AWS_ENDPOINT_URL_S3 as string });
-    const kinesis = kinesisClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_KINESIS as string });
-    const sqs = sqsClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_SQS as string });
-    try {
-      const givenUp = await listGivenUp(s3, env.QUARANTINE_BUCKET as string);
-      await replayQuarantine(s3, kinesis, env.QUARANTINE_BUCKET as string, givenUp, {
-        streamName: env.STREAM_NAME as string,
-      });
-      for (const queue of ["TOOL_JOBS", "SESSION_JOBS"])
-        await moveMessages(sqs, {
-          dlqUrl: env[`${queue}_DLQ_URL`] as string,
-          sourceUrl: env[`${queue}_QUEUE_URL`] as string,
-        });
-    } finally {
-      for (const c of [s3, kinesis, sqs]) c.destroy();
-    }
+    await recoverDrill(env);
     for (;;) {
       const again = run(check as string);
       if (again.code === 0) {

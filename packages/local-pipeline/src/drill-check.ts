@@ -4,17 +4,17 @@
  * the quarantine or a DLQ). An input still in a DLQ or the quarantine is not done; one found nowhere is
  * lost. Each is named with where it is and what brings it home.
  */
-import { BatchGetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { S3Client } from "@aws-sdk/client-s3";
 import {
   ChangeMessageVisibilityBatchCommand,
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { listQuarantine, type QuarantineEntry } from "@mcp-pipeline/recovery";
 import type { DrillInput, DrillLedger, DrillQueue } from "./drill-ledger.js";
 import { queueDepth } from "./queue-depth.js";
+import { readCalls } from "./read-calls.js";
 
 export const DrillOutcome = {
   /** Where the drill wants it: applied, completed, or (poison) kept. */
@@ -52,29 +52,6 @@ const QUEUE_NAMES: Record<DrillQueue, string> = {
   session_jobs: "session-jobs",
   stream_failures: "stream-failures",
 };
-
-/** The calls named, read from the table: callId -> status (and whether the request was applied). */
-async function readCalls(
-  dynamodb: DynamoDBClient,
-  table: string,
-  callIds: readonly string[],
-): Promise<Map<string, { status?: string; requestedAt?: string }>> {
-  const calls = new Map<string, { status?: string; requestedAt?: string }>();
-  for (let i = 0; i < callIds.length; i += 100) {
-    let keys = callIds.slice(i, i + 100).map((callId) => ({ callId: { S: callId } }));
-    while (keys.length > 0) {
-      const page = await dynamodb.send(
-        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of page.Responses?.[table] ?? []) {
-        const call = unmarshall(item) as { callId: string; status?: string; requestedAt?: string };
-        calls.set(call.callId, call);
-      }
-      keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
-    }
-  }
-  return calls;
-}
 
 /**
  * The bodies a queue holds that are visible now, read without taking them: each page is hidden while it
@@ -126,10 +103,12 @@ export async function checkDrill(clients: DrillClients, ledger: DrillLedger): Pr
   const { dynamodb, sqs, s3 } = clients;
   const r = ledger.resources;
   const callIds = ledger.inputs.flatMap((i) => (i.kind === "event" || i.kind === "job" ? [i.callId] : []));
-  const [calls, quarantine] = await Promise.all([
-    readCalls(dynamodb, r.toolCallsTable, callIds),
+  const read = new Map<string, Record<string, unknown>>();
+  const [, quarantine] = await Promise.all([
+    readCalls(dynamodb, r.toolCallsTable, read, callIds),
     listQuarantine(s3, r.quarantineBucket),
   ]);
+  const calls = read as Map<string, { status?: string; requestedAt?: string }>;
   const views = new Map<string, QueueView>();
   /**
    * A DLQ's visible bodies and depth. A source queue's depth only: a receive there would count against

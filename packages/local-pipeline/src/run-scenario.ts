@@ -1,8 +1,6 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
-import { BatchGetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
@@ -10,6 +8,7 @@ import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import { listGivenUp } from "./given-up.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
+import { readCalls } from "./read-calls.js";
 import { judgeRepresentative, type Representativeness } from "./representative.js";
 import type { JobItem, Scenario } from "./scenario.js";
 
@@ -138,33 +137,6 @@ async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonl
   return ids;
 }
 
-/**
- * Reads the calls named into `calls`, 100 keys a BatchGetItem. Each round of the ledger reads only the
- * calls it still waits for: a full Scan every round cost the emulator and this process more CPU than the
- * pipeline itself on larger runs (docs/benchmarks/local-pipeline.md).
- */
-async function readCalls(
-  pipeline: LocalPipeline,
-  calls: Map<string, Record<string, unknown>>,
-  callIds: readonly string[],
-): Promise<void> {
-  const table = pipeline.names.toolCallsTable;
-  const dynamodb: DynamoDBClient = pipeline.dynamodb;
-  for (let i = 0; i < callIds.length; i += 100) {
-    let keys = callIds.slice(i, i + 100).map((callId) => ({ callId: { S: callId } }));
-    while (keys.length > 0) {
-      const page = await dynamodb.send(
-        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of page.Responses?.[table] ?? []) {
-        const call = unmarshall(item);
-        calls.set(String(call.callId), call);
-      }
-      keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
-    }
-  }
-}
-
 async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string>> {
   const out = new Set<string>();
   let token: string | undefined;
@@ -249,7 +221,10 @@ export async function runScenario(
       ...events.map((e) => (e.item as { callId: string }).callId).filter((id) => !applied(id)),
       ...validJobs.map((j) => j.callId).filter((id) => !settled(id)),
     ];
-    [, quarantined] = await Promise.all([readCalls(pipeline, calls, wanted), quarantinedSequences(pipeline)]);
+    [, quarantined] = await Promise.all([
+      readCalls(pipeline.dynamodb, pipeline.names.toolCallsTable, calls, wanted),
+      quarantinedSequences(pipeline),
+    ]);
     const lostNow: string[] = [];
     for (const e of events) {
       const callId = (e.item as { callId: string }).callId;
@@ -355,7 +330,8 @@ export async function runScenario(
     for (;;) {
       const callIdOf = (e: PutRecord) => (e.item as { callId: string }).callId;
       await readCalls(
-        pipeline,
+        pipeline.dynamodb,
+        pipeline.names.toolCallsTable,
         calls,
         events.map(callIdOf).filter((id) => !applied(id)),
       );

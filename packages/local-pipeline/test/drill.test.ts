@@ -11,19 +11,16 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { PurgeQueueCommand } from "@aws-sdk/client-sqs";
-import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
-import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { listQuarantine, moveMessages, replayQuarantine } from "@mcp-pipeline/recovery";
+import { listQuarantine } from "@mcp-pipeline/recovery";
 import { bundleAll } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCli } from "../src/cli.js";
 import { DRILL_SIZE } from "../src/drill.js";
-import { listGivenUp } from "../src/given-up.js";
 import { queueDepth } from "../src/queue-depth.js";
 import { type Command, childEnvironment, leftovers, root, startEntry, until } from "./command.js";
+import { recoverDrill, servedClients } from "./drill-recovery.js";
 
 let dist: string;
 let tmp: string;
@@ -54,18 +51,7 @@ function drillCheck(args: readonly string[] = [], extra: NodeJS.ProcessEnv = {})
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const clients = () => {
-  const options = {
-    region: env.AWS_REGION as string,
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  };
-  return {
-    sqs: sqsClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_SQS as string }),
-    s3: s3Client({ ...options, endpoint: env.AWS_ENDPOINT_URL_S3 as string }),
-    kinesis: kinesisClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_KINESIS as string }),
-    dynamodb: new DynamoDBClient({ ...options, endpoint: env.AWS_ENDPOINT_URL_DYNAMODB as string }),
-  };
-};
+const clients = () => servedClients(env);
 
 describe("npm start -- --serve --drill", () => {
   it("refuses --drill without --serve, and drill:check without a drill's file", () => {
@@ -148,18 +134,9 @@ describe("npm start -- --serve --drill", () => {
     await until("the drill's downstream to come back up", () =>
       running.stderr().includes("the downstream is back up") ? true : undefined,
     );
+    expect((await recoverDrill(env)).givenUp).toBe(DRILL_SIZE.givenUpEvents);
     const { sqs, s3, kinesis, dynamodb } = clients();
     try {
-      const givenUp = await listGivenUp(s3, env.QUARANTINE_BUCKET as string);
-      expect(givenUp).toHaveLength(DRILL_SIZE.givenUpEvents);
-      await replayQuarantine(s3, kinesis, env.QUARANTINE_BUCKET as string, givenUp, {
-        streamName: env.STREAM_NAME as string,
-      });
-      for (const queue of ["TOOL_JOBS", "SESSION_JOBS"])
-        await moveMessages(sqs, {
-          dlqUrl: env[`${queue}_DLQ_URL`] as string,
-          sourceUrl: env[`${queue}_QUEUE_URL`] as string,
-        });
       // Done once the replayed events are applied and the redriven jobs completed; the redriven poison
       // is back in its DLQ.
       const done = await until("drill:check to say DONE", () => {
