@@ -52,7 +52,7 @@ Exit status
        function's package cannot run (not built, changed since the build: the message says)
   2    a bad option, an unknown environment or a settings file that cannot be read
   3    --timeout passed with inputs still in flight: not judged, nothing is reported lost (the summary
-       says what to pass)
+       says what to pass); with --drill, its failures were not all in place within --timeout
   129, 130, 143  a run stopped by SIGHUP (or the end of the process that started it), Ctrl-C, SIGTERM`;
 
 /** The exit status of a run that ran out of time with inputs still in flight: not judged, not loss. */
