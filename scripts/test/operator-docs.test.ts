@@ -47,6 +47,15 @@ type Handling =
   | { readonly how: "not here"; readonly why: string };
 
 function handlingOf(command: string): Handling {
+  if (
+    command.startsWith("rm -f /tmp/drill.env; npm start --silent -- --serve --drill") ||
+    command.includes("/tmp/drill.env") ||
+    command.startsWith("npm run drill:check")
+  )
+    return {
+      how: "not here",
+      why: "scripts/test/drill-docs.test.ts runs the Drill section against a drill's stack",
+    };
   if (command.startsWith("rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &"))
     return { how: "starts the stack" };
   if (command.startsWith("until grep -qsx '# ready' /tmp/stack.env")) return { how: "starts the stack" };

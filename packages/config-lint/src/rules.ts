@@ -110,19 +110,29 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
     }
     const window = name === "fifo_worker" ? 0 : fn.esm.maximum_batching_window_in_seconds;
     const needed = 6 * fn.timeout_seconds + window;
-    if (fn.queue.visibility_timeout_seconds < needed) {
+    const visibility = fn.queue.visibility_timeout_seconds;
+    if (visibility < fn.timeout_seconds) {
       add(
         RuleId.VisibilityTimeoutTooShort,
         `${name}.queue.visibility_timeout_seconds`,
-        `visibility timeout ${fn.queue.visibility_timeout_seconds} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
+        `visibility timeout ${visibility} s is below the function's timeout ${fn.timeout_seconds} s: Lambda refuses to create the mapping (§2.1); the pipeline needs at least 6 x timeout + window = ${needed} s`,
+      );
+    } else if (visibility < needed) {
+      add(
+        RuleId.VisibilityTimeoutTooShort,
+        `${name}.queue.visibility_timeout_seconds`,
+        `visibility timeout ${visibility} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
       );
     }
     const reserved = fn.reserved_concurrency;
-    if (reserved !== null && fn.esm.maximum_concurrency !== null && fn.esm.maximum_concurrency > reserved) {
+    const maximum = fn.esm.maximum_concurrency;
+    // An unbounded mapping (null) scales up to AWS's own ceiling, about 1,000 concurrent batches (§2.2):
+    // past any reservation, as a maximum above it does.
+    if (reserved !== null && (maximum === null || maximum > reserved)) {
       add(
         RuleId.MaxConcurrencyAboveReserved,
         `${name}.esm.maximum_concurrency`,
-        `maximum concurrency ${fn.esm.maximum_concurrency} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2)`,
+        `${maximum === null ? "no maximum concurrency (null: the mapping scales up to about 1000 concurrent batches)" : `maximum concurrency ${maximum}`} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2); set it to at most ${reserved}`,
       );
     }
     if (fn.queue.dlq_message_retention_seconds <= fn.queue.message_retention_seconds) {

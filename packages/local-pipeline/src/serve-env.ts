@@ -9,7 +9,12 @@ import { queueRoles } from "./resources.js";
 /** The last line: a comment, so loading the file does nothing with it; scripts wait for it. */
 export const READY_LINE = "# ready";
 
-export function serveEnvironment(pipeline: LocalPipeline, environment: string): string[] {
+/** The file's lines, `extra` before the last one (`# ready`). */
+export function serveEnvironment(
+  pipeline: LocalPipeline,
+  environment: string,
+  extra: readonly string[] = [],
+): string[] {
   const n = pipeline.names;
   return [
     `# npm start -- --serve: environment ${environment}, stopped with Ctrl-C`,
@@ -38,6 +43,7 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
         `${variables.dlq}=${pipeline.queues[roles.dlq].url}`,
       ];
     }),
+    ...extra,
     READY_LINE,
   ];
 }

@@ -1,5 +1,13 @@
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
+  DEFAULT_APPLICATION_LOG_LEVEL,
+  FUNCTION_LOGGING,
+  FUNCTION_TRACING_ACTIVE,
+  type FunctionLoggingDeclaration,
+  QUEUE_ATTRIBUTES,
+  type QueueAttributes,
+} from "./module-attributes.js";
+export {
   FUNCTION_KEYS,
   type FunctionKey,
   QUEUE_KEYS,

@@ -82,7 +82,8 @@ resource "aws_lambda_function" "this" {
   }
 
   logging_config {
-    log_format = "JSON"
+    # Declared once for Terraform and the local runtime (packages/settings' FUNCTION_LOGGING).
+    log_format = jsondecode(file("${path.module}/logging.json")).log_format
     log_group  = aws_cloudwatch_log_group.this.name
   }
 
