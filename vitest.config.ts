@@ -10,6 +10,7 @@ export const MOTO_SUITES = [
   "packages/tool-calls/test/store.test.ts",
   "packages/aws/test/producer.test.ts",
   "packages/local-esm/test/sqs-conformance.test.ts",
+  "packages/quarantine/test/store.test.ts",
 ];
 
 export default defineConfig({

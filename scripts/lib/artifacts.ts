@@ -4,17 +4,11 @@
  * no timestamps, so the same sources give the same manifest. Used by collect-artifacts.ts (`npm run
  * build`) and, in its own process, by build-quiet.ts (`npm start`), which spares a process start.
  */
-import { copyFile, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { base64Sha256 } from "@mcp-pipeline/bundler";
+import { type Artifact, artifactOf, manifestJson } from "@mcp-pipeline/bundler";
 
-export interface Artifact {
-  readonly path: string;
-  readonly sizeBytes: number;
-  readonly sha256: string;
-  readonly handler: string;
-  readonly runtime: string;
-}
+export type { Artifact } from "@mcp-pipeline/bundler";
 
 /** Collects functions/<name>/dist into `root`/dist; returns the manifest's artifacts by function. */
 export async function collectArtifacts(root: string): Promise<Readonly<Record<string, Artifact>>> {
@@ -36,18 +30,9 @@ export async function collectArtifacts(root: string): Promise<Readonly<Record<st
     // The source maps of index.mjs and of its chunks, and the metafile.
     for (const extra of (await readdir(built)).filter((f) => f.endsWith(".mjs.map") || f === "meta.json"))
       await copyFile(join(built, extra), join(dist, name, extra));
-    artifacts[name] = {
-      path: `dist/${name}.zip`,
-      sizeBytes: (await stat(zip)).size,
-      sha256: await base64Sha256(zip),
-      handler: "index.handler",
-      runtime: "nodejs22.x",
-    };
+    artifacts[name] = artifactOf(await readFile(zip), `dist/${name}.zip`);
   }
 
-  await writeFile(
-    join(dist, "manifest.json"),
-    `${JSON.stringify({ formatVersion: 1, artifacts }, null, 2)}\n`,
-  );
+  await writeFile(join(dist, "manifest.json"), manifestJson(artifacts));
   return artifacts;
 }

@@ -175,10 +175,17 @@ function validations(input: Node, ref: string, name: string): Validation[] {
 
 function variableBlock(name: string, node: Node, withValidations: boolean): string[] {
   const type = hclType(node, "  ");
+  // A setting with a default may be left out of terraform.tfvars.json: its variable has the same default.
+  const fallback = node.default === undefined ? [] : [`  default     = ${literal(node.default)}`];
   const head =
     type.length === 1
-      ? [`  description = ${literal(node.description ?? name)}`, `  type        = ${type[0]}`]
-      : [`  description = ${literal(node.description ?? name)}`, `  type = ${type[0]}`, ...type.slice(1)];
+      ? [`  description = ${literal(node.description ?? name)}`, `  type        = ${type[0]}`, ...fallback]
+      : [
+          `  description = ${literal(node.description ?? name)}`,
+          `  type = ${type[0]}`,
+          ...type.slice(1),
+          ...fallback.map((line) => line.replace("default     =", "default =")),
+        ];
   const checks = withValidations
     ? validations(node, `var.${name}`, name).flatMap((v) => [
         "",

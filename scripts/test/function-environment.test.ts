@@ -4,7 +4,13 @@
 // test reads the module's environment maps (parsed HCL, the locals they merge) and holds each function's
 // to its config schema: every variable the function needs is set, and nothing is set that it does not read.
 import { join } from "node:path";
-import { TUNING, type TunedFunction } from "@mcp-pipeline/settings";
+import {
+  FUNCTION_NAMES,
+  functionEnvironment,
+  type QueueRole,
+  SETTINGS_KEY,
+} from "@mcp-pipeline/local-pipeline";
+import { loadSettings, resourceNames, TUNING, type TunedFunction } from "@mcp-pipeline/settings";
 import { body, type HclConfig, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dlqRedriveConfigSchema } from "../../functions/dlq-redrive/src/config.ts";
@@ -93,9 +99,25 @@ describe("terraform/modules/pipeline sets the environment each function's config
         "RESULTS_BUCKET",
         "RETRY_BACKOFF_BASE_MS",
         "RETRY_BACKOFF_MAX_MS",
+        "TEST_TOOLS",
         "TOOL_CALLS_TABLE",
         "WORKER_CONCURRENCY",
       ].sort(),
     );
+  });
+});
+
+describe("the local stack sets the variables terraform/modules/pipeline sets (issue 26, item 12)", () => {
+  it.each(FUNCTION_NAMES)("%s: the same variables, no more, no fewer", async (name) => {
+    const settings = await loadSettings(join(TERRAFORM_ROOT, ".."), "dev");
+    const queue = { url: "http://127.0.0.1/queue", arn: "arn:aws:sqs:eu-west-1:000000000000:queue" };
+    const queues = new Proxy({} as Record<QueueRole, typeof queue>, { get: () => queue });
+    const local = functionEnvironment(name, {
+      settings,
+      names: resourceNames(settings.name_prefix),
+      queues,
+      scale: (ms) => ms,
+    });
+    expect(Object.keys(local).sort()).toEqual([...terraformVariables(SETTINGS_KEY[name])].sort());
   });
 });

@@ -83,10 +83,17 @@ describe("IAM: least privilege", () => {
       string,
       unknown
     >;
-  /** A local's statement list, `${local.worker_statements}` followed to the list it names. */
+  /**
+   * A local's statement list, `${local.worker_statements}` followed to the list it names; any other
+   * expression (a `concat(...)`) is one pseudo-statement whose actions and resources are its text, which the
+   * wildcard checks below read all the same. (What each statement allows is checked against the functions'
+   * calls after apply: scripts/tf-check/permissions.)
+   */
   const statementList = (value: unknown): Statement[] => {
-    const named = /^\$\{local\.(\w+)\}$/.exec(typeof value === "string" ? value : "");
+    const text = typeof value === "string" ? value : "";
+    const named = /^\$\{local\.(\w+)\}$/.exec(text);
     if (named) return statementList(locals()[named[1] as string]);
+    if (text !== "") return [{ sid: "(expression)", actions: text, resources: text }];
     return (value ?? []) as Statement[];
   };
   const statements = () => {

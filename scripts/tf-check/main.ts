@@ -5,8 +5,9 @@
  *   2. terraform test for every module with tests (mock provider, plan only);
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
  *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
- *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, a second plan
- *      that must be empty, then destroy: applied for the roots named by --destroy (prod and bootstrap by default),
+ *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, each function's
+ *      role against the calls its bundle makes and the quarantine's protection (permissions/, on
+ *      `terraform show -json`), a second plan that must be empty, then destroy: applied for the roots named by --destroy (prod and bootstrap by default),
  *      planned (every applied resource, side by side with the second plan) for the others, see DESTROYED;
  *   4. the broken fixtures (scripts/tf-check/fixtures) must fail with Terraform's own error;
  *   5. every module example (terraform/modules/<module>/examples/<example>): init and validate.
@@ -35,6 +36,9 @@ import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
 import { type Lane, runLanes } from "./lanes.ts";
 import { checkLockFiles, pointLockAtMirror } from "./lock-files.ts";
 import { startMoto } from "./moto.ts";
+import { deployedPermissionFindings, describeFindings } from "./permissions/check.ts";
+import { quarantineProtectionFindings } from "./permissions/quarantine-protection.ts";
+import type { TerraformShow } from "./permissions/terraform-state.ts";
 import { MANIFEST, providerServices, verdictMessage } from "./provider-services.ts";
 import { SERVICE_LIST } from "./service-list.ts";
 import { CHECK, Steps } from "./steps.ts";
@@ -248,6 +252,35 @@ async function checkRoot(
       throw new CheckFailed(
         `${root}: the emulator does not hold what the settings say:\n  ${findings.join("\n  ")}`,
       );
+    if (settings !== null) {
+      // The policies as rendered and applied, against the calls the build's bundles make, and what
+      // protects the quarantine (scripts/tf-check/check-deployed.ts runs the same on a saved state).
+      const deployed = await steps.run(root, "permissions and quarantine (the applied state)", async () => {
+        const { output } = await terraformOk({ ...workspace, verbose: false }, dir, [
+          "show",
+          "-json",
+          "-no-color",
+        ]);
+        const show = JSON.parse(output) as TerraformShow;
+        return [
+          ...describeFindings(
+            await deployedPermissionFindings(show, {
+              root: repositoryRoot,
+              distDir: join(repositoryRoot, "dist"),
+              namePrefix: settings.name_prefix,
+            }),
+          ),
+          ...quarantineProtectionFindings(show, settings),
+        ];
+      });
+      if (deployed.length > 0)
+        throw new CheckFailed(
+          `${root}: the applied state breaks ${deployed.length} rule(s):\n  ${deployed.join("\n  ")}`,
+        );
+      notes.push(
+        `${root}: every function's calls allowed by its role, nothing more; the quarantine protected`,
+      );
+    }
 
     const secondPlan = () =>
       steps.run(root, "second plan (must be empty)", () =>

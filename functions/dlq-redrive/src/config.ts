@@ -43,6 +43,10 @@ export const manualActionSchema = s.oneOf("action", {
     ),
     dryRun: s.withDefault(s.boolean(), true),
     ratePerSecond: s.withDefault(s.integer({ min: 1, max: 1_000 }), 100),
+    /** Records whose reason is permanent (bad-json...) are put back only when asked (docs/operations.md). */
+    includePermanent: s.withDefault(s.boolean(), false),
+    /** At most this many records; the rest wait for the next invocation. */
+    max: s.optional(s.integer({ min: 1, max: 1_000_000 })),
   }),
   "redrive-dlq": s.object({
     action: s.literal("redrive-dlq"),

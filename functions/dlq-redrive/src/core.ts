@@ -4,18 +4,24 @@ import type { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
+import { messageIdOf } from "@mcp-pipeline/contracts";
 import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
+  checkReplayStream,
   type FailureStoreDeps,
   type FailureStoreSummary,
-  listQuarantine,
+  planReplay,
+  RecoveryRefusedError,
+  refusals,
   replayQuarantine,
   rereadRange,
+  scanQuarantine,
   storedQuarantineKeys,
   storeFailureRecords,
 } from "@mcp-pipeline/recovery";
 import type { SQSRecord } from "aws-lambda";
 import { type DlqRedriveConfig, type ManualAction, manualActionSchema } from "./config.js";
+import { withUnreadableSetAside } from "./unreadable-records.js";
 
 // dlq-redrive's core is packages/recovery's: failure records to the quarantine (storeFailureRecords), and
 // the quarantine replay and DLQ redrive it runs when invoked by hand. Here: the wiring and the dispatch.
@@ -50,14 +56,14 @@ export function dlqRedriveDeps(
   const { logger, functionName } = sandbox;
   const failures: FailureStoreDeps = {
     reread: (range) => rereadRange(kinesis, range),
-    quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record, { ifAbsent: true }),
+    quarantine: (record) => writeQuarantineRecord(s3, config.QUARANTINE_BUCKET, record),
     storedKeys: (prefix) => storedQuarantineKeys(s3, config.QUARANTINE_BUCKET, prefix),
     putConcurrency: config.QUARANTINE_PUT_CONCURRENCY,
     deadLetter: async (record, reason) => {
       const { sendToDeadLetterQueue } = await sqsModule();
       await sendToDeadLetterQueue(await sqs(), config.DEAD_LETTER_QUEUE_URL, record, reason);
       logger.error("not an on-failure record: kept in the failure queue's DLQ", {
-        messageId: record.messageId,
+        messageId: messageIdOf(record),
         reason,
       });
     },
@@ -71,7 +77,9 @@ export function dlqRedriveDeps(
 
 /** A batch of the Kinesis failure queue: every failed range re-read from the stream into the quarantine. */
 export const storeFailures = (records: readonly SQSRecord[], context: RemainingTime, deps: DlqRedriveDeps) =>
-  storeFailureRecords(records, context, deps.failures);
+  withUnreadableSetAside(records, deps.failures.deadLetter, (readable) =>
+    storeFailureRecords(readable, context, deps.failures),
+  );
 
 /** How the shell reports a batch of failure records: what became of the records they name. */
 export const dlqRedriveReport: BatchReport<FailureStoreSummary> = {
@@ -95,7 +103,11 @@ export function parseManualAction(event: unknown): ManualAction {
   return parsed.data;
 }
 
-/** Replays quarantined records into the stream, or moves a DLQ's messages back to their queue. */
+/**
+ * Replays quarantined records into the stream, or moves a DLQ's messages back to their queue. Both check
+ * first what the real run needs (the stream, where the records came from; the DLQ's source and type) and
+ * report the checks; a real run that fails one is refused before it changes anything.
+ */
 export async function runManualAction(
   action: ManualAction,
   { config, clients }: DlqRedriveDeps,
@@ -103,24 +115,44 @@ export async function runManualAction(
   const { s3, kinesis, sqs } = clients;
   if (action.action === "replay") {
     const { reason, since, until, session, shardId } = action.filter;
-    const entries = await listQuarantine(s3, config.QUARANTINE_BUCKET, {
+    const scan = await scanQuarantine(s3, config.QUARANTINE_BUCKET, {
       ...(reason !== undefined ? { reason } : {}),
       ...(since !== undefined ? { since: Date.parse(since) } : {}),
       ...(until !== undefined ? { until: Date.parse(until) } : {}),
       ...(session !== undefined ? { session } : {}),
       ...(shardId !== undefined ? { shardId } : {}),
     });
-    return replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, entries, {
+    const options = {
       streamName: config.STREAM_NAME,
       dryRun: action.dryRun,
       ratePerSecond: action.ratePerSecond,
-    });
+      includePermanent: action.includePermanent,
+      ...(action.max !== undefined ? { max: action.max } : {}),
+    };
+    const { checks } = await checkReplayStream(
+      kinesis,
+      config.STREAM_NAME,
+      planReplay(scan.entries, options).items,
+    );
+    if (!action.dryRun && refusals(checks).length > 0)
+      throw new RecoveryRefusedError("replay", refusals(checks));
+    const summary = await replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, scan.entries, options);
+    return { ...summary, checks, unreadable: scan.unreadable };
   }
-  const { moveMessages } = await sqsModule();
-  return moveMessages(await sqs(), {
-    dlqUrl: action.dlqUrl,
-    sourceUrl: action.sourceUrl,
+  const client = await sqs();
+  const { moveMessages, planRedrive } = await sqsModule();
+  const plan = await planRedrive(client, {
+    from: action.dlqUrl,
+    to: action.sourceUrl,
+    flags: { from: "dlqUrl", to: "sourceUrl" },
+  });
+  if (!action.dryRun && refusals(plan.checks).length > 0)
+    throw new RecoveryRefusedError("redrive", refusals(plan.checks));
+  const summary = await moveMessages(client, {
+    dlqUrl: plan.from.url,
+    sourceUrl: plan.to?.url ?? action.sourceUrl,
     dryRun: action.dryRun,
     ...(action.ratePerSecond ? { ratePerSecond: action.ratePerSecond } : {}),
   });
+  return { ...summary, checks: plan.checks };
 }

@@ -2,4 +2,4 @@
 // not an on-failure record goes to its DLQ, and a manual action moves a DLQ's messages back. Failure records
 // alone need Kinesis and S3, so the SQS client stays out of the import (docs/benchmarks/cold-start.md).
 export { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
-export { moveMessages } from "@mcp-pipeline/recovery";
+export { moveMessages, planRedrive } from "@mcp-pipeline/recovery";

@@ -33,6 +33,8 @@ const referenceAction = z.discriminatedUnion("action", [
       .default({}),
     dryRun: z.boolean().default(true),
     ratePerSecond: z.number().int().min(1).max(1_000).default(100),
+    includePermanent: z.boolean().default(false),
+    max: z.number().int().min(1).max(1_000_000).optional(),
   }),
   z.object({
     action: z.literal("redrive-dlq"),

@@ -12,11 +12,16 @@ import {
 } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
 import {
+  arrivalSecondsOf,
   type DecodeResult,
   decodeLifecycleEvent,
+  decodeRecord,
   failureCodeOf,
+  kinesisRecordIssues,
+  MalformedRecordError,
   messageOf,
   SchemaViolationError,
+  sequenceNumberOf,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
@@ -107,7 +112,9 @@ function reasonOf(error: unknown): QuarantineReason {
   return {
     code: failureCodeOf(error),
     message: messageOf(error),
-    ...(error instanceof SchemaViolationError ? { details: { issues: error.issues } } : {}),
+    ...(error instanceof SchemaViolationError || error instanceof MalformedRecordError
+      ? { details: { issues: error.issues } }
+      : {}),
   };
 }
 
@@ -206,8 +213,10 @@ async function processWithin(
 ): Promise<ProcessResult> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
+  // A record that cannot be read (no `kinesis.data`, a field of the wrong type) is its own permanent
+  // failure, quarantined like a bad payload: never a throw here, which would fail its batch-mates (issue 24).
   const decoded: DecodeResult<ToolCallLifecycleEvent>[] = records.map((r) =>
-    decodeLifecycleEvent(r.kinesis.data),
+    decodeRecord(r, kinesisRecordIssues, (record) => decodeLifecycleEvent(record.kinesis.data)),
   );
   const apply = await prepare(decoded, { signal });
 
@@ -231,7 +240,7 @@ async function processWithin(
     setAside: (record, error) => deps.quarantine(record, reasonOf(error), { signal }),
   });
 
-  const oldestArrival = Math.min(...records.map((r) => r.kinesis.approximateArrivalTimestamp * 1000));
+  const oldestArrival = Math.min(...records.flatMap((r) => (arrivalSecondsOf(r) ?? startedAt / 1000) * 1000));
   const failed = outcome.counts.failed + outcome.counts["not-started"];
   return {
     response: kinesisBatchResponse(outcome),
@@ -267,21 +276,24 @@ export function processorDeps(
   return {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),
     quarantine: async (record, reason, options = {}) => {
-      const { kinesisSourceOf, writeQuarantineRecord, client } = await writer();
+      const { kinesisDataOf, kinesisSourceOf, writeQuarantineRecord, client } = await writer();
+      const now = Date.now();
       const { key } = await writeQuarantineRecord(
         client,
         config.QUARANTINE_BUCKET,
         {
           formatVersion: 1,
-          source: kinesisSourceOf(record),
-          data: record.kinesis.data,
+          // A malformed record is quarantined with what it has (kinesisSourceOf says what stands in for
+          // what it lacks); one without a sequence number cannot be, and is retried with its batch (§1.4).
+          source: kinesisSourceOf(record, now),
+          data: kinesisDataOf(record),
           reason,
-          quarantinedAt: new Date().toISOString(),
+          quarantinedAt: new Date(now).toISOString(),
           quarantinedBy: functionName,
         },
         options,
       );
-      logger.warn("record quarantined", { sequenceNumber: record.kinesis.sequenceNumber, reason, key });
+      logger.warn("record quarantined", { sequenceNumber: sequenceNumberOf(record), reason, key });
     },
     concurrency: config.PROCESSOR_CONCURRENCY,
     deadlineMarginMs: config.DEADLINE_MARGIN_MS,

@@ -24,6 +24,8 @@ import { Stack } from "./stack.js";
  */
 
 const PARTITION_KEY = "session-bad";
+/** The longest reason message a record of the corpus may get: its issues, never the record's own values. */
+const REASON_MESSAGE_BOUND = 1_024;
 let serial = 0;
 
 const started = (callId: string) =>
@@ -80,6 +82,8 @@ async function expectQuarantined(input: BadInput<Uint8Array>, code: DecodeErrorC
   if (decoded.ok) return;
   expect(decoded.error.name).toBe(DECODE_ERROR_CLASS[code]);
   expect(record?.reason.message).toBe(decoded.error.message);
+  // What the reason echoes of the record is bounded, whatever the record holds.
+  expect(record?.reason.message.length).toBeLessThanOrEqual(REASON_MESSAGE_BOUND);
   if (path !== undefined) {
     const { issues } = (record?.reason.details ?? { issues: [] }) as { issues: SchemaIssue[] };
     expect(issues.map((i) => i.path)).toContain(path);
@@ -119,6 +123,8 @@ const expectations: BadInputExpectations<Uint8Array> = {
   "deeply nested": (input) => {
     // A key the format does not have is ignored, as a newer minor version's fields are (decode.test.ts).
     if (input.name.endsWith("a key the format does not have")) return expectApplied(input);
+    // The error names the version it refuses, bounded: the whole value would throw RangeError (issue 24).
+    if (input.name.endsWith("in specVersion")) return expectQuarantined(input, "unsupported-version");
     return expectQuarantined(input, "schema-violation", input.name.includes("arrays") ? "(root)" : "tool");
   },
   "hostile values": (input) => {

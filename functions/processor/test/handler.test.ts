@@ -16,16 +16,7 @@ async function freshHandler(env: Record<string, string>) {
   return (await import("../src/handler.js")).handler;
 }
 
-/** What Lambda would set, with the emulators' endpoints and the stack's table and bucket. */
-const functionEnvironment = () => ({
-  AWS_REGION: "us-east-1",
-  AWS_ACCESS_KEY_ID: "test",
-  AWS_SECRET_ACCESS_KEY: "test",
-  AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamo,
-  AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
-  TOOL_CALLS_TABLE: stack.tables.toolCalls,
-  QUARANTINE_BUCKET: stack.tables.bucket,
-});
+const functionEnvironment = () => stack.functionEnvironment();
 
 describe("processor handler: a thin shell configured only through the environment", () => {
   it("reaches emulators through AWS_ENDPOINT_URL_* and emits EMF metrics", async () => {

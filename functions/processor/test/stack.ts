@@ -46,6 +46,19 @@ export class Stack {
     return { dynamo: this.stack.dynamodb.endpoint, s3: this.stack.sqsS3.endpoint };
   }
 
+  /** What Lambda would set, with the emulators' endpoints and the stack's table and bucket. */
+  functionEnvironment(): Record<string, string> {
+    return {
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+      AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamo,
+      AWS_ENDPOINT_URL_S3: this.endpoints.s3,
+      TOOL_CALLS_TABLE: this.tables.toolCalls,
+      QUARANTINE_BUCKET: this.tables.bucket,
+    };
+  }
+
   tableIndex = 0;
   tables = { toolCalls: "", dedupe: "", bucket: "" };
 

@@ -12,13 +12,19 @@ export interface Arn {
   readonly resource: string;
 }
 
+/** How much of what it was given the message repeats: more than any stream's or queue's ARN. */
+const ARN_ECHO_MAX = 256;
+
 /** Not an ARN, or not one of the kind asked for; `arn` is the input as given, `reason` says what is wrong. */
 export class InvalidArnError extends Error {
   readonly arn: string;
   readonly reason: string;
 
   constructor(arn: string, reason: string) {
-    super(`${JSON.stringify(arn)} is not ${reason}`);
+    // An ARN read from input (a record's eventSourceARN) may be of any length: the message names its start.
+    super(
+      `${JSON.stringify(arn.length > ARN_ECHO_MAX ? `${arn.slice(0, ARN_ECHO_MAX)}…` : arn)} is not ${reason}`,
+    );
     this.name = "InvalidArnError";
     this.arn = arn;
     this.reason = reason;

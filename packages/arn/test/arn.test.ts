@@ -47,6 +47,23 @@ describe("parseArn", () => {
   });
 });
 
+describe("InvalidArnError repeats a bounded part of what it was given", () => {
+  it("names the first 256 characters of a 1 MB non-ARN (a record's eventSourceARN can be anything)", () => {
+    const long = "x".repeat(1_000_000);
+    const caught = (() => {
+      try {
+        parseArn(long);
+      } catch (error) {
+        return error as InvalidArnError;
+      }
+    })();
+    expect(caught?.arn).toBe(long);
+    expect(caught?.message).toBe(
+      `"${"x".repeat(256)}…" is not an ARN (arn:partition:service:region:account-id:resource)`,
+    );
+  });
+});
+
 describe("streamNameOfArn", () => {
   it("reads the name of a stream, and of the stream behind a consumer's ARN", () => {
     expect(streamNameOfArn("arn:aws:kinesis:eu-west-1:123456789012:stream/tool-call-events")).toBe(

@@ -8,7 +8,12 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 export interface ClientOptions {
   readonly region?: string;
   readonly endpoint?: string;
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly credentials?: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    /** Temporary credentials (an assumed role, SSO) come with a session token. */
+    readonly sessionToken?: string;
+  };
   /** SDK attempts per request, including the first. */
   readonly maxAttempts?: number;
   /**

@@ -12,7 +12,7 @@ export {
   type BatchGetOptions,
   batchGetAll,
 } from "./batch-get.js";
-export type { ClientOptions } from "./client-options.js";
+export { type ClientOptions, commonClientConfig } from "./client-options.js";
 export { dynamoDbDocumentClient } from "./clients.js";
 export { ConfigError, type ConfigSchema, loadConfig } from "./config.js";
 export { sqsQueueUrlSchema, streamNameSchema } from "./config-schemas.js";

@@ -12,6 +12,7 @@ export { type BatchOptions, processKinesisBatch, processSqsBatch, processSqsFifo
 export {
   type BatchOutcome,
   checkpointProgress,
+  countOutcomes,
   failureDetails,
   type ItemOutcome,
   ItemStatus,

@@ -1,3 +1,4 @@
+import { messageGroupIdOf, messageIdOf, partitionKeyOf } from "@mcp-pipeline/contracts";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 import type { Deadline } from "./deadline.js";
 import { FailureScope, type ItemHandler, runKeyOrdered, type SetAside } from "./key-ordered-runner.js";
@@ -16,7 +17,7 @@ export interface BatchOptions<T> {
 }
 
 /** A mode of the engine: how a record names its key, and how far one failure reaches. */
-function mode<T>(keyOf: (record: T) => string, failureScope: FailureScope) {
+function mode<T>(keyOf: (record: T, index: number) => string, failureScope: FailureScope) {
   return (records: readonly T[], options: BatchOptions<T>): Promise<BatchOutcome<T>> =>
     runKeyOrdered({ ...options, items: records, keyOf, failureScope });
 }
@@ -28,12 +29,15 @@ function mode<T>(keyOf: (record: T) => string, failureScope: FailureScope) {
  * and its sequential mode gives up all concurrency.
  */
 export const processKinesisBatch = mode<KinesisStreamRecord>(
-  (r) => r.kinesis.partitionKey,
+  (r, index) => partitionKeyOf(r) ?? ownKey(index),
   FailureScope.KeyAndLater,
 );
 
 /** SQS standard queue: every message on its own, `concurrency` at a time (§2.1, §2.3). */
-export const processSqsBatch = mode<SQSRecord>((r) => `message:${r.messageId}`, FailureScope.Item);
+export const processSqsBatch = mode<SQSRecord>((r, index) => {
+  const id = messageIdOf(r);
+  return id !== undefined ? `message:${id}` : ownKey(index);
+}, FailureScope.Item);
 
 /**
  * SQS FIFO queue: groups concurrently, each group in order; at a group's first failure the rest of
@@ -41,7 +45,18 @@ export const processSqsBatch = mode<SQSRecord>((r) => `message:${r.messageId}`, 
  * MessageGroupId (a standard queue wired to a FIFO worker by mistake) is treated as a group of its own
  * rather than failing the batch forever.
  */
-export const processSqsFifoBatch = mode<SQSRecord>((r) => {
-  const group = r.attributes.MessageGroupId;
-  return group ? `group:${group}` : `message:${r.messageId}`;
+export const processSqsFifoBatch = mode<SQSRecord>((r, index) => {
+  const group = messageGroupIdOf(r);
+  if (group !== undefined) return `group:${group}`;
+  const id = messageIdOf(r);
+  return id !== undefined ? `message:${id}` : ownKey(index);
 }, FailureScope.Key);
+
+/**
+ * The key of a record whose own key cannot be read (a malformed record, lambda-records.ts): a lane of its
+ * own, so that it fails alone. The SQS keys above have prefixes of their own; a partition key that happens
+ * to be this text would only be ordered with the record, never lose it.
+ */
+function ownKey(index: number): string {
+  return `\u0000record:${index}`;
+}

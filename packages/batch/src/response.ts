@@ -1,4 +1,5 @@
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { messageIdOf, previewOf, sequenceNumberOf } from "@mcp-pipeline/contracts";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 import { type BatchOutcome, needsRedelivery } from "./outcome.js";
 
@@ -37,14 +38,27 @@ export class InvalidBatchResponseError extends Error {
 function toIdentifier(value: unknown, batch: ReadonlySet<string>): ItemIdentifier {
   if (typeof value !== "string" || value.length === 0) {
     throw new InvalidBatchResponseError(
-      `item identifier must be a non-empty string, got ${JSON.stringify(value)}`,
+      `item identifier must be a non-empty string, got ${previewOf(value)}`,
       value,
     );
   }
   if (!batch.has(value)) {
-    throw new InvalidBatchResponseError(`item identifier ${value} is not in the batch`, value);
+    throw new InvalidBatchResponseError(`item identifier ${previewOf(value)} is not in the batch`, value);
   }
   return value as ItemIdentifier;
+}
+
+/**
+ * A record that must be delivered again but whose identifier cannot be read (lambda-records.ts): no
+ * answer names it alone, and one that names nothing would let Lambda acknowledge it. An empty or unknown
+ * identifier is Lambda's whole-batch failure (§1.4, §2.3), so the safe answer is that failure, thrown:
+ * every record of the batch comes back, this one included. A malformed record only gets here when it
+ * could not be set aside either (its quarantine or DLQ refused it).
+ */
+function unidentifiable(index: number, field: string): InvalidBatchResponseError {
+  return new InvalidBatchResponseError(
+    `record ${index} of the batch must be delivered again but has no readable ${field}: only a retry of the whole batch brings it back (docs/aws-semantics.md §1.4, §2.3)`,
+  );
 }
 
 function assertComplete<T>(outcome: BatchOutcome<T>): void {
@@ -64,20 +78,16 @@ function assertComplete<T>(outcome: BatchOutcome<T>): void {
  */
 export function kinesisBatchResponse(outcome: BatchOutcome<KinesisStreamRecord>): PartialBatchResponse {
   assertComplete(outcome);
-  let lowest: KinesisStreamRecord | undefined;
+  let lowest: string | undefined;
   outcome.outcomes.forEach((o, i) => {
-    const record = outcome.items[i] as KinesisStreamRecord;
-    if (
-      needsRedelivery(o) &&
-      (lowest === undefined ||
-        compareSequenceNumbers(record.kinesis.sequenceNumber, lowest.kinesis.sequenceNumber) < 0)
-    ) {
-      lowest = record;
-    }
+    if (!needsRedelivery(o)) return;
+    const sequenceNumber = sequenceNumberOf(outcome.items[i]);
+    if (sequenceNumber === undefined) throw unidentifiable(i, "kinesis.sequenceNumber");
+    if (lowest === undefined || compareSequenceNumbers(sequenceNumber, lowest) < 0) lowest = sequenceNumber;
   });
   if (lowest === undefined) return { batchItemFailures: [] };
-  const batch = new Set(outcome.items.map((r) => r.kinesis.sequenceNumber));
-  return { batchItemFailures: [{ itemIdentifier: toIdentifier(lowest.kinesis.sequenceNumber, batch) }] };
+  const batch = new Set(outcome.items.flatMap((r) => sequenceNumberOf(r) ?? []));
+  return { batchItemFailures: [{ itemIdentifier: toIdentifier(lowest, batch) }] };
 }
 
 /**
@@ -86,11 +96,13 @@ export function kinesisBatchResponse(outcome: BatchOutcome<KinesisStreamRecord>)
  */
 export function sqsBatchResponse(outcome: BatchOutcome<SQSRecord>): PartialBatchResponse {
   assertComplete(outcome);
-  const batch = new Set(outcome.items.map((r) => r.messageId));
+  const batch = new Set(outcome.items.flatMap((r) => messageIdOf(r) ?? []));
   const failures: BatchItemFailure[] = [];
   outcome.outcomes.forEach((o, i) => {
-    if (needsRedelivery(o))
-      failures.push({ itemIdentifier: toIdentifier(outcome.items[i]?.messageId, batch) });
+    if (!needsRedelivery(o)) return;
+    const messageId = messageIdOf(outcome.items[i]);
+    if (messageId === undefined) throw unidentifiable(i, "messageId");
+    failures.push({ itemIdentifier: toIdentifier(messageId, batch) });
   });
   return { batchItemFailures: failures };
 }

@@ -8,3 +8,15 @@ export {
   withLiteralKeys,
 } from "./bundle-function.js";
 export { base64Sha256, deterministicZip, type ZipEntry } from "./deterministic-zip.js";
+export {
+  type Artifact,
+  artifactOf,
+  base64Sha256Of,
+  FUNCTION_HANDLER,
+  FUNCTION_RUNTIME,
+  MANIFEST_FORMAT,
+  type Manifest,
+  ManifestError,
+  manifestJson,
+  readManifest,
+} from "./manifest.js";

@@ -170,7 +170,7 @@ export async function startHarness(
       wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
       processorDynamoDbFault: stuckWrites(faults),
       ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
-      functionEnvironment: {
+      extraEnvironment: {
         "tool-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
         "fifo-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
       },

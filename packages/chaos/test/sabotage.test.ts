@@ -3,11 +3,11 @@
  * file, bundled into the function as the build would) or the operator's replay is, and a short chaos run
  * must fail that check, named. A check that no broken build can fail would prove nothing.
  */
-import { copyFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll, FUNCTIONS, type FunctionName, type SourcePatch } from "@mcp-pipeline/testing";
+import { bundleAll, type FunctionName, type SourcePatch } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES, type FaultRates } from "../src/plan.js";
 import type { Replay } from "../src/recover.js";
@@ -33,10 +33,8 @@ async function brokenBuild(
   patches: readonly SourcePatch[],
 ): Promise<string> {
   if (functions.length === 0) return clean;
-  const dist = await bundleAll(functions, { patches });
+  const dist = await bundleAll(functions, { patches, completeFrom: clean });
   made.push(dist);
-  for (const name of FUNCTIONS.filter((f) => !functions.includes(f)))
-    await copyFile(join(clean, `${name}.zip`), join(dist, `${name}.zip`));
   return dist;
 }
 
@@ -88,7 +86,78 @@ const bounds = stallBounds(SETTINGS, 20, 0, 0);
 const STALL_KEY = `no partition key stalled over ${(bounds.partitionKeyMs / 1000).toFixed(1)} s`;
 const STALL_GROUP = `no FIFO group stalled over ${(bounds.groupMs / 1000).toFixed(1)} s`;
 
+const PROCESS_JOBS = "packages/worker/src/process-jobs.ts";
+const RUN_ONCE = "packages/idempotency/src/run-once.ts";
+/** A worker that does not trust a stored outcome: every delivery of a job runs its tool again. */
+const RUN_AGAIN_ON_REDELIVERY: SourcePatch[] = [
+  {
+    file: RUN_ONCE,
+    find: `  if (completed?.has(key)) return "duplicate";
+  const claimed = await store.claim(key, leaseMs, options);
+  if (claimed.status === "completed") return "duplicate";`,
+    replace: `  const claimed = await store.claim(key, leaseMs, options);
+  if (claimed.status === "completed") {
+    await effect({ key, token: "sabotage", leaseExpiresAt: Date.now() + leaseMs });
+    return "duplicate";
+  }`,
+  },
+  {
+    file: PROCESS_JOBS,
+    find: 'if (taken.status === "decided") {',
+    replace: 'if (taken.status === "decided" && claim.token !== "sabotage") {',
+  },
+];
+const WORKERS: FunctionName[] = ["tool-worker", "fifo-worker"];
+
 const SABOTAGES: Sabotage[] = [
+  {
+    what: "a worker that runs a job's tool again on every redelivery",
+    check: CheckName.ToolRuns,
+    functions: WORKERS,
+    patches: RUN_AGAIN_ON_REDELIVERY,
+    options: run({ duplicate: 0.5 }, { events: 20 }),
+  },
+  {
+    what: "a worker that runs the tool again on redelivery and sends no idempotency key",
+    check: CheckName.ToolEffects,
+    functions: WORKERS,
+    patches: [
+      ...RUN_AGAIN_ON_REDELIVERY,
+      {
+        file: "packages/tools/src/http-request.ts",
+        find: '"idempotency-key": idempotencyKey,',
+        replace: "",
+      },
+    ],
+    options: run({ duplicate: 0.5 }, { events: 20 }),
+  },
+  {
+    what: "a worker whose idempotency key changes with the attempt",
+    check: CheckName.SameKey,
+    functions: WORKERS,
+    patches: [
+      {
+        file: "packages/tool-registry/src/registry.ts",
+        find: "idempotencyKey: toolRunIdempotencyKey(call.callId),",
+        replace: "idempotencyKey: toolRunIdempotencyKey(`${call.callId}#${call.attempt}`),",
+      },
+    ],
+    options: run({ transient: 0.5 }, { events: 20 }),
+  },
+  {
+    what: "a worker that stores a job's result but never publishes its outcome",
+    check: CheckName.Outcomes,
+    functions: WORKERS,
+    patches: [
+      {
+        file: PROCESS_JOBS,
+        find: `    await deps.publish([terminalEventOf(applied.state) ?? event], requests);
+    return "succeeded";`,
+        replace: `    return "succeeded";`,
+      },
+    ],
+    options: run({}, { events: 20 }),
+  },
   {
     what: "a processor that skips an event (a call's second start)",
     check: CheckName.Oracle,

@@ -103,6 +103,18 @@ export function refuseCommandLine(error: unknown, usage: string): typeof ExitCod
 }
 
 /**
+ * Says what is wrong with the command line in one line on stderr, ending with the command that lists the
+ * options; returns the exit status for it. For commands that build or start things first: the usage would
+ * push the error off the screen, and the error must be the last thing there. Anything but a UsageError is
+ * thrown on.
+ */
+export function refuseInOneLine(error: unknown, helpCommand: string): typeof ExitCode.Usage {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`${error.message} (\`${helpCommand}\` lists the options)\n`);
+  return ExitCode.Usage;
+}
+
+/**
  * Runs `main` with the command line when `moduleUrl` (the caller's import.meta.url) is the file Node was
  * started with, and exits with its status; a crash prints its stack and exits with `crashExitCode`.
  * Imported (by a test), the file runs nothing.

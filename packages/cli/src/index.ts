@@ -3,6 +3,7 @@ export {
   fraction,
   parseCommandLine,
   refuseCommandLine,
+  refuseInOneLine,
   runIfMain,
   shown,
   UsageError,

@@ -1,5 +1,5 @@
 export { main, readWiring } from "./lint-config.js";
-export { liveSettings } from "./live.js";
+export { LiveReadError, LiveReadProblem, liveReadError, liveSettings } from "./live.js";
 export {
   type Finding,
   type FunctionKey,

@@ -14,7 +14,7 @@ import {
   SettingsError,
 } from "@mcp-pipeline/settings";
 import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
-import { liveSettings } from "./live.js";
+import { LiveReadError, liveSettings } from "./live.js";
 import { type Finding, settingsFindings, type WiredModule, type Wiring, wiringFindings } from "./rules.js";
 
 const USAGE = `npm run lint:config -- [options]
@@ -107,6 +107,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     } catch (error) {
       // loadSettings and loadSettingsFile report an unreadable, non-UTF-8 or non-JSON file as a SettingsError.
       if (error instanceof SettingsError) {
+        process.stderr.write(`${target.label}: ${error.message}\n`);
+        return ExitCode.Usage;
+      }
+      // --live without usable credentials or network: one line saying what to set, not the SDK's stack.
+      if (error instanceof LiveReadError) {
         process.stderr.write(`${target.label}: ${error.message}\n`);
         return ExitCode.Usage;
       }

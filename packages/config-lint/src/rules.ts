@@ -27,6 +27,8 @@ export const RuleId = {
   MissingAlarms: "missing-alarms",
   DeadlineMarginNotBelowTimeout: "deadline-margin-not-below-timeout",
   SlowDownstreamExhaustsRetries: "slow-downstream-exhausts-retries",
+  TestToolsInProd: "test-tools-in-prod",
+  DlqAlarmAfterStreamTrim: "dlq-alarm-after-stream-trim",
 } as const;
 export type RuleId = (typeof RuleId)[keyof typeof RuleId];
 
@@ -40,6 +42,9 @@ export const TOLERATED_SLOWDOWN = 10;
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
+
+/** A production environment's name: `prod`, or `prod-` and a suffix (`prod-eu`). */
+export const PRODUCTION_ENVIRONMENT = /^prod(-|$)/;
 
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
 export function settingsFindings(s: EnvironmentSettings): Finding[] {
@@ -105,19 +110,29 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
     }
     const window = name === "fifo_worker" ? 0 : fn.esm.maximum_batching_window_in_seconds;
     const needed = 6 * fn.timeout_seconds + window;
-    if (fn.queue.visibility_timeout_seconds < needed) {
+    const visibility = fn.queue.visibility_timeout_seconds;
+    if (visibility < fn.timeout_seconds) {
       add(
         RuleId.VisibilityTimeoutTooShort,
         `${name}.queue.visibility_timeout_seconds`,
-        `visibility timeout ${fn.queue.visibility_timeout_seconds} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
+        `visibility timeout ${visibility} s is below the function's timeout ${fn.timeout_seconds} s: Lambda refuses to create the mapping (§2.1); the pipeline needs at least 6 x timeout + window = ${needed} s`,
+      );
+    } else if (visibility < needed) {
+      add(
+        RuleId.VisibilityTimeoutTooShort,
+        `${name}.queue.visibility_timeout_seconds`,
+        `visibility timeout ${visibility} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
       );
     }
     const reserved = fn.reserved_concurrency;
-    if (reserved !== null && fn.esm.maximum_concurrency !== null && fn.esm.maximum_concurrency > reserved) {
+    const maximum = fn.esm.maximum_concurrency;
+    // An unbounded mapping (null) scales up to AWS's own ceiling, about 1,000 concurrent batches (§2.2):
+    // past any reservation, as a maximum above it does.
+    if (reserved !== null && (maximum === null || maximum > reserved)) {
       add(
         RuleId.MaxConcurrencyAboveReserved,
         `${name}.esm.maximum_concurrency`,
-        `maximum concurrency ${fn.esm.maximum_concurrency} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2)`,
+        `${maximum === null ? "no maximum concurrency (null: the mapping scales up to about 1000 concurrent batches)" : `maximum concurrency ${maximum}`} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2); set it to at most ${reserved}`,
       );
     }
     if (fn.queue.dlq_message_retention_seconds <= fn.queue.message_retention_seconds) {
@@ -127,6 +142,33 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
         `the DLQ keeps messages ${fn.queue.dlq_message_retention_seconds} s, not longer than its source (${fn.queue.message_retention_seconds} s): a standard DLQ keeps the original enqueue time, so messages can expire on arrival (§3, SQS DLQ retention)`,
       );
     }
+  }
+
+  // A failure record names a range of the stream, not its records: once the stream trims them, redriving
+  // the record re-reads nothing (docs/operations.md, "A failure record redriven late"). The record reaches
+  // the failure queue at most maximum_record_age after the records arrived, and a standard DLQ keeps its
+  // enqueue time (§4), so the DLQ's age alarm must page before the stream's retention runs out.
+  const failureAge = esm.maximum_record_age_in_seconds;
+  const retentionSeconds = s.stream.retention_period_hours * 3600;
+  // A record age beyond the retention is record-age-beyond-retention's.
+  if (
+    failureAge !== -1 &&
+    failureAge <= retentionSeconds &&
+    failureAge + s.alarms.dlq_oldest_message_age_seconds >= retentionSeconds
+  ) {
+    add(
+      RuleId.DlqAlarmAfterStreamTrim,
+      "alarms.dlq_oldest_message_age_seconds",
+      `record age ${failureAge} s + DLQ age alarm ${s.alarms.dlq_oldest_message_age_seconds} s reach the stream's retention (${retentionSeconds} s): a failure record in the failure queue's DLQ pages on-call only when the records it names are trimmed, and redriving it then re-reads nothing`,
+    );
+  }
+
+  if (s.test_tools && PRODUCTION_ENVIRONMENT.test(s.environment)) {
+    add(
+      RuleId.TestToolsInProd,
+      "test_tools",
+      `test tools in ${s.environment}: load.latency lets any job hold a worker for a minute or fail on demand; they are for dev and the local runtime (docs/tool-workers.md)`,
+    );
   }
 
   if (s.fifo_worker.esm.batch_size > 10) {

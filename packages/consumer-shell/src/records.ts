@@ -1,3 +1,4 @@
+import { messageIdOf, partitionKeyOf, receiveCountOf, sequenceNumberOf } from "@mcp-pipeline/contracts";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 
 /** What a consumer reads from its event source: how its events are called and how a record is named in logs. */
@@ -8,12 +9,15 @@ export interface RecordSource<R> {
   readonly identify: (record: R) => Record<string, unknown>;
 }
 
-/** Kinesis records are named by shard position and key (the key orders them, §1.4). */
+/**
+ * Kinesis records are named by shard position and key (the key orders them, §1.4). Read without trusting
+ * the record: a malformed one is logged too, and a field it lacks is left out rather than thrown over.
+ */
 export const kinesisRecords: RecordSource<KinesisStreamRecord> = {
   event: "a Kinesis event",
   identify: (record) => ({
-    sequenceNumber: record.kinesis.sequenceNumber,
-    partitionKey: record.kinesis.partitionKey,
+    sequenceNumber: sequenceNumberOf(record),
+    partitionKey: partitionKeyOf(record),
   }),
 };
 
@@ -21,7 +25,8 @@ export const kinesisRecords: RecordSource<KinesisStreamRecord> = {
 export const sqsRecords: RecordSource<SQSRecord> = {
   event: "an SQS event",
   identify: (record) => ({
-    messageId: record.messageId,
-    receiveCount: record.attributes.ApproximateReceiveCount,
+    messageId: messageIdOf(record),
+    // As SQS writes it (text, §2.4), when it is a receive count at all.
+    receiveCount: receiveCountOf(record)?.toString(),
   }),
 };

@@ -104,6 +104,19 @@ describe("the consumer shell", () => {
     });
   });
 
+  it("logs a failed record that lacks attributes with what it has, instead of throwing a TypeError after the batch (issue 24)", async () => {
+    vi.stubEnv("TARGET_TABLE", "calls");
+    const { handler } = consumer({});
+    const { attributes: _none, ...noAttributes } = sqsRecord({ messageId: "m-3", body: "fail" });
+    const { result, lines } = await captureOutput(() =>
+      handler({ Records: [batch[0], noAttributes] }, lambdaContext()),
+    );
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: "m-3" }] });
+    const logged = lines.find((l) => l.message === "message reported for retry");
+    expect(logged).toMatchObject({ messageId: "m-3", code: "downstream-5xx" });
+    expect(logged).not.toHaveProperty("receiveCount");
+  });
+
   it("wires the core once per sandbox, with the configuration and the function's name", async () => {
     vi.stubEnv("TARGET_TABLE", "calls");
     vi.stubEnv("WIDTH", "4");

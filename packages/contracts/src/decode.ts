@@ -6,6 +6,7 @@ import {
   UnsupportedVersionError,
 } from "./decode-error.js";
 import type { ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import { jsonErrorForLogs } from "./redact.js";
 import { SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
 import type { ToolCallJob } from "./tool-call-job.js";
 import { isSpecVersion, type Validated, validateLifecycleEvent, validateToolCallJob } from "./validators.js";
@@ -35,7 +36,8 @@ function parseJson(text: string): DecodeResult<unknown> {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (cause) {
-    return fail(new BadJsonError(`payload is not JSON: ${(cause as Error).message}`, { cause }));
+    // Not `{ cause }`: V8's message quotes the payload, and the error is logged and stored (redact.ts).
+    return fail(new BadJsonError(`payload is not JSON: ${jsonErrorForLogs(cause)}`));
   }
 }
 

@@ -10,6 +10,7 @@ export {
   BadJsonError,
   DecodeError,
   DecodeErrorCode,
+  MalformedRecordError,
   type SchemaIssue,
   SchemaViolationError,
   UnsupportedVersionError,
@@ -30,6 +31,18 @@ export {
   TransientError,
 } from "./failure.js";
 export {
+  arrivalSecondsOf,
+  decodeRecord,
+  eventSourceArnOf,
+  kinesisRecordIssues,
+  messageGroupIdOf,
+  messageIdOf,
+  partitionKeyOf,
+  receiveCountOf,
+  sequenceNumberOf,
+  sqsRecordIssues,
+} from "./lambda-records.js";
+export {
   lifecycleEventSchema,
   type ResultLocation,
   type ToolCallCompleted,
@@ -39,5 +52,7 @@ export {
   type ToolCallStarted,
 } from "./lifecycle-event.js";
 export { LifecycleEventType } from "./lifecycle-event-type.js";
+export { clipText, PREVIEW_MAX_CHARS, previewOf } from "./preview.js";
+export { jsonErrorForLogs, urlForLogs } from "./redact.js";
 export { CURRENT_SPEC_VERSION, SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
 export { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";

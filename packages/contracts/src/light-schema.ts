@@ -143,6 +143,22 @@ export function withDefault<T>(inner: Field<T>, value: T): Field<T> {
   return field((input, path, issues) => (input === undefined ? fresh() : inner(input, path, issues)));
 }
 
+/**
+ * As `.refine(check, message)`: a value that passes `inner` must also pass `check`, or the field's issue
+ * is `message`. Not checked when `inner` found problems. zod skips a refinement only after a wrong type
+ * and runs it after a failed format or range check, so `check` must accept every value of the right type
+ * that `inner` refuses; then both give the same issues.
+ */
+export function refined<T>(inner: Field<T>, check: (value: T) => boolean, message: string): Field<T> {
+  return field((value, path, issues) => {
+    const before = issues.length;
+    const kept = inner(value, path, issues) as T;
+    if (issues.length === before && !check(kept))
+      issues.push({ path: path.length === 0 ? "(root)" : path.join("."), message });
+    return kept;
+  });
+}
+
 /** As `z.discriminatedUnion(key, options)`, the options given by their discriminator value. */
 export function oneOf<O extends Readonly<Record<string, ObjectSchema<Shape>>>>(
   key: string,

@@ -77,13 +77,14 @@ describe("decodeLifecycleEvent: every malformed record has a typed, permanent er
   });
 
   it.each([
-    ["a new major version", "2.0"],
-    ["a number instead of a string", 1],
-    ["a malformed version", "v1"],
-  ])("rejects %s as unsupported-version, before looking at the rest", (_name, version) => {
+    ["a new major version", "2.0", '"2.0"'],
+    ["a number instead of a string", 1, "(a number)"],
+    // Only a version-shaped string is repeated: the field comes from the payload (redact.ts).
+    ["a malformed version", "v1", "(a string of 2 characters)"],
+  ])("rejects %s as unsupported-version, before looking at the rest", (_name, version, shown) => {
     const result = decodeLifecycleEvent(b64(JSON.stringify({ specVersion: version, anything: true })));
     expect(!result.ok && result.error).toBeInstanceOf(UnsupportedVersionError);
-    if (!result.ok) expect((result.error as UnsupportedVersionError).version).toBe(version);
+    if (!result.ok) expect((result.error as UnsupportedVersionError).version).toBe(shown);
   });
 
   it("reads a newer minor version and ignores fields it does not know", () => {
@@ -92,6 +93,24 @@ describe("decodeLifecycleEvent: every malformed record has a typed, permanent er
     );
     expect(result).toEqual({ ok: true, value: { ...requested, specVersion: "1.3" } });
   });
+
+  it.each([
+    ["10,000 nested objects", `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`, "(an object)"],
+    ["10,000 nested arrays", `${"[".repeat(10_000)}${"]".repeat(10_000)}`, "(an array)"],
+    ["1 MB of text", JSON.stringify("x".repeat(1_000_000)), "(a string of 1000000 characters)"],
+  ])(
+    "a specVersion of %s is refused as unsupported-version with a bounded message, never a RangeError (issue 24)",
+    (_name, version, shown) => {
+      const data = b64(`{"specVersion":${version},"type":"tool_call.requested"}`);
+      const result = decodeLifecycleEvent(data);
+      expect(!result.ok && result.error).toBeInstanceOf(UnsupportedVersionError);
+      if (result.ok) return;
+      expect(result.error.message.length).toBeLessThan(200);
+      expect((result.error as UnsupportedVersionError).version).toBe(shown);
+      // The error formats whole, as a logger would: nothing in it is the unbounded value.
+      expect(JSON.stringify({ ...result.error, message: result.error.message }).length).toBeLessThan(600);
+    },
+  );
 
   it("marks every decode error permanent, so the batch engine quarantines instead of retrying", () => {
     for (const data of ["!!", b64("{"), b64("[]"), b64('{"specVersion":"9.0"}')]) {

@@ -175,6 +175,16 @@ describe("light schemas against zod", () => {
     );
   });
 
+  it("refined(inner, check, message) is inner.refine(check, message), the check skipped when inner fails", () => {
+    const short = (v: string) => v.length <= 3;
+    const light = s.refined(s.text({ min: 1 }), short, "at most 3 characters");
+    const reference = z.string().min(1).refine(short, "at most 3 characters");
+    for (const v of ["", "abc", "abcd", 7, undefined, null]) {
+      expectSame(light, reference, v);
+      expectSame(s.optional(light), reference.optional(), v);
+    }
+  });
+
   it("datetime() is z.iso.datetime()", () => {
     fc.assert(
       fc.property(

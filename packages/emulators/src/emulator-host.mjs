@@ -36,8 +36,8 @@ if (server) {
     parentPort.postMessage({ endpoint: `http://127.0.0.1:${server.address().port}` }),
   );
 } else {
-  const { startFauxqs } = await import("fauxqs");
-  const fauxqs = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
+  const { startFauxqsWithS3Fidelity } = await import("./fauxqs-s3.mjs");
+  const fauxqs = await startFauxqsWithS3Fidelity();
   server = { close: (done) => fauxqs.stop().then(() => done()), closeAllConnections: () => {} };
   parentPort.postMessage({ endpoint: fauxqs.address });
 }

@@ -1,9 +1,9 @@
 /// <reference path="./dynalite.d.ts" />
 /// <reference path="./kinesalite.d.ts" />
 import { Worker } from "node:worker_threads";
-import { startFauxqs } from "fauxqs";
 import kinesalite from "kinesalite";
 import { createDynamoDbServer, type DynamoDbDelays } from "./dynamodb-server.mjs";
+import { startFauxqsWithS3Fidelity } from "./fauxqs-s3.mjs";
 import { listenOnLoopback, type RunningEmulator } from "./loopback.js";
 import { type AwsJsonCall, AwsJsonContentType, callAwsJson } from "./proxy.js";
 import { threadExecArgv } from "./thread-exec-argv.js";
@@ -78,9 +78,12 @@ export function startKinesis(delays: KinesisDelays = {}): Promise<RunningEmulato
   );
 }
 
-/** SQS, SNS and S3 (fauxqs, in memory) on a free loopback port. */
+/**
+ * SQS, SNS and S3 (fauxqs, in memory) on a free loopback port, with S3's object tags and conditional
+ * writes, which fauxqs lacks (fauxqs-s3.mjs).
+ */
 export async function startSqsS3(): Promise<RunningEmulator> {
-  const server = await startFauxqs({ port: 0, host: "127.0.0.1", logger: false });
+  const server = await startFauxqsWithS3Fidelity();
   return { endpoint: server.address, stop: () => server.stop() };
 }
 

@@ -22,12 +22,18 @@ export {
   KinesisEventSource,
 } from "./kinesis/poller.js";
 export {
+  assertNoReservedVariables,
+  type FunctionCode,
   type FunctionDefinition,
+  type FunctionLogging,
   type InvokeResult,
   LocalFunction,
   type LogSink,
+  RESERVED_VARIABLES,
+  ReservedVariableError,
+  runtimeVariables,
 } from "./lambda/local-function.js";
-export { unzip, unzipTo } from "./lambda/unzip.js";
+export { NotAZipError, unpackTo, unzip, unzipTo } from "./lambda/unzip.js";
 export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,

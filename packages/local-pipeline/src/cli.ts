@@ -10,7 +10,7 @@ Runs the whole pipeline on this machine: starts DynamoDB, Kinesis, SQS and S3 em
 (or uses AWS_ENDPOINT_URL_* when all four services are set), creates the environment's stream, queues,
 DLQs, tables and buckets, runs every function bundle from dist/ under the local event source mappings,
 drives a scenario and prints a summary. Nothing is written outside a temporary directory, which is
-removed on exit and on Ctrl-C.
+removed however the command ends (its end, an error, Ctrl-C, SIGTERM, SIGHUP).
 
 Scenario
   --events N           lifecycle events put into the stream              (default 2000)
@@ -44,10 +44,25 @@ Run
   --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
                        \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
                        credentials and the resource names, ending with the comment line "# ready"
-  --verbose            show the functions' warning and error logs
+  --drill              with --serve: leave real failures in the stack for a person to recover (poison
+                       in each DLQ, quarantined records of each reason, a stalled FIFO group), print
+                       DRILL_LEDGER in the file, and \`npm run drill:check\` says when nothing is left to
+                       recover and nothing was lost (docs/operations.md, "Drill")
+  --verbose            show the functions' warning and error log lines (they log as on Lambda: JSON,
+                       level INFO and above)
   -h, --help           show this help
 
-Exit status: 0 when lost = 0, 1 when anything was lost, 2 on a bad option or setting.`;
+Exit status
+  0    lost = 0 (with --serve: the stack was stopped by Ctrl-C, SIGTERM or SIGHUP)
+  1    an input was lost: found nowhere once the pipeline went quiet (the summary lists it); or a
+       function's package cannot run (not built, changed since the build: the message says)
+  2    a bad option, an unknown environment or a settings file that cannot be read
+  3    --timeout passed with inputs still in flight: not judged, nothing is reported lost (the summary
+       says what to pass); with --drill, its failures were not all in place within --timeout
+  129, 130, 143  a run stopped by SIGHUP (or the end of the process that started it), Ctrl-C, SIGTERM`;
+
+/** The exit status of a run that ran out of time with inputs still in flight: not judged, not loss. */
+export const TIMED_OUT = 3;
 
 /** Relative to the repository root (npm start's working directory). */
 export const DEFAULT_REPORT = ".tmp/npm-start-report.html";
@@ -64,6 +79,8 @@ export interface CliOptions {
   /** Where the HTML report goes; undefined with --no-report. */
   readonly report: string | undefined;
   readonly serve: boolean;
+  /** With serve: failures left for a person to recover (drill.ts). */
+  readonly drill: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
 }
@@ -78,6 +95,8 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
   if (v.report !== undefined && v["no-report"])
     throw new UsageError("--report and --no-report cannot be used together");
   if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
+  if (v.drill && !v.serve)
+    throw new UsageError("--drill needs --serve: the drill leaves its failures in a served stack");
   if (!ENVIRONMENT_NAME.test(env))
     throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
@@ -100,6 +119,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     json: v.json ?? environ.npm_config_json === "true",
     report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
     serve: v.serve ?? false,
+    drill: v.drill ?? false,
     verbose: v.verbose ?? false,
     help: v.help ?? false,
   };
@@ -127,6 +147,7 @@ function parse(argv: readonly string[]) {
       report: { type: "string" },
       "no-report": { type: "boolean" },
       serve: { type: "boolean" },
+      drill: { type: "boolean" },
       verbose: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -1,5 +1,49 @@
-export { type CliOptions, DEFAULT_REPORT, parseCli, USAGE } from "./cli.js";
+export { type CliOptions, DEFAULT_REPORT, parseCli, TIMED_OUT, USAGE } from "./cli.js";
 export { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
+export {
+  DRILL_SIZE,
+  DrillNotReadyError,
+  type DrillPlan,
+  drillBriefing,
+  planDrill,
+  setUpDrill,
+  watchDownstream,
+} from "./drill.js";
+export {
+  checkDrill,
+  type DrillClients,
+  DrillOutcome,
+  type DrillVerdict,
+  formatDrillVerdict,
+  type JudgedInput,
+  nameOf,
+} from "./drill-check.js";
+export { DRILL_CHECK_USAGE, drillCheckMain } from "./drill-check-cli.js";
+export { type DrillDownstream, startDrillDownstream } from "./drill-downstream.js";
+export {
+  DRILL_LEDGER_FORMAT,
+  DrillExpectation,
+  type DrillInput,
+  type DrillLedger,
+  DrillLedgerError,
+  type DrillQueue,
+  readDrillLedger,
+  writeDrillLedger,
+} from "./drill-ledger.js";
+export {
+  type EnvironmentInputs,
+  FUNCTION_NAMES,
+  functionEnvironment,
+  SETTINGS_KEY,
+} from "./function-environment.js";
+export { shownByVerbose } from "./function-logs.js";
+export {
+  FunctionPackageError,
+  LOCAL_RUNTIME,
+  readDistManifest,
+  type UnpackedFunction,
+  unpackFunction,
+} from "./function-package.js";
 export { listGivenUp } from "./given-up.js";
 export {
   describePartialSplits,
@@ -15,6 +59,12 @@ export {
   type PipelineOptions,
 } from "./pipeline.js";
 export type { ProcessorTrafficCounts } from "./processor-traffic.js";
+export { queueDepth } from "./queue-depth.js";
+export {
+  judgeRepresentative,
+  type LoadFigures,
+  type Representativeness,
+} from "./representative.js";
 export {
   createLocalResources,
   type LocalResources,
@@ -22,7 +72,6 @@ export {
   type QueueRole,
   queueAttributes,
   type ResourceClients,
-  SOURCE_QUEUE_RECEIVE_WAIT_SECONDS,
 } from "./resources.js";
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
 export {
@@ -36,4 +85,5 @@ export {
   stuckEventId,
   stuckRounds,
 } from "./scenario.js";
-export { main, SERVE_HINT, stuckWrites } from "./start.js";
+export { HELP_COMMAND, main, type Prepared, prepare, run, SERVE_HINT, stuckWrites } from "./start.js";
+export { exitStatusOf, StopCause, type StopRequests, watchStopRequests } from "./stop-requests.js";

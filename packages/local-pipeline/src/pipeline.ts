@@ -3,7 +3,8 @@
  * the environment's resources, every function bundle from dist/ in Lambda-like sandboxes, and the
  * event source mappings of packages/local-esm configured from terraform.tfvars.json.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -23,6 +24,7 @@ import {
   startFaultProxy,
 } from "@mcp-pipeline/emulators";
 import {
+  assertNoReservedVariables,
   type Invokable,
   type InvokeResult,
   type KinesisEsmEvent,
@@ -30,29 +32,30 @@ import {
   LocalFunction,
   PartialSplitAccounting,
   SqsEventSource,
-  unzipTo,
 } from "@mcp-pipeline/local-esm";
 import {
   type EnvironmentSettings,
-  type FunctionSettings,
+  FUNCTION_LOGGING,
+  FUNCTION_TRACING_ACTIVE,
   type ResourceNames,
   resourceNames,
-  type TunedFunction,
-  tuningVariables,
 } from "@mcp-pipeline/settings";
+import { type Endpoints, endpointsFromEnvironment } from "./endpoints.js";
+import {
+  FUNCTION_NAMES,
+  type FunctionName,
+  functionEnvironment,
+  SETTINGS_KEY,
+} from "./function-environment.js";
+import { readDistManifest, unpackFunction } from "./function-package.js";
 import { MetricsSink } from "./metrics-sink.js";
 import type { PartialSplits } from "./partial-splits.js";
 import { ProcessorTraffic } from "./processor-traffic.js";
 import { createLocalResources, type QueueHandle, type QueueRole } from "./resources.js";
 
+export type { FunctionName } from "./function-environment.js";
 export type { QueueHandle } from "./resources.js";
-
-export interface Endpoints {
-  readonly dynamodb: string;
-  readonly kinesis: string;
-  readonly sqs: string;
-  readonly s3: string;
-}
+export { type Endpoints, endpointsFromEnvironment };
 
 export interface PipelineOptions {
   readonly settings: EnvironmentSettings;
@@ -81,7 +84,7 @@ export interface PipelineOptions {
    * Variables added to a function's environment, over the settings' own: e.g. the downstream the
    * workers' `http.request` tool calls (HTTP_TOOL_BASE_URL), when the caller runs one.
    */
-  readonly functionEnvironment?: Partial<Record<FunctionName, Readonly<Record<string, string>>>>;
+  readonly extraEnvironment?: Partial<Record<FunctionName, Readonly<Record<string, string>>>>;
   /**
    * With bisect on, whether a partial answer's split uses a retry (@mcp-pipeline/local-esm
    * PartialSplitAccounting; AWS does not document it, docs/aws-semantics.md §1.4). Absent: the local ESM's
@@ -92,24 +95,6 @@ export interface PipelineOptions {
 
 /** What an event source mapping calls: the function's synchronous invoke. */
 export type InvokeFunction = (event: unknown) => Promise<InvokeResult>;
-
-const FUNCTION_NAMES = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
-export type FunctionName = (typeof FUNCTION_NAMES)[number];
-/** A function's settings in terraform.tfvars.json. */
-const SETTINGS_KEY = {
-  processor: "processor",
-  "tool-worker": "tool_worker",
-  "fifo-worker": "fifo_worker",
-  "dlq-redrive": "dlq_redrive",
-} as const satisfies Record<FunctionName, TunedFunction>;
-
-/** Reads endpoints from the standard variables; undefined unless all four services resolve. */
-export function endpointsFromEnvironment(env: NodeJS.ProcessEnv): Endpoints | undefined {
-  const of = (service: string) => env[`AWS_ENDPOINT_URL_${service}`] ?? env.AWS_ENDPOINT_URL;
-  const [dynamodb, kinesis, sqs, s3] = [of("DYNAMODB"), of("KINESIS"), of("SQS"), of("S3")];
-  if (!dynamodb || !kinesis || !sqs || !s3) return undefined;
-  return { dynamodb, kinesis, sqs, s3 };
-}
 
 export class LocalPipeline {
   readonly names: ResourceNames;
@@ -132,6 +117,8 @@ export class LocalPipeline {
   /** Turn injected faults off (the downstream "recovers"), e.g. before a replay. */
   faultsActive = true;
   #codeDir: string | undefined;
+  /** Removes the code copies when the process exits without stop() (a second Ctrl-C, a crash). */
+  #removeCodeOnExit: (() => void) | undefined;
   #stopped = false;
 
   constructor(options: PipelineOptions) {
@@ -197,92 +184,60 @@ export class LocalPipeline {
     this.queues = created.queues;
   }
 
-  /**
-   * The function's environment, as terraform/modules/pipeline sets it: its extra variables and its tuning
-   * settings' variables (durations in ms scaled), resource names, endpoints.
-   */
-  #environment(name: FunctionName, fn: FunctionSettings): Record<string, string> {
-    const variables = { ...fn.environment, ...tuningVariables(SETTINGS_KEY[name], fn) };
-    const scaled = Object.fromEntries(
-      Object.entries(variables).map(([k, v]) =>
-        k.endsWith("_MS") && /^\d+$/.test(v) ? [k, String(this.#scale(Number(v)))] : [k, v],
-      ),
-    );
-    const n = this.names;
-    const common = {
-      TOOL_CALLS_TABLE: n.toolCallsTable,
-      METRICS_NAMESPACE: "McpPipeline",
-      POWERTOOLS_LOG_LEVEL: "WARN",
-    };
-    const own: Record<FunctionName, Record<string, string>> = {
-      processor: {
-        QUARANTINE_BUCKET: n.quarantineBucket,
-        ...(this.#faultProxy ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint } : {}),
-      },
-      "tool-worker": {
-        DEDUPE_TABLE: n.dedupeTable,
-        RESULTS_BUCKET: n.resultsBucket,
-        EVENTS_STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.toolJobsDlq.url,
-        // The source queue's maxReceiveCount: a job failing at that receive is recorded dead-lettered.
-        MAX_RECEIVE_COUNT: String(this.#options.settings.tool_worker.queue.max_receive_count),
-      },
-      "fifo-worker": {
-        DEDUPE_TABLE: n.dedupeTable,
-        RESULTS_BUCKET: n.resultsBucket,
-        EVENTS_STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.sessionJobsDlq.url,
-        MAX_RECEIVE_COUNT: String(this.#options.settings.fifo_worker.queue.max_receive_count),
-      },
-      "dlq-redrive": {
-        QUARANTINE_BUCKET: n.quarantineBucket,
-        STREAM_NAME: n.stream,
-        DEAD_LETTER_QUEUE_URL: this.queues.streamFailuresDlq.url,
-      },
-    };
-    return { ...common, ...own[name], ...scaled, ...this.#options.functionEnvironment?.[name] };
-  }
-
   async #startFunctions(): Promise<void> {
     const { settings, distDir } = this.#options;
-    this.#codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    const codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
+    this.#codeDir = codeDir;
+    this.#removeCodeOnExit = () => rmSync(codeDir, { recursive: true, force: true });
+    process.once("exit", this.#removeCodeOnExit);
+    // What stands for the execution role's temporary credentials, and the endpoints: the only variables a
+    // function gets here that Lambda would not give it (docs/local-runtime.md).
     const baseEnv: Record<string, string> = {
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
-      AWS_REGION: this.region,
+      AWS_SESSION_TOKEN: "local",
       AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamodb,
       AWS_ENDPOINT_URL_KINESIS: this.endpoints.kinesis,
       AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
       AWS_ENDPOINT_URL_S3: this.endpoints.s3,
-      NODE_OPTIONS: "--enable-source-maps",
     };
     const sink = (fn: string, line: string) => {
       if (!this.metrics.accept(fn, line)) this.#options.onLog?.(fn, line);
     };
+    const manifest = await readDistManifest(distDir);
     for (const name of FUNCTION_NAMES) {
-      const zip = await readFile(join(distDir, `${name}.zip`)).catch((error: unknown) => {
-        throw new Error(`${join(distDir, `${name}.zip`)} is missing: run \`npm run build\` first`, {
-          cause: error,
-        });
-      });
-      const dir = await mkdtemp(join(this.#codeDir, `${name}-`));
-      // index.mjs and the chunks it imports, as Lambda unpacks the package.
-      const codeFile = await unzipTo(zip, dir).catch((error: unknown) => {
-        throw new Error(`${name}.zip: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        });
-      });
+      const code = await unpackFunction(distDir, manifest, name, await mkdtemp(join(codeDir, `${name}-`)));
       const fn = settings[SETTINGS_KEY[name]];
+      const configured = functionEnvironment(name, {
+        settings,
+        names: this.names,
+        queues: this.queues,
+        scale: (ms) => this.#scale(ms),
+      });
+      // What Terraform would configure: Lambda refuses a reserved variable in it, so does the local stack.
+      assertNoReservedVariables(this.names.functions[SETTINGS_KEY[name]], configured);
       this.functions.set(
         name,
         new LocalFunction(
           {
             name: this.names.functions[SETTINGS_KEY[name]],
-            codeFile,
+            ...code,
             timeoutMs: this.#scale(fn.timeout_seconds * 1000),
             memoryMb: fn.memory_mb,
-            environment: this.#environment(name, fn),
+            environment: {
+              ...configured,
+              // The processor reaches DynamoDB through the loopback proxy that counts (and faults) its requests.
+              ...(name === "processor" && this.#faultProxy
+                ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint }
+                : {}),
+              // The scenarios' jobs run load.latency, a test tool: on in the local runtime whatever the
+              // environment's test_tools says (docs/tool-workers.md).
+              ...(name === "tool-worker" || name === "fifo-worker" ? { TEST_TOOLS: "on" } : {}),
+              ...this.#options.extraEnvironment?.[name],
+            },
             region: this.region,
+            logging: FUNCTION_LOGGING,
+            tracing: FUNCTION_TRACING_ACTIVE,
           },
           baseEnv,
           sink,
@@ -325,7 +280,10 @@ export class LocalPipeline {
         bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
         reportBatchItemFailures: esm.report_batch_item_failures,
       },
-      onFailure: { sqs: this.sqs, queueUrl: this.queues.streamFailures.url },
+      // terraform/modules/pipeline: the failure queue is the destination only when the setting says so.
+      ...(esm.on_failure_destination
+        ? { onFailure: { sqs: this.sqs, queueUrl: this.queues.streamFailures.url } }
+        : {}),
       pollIntervalMs: this.#scale(1_000),
       shardRefreshMs: 1_000,
       ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
@@ -398,6 +356,11 @@ export class LocalPipeline {
     return kinesis.caughtUpSince(Math.max(since, ...functions.map((f) => f.lastFinishedAt)));
   }
 
+  /** A function's timeout as terraform.tfvars.json declares it, in seconds (before the time scale). */
+  timeoutSecondsOf(name: FunctionName): number {
+    return this.#options.settings[SETTINGS_KEY[name]].timeout_seconds;
+  }
+
   /** Requests the fault proxy answered with an error. */
   get injectedFaults(): number {
     return this.#faultProxy?.injected() ?? 0;
@@ -413,5 +376,11 @@ export class LocalPipeline {
     await this.#faultProxy?.stop();
     await this.#emulators?.stop();
     if (this.#codeDir) await rm(this.#codeDir, { recursive: true, force: true });
+    if (this.#removeCodeOnExit) process.off("exit", this.#removeCodeOnExit);
+  }
+
+  /** The temporary folder that holds the functions' code while the pipeline runs (undefined before). */
+  get codeDir(): string | undefined {
+    return this.#codeDir;
   }
 }

@@ -108,10 +108,14 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
     ...spec,
     colors: spec.series.map((_, i) => PALETTE[i % PALETTE.length] as string),
   }));
+  const r = s.representativeness;
+  const unrepresentative = r.representative
+    ? ""
+    : `<div class="verdict warn" id="representative"><p>Not representative: timeouts dominated this run, so its figures describe this machine's load, not the pipeline.</p><ul>${r.why.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul><p>${escapeHtml(r.advice)}.</p></div>`;
   const verdict = s.timedOut
-    ? `<div class="verdict lost" id="verdict">Timed out with ${s.inFlight} inputs still in flight: not judged (not loss). Still in flight: ${escapeHtml(s.missing.join(", "))}</div>`
+    ? `<div class="verdict warn" id="verdict">Timed out with ${s.inFlight} inputs still in flight: not judged (not loss; raise --timeout). Still in flight: ${escapeHtml(s.missing.join(", "))}</div>`
     : s.lost === 0
-      ? `<div class="verdict ok" id="verdict">Ledger: lost 0. Every input is accounted for: applied, quarantined, in a DLQ or in the failure queue.</div>`
+      ? `<div class="verdict ${r.representative ? "ok" : "warn"}" id="verdict">Ledger: lost 0. Every input is accounted for: applied, quarantined, in a DLQ or in the failure queue.</div>`
       : `<div class="verdict lost" id="verdict">Ledger: lost ${s.lost}. Not found anywhere: ${escapeHtml(s.missing.join(", "))}</div>`;
   const latency = (["p50", "p90", "p95", "p99"] as const).map((p) => [p, s.latencyMs[p] ?? 0] as const);
   const slowest = Math.max(1, ...latency.map(([, v]) => v));
@@ -141,7 +145,7 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>npm start: ${escapeHtml(s.environment)}, lost ${s.lost}</title>
+<title>npm start: ${escapeHtml(s.environment)}, ${s.timedOut ? "not judged (timed out)" : `lost ${s.lost}`}${r.representative ? "" : ", not representative"}</title>
 <style>${css}</style>
 <style>
   body { font: 14px/1.4 system-ui, sans-serif; margin: 20px 28px; color: #1a1a1a; background: #fff; }
@@ -151,6 +155,8 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
   .verdict { font-size: 17px; font-weight: 600; padding: 10px 14px; border-radius: 6px; margin-bottom: 14px; }
   .verdict.ok { background: #e3f4ea; color: #11532d; border: 1px solid #7cc59a; }
   .verdict.lost { background: #fde7e4; color: #7a1b0c; border: 1px solid #e08b7c; }
+  .verdict.warn { background: #fff4d6; color: #6b4a00; border: 1px solid #e0b84c; }
+  .verdict.warn p, .verdict.warn ul { margin: 4px 0; }
   .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px; margin-bottom: 16px; }
   .figure { border: 1px solid #ddd; border-radius: 6px; padding: 8px 10px; }
   .figure .value { font-size: 22px; font-weight: 600; }
@@ -173,17 +179,18 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
 <h1>npm start: environment ${escapeHtml(s.environment)}</h1>
 <div class="meta">durations ÷${s.timeScale} · ran ${(s.durationMs / 1000).toFixed(1)} s · generated ${escapeHtml(generatedAt)}</div>
 ${verdict}
+${unrepresentative}
 <div class="figures">
 ${figure("events in", String(s.eventsIn), "put into the stream")}
 ${figure("jobs in", String(s.jobsIn), "sent to the queues")}
-${figure("applied", String(s.applied), "events that changed the table")}
+${figure("applied", String(s.applied), `the scenario's ${s.scenarioEventsApplied} events and the workers' own`)}
 ${figure("unreadable quarantined", String(s.quarantined), "by the processor, at least once")}
 ${figure("in DLQs", String(s.sentToDlq), "tool and FIFO DLQs")}
 ${figure("to failure queue", String(s.toFailureDestination), "records the ESM gave up on")}
 ${figure("replayed", String(s.replayed), "after the fault stopped")}
 ${figure("retried / bisected", `${s.retried} / ${s.bisected}`, "batch retries / splits")}
 ${figure("max iterator age", `${s.maxIteratorAgeMs} ms`, "oldest record at invoke")}
-${figure("lost", String(s.lost), "found nowhere")}
+${s.timedOut ? figure("lost", "not judged", `timed out with ${s.inFlight} inputs in flight`) : figure("lost", String(s.lost), "found nowhere")}
 </div>
 <div class="grid">
 ${chartDivs}

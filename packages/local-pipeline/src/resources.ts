@@ -23,6 +23,7 @@ import {
 import { dedupeTableDefinition, dedupeTimeToLive } from "@mcp-pipeline/idempotency";
 import {
   type EnvironmentSettings,
+  QUEUE_ATTRIBUTES,
   QUEUE_KEYS,
   type QueueKey,
   type QueueNames,
@@ -61,25 +62,28 @@ export interface ResourceClients {
   readonly dynamodb: DynamoDBClient;
 }
 
-/** terraform/modules/queue: `receive_wait_time_seconds = 20` on the source queue (long polling). */
-export const SOURCE_QUEUE_RECEIVE_WAIT_SECONDS = 20;
-/** Kinesis keeps records 24 h unless the retention is increased (terraform/modules/stream). */
+/** Kinesis keeps records 24 h unless the retention is increased (AWS's default for a new stream). */
 const DEFAULT_STREAM_RETENTION_HOURS = 24;
 
 /**
- * The attributes terraform/modules/queue gives a source queue and its DLQ. `timeScale` divides the
- * visibility timeout (a local run compresses time); retention is kept as declared.
+ * The attributes terraform/modules/queue gives a source queue and its DLQ: the environment's settings and
+ * what the module declares for every queue (QUEUE_ATTRIBUTES, read from the file the module reads).
+ * `timeScale` divides the visibility timeout (a local run compresses time); retention is kept as declared.
  */
 export function queueAttributes(settings: QueueSettings, fifo: boolean, timeScale = 1) {
   const fifoSource = fifo
-    ? { FifoQueue: "true", DeduplicationScope: "messageGroup", FifoThroughputLimit: "perMessageGroupId" }
+    ? {
+        FifoQueue: "true",
+        DeduplicationScope: QUEUE_ATTRIBUTES.fifo.deduplicationScope,
+        FifoThroughputLimit: QUEUE_ATTRIBUTES.fifo.fifoThroughputLimit,
+      }
     : {};
   return {
     source: {
       ...fifoSource,
       VisibilityTimeout: String(Math.max(1, Math.round(settings.visibility_timeout_seconds / timeScale))),
       MessageRetentionPeriod: String(settings.message_retention_seconds),
-      ReceiveMessageWaitTimeSeconds: String(SOURCE_QUEUE_RECEIVE_WAIT_SECONDS),
+      ReceiveMessageWaitTimeSeconds: String(QUEUE_ATTRIBUTES.receiveWaitTimeSeconds),
     },
     dlq: {
       ...(fifo ? { FifoQueue: "true" } : {}),

@@ -1,8 +1,6 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
-import { BatchGetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
-import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
@@ -11,6 +9,8 @@ import { listGivenUp } from "./given-up.js";
 import type { PartialSplits } from "./partial-splits.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
+import { readCalls } from "./read-calls.js";
+import { judgeRepresentative, type Representativeness } from "./representative.js";
 import type { JobItem, Scenario } from "./scenario.js";
 
 export interface Summary {
@@ -24,7 +24,15 @@ export interface Summary {
   readonly eventsIn: number;
   readonly streamRecordsProcessed: number;
   readonly jobsIn: number;
+  /** Poison jobs among jobsIn: the DLQs are where they belong. */
+  readonly poisonJobs: number;
+  /**
+   * Events the processor applied: the scenario's and the lifecycle events the workers publish about their
+   * jobs (started, completed...), which reach it through the same stream. Hence more than eventsIn.
+   */
   readonly applied: number;
+  /** The scenario's own valid events (duplicates counted once) found applied at the end. */
+  readonly scenarioEventsApplied: number;
   readonly duplicatesSkipped: number;
   readonly quarantined: number;
   readonly retried: number;
@@ -62,6 +70,8 @@ export interface Summary {
   >;
   /** The inputs not found anywhere (or, after a timeout, not yet found), by kind. */
   readonly missing: readonly string[];
+  /** Whether timeouts dominated the run (this machine's load, not the pipeline): representative.ts. */
+  readonly representativeness: Representativeness;
 }
 
 /**
@@ -128,33 +138,6 @@ async function sendJobs(pipeline: LocalPipeline, queueUrl: string, jobs: readonl
     for (const ok of response.Successful ?? []) ids.set(chunk[Number(ok.Id)] as JobItem, ok.MessageId ?? "");
   }
   return ids;
-}
-
-/**
- * Reads the calls named into `calls`, 100 keys a BatchGetItem. Each round of the ledger reads only the
- * calls it still waits for: a full Scan every round cost the emulator and this process more CPU than the
- * pipeline itself on larger runs (docs/benchmarks/local-pipeline.md).
- */
-async function readCalls(
-  pipeline: LocalPipeline,
-  calls: Map<string, Record<string, unknown>>,
-  callIds: readonly string[],
-): Promise<void> {
-  const table = pipeline.names.toolCallsTable;
-  const dynamodb: DynamoDBClient = pipeline.dynamodb;
-  for (let i = 0; i < callIds.length; i += 100) {
-    let keys = callIds.slice(i, i + 100).map((callId) => ({ callId: { S: callId } }));
-    while (keys.length > 0) {
-      const page = await dynamodb.send(
-        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      for (const item of page.Responses?.[table] ?? []) {
-        const call = unmarshall(item);
-        calls.set(String(call.callId), call);
-      }
-      keys = (page.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
-    }
-  }
 }
 
 async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string>> {
@@ -241,7 +224,10 @@ export async function runScenario(
       ...events.map((e) => (e.item as { callId: string }).callId).filter((id) => !applied(id)),
       ...validJobs.map((j) => j.callId).filter((id) => !settled(id)),
     ];
-    [, quarantined] = await Promise.all([readCalls(pipeline, calls, wanted), quarantinedSequences(pipeline)]);
+    [, quarantined] = await Promise.all([
+      readCalls(pipeline.dynamodb, pipeline.names.toolCallsTable, calls, wanted),
+      quarantinedSequences(pipeline),
+    ]);
     const lostNow: string[] = [];
     for (const e of events) {
       const callId = (e.item as { callId: string }).callId;
@@ -347,7 +333,8 @@ export async function runScenario(
     for (;;) {
       const callIdOf = (e: PutRecord) => (e.item as { callId: string }).callId;
       await readCalls(
-        pipeline,
+        pipeline.dynamodb,
+        pipeline.names.toolCallsTable,
         calls,
         events.map(callIdOf).filter((id) => !applied(id)),
       );
@@ -378,6 +365,25 @@ export async function runScenario(
     (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
     0,
   );
+  const poisonJobs = allJobs.length - validJobs.length;
+  const sentToDlq = dead.size;
+  const representativeness = judgeRepresentative({
+    timeScale: options.timeScale,
+    functions: Object.fromEntries(
+      [...pipeline.functions.entries()].map(([name, f]) => [
+        name,
+        {
+          invocations: f.stats.invocations,
+          timeouts: f.stats.timeouts,
+          timeoutMs: f.definition.timeoutMs,
+          timeoutSeconds: pipeline.timeoutSecondsOf(name),
+        },
+      ]),
+    ),
+    jobsIn: allJobs.length,
+    poisonJobs,
+    sentToDlq,
+  });
   const functions = Object.fromEntries(
     [...pipeline.functions.entries()].map(([name, f]) => [
       name,
@@ -404,14 +410,18 @@ export async function runScenario(
     eventsIn: scenario.stream.length,
     streamRecordsProcessed: kinesis?.polledRecords ?? 0,
     jobsIn: allJobs.length,
+    poisonJobs,
     applied: pipeline.metrics.sum("processor", "Applied"),
+    scenarioEventsApplied: new Set(
+      events.map((e) => (e.item as { callId: string }).callId).filter((id) => applied(id)),
+    ).size,
     duplicatesSkipped:
       pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
     quarantined: pipeline.metrics.sum("processor", "Quarantined"),
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
     // Both kinds of split: in halves after a function error, at the failed record of a partial answer (§1.4).
     bisected: (kinesis?.bisections ?? 0) + (kinesis?.partialSplits ?? 0),
-    sentToDlq: dead.size,
+    sentToDlq,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed,
@@ -428,5 +438,6 @@ export async function runScenario(
     processorDynamoDb: pipeline.processorTraffic.counts(),
     functions,
     missing: missing.slice(0, 20),
+    representativeness,
   };
 }

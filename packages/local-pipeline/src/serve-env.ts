@@ -9,7 +9,12 @@ import { queueRoles } from "./resources.js";
 /** The last line: a comment, so loading the file does nothing with it; scripts wait for it. */
 export const READY_LINE = "# ready";
 
-export function serveEnvironment(pipeline: LocalPipeline, environment: string): string[] {
+/** The file's lines, `extra` before the last one (`# ready`). */
+export function serveEnvironment(
+  pipeline: LocalPipeline,
+  environment: string,
+  extra: readonly string[] = [],
+): string[] {
   const n = pipeline.names;
   return [
     `# npm start -- --serve: environment ${environment}, stopped with Ctrl-C`,
@@ -17,6 +22,9 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
     `AWS_ENDPOINT_URL_SQS=${pipeline.endpoints.sqs}`,
     `AWS_ENDPOINT_URL_S3=${pipeline.endpoints.s3}`,
     `AWS_ENDPOINT_URL_DYNAMODB=${pipeline.endpoints.dynamodb}`,
+    // fauxqs answers STS GetCallerIdentity (account 000000000000): `npm run recover` checks the caller's
+    // account against the resources before it changes anything, and refuses when it cannot learn it.
+    `AWS_ENDPOINT_URL_STS=${pipeline.endpoints.sqs}`,
     // The SDKs read AWS_REGION, the AWS CLI v1 only AWS_DEFAULT_REGION: both, the environment's region.
     `AWS_REGION=${pipeline.region}`,
     `AWS_DEFAULT_REGION=${pipeline.region}`,
@@ -35,6 +43,7 @@ export function serveEnvironment(pipeline: LocalPipeline, environment: string): 
         `${variables.dlq}=${pipeline.queues[roles.dlq].url}`,
       ];
     }),
+    ...extra,
     READY_LINE,
   ];
 }

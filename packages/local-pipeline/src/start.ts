@@ -3,15 +3,22 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
-import { ExitCode, refuseCommandLine } from "@mcp-pipeline/cli";
-import { loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
-import { type CliOptions, parseCli, USAGE } from "./cli.js";
+import { ExitCode, refuseInOneLine } from "@mcp-pipeline/cli";
+import { ReservedVariableError } from "@mcp-pipeline/local-esm";
+import { type EnvironmentSettings, loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
+import { type CliOptions, parseCli, TIMED_OUT, USAGE } from "./cli.js";
+import { DrillNotReadyError, drillBriefing, planDrill, setUpDrill, watchDownstream } from "./drill.js";
+import { type DrillDownstream, startDrillDownstream } from "./drill-downstream.js";
+import { writeDrillLedger } from "./drill-ledger.js";
+import { shownByVerbose } from "./function-logs.js";
+import { FunctionPackageError } from "./function-package.js";
 import { endpointsFromEnvironment, LocalPipeline } from "./pipeline.js";
 import { writeReport } from "./report.js";
 import { type Progress, runScenario } from "./run-scenario.js";
 import { buildScenario, STUCK_PREFIX } from "./scenario.js";
 import { serveEnvironment } from "./serve-env.js";
 import { countSlowRequests, explainSlowRequests } from "./slow-requests.js";
+import { exitStatusOf, type StopRequests, watchStopRequests } from "./stop-requests.js";
 import { formatSummary, progressLine } from "./summary-format.js";
 import { type Counters, Timeline } from "./timeline.js";
 
@@ -35,19 +42,71 @@ export const SERVE_HINT = [
   'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
 ] as const;
 
-async function serve(pipeline: LocalPipeline, options: CliOptions): Promise<void> {
-  process.stdout.write(`${serveEnvironment(pipeline, options.env).join("\n")}\n`);
+/**
+ * The served stack's lines on stdout, the hint on stderr; then waits for a request to stop. With --drill,
+ * the drill's failures are put in place before the last line (`# ready`).
+ */
+async function serve(
+  pipeline: LocalPipeline,
+  options: CliOptions,
+  stop: StopRequests,
+  drill: DrillDownstream | undefined,
+): Promise<number> {
+  const lines = serveEnvironment(
+    pipeline,
+    options.env,
+    drill ? [`DRILL_LEDGER=${drillLedgerFile(pipeline)}`] : [],
+  );
+  const ready = lines.pop() as string;
+  process.stdout.write(`${lines.join("\n")}\n`);
+  if (drill) {
+    const plan = planDrill(options.scenario.seed);
+    const say = (line: string) => process.stderr.write(`${line}\n`);
+    try {
+      const ledger = await Promise.race([
+        setUpDrill(pipeline, drill, plan, {
+          environment: options.env,
+          boundMs: options.timeoutMs,
+          onProgress: say,
+        }),
+        stop.requested.then(() => undefined),
+      ]);
+      if (ledger === undefined) return exitStatusOf(stop.cause ?? "SIGINT");
+      await writeDrillLedger(drillLedgerFile(pipeline), ledger);
+    } catch (error) {
+      if (!(error instanceof DrillNotReadyError)) throw error;
+      say(error.message);
+      return TIMED_OUT;
+    }
+    void watchDownstream(pipeline, drill, plan, stop.requested, say);
+    say(drillBriefing(plan));
+  }
+  process.stdout.write(`${ready}\n`);
   // The same lines as docs/local-runtime.md (operator-docs.test.ts checks): `export $(... | head)` would
   // hang, since the stack keeps running and the command substitution waits for it.
   process.stderr.write(
     `serving environment ${options.env} (durations ÷${options.timeScale}), region ${pipeline.region}; in another shell:\n` +
       SERVE_HINT.map((line) => `  ${line}\n`).join("") +
-      "press Ctrl-C to stop\n",
+      "stop it with Ctrl-C, or kill the PID the background line gave ($!)\n",
   );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+  await stop.requested;
+  return ExitCode.Ok;
+}
+
+/** The drill's ledger: in the stack's temporary folder, so that it goes when the stack goes. */
+const drillLedgerFile = (pipeline: LocalPipeline) => join(pipeline.codeDir ?? ".", "drill-ledger.json");
+
+/** The settings with HTTP_TOOL_BASE_URL in both workers' environment: where http.request calls. */
+function withDownstream(settings: EnvironmentSettings, url: string): EnvironmentSettings {
+  const worker = <W extends EnvironmentSettings["tool_worker"]>(w: W): W => ({
+    ...w,
+    environment: { ...w.environment, HTTP_TOOL_BASE_URL: url },
   });
+  return {
+    ...settings,
+    tool_worker: worker(settings.tool_worker),
+    fifo_worker: worker(settings.fifo_worker),
+  };
 }
 
 /** The environments that exist: the directories of terraform/environments with a tfvars file. */
@@ -80,19 +139,31 @@ function counters(pipeline: LocalPipeline, progress: Progress | undefined): Coun
   };
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** The command line checked and the settings read: what a run needs before anything is built or started. */
+export type Prepared =
+  | { readonly kind: "exit"; readonly code: number }
+  | { readonly kind: "ready"; readonly options: CliOptions; readonly settings: EnvironmentSettings };
+
+/** How npm start names itself when it refuses an option. */
+export const HELP_COMMAND = "npm start -- --help";
+
+/**
+ * Everything npm start can refuse before it builds or starts anything: the options, --help, the
+ * environment and its settings file. scripts/build-first.ts builds only after this.
+ */
+export async function prepare(argv: readonly string[]): Promise<Prepared> {
   let options: CliOptions;
   try {
     options = parseCli(argv, process.env);
   } catch (error) {
-    return refuseCommandLine(error, USAGE);
+    return { kind: "exit", code: refuseInOneLine(error, HELP_COMMAND) };
   }
   const env = process.env;
   if (
     options.json &&
     // Under npm start itself, not under a test runner that npx or npm test started.
     env.npm_lifecycle_event === "start" &&
-    env.npm_lifecycle_script?.includes("local-pipeline/bin/start.ts") &&
+    env.npm_lifecycle_script?.includes("build-first.ts start") &&
     env.npm_config_loglevel !== "silent" &&
     env.npm_config_json !== "true"
   )
@@ -102,7 +173,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
   if (options.help) {
     process.stdout.write(`${USAGE}\n`);
-    return ExitCode.Ok;
+    return { kind: "exit", code: ExitCode.Ok };
   }
   const known = await environments();
   if (!known.includes(options.env)) {
@@ -110,23 +181,45 @@ export async function main(argv: readonly string[]): Promise<number> {
       `no environment "${options.env}": there is no ${relative(root, settingsFile(root, options.env))}\n` +
         `environments: ${known.join(", ")} (e.g. --env ${known[0] ?? "dev"})\n`,
     );
-    return ExitCode.Usage;
+    return { kind: "exit", code: ExitCode.Usage };
   }
-  let settings: Awaited<ReturnType<typeof loadSettings>>;
   try {
-    settings = await loadSettings(root, options.env);
+    return { kind: "ready", options, settings: await loadSettings(root, options.env) };
   } catch (error) {
     if (error instanceof SettingsError) {
       process.stderr.write(`${error.message}\n`);
-      return ExitCode.Usage;
+      return { kind: "exit", code: ExitCode.Usage };
     }
     throw error;
   }
+}
 
+/** npm start with the function zips already in place (`--dist`, or dist/ once built): see `--help`. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const prepared = await prepare(argv);
+  return prepared.kind === "exit" ? prepared.code : run(prepared.options, prepared.settings);
+}
+
+/**
+ * Starts the stack, then serves it or runs the scenario. Every way out stops the mappings, the sandboxes and
+ * the emulators and removes the temporary folder: the end of the run, an error, Ctrl-C, SIGTERM, SIGHUP or
+ * the parent's end (stop-requests.ts). A request that comes while the stack starts is acted on once it has.
+ */
+export async function run(options: CliOptions, settings: EnvironmentSettings): Promise<number> {
+  const stop = watchStopRequests({
+    onForced: (cause) => process.stderr.write(`\n${cause} again: stopping now\n`),
+  });
+  void stop.requested.then((cause) =>
+    process.stderr.write(`\n${cause}: stopping the stack (invocations in flight finish)...\n`),
+  );
   const endpoints = endpointsFromEnvironment(process.env);
   const timeline = new Timeline();
+  // The drill's downstream, given to the workers' http.request tool as a tfvars `environment` map would.
+  const downstream = options.drill ? await startDrillDownstream() : undefined;
+  const configured = downstream ? withDownstream(settings, downstream.endpoint) : settings;
+  const stuck = (options.scenario.stuckRate ?? 0) > 0 || options.drill;
   const pipeline = new LocalPipeline({
-    settings,
+    settings: configured,
     // The environment's own region (dev: eu-west-1), so names, ARNs and clients match what it deploys.
     region: settings.region,
     onKinesisEvent: timeline.onKinesisEvent,
@@ -134,65 +227,81 @@ export async function main(argv: readonly string[]): Promise<number> {
     timeScale: options.timeScale,
     distDir: options.distDir ?? join(root, "dist"),
     ...(endpoints ? { endpoints } : {}),
-    ...((options.scenario.stuckRate ?? 0) > 0 ? { processorDynamoDbFault: stuckWrites } : {}),
-    onLog: options.verbose ? (fn, line) => process.stderr.write(`${fn}: ${line}\n`) : () => {},
+    ...(stuck ? { processorDynamoDbFault: stuckWrites } : {}),
+    onLog: options.verbose
+      ? (fn, line) => {
+          if (shownByVerbose(line)) process.stderr.write(`${fn}: ${line}\n`);
+        }
+      : () => {},
   });
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    process.stderr.write("\nstopping...\n");
-    void pipeline.stop().then(() => process.exit(130));
-  };
   try {
-    await pipeline.start();
-    if (options.serve) {
-      await serve(pipeline, options);
-      return ExitCode.Ok;
+    try {
+      await pipeline.start();
+    } catch (error) {
+      // A package the build did not make (or changed since), or a configured environment Lambda would
+      // refuse: what to do, not a stack.
+      if (!(error instanceof FunctionPackageError || error instanceof ReservedVariableError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return ExitCode.Failed;
     }
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    if (stop.cause) return exitStatusOf(stop.cause);
+    if (options.serve) return await serve(pipeline, options, stop, downstream);
     process.stderr.write(
       `${endpoints ? "using AWS_ENDPOINT_URL_* endpoints" : "emulators up"}; environment ${options.env}, durations ÷${options.timeScale}\n`,
     );
-    const tty = process.stderr.isTTY === true;
-    let lastPrinted = 0;
-    let lastProgress: Progress | undefined;
-    // Sampled while the scenario runs, for the report's charts.
-    const slow = countSlowRequests();
-    timeline.begin();
-    const sampler = setInterval(() => timeline.sample(counters(pipeline, lastProgress)), timeline.intervalMs);
-    const summary = await runScenario(pipeline, buildScenario(options.scenario), {
-      environment: options.env,
-      timeScale: options.timeScale,
-      timeoutMs: options.timeoutMs,
-      onProgress: (p) => {
-        lastProgress = p;
-        if (tty) process.stderr.write(`\r${progressLine(p)}   `);
-        else if (p.elapsedMs - lastPrinted >= 5_000) {
-          lastPrinted = p.elapsedMs;
-          process.stderr.write(`${progressLine(p)}\n`);
-        }
-      },
-    }).finally(() => {
-      clearInterval(sampler);
-      slow.restore();
-    });
-    const slowNote = explainSlowRequests(slow.count());
-    if (slowNote) process.stderr.write(`${tty ? "\n" : ""}${slowNote}\n`);
-    timeline.sample(counters(pipeline, lastProgress));
-    if (tty) process.stderr.write("\n");
-    if (options.report !== undefined) {
-      const file = isAbsolute(options.report) ? options.report : join(process.cwd(), options.report);
-      await writeReport(file, { summary, timeline: timeline.data(), generatedAt: new Date().toISOString() });
-      process.stderr.write(`report: ${file}\n`);
-    }
-    process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
-    // 1: inputs lost (a broken promise); 3: out of time with inputs still in flight (not judged).
-    if (summary.timedOut) return 3;
-    return summary.lost === 0 ? ExitCode.Ok : ExitCode.Failed;
+    const scenario = runAndReport(pipeline, timeline, options);
+    // Stopped mid-run, the scenario's requests fail against the stopped stack: nothing is left to report.
+    scenario.catch(() => {});
+    const outcome = await Promise.race([scenario, stop.requested.then((cause) => ({ stopped: cause }))]);
+    return typeof outcome === "number" ? outcome : exitStatusOf(outcome.stopped);
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    if (!interrupted) await pipeline.stop();
+    await pipeline.stop();
+    await downstream?.stop();
+    if (stop.cause) process.stderr.write(`stopped; removed ${pipeline.codeDir ?? "nothing"}\n`);
+    stop.dispose();
   }
+}
+
+/** Runs the scenario, prints the summary and writes the report; the exit status the summary calls for. */
+async function runAndReport(
+  pipeline: LocalPipeline,
+  timeline: Timeline,
+  options: CliOptions,
+): Promise<number> {
+  const tty = process.stderr.isTTY === true;
+  let lastPrinted = 0;
+  let lastProgress: Progress | undefined;
+  // Sampled while the scenario runs, for the report's charts.
+  const slow = countSlowRequests();
+  timeline.begin();
+  const sampler = setInterval(() => timeline.sample(counters(pipeline, lastProgress)), timeline.intervalMs);
+  const summary = await runScenario(pipeline, buildScenario(options.scenario), {
+    environment: options.env,
+    timeScale: options.timeScale,
+    timeoutMs: options.timeoutMs,
+    onProgress: (p) => {
+      lastProgress = p;
+      if (tty) process.stderr.write(`\r${progressLine(p)}   `);
+      else if (p.elapsedMs - lastPrinted >= 5_000) {
+        lastPrinted = p.elapsedMs;
+        process.stderr.write(`${progressLine(p)}\n`);
+      }
+    },
+  }).finally(() => {
+    clearInterval(sampler);
+    slow.restore();
+  });
+  const slowNote = explainSlowRequests(slow.count());
+  if (slowNote) process.stderr.write(`${tty ? "\n" : ""}${slowNote}\n`);
+  timeline.sample(counters(pipeline, lastProgress));
+  if (tty) process.stderr.write("\n");
+  if (options.report !== undefined) {
+    const file = isAbsolute(options.report) ? options.report : join(process.cwd(), options.report);
+    await writeReport(file, { summary, timeline: timeline.data(), generatedAt: new Date().toISOString() });
+    process.stderr.write(`report: ${file}\n`);
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
+  // 1: inputs lost (a broken promise); 3: out of time with inputs still in flight (not judged).
+  if (summary.timedOut) return TIMED_OUT;
+  return summary.lost === 0 ? ExitCode.Ok : ExitCode.Failed;
 }

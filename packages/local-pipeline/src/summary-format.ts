@@ -39,7 +39,7 @@ export function formatSummary(s: Summary): string {
       "records the processor's ESM read (the workers' own events included)",
     ],
     ["jobs in (queues)", String(s.jobsIn), "messages sent to the tool queue and the FIFO queue"],
-    ["applied", String(s.applied), "processor: events that changed the tool-calls table"],
+    ["applied", String(s.applied), appliedText(s)],
     [
       "duplicates skipped",
       String(s.duplicatesSkipped),
@@ -116,7 +116,30 @@ export function formatSummary(s: Summary): string {
   const rule = "-".repeat(Math.min(120, Math.max(...lines.map((l) => l.length))));
   const missing =
     s.missing.length > 0 ? `\nnot accounted for (first ${s.missing.length}): ${s.missing.join(", ")}` : "";
-  return [rule, ...lines, rule].join("\n") + missing;
+  return [rule, ...lines, rule].join("\n") + missing + notRepresentativeText(s);
+}
+
+/**
+ * Why "applied" exceeds "events in": the processor also applies the lifecycle events the workers publish
+ * about their jobs, which reach it through the same stream.
+ */
+function appliedText(s: Summary): string {
+  const workers = s.applied - s.scenarioEventsApplied;
+  return workers > 0
+    ? `processor: events that changed the tool-calls table: the scenario's ${s.scenarioEventsApplied} and ${workers} the workers published about their jobs (started, completed...), hence more than events in`
+    : "processor: events that changed the tool-calls table";
+}
+
+/** The warning a run dominated by timeouts ends with: its figures describe the machine's load. */
+export function notRepresentativeText(s: Summary): string {
+  const r = s.representativeness;
+  if (r.representative) return "";
+  return [
+    "",
+    "NOT REPRESENTATIVE: timeouts dominated this run, so its figures describe this machine's load, not the pipeline:",
+    ...r.why.map((line) => `  - ${line}`),
+    `  ${r.advice}.`,
+  ].join("\n");
 }
 
 export function progressLine(p: Progress): string {

@@ -12,7 +12,10 @@ import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { type EmbeddedEmulators, emulatorClientOptions, startEmulators } from "@mcp-pipeline/emulators";
 import {
   type EnvironmentSettings,
+  FUNCTION_LOGGING,
+  FUNCTION_TRACING_ACTIVE,
   loadSettings,
+  QUEUE_ATTRIBUTES,
   QUEUE_KEYS,
   type ResourceNames,
   resourceNames,
@@ -93,8 +96,12 @@ const queueResource = (name: "this" | "dlq") =>
   ((queueModule.resource as Record<string, Record<string, Record<string, unknown>[]>>).aws_sqs_queue?.[
     name
   ] ?? [])[0] ?? {};
-/** `var.fifo ? "messageGroup" : null` -> "messageGroup" (what the module sets on a FIFO queue). */
-const fifoValue = (value: unknown) => /\?\s*"([^"]+)"/.exec(expression(value))?.[1];
+/** The module's locals, merged. */
+const localsOf = (module: HclConfig) =>
+  Object.assign({}, ...((module.locals as Record<string, unknown>[] | undefined) ?? [])) as Record<
+    string,
+    unknown
+  >;
 
 async function attributes(queueName: string): Promise<Record<string, string>> {
   const { QueueUrl } = await clients.sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
@@ -137,9 +144,14 @@ describe.each(ENVIRONMENTS)(
       const source = await attributes(name);
       expect(source.VisibilityTimeout).toBe(String(declared.visibility_timeout_seconds));
       expect(source.MessageRetentionPeriod).toBe(String(declared.message_retention_seconds));
-      expect(source.ReceiveMessageWaitTimeSeconds).toBe(
-        String(queueResource("this").receive_wait_time_seconds),
+      // The module reads what it sets on every queue from attributes.json, as the local stack does.
+      expect(expression(localsOf(queueModule).attributes)).toBe(
+        `jsondecode(file("${"$"}{path.module}/attributes.json"))`,
       );
+      expect(expression(queueResource("this").receive_wait_time_seconds)).toBe(
+        "local.attributes.receive_wait_time_seconds",
+      );
+      expect(source.ReceiveMessageWaitTimeSeconds).toBe(String(QUEUE_ATTRIBUTES.receiveWaitTimeSeconds));
       expect(JSON.parse(source.RedrivePolicy ?? "{}")).toEqual({
         deadLetterTargetArn: created.queues[roles.dlq].arn,
         maxReceiveCount: declared.max_receive_count,
@@ -147,8 +159,14 @@ describe.each(ENVIRONMENTS)(
       expect(source.QueueArn).toBe(created.queues[roles.source].arn);
       if (fifo) {
         expect(source.FifoQueue).toBe("true");
-        expect(source.DeduplicationScope).toBe(fifoValue(queueResource("this").deduplication_scope));
-        expect(source.FifoThroughputLimit).toBe(fifoValue(queueResource("this").fifo_throughput_limit));
+        expect(expression(queueResource("this").deduplication_scope)).toBe(
+          "var.fifo ? local.attributes.fifo.deduplication_scope : null",
+        );
+        expect(expression(queueResource("this").fifo_throughput_limit)).toBe(
+          "var.fifo ? local.attributes.fifo.fifo_throughput_limit : null",
+        );
+        expect(source.DeduplicationScope).toBe(QUEUE_ATTRIBUTES.fifo.deduplicationScope);
+        expect(source.FifoThroughputLimit).toBe(QUEUE_ATTRIBUTES.fifo.fifoThroughputLimit);
       }
 
       const dlq = await attributes(dlqName);
@@ -216,3 +234,28 @@ describe.each(ENVIRONMENTS)(
     });
   },
 );
+
+describe("the local functions' runtime settings come from terraform/modules/function", () => {
+  let functionModule: HclConfig;
+  beforeAll(async () => {
+    functionModule = await parseDirectory(join(TERRAFORM_ROOT, "modules", "function"));
+  });
+  const lambda = () =>
+    ((functionModule.resource as Record<string, Record<string, Record<string, unknown>[]>>)
+      .aws_lambda_function?.this ?? [])[0] ?? {};
+
+  it("the log format: the module reads logging.json, the local runtime sets AWS_LAMBDA_LOG_FORMAT from it", () => {
+    const logging = (lambda().logging_config as Record<string, unknown>[] | undefined)?.[0] ?? {};
+    expect(expression(logging.log_format)).toBe(
+      `jsondecode(file("${"$"}{path.module}/logging.json")).log_format`,
+    );
+    // No application_log_level: Lambda's default for JSON, INFO, which the local runtime sets (§9.4).
+    expect(logging.application_log_level).toBeUndefined();
+    expect(FUNCTION_LOGGING).toEqual({ format: "JSON", applicationLogLevel: "INFO" });
+  });
+
+  it("active tracing (a literal in the module, for checkov): the local functions run traced as it says", () => {
+    const tracing = (lambda().tracing_config as Record<string, unknown>[] | undefined)?.[0] ?? {};
+    expect(FUNCTION_TRACING_ACTIVE).toBe(tracing.mode === "Active");
+  });
+});

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { charts, renderReport } from "../src/report.js";
+import { judgeRepresentative } from "../src/representative.js";
 import type { Summary } from "../src/run-scenario.js";
 import { countSlowRequests, explainSlowRequests } from "../src/slow-requests.js";
 import { formatSummary, progressLine } from "../src/summary-format.js";
@@ -17,7 +18,9 @@ const summary: Summary = {
   eventsIn: 2030,
   streamRecordsProcessed: 2880,
   jobsIn: 400,
+  poisonJobs: 3,
   applied: 2435,
+  scenarioEventsApplied: 1980,
   duplicatesSkipped: 482,
   quarantined: 19,
   retried: 31,
@@ -44,6 +47,27 @@ const summary: Summary = {
     "tool-worker": { invocations: 90, errors: 0, timeouts: 0, coldStarts: 5, maxMemoryUsedMb: 60 },
   },
   missing: [],
+  representativeness: { representative: true },
+};
+
+/** The run the issue saw on a busy machine (durations ÷10: the worker's 30 s timeout became 3 s). */
+const overloaded: Summary = {
+  ...summary,
+  sentToDlq: 321,
+  functions: {
+    ...summary.functions,
+    "tool-worker": { invocations: 150, errors: 149, timeouts: 149, coldStarts: 150, maxMemoryUsedMb: 60 },
+  },
+  representativeness: judgeRepresentative({
+    timeScale: 10,
+    functions: {
+      processor: { invocations: 120, timeouts: 1, timeoutMs: 6_000, timeoutSeconds: 60 },
+      "tool-worker": { invocations: 150, timeouts: 149, timeoutMs: 3_000, timeoutSeconds: 30 },
+    },
+    jobsIn: 400,
+    poisonJobs: 3,
+    sentToDlq: 321,
+  }),
 };
 
 /** The local Kinesis ESM's event for one successful invocation of `records` records from `shardId`. */
@@ -107,7 +131,50 @@ describe("the summary and the progress line", () => {
       timeline: new Timeline().data(),
       generatedAt: "2026-11-30T00:00:00Z",
     });
-    expect(html).toContain("Timed out with 12 inputs still in flight: not judged (not loss)");
+    expect(html).toContain("Timed out with 12 inputs still in flight: not judged (not loss");
+    // Never a "0 lost" tile on a run that judged nothing.
+    expect(html).toMatch(/<div class="value">not judged<\/div><div class="label">lost<\/div>/);
+    expect(html).not.toMatch(/<div class="value">0<\/div><div class="label">lost<\/div>/);
+    expect(html).toContain("<title>npm start: dev, not judged (timed out)</title>");
+  });
+
+  it("explains why applied exceeds events in: the workers' own lifecycle events", () => {
+    expect(formatSummary(summary)).toMatch(
+      /applied\s+2435\s+processor: events that changed the tool-calls table: the scenario's 1980 and 455 the workers published about their jobs \(started, completed\.\.\.\), hence more than events in/,
+    );
+  });
+
+  it("a run whose timeouts dominate says it is not representative, why, and what to pass", () => {
+    const text = formatSummary(overloaded);
+    expect(text).toMatch(/lost\s+0\s+inputs found nowhere/);
+    expect(text).toContain(
+      "NOT REPRESENTATIVE: timeouts dominated this run, so its figures describe this machine's load, not the pipeline:",
+    );
+    expect(text).toContain("149 of 150 tool-worker invocations timed out at 3.0 s (its 30 s ÷ 10)");
+    expect(text).toContain(
+      "321 of 400 jobs ended in the DLQs, only 3 of them poison: the others failed every receive (timeouts)",
+    );
+    expect(text).toContain("pass --time-scale 2 (or --time-scale 1 for the real durations)");
+    // A quiet run says nothing of the kind; one processor timeout in 120 does not dominate.
+    expect(formatSummary(summary)).not.toContain("NOT REPRESENTATIVE");
+    const html = renderReport({ summary: overloaded, timeline: new Timeline().data(), generatedAt: "now" });
+    expect(html).toContain('id="representative"');
+    expect(html).toContain("149 of 150 tool-worker invocations timed out");
+    expect(html).not.toContain('class="verdict ok"');
+    expect(html).toContain("<title>npm start: dev, lost 0, not representative</title>");
+  });
+
+  it("judges a run representative only below the thresholds, and at --time-scale 1 advises a quieter machine", () => {
+    const base = { timeScale: 1, jobsIn: 100, poisonJobs: 2, sentToDlq: 2 };
+    const load = (timeouts: number, invocations = 100) => ({
+      f: { invocations, timeouts, timeoutMs: 30_000, timeoutSeconds: 30 },
+    });
+    expect(judgeRepresentative({ ...base, functions: load(19) }).representative).toBe(true);
+    expect(judgeRepresentative({ ...base, functions: load(2, 2) }).representative).toBe(true);
+    const busy = judgeRepresentative({ ...base, functions: load(20) });
+    expect(busy).toMatchObject({ representative: false });
+    expect(!busy.representative && busy.advice).toContain("run on a quieter machine, or with fewer inputs");
+    expect(judgeRepresentative({ ...base, functions: load(0), sentToDlq: 12 }).representative).toBe(false);
   });
 
   it("names the quarantine bucket's objects apart from the processor's quarantine writes", () => {

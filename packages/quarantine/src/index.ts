@@ -1,7 +1,9 @@
 export {
+  kinesisDataOf,
   kinesisSourceOf,
   quarantineKeyFor,
   shardIdOf,
+  UNKNOWN_PARTITION_KEY,
 } from "./format.js";
 // The zod schemas: the format's definition, for tools and tests; the writer and reader validate with
 // validate.ts, so a bundle that does not use these exports carries no zod (the package has no side effects).
@@ -16,6 +18,8 @@ export {
 export {
   InvalidQuarantineRecordError,
   QuarantineFormatError,
+  type QuarantineObject,
+  readQuarantineObject,
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "./store.js";

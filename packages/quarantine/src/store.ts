@@ -29,12 +29,20 @@ export class InvalidQuarantineRecordError extends Error {
 /**
  * Stores a quarantine record and resolves only once S3 has it: the caller acknowledges the record
  * to its event source right after, so this write is what stands between the record and its loss.
+ *
+ * Always a conditional write (`If-None-Match: *`): the quarantine is the only copy of a failed record, so
+ * an object once stored is never replaced, not by a second write of the same record (a retried batch, a
+ * redelivered failure record: the same key, since the key is the record's position) and not by a writer
+ * that got the key wrong. S3 answers 412 when the key exists; that is `written: false`, and the record is
+ * stored all the same. The bucket's policy refuses a PutObject without the condition
+ * (terraform/modules/bucket). fauxqs ignores the condition and overwrites; moto answers as S3 does
+ * (test/store.moto.test.ts).
  */
 export async function writeQuarantineRecord(
   s3: S3Client,
   bucket: string,
   record: QuarantineRecord,
-  options: { readonly ifAbsent?: boolean; readonly signal?: AbortSignal } = {},
+  options: { readonly signal?: AbortSignal } = {},
 ): Promise<{ key: string; written: boolean }> {
   const validation = validateQuarantineRecord(record);
   if (!validation.success) throw new InvalidQuarantineRecordError(validation.issues);
@@ -47,9 +55,7 @@ export async function writeQuarantineRecord(
         Key: key,
         Body: JSON.stringify(parsed),
         ContentType: "application/json",
-        // A conditional write: a record already in the quarantine (and perhaps marked as replayed) is
-        // kept as it is. Emulators that ignore the condition overwrite it with the same bytes.
-        ...(options.ifAbsent ? { IfNoneMatch: "*" } : {}),
+        IfNoneMatch: "*",
       }),
       // An invocation's deadline (RequestOptions in @mcp-pipeline/aws): the write is abandoned, and may still
       // have been stored; its key is the record's own, so a second write is the same object.
@@ -57,7 +63,7 @@ export async function writeQuarantineRecord(
     );
   } catch (error) {
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (options.ifAbsent && (status === 412 || (error as Error).name === "PreconditionFailed")) {
+    if (status === 412 || (error as Error).name === "PreconditionFailed") {
       return { key, written: false };
     }
     throw error;
@@ -65,12 +71,39 @@ export async function writeQuarantineRecord(
   return { key, written: true };
 }
 
+/** A quarantine object as stored: the record, and the object's user metadata (a replay's mark, for one). */
+export interface QuarantineObject {
+  readonly record: QuarantineRecord;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** How many tags the object has (S3's x-amz-tagging-count); undefined where the endpoint does not say. */
+  readonly tagCount: number | undefined;
+}
+
 export async function readQuarantineRecord(
   s3: S3Client,
   bucket: string,
   key: string,
 ): Promise<QuarantineRecord> {
-  const response = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return (await readQuarantineObject(s3, bucket, key)).record;
+}
+
+/**
+ * The record and its metadata in one GET. `expectedBucketOwner` makes S3 refuse (403) a bucket that
+ * another account owns, so a bucket name from the wrong environment is not read as if it were ours.
+ */
+export async function readQuarantineObject(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly expectedBucketOwner?: string } = {},
+): Promise<QuarantineObject> {
+  const response = await s3.send(
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
+    }),
+  );
   const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
   let text: string;
   try {
@@ -89,5 +122,5 @@ export async function readQuarantineRecord(
   const parsed = validateQuarantineRecord(json);
   if (!parsed.success)
     throw new QuarantineFormatError(key, describeIssues(parsed.issues), { cause: parsed.issues });
-  return parsed.data;
+  return { record: parsed.data, metadata: response.Metadata ?? {}, tagCount: response.TagCount };
 }

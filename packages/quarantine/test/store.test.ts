@@ -5,16 +5,18 @@ import {
   createBucketWhenReady,
   emulatorClientOptions,
   type RunningEmulator,
-  startSqsS3,
+  startSqsS3Endpoint,
 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InvalidQuarantineRecordError,
+  kinesisDataOf,
   kinesisSourceOf,
   QuarantineFormatError,
   type QuarantineRecord,
   quarantineKeyFor,
   readQuarantineRecord,
+  UNKNOWN_PARTITION_KEY,
   writeQuarantineRecord,
 } from "../src/index.js";
 
@@ -23,7 +25,9 @@ let s3: S3Client;
 const bucket = "quarantine-test";
 
 beforeAll(async () => {
-  emulator = await startSqsS3();
+  // fauxqs (with S3's conditional writes, packages/emulators/src/fauxqs-s3.mjs), or moto's server under
+  // the vitest project "moto": the suite must pass on both.
+  emulator = await startSqsS3Endpoint();
   s3 = s3Client(emulatorClientOptions(emulator));
   await createBucketWhenReady(s3, { Bucket: bucket });
 });
@@ -47,7 +51,7 @@ const record = (sequence: number): QuarantineRecord => {
   };
 };
 
-describe("quarantine store on S3 (fauxqs)", () => {
+describe("quarantine store on S3 (fauxqs, and moto under the moto project)", () => {
   it("writes one object per record under a key dated by arrival and reads it back unchanged", async () => {
     const written = await writeQuarantineRecord(s3, bucket, record(7));
     expect(written.key).toBe(
@@ -56,13 +60,35 @@ describe("quarantine store on S3 (fauxqs)", () => {
     expect(await readQuarantineRecord(s3, bucket, written.key)).toEqual(record(7));
   });
 
-  it("stores one copy when the same record is quarantined twice", async () => {
-    await writeQuarantineRecord(s3, bucket, record(8));
-    await writeQuarantineRecord(s3, bucket, { ...record(8), quarantinedAt: "2026-11-30T11:00:00.000Z" });
+  it("never overwrites: a second write of the same record (If-None-Match: *) keeps the first object", async () => {
+    const first = await writeQuarantineRecord(s3, bucket, record(8));
+    const second = await writeQuarantineRecord(s3, bucket, {
+      ...record(8),
+      reason: { code: "bad-json", message: "written again by another attempt" },
+      quarantinedAt: "2026-11-30T11:00:00.000Z",
+    });
+    expect([first.written, second.written]).toEqual([true, false]);
+    expect(second.key).toBe(first.key);
     const listed = await s3.send(
       new ListObjectsV2Command({ Bucket: bucket, Prefix: quarantineKeyFor(record(8).source) }),
     );
     expect(listed.KeyCount).toBe(1);
+    expect(await readQuarantineRecord(s3, bucket, first.key)).toEqual(record(8));
+  });
+
+  it("sends every write with If-None-Match: * (what the bucket policy requires)", async () => {
+    const sent: (string | undefined)[] = [];
+    const watched = s3Client(emulatorClientOptions(emulator));
+    watched.middlewareStack.add(
+      (next) => async (args) => {
+        sent.push((args.request as { headers: Record<string, string> }).headers["if-none-match"]);
+        return next(args);
+      },
+      { step: "finalizeRequest" },
+    );
+    await writeQuarantineRecord(watched, bucket, record(11));
+    watched.destroy();
+    expect(sent).toEqual(["*"]);
   });
 
   it("passes its signal to S3: a write whose invocation's deadline has passed is not sent and rejects", async () => {
@@ -100,6 +126,26 @@ describe("quarantine store on S3 (fauxqs)", () => {
     expect(quarantineKeyFor({ ...source, streamArn: "tool-call-events" })).toBe(
       `kinesis/unknown-stream/2026/11/30/${source.shardId}/${source.sequenceNumber}.json`,
     );
+  });
+
+  it("files a malformed record with what it has: stand-ins for a key, shard, stream and arrival it lacks, no invented data", () => {
+    const good = kinesisRecord({ partitionKey: "p", data: {}, sequence: 4 });
+    const malformed = {
+      ...good,
+      eventID: 42,
+      eventSourceARN: undefined,
+      kinesis: { sequenceNumber: good.kinesis.sequenceNumber, approximateArrivalTimestamp: "late", data: 7 },
+    } as unknown as typeof good;
+    expect(kinesisSourceOf(malformed, Date.UTC(2026, 11, 2))).toEqual({
+      kind: "kinesis",
+      streamArn: "unknown-stream",
+      shardId: "unknown-shard",
+      sequenceNumber: good.kinesis.sequenceNumber,
+      partitionKey: UNKNOWN_PARTITION_KEY,
+      approximateArrivalTimestamp: Date.UTC(2026, 11, 2) / 1000,
+    });
+    expect(kinesisDataOf(malformed)).toBe("");
+    expect(kinesisDataOf(good)).toBe(good.kinesis.data);
   });
 
   it("derives the shard from eventID", () => {

@@ -11,7 +11,7 @@ async function run(argv: string[], env: Record<string, string> = {}) {
 
 describe("npm run recover: bad command lines get a clear error and exit code 2", () => {
   it.each([
-    [[], ""],
+    [[], "no command: triage, status, inspect, show, replay, peek or redrive"],
     [["frobnicate"], 'unknown command "frobnicate"'],
     [["inspect", "--nope"], "Unknown option '--nope'"],
     [["inspect"], "no quarantine bucket"],
@@ -30,14 +30,43 @@ describe("npm run recover: bad command lines get a clear error and exit code 2",
       '--rate must be a whole number, got "1.5"',
     ],
     [["show", "--bucket", "b"], "show needs the object key"],
-    [["redrive"], "redrive needs --from and --to"],
+    [["redrive"], "redrive needs --queue NAME (tool-jobs, session-jobs, stream-failures) or --from DLQ"],
+    [["peek", "--queue", "tool-jobs", "--from", "x"], "peek takes --queue or --from, not both"],
+    [["redrive", "--from", "tool-jobs-dlq"], '--from must be an SQS queue URL or ARN, got "tool-jobs-dlq"'],
+    [
+      ["redrive", "--from", "arn:aws:sqs:eu-west-1:1:q", "--to", "arn:aws:s3:::bucket"],
+      "--to must be an SQS queue URL or ARN",
+    ],
+    [
+      ["redrive", "--queue", "tool-jobs", "--max", "2", "--mode", "move-task"],
+      "--max and --reason need the mover",
+    ],
+    [["redrive", "--queue", "tool-jobs", "--watch", "-1"], "--watch must be between 0 and 3600, got -1"],
+    [
+      ["replay", "--max", "0", "--bucket", "b", "--stream", "s"],
+      "--max must be between 1 and 10000000, got 0",
+    ],
+    [
+      ["inspect", "--bucket", "b", "--since", "2026-12-01T00:00:00Z", "--until", "2026-11-30T00:00:00Z"],
+      "--since (2026-12-01T00:00:00Z) is not before --until (2026-11-30T00:00:00Z): the range holds nothing",
+    ],
+    [["inspect", "--include-permanent"], "--include-permanent is for replay, not inspect"],
+    [["status", "--rate", "5"], "--rate is for replay, redrive, not status"],
+    [["status", "--stuck-after", "0"], "--stuck-after must be between 1 and 1209600, got 0"],
+    [["show", "a", "b", "--bucket", "q"], 'unexpected argument "b"'],
+    [["triage", "extra"], 'unexpected argument "extra"'],
+    [["inspect", "--bucket", "b"], "no region: set AWS_REGION"],
     [["redrive", "--queue", "nope"], "--queue must be one of tool-jobs, session-jobs, stream-failures"],
     [
       ["redrive", "--from", "a", "--to", "b", "--mode", "teleport"],
       "--mode must be auto, move-task or mover",
     ],
   ])("%j", async (argv, message) => {
-    const { code, err, out } = await run(argv);
+    // Every region but the last case's: a bad command line is named before a missing region.
+    const { code, err, out } = await run(
+      argv,
+      message.startsWith("no region") ? {} : { AWS_REGION: "eu-west-1" },
+    );
     expect(code).toBe(2);
     expect(err + out).toContain(message);
     // The message, then the usage.

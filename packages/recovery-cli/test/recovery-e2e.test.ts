@@ -9,7 +9,7 @@ import {
 } from "@aws-sdk/client-kinesis";
 import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
 import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { LocalPipeline } from "@mcp-pipeline/local-pipeline";
 import { listQuarantine } from "@mcp-pipeline/recovery";
@@ -18,6 +18,7 @@ import { bundleAll } from "@mcp-pipeline/testing";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main as recover } from "../src/index.js";
+import { statsJob } from "./run-recover.js";
 
 const root = join(import.meta.dirname, "../../..");
 let dist: string;
@@ -67,6 +68,8 @@ async function cli(argv: string[]): Promise<{ code: number; out: string }> {
     AWS_ENDPOINT_URL_KINESIS: pipeline.endpoints.kinesis,
     AWS_ENDPOINT_URL_SQS: pipeline.endpoints.sqs,
     AWS_ENDPOINT_URL_S3: pipeline.endpoints.s3,
+    // fauxqs answers STS too: the caller's account, which replay and redrive check before acting.
+    AWS_ENDPOINT_URL_STS: pipeline.endpoints.sqs,
     QUARANTINE_BUCKET: pipeline.names.quarantineBucket,
     STREAM_NAME: pipeline.names.stream,
     TOOL_JOBS_DLQ_URL: pipeline.queues.toolJobsDlq.url,
@@ -156,7 +159,7 @@ describe("nothing that failed is out of reach (end to end through the local runt
     const dry = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--dry-run"]);
     expect(dry).toMatchObject({ code: 0 });
     expect(dry.out).toContain("3 would be replayed");
-    const first = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--rate", "50"]);
+    const first = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--rate", "50", "--yes"]);
     expect(first.out).toContain("3 replayed into");
     const versions = await eventually(async () => {
       const items = await Promise.all(callIds.map(call));
@@ -166,9 +169,9 @@ describe("nothing that failed is out of reach (end to end through the local runt
 
     // A second replay puts nothing into the stream, so nothing can be applied twice.
     const before = await streamRecordCount();
-    const second = await cli(["replay", "--reason", "RetryAttemptsExhausted"]);
-    expect(second.out).toContain("0 replayed into");
-    expect(second.out).toContain("3 already replayed");
+    const second = await cli(["replay", "--reason", "RetryAttemptsExhausted", "--yes"]);
+    expect(second.out).toContain("3 already replayed; 0 to put back");
+    expect(second.out).toContain("nothing to replay");
     expect(await streamRecordCount()).toBe(before);
     expect((await Promise.all(callIds.map(call))).map((i) => i?.version)).toEqual(versions);
 
@@ -199,20 +202,16 @@ describe("nothing that failed is out of reach (end to end through the local runt
   }, 180_000);
 
   it("the tool queue's DLQ is redriven to its source, and the job then runs", async () => {
-    const job = encodeToolCallJob({
-      specVersion: CURRENT_SPEC_VERSION,
-      callId: "from-the-dlq",
-      sessionId: "session-dlq",
-      tool: "text.stats",
-      arguments: { text: "back from the DLQ" },
-      enqueuedAt: new Date().toISOString(),
-    });
+    const job = statsJob("from-the-dlq", "session-dlq");
     await pipeline.sqs.send(
       new SendMessageCommand({ QueueUrl: pipeline.queues.toolJobsDlq.url, MessageBody: job }),
     );
-    const moved = await cli(["redrive", "--queue", "tool-jobs", "--json"]);
+    const moved = await cli(["redrive", "--queue", "tool-jobs", "--json", "--yes", "--watch", "3"]);
     expect(moved.code).toBe(0);
-    expect(JSON.parse(moved.out)).toMatchObject({ mode: "mover", moved: 1, failed: 0 });
+    expect(JSON.parse(moved.out)).toMatchObject({
+      summary: { mode: "mover", moved: 1, failed: 0 },
+      cameBack: 0,
+    });
     await eventually(async () => expect((await call("from-the-dlq"))?.status).toBe("completed"));
   }, 180_000);
 });

@@ -1,4 +1,9 @@
-import { BadJsonError, type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
+import {
+  BadJsonError,
+  type DecodeResult,
+  jsonErrorForLogs,
+  SchemaViolationError,
+} from "@mcp-pipeline/contracts";
 import * as s from "@mcp-pipeline/contracts/light-schema";
 import { dottedIssue } from "@mcp-pipeline/schema-issues";
 import {
@@ -58,7 +63,8 @@ export function decodeFailureRecord(body: string): DecodeResult<KinesisFailureRe
   try {
     json = JSON.parse(body);
   } catch (cause) {
-    return { ok: false, error: new BadJsonError(`not JSON: ${(cause as Error).message}`, { cause }) };
+    // Not `{ cause }`: V8's message quotes the body, and the error is logged and kept in the DLQ's attributes.
+    return { ok: false, error: new BadJsonError(`not JSON: ${jsonErrorForLogs(cause)}`) };
   }
   const parsed = failureRecordRule.safeParse(json);
   if (!parsed.success) {

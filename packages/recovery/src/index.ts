@@ -1,8 +1,25 @@
+export {
+  type Check,
+  CheckStatus,
+  failed,
+  notChecked,
+  passed,
+  RecoveryRefusedError,
+  refusals,
+} from "./checks.js";
+export {
+  deadLetterFailureKind,
+  deadLetterReason,
+  FailureKind,
+  MAX_RECEIVES_REASON,
+  quarantineFailureKind,
+} from "./failure-kind.js";
 export { decodeFailureRecord } from "./failure-record.js";
 // The zod schema: the definition, for tools and tests; decodeFailureRecord does not use it, so a bundle
 // that does not use this export carries no zod (the package has no side effects).
 export { type KinesisFailureRecord, kinesisFailureRecordSchema } from "./failure-record-schema.js";
-export { countMessages, type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
+export { bodyDigest, type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";
+export { countMessages, type Peek, type PeekedMessage, peekMessages } from "./peek-messages.js";
 export {
   countQuarantine,
   listQuarantine,
@@ -10,16 +27,40 @@ export {
   type QuarantineCounts,
   type QuarantineEntry,
   type QuarantineFilter,
+  type QuarantineObjectState,
+  type QuarantineScan,
   REPLAY_SEQUENCE,
+  REPLAYED,
   REPLAYED_AT,
-  type ReplayOptions,
-  type ReplaySummary,
   recordDigest,
   replayedAt,
-  replayQuarantine,
+  type ScanOptions,
   sameRecordGroups,
+  scanQuarantine,
   storedQuarantineKeys,
+  type UnreadableObject,
 } from "./quarantine-ops.js";
+export {
+  checkQueueReference,
+  InvalidQueueReferenceError,
+  moveTaskCheck,
+  planRedrive,
+  QueueNotFoundError,
+  type QueueRef,
+  type RedrivePlan,
+  resolveQueue,
+} from "./redrive-plan.js";
+export { checkReplayStream, type ReplayStreamCheck } from "./replay-checks.js";
+export {
+  planReplay,
+  ReplayIncompleteError,
+  type ReplayItem,
+  type ReplayOptions,
+  type ReplayPlan,
+  type ReplayPlanOptions,
+  type ReplaySummary,
+  replayQuarantine,
+} from "./replay-quarantine.js";
 export {
   type RereadOptions,
   type RereadResult,
@@ -34,3 +75,4 @@ export {
   quarantineRecordOf,
   storeFailureRecords,
 } from "./store-failures.js";
+export { type Returns, type WatchOptions, watchReturns } from "./watch-returns.js";

@@ -1,16 +1,17 @@
+import { createHash } from "node:crypto";
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
   type Message,
-  type MessageSystemAttributeName,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from "@aws-sdk/client-sqs";
 import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { deadLetterReason } from "./failure-kind.js";
+import { countMessages, HOLD_SECONDS, RECEIVE, release } from "./peek-messages.js";
 
 export interface MoveOptions {
   readonly dlqUrl: string;
@@ -18,8 +19,15 @@ export interface MoveOptions {
   readonly dryRun?: boolean;
   /** Messages per second at most (StartMessageMoveTask's MaxNumberOfMessagesPerSecond, 1-500). */
   readonly ratePerSecond?: number;
-  /** `auto` tries StartMessageMoveTask and falls back to the mover where the endpoint lacks it. */
+  /**
+   * `auto` tries StartMessageMoveTask and falls back to the mover where the endpoint lacks it. `max` and
+   * `reason` need the mover (a move task moves everything): `auto` then uses it, `move-task` is refused.
+   */
   readonly mode?: "auto" | "move-task" | "mover";
+  /** Move at most this many messages; the rest stay in the DLQ. */
+  readonly max?: number;
+  /** Move only messages of this reason (`pipeline.reason.code`, or MAX_RECEIVES_REASON); the rest stay. */
+  readonly reason?: string;
   readonly pollIntervalMs?: number;
   /** Called after each step: messages moved so far, and the figure they are measured against. */
   readonly onProgress?: (moved: number, total: number) => void;
@@ -46,18 +54,34 @@ export interface MoveSummary {
    * new failures): left there for the next run, as StartMessageMoveTask does (§4).
    */
   readonly arrivedAfterStart: number;
+  /** Messages left in the DLQ because of `max` or `reason`. */
+  readonly leftByChoice: number;
+  /** When the move started (ms): a message sent to the DLQ after it came back or is new. */
+  readonly startedAt: number;
+  /** bodyDigest of each message the mover moved (empty for a move task: SQS does not say). */
+  readonly movedDigests: readonly string[];
 }
 
-/** The endpoint has no StartMessageMoveTask (LocalStack community, emulators): use the mover. */
-function unsupported(error: unknown): boolean {
+/** SHA-256 of a message body: how a moved message is recognised when it comes back under a new id. */
+export function bodyDigest(body: string): string {
+  return createHash("sha256").update(body, "utf8").digest("hex");
+}
+
+/** The endpoint has no StartMessageMoveTask (LocalStack community, the emulators, moto): use the mover. */
+export function unsupported(error: unknown): boolean {
   const name = (error as Error).name ?? "";
   const message = (error as Error).message ?? "";
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const status =
+    (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ??
+    (error as { $response?: { statusCode?: number } }).$response?.statusCode;
   return (
     /UnsupportedOperation|InvalidAction|UnknownOperation|NotImplemented/i.test(name) ||
     /not (supported|implemented)|unknown (operation|action)|unsupported/i.test(message) ||
     status === 501 ||
-    (status === 400 && /Action/i.test(message))
+    (status === 400 && /Action/i.test(message)) ||
+    // moto answers an action it lacks with an HTML page (status 404 or 500), which the SDK cannot parse:
+    // an HTML page is never SQS's answer.
+    (name === "SyntaxError" && /not valid JSON/.test(message) && /<!doctype|<html/i.test(message))
   );
 }
 
@@ -73,63 +97,6 @@ async function attributes(sqs: SQSClient, url: string) {
     waiting: Number(Attributes.ApproximateNumberOfMessages ?? 0),
     fifo: Attributes.FifoQueue === "true",
   };
-}
-
-/** Makes received messages visible again at once, so nothing is hidden after we are done. */
-async function release(sqs: SQSClient, url: string, receipts: readonly string[]): Promise<void> {
-  for (let i = 0; i < receipts.length; i += 10) {
-    await sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: url,
-        Entries: receipts
-          .slice(i, i + 10)
-          .map((receipt, j) => ({ Id: String(j), ReceiptHandle: receipt, VisibilityTimeout: 0 })),
-      }),
-    );
-  }
-}
-
-/**
- * How long a received message stays hidden while the run holds it: long enough that what the run
- * leaves in the DLQ does not come back during the run, short enough that a crashed run hides nothing
- * for long. What is left is made visible again when the run ends.
- */
-const HOLD_SECONDS = 300;
-
-const RECEIVE: {
-  MaxNumberOfMessages: number;
-  WaitTimeSeconds: number;
-  MessageAttributeNames: string[];
-  MessageSystemAttributeNames: MessageSystemAttributeName[];
-} = {
-  MaxNumberOfMessages: 10,
-  WaitTimeSeconds: 1,
-  MessageAttributeNames: ["All"],
-  MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId", "SentTimestamp"],
-};
-
-/**
- * Counts the messages a standard queue holds by receiving them (each held invisible until the count is
- * done, so none is counted twice), then makes every one visible again. ApproximateNumberOfMessages
- * lags, on AWS too; this is what is there. Not for FIFO queues: a held message hides the rest of its
- * group, so only the first messages of each group would be counted.
- */
-export async function countMessages(sqs: SQSClient, url: string): Promise<number> {
-  const receipts = new Map<string, string>();
-  try {
-    for (;;) {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: url, ...RECEIVE, VisibilityTimeout: HOLD_SECONDS }),
-      );
-      const fresh = Messages.filter((m) => m.MessageId && !receipts.has(m.MessageId));
-      for (const m of Messages)
-        if (m.MessageId && m.ReceiptHandle) receipts.set(m.MessageId, m.ReceiptHandle);
-      if (fresh.length === 0) break;
-    }
-  } finally {
-    await release(sqs, url, [...receipts.values()]);
-  }
-  return receipts.size;
 }
 
 /**
@@ -167,11 +134,17 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       moved: 0,
       failed: 0,
       arrivedAfterStart: 0,
+      leftByChoice: 0,
+      startedAt,
+      movedDigests: [],
     };
   }
+  const selective = options.max !== undefined || options.reason !== undefined;
   const mode = options.mode ?? "auto";
+  if (mode === "move-task" && selective)
+    throw new RangeError("a message move task moves every message: max and reason need the mover");
 
-  if (mode !== "mover") {
+  if (mode !== "mover" && !selective) {
     try {
       const { TaskHandle } = await sqs.send(
         new StartMessageMoveTaskCommand({
@@ -202,6 +175,9 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
             moved,
             failed: 0,
             arrivedAfterStart: 0,
+            leftByChoice: 0,
+            startedAt,
+            movedDigests: [],
           };
         }
       }
@@ -213,10 +189,15 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
   let moved = 0;
   let failed = 0;
   let arrivedAfterStart = 0;
+  let leftByChoice = 0;
+  const movedDigests: string[] = [];
   // Every DLQ message seen in this run, and those left in the DLQ (made visible again at the end).
   const seen = new Set<string>();
   const left = new Map<string, string>();
   const sentIds = new Set<string>();
+  // FIFO groups with a message left in the DLQ: their later messages stay too, so a group's order holds
+  // (a job of a group never runs before an earlier one that --reason or --max left behind, §3).
+  const heldGroups = new Set<string>();
   // Sent after the run started: the run cannot have sent it before, so it is not part of the snapshot.
   const isNew = (m: Message) => Number(m.Attributes?.SentTimestamp ?? 0) > startedAt;
   try {
@@ -236,9 +217,18 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
         }
         seen.add(id);
         unseen += 1;
+        const group = m.Attributes?.MessageGroupId;
+        const chosen =
+          (options.reason === undefined || deadLetterReason(m.MessageAttributes ?? {}) === options.reason) &&
+          (options.max === undefined || moved + fresh.length < options.max) &&
+          (group === undefined || !heldGroups.has(group));
         if (isNew(m)) {
           arrivedAfterStart += 1;
           left.set(id, m.ReceiptHandle ?? "");
+        } else if (!chosen) {
+          leftByChoice += 1;
+          left.set(id, m.ReceiptHandle ?? "");
+          if (group !== undefined) heldGroups.add(group);
         } else {
           fresh.push(m);
         }
@@ -246,6 +236,9 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       // Nothing this run has not seen: every message present at the start has been handled.
       if (unseen === 0) break;
       if (fresh.length === 0) continue;
+      // Until the source has taken them they are the DLQ's: a failed send (a denial, the network) makes
+      // them visible again at the end with the rest, not hidden for the hold.
+      for (const m of fresh) left.set(m.MessageId ?? "", m.ReceiptHandle ?? "");
       const sent = await sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: options.sourceUrl,
@@ -276,7 +269,9 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
           continue;
         }
         sentIds.add(s.MessageId);
+        left.delete(m.MessageId ?? "");
         taken.push(m);
+        movedDigests.push(bodyDigest(m.Body ?? ""));
       }
       for (const f of sent.Failed ?? []) {
         const m = fresh[Number(f.Id)];
@@ -293,6 +288,8 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       }
       moved += taken.length;
       options.onProgress?.(moved, dlq.waiting);
+      // --max reached: what is not read yet stays in the DLQ unread.
+      if (options.max !== undefined && moved >= options.max) break;
       if (options.ratePerSecond) {
         const budget = (fresh.length / options.ratePerSecond) * 1000;
         const elapsed = now() - started;
@@ -314,5 +311,8 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
     moved,
     failed,
     arrivedAfterStart,
+    leftByChoice,
+    startedAt,
+    movedDigests,
   };
 }

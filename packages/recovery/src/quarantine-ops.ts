@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
-import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import {
-  CopyObjectCommand,
-  HeadObjectCommand,
+  GetObjectTaggingCommand,
   ListObjectsV2Command,
+  PutObjectTaggingCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { compareSequenceNumbers, OrderingMode, putRecords } from "@mcp-pipeline/aws";
-import { type QuarantineRecord, readQuarantineRecord } from "@mcp-pipeline/quarantine";
-import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { QuarantineFormatError, type QuarantineRecord, readQuarantineObject } from "@mcp-pipeline/quarantine";
+import { forEachBounded } from "./bounded.js";
+import { type FailureKind, quarantineFailureKind } from "./failure-kind.js";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {
@@ -22,17 +22,34 @@ export interface QuarantineFilter {
   readonly shardId?: string;
 }
 
+/** One object of the bucket that holds a record, and whether a replay put that object's record back. */
+export interface QuarantineObjectState {
+  readonly key: string;
+  /** The reason this object was stored for (a record replayed and given up again has two objects). */
+  readonly reason: string;
+  readonly kind: FailureKind;
+  readonly quarantinedAt: string;
+  /** When a replay put the record back, from this object (metadata `replayed-at`); absent if never. */
+  readonly replayedAt?: string;
+}
+
 export interface QuarantineEntry {
   readonly key: string;
   readonly record: QuarantineRecord;
   /** `recordDigest` of the record: equal digests are the same record. */
   readonly digest: string;
+  /** Whether putting it back can help (failure-kind.ts). */
+  readonly kind: FailureKind;
+  /** When a replay put this object's record back; absent if never. */
+  readonly replayedAt?: string;
   /**
    * Other objects of the bucket that hold the same record (same partition key and bytes), whatever
    * the filter: a copy quarantined again after a replay (the replay puts the same bytes back and the
-   * processor quarantines them under their new sequence number), or a producer's duplicate send.
+   * processor or dlq-redrive stores them under their new sequence number), or a producer's duplicate send.
    */
   readonly sameAs: readonly string[];
+  /** Every object that holds the record, this one included, oldest first: the record's history. */
+  readonly objects: readonly QuarantineObjectState[];
 }
 
 /**
@@ -48,7 +65,15 @@ export function recordDigest(record: Pick<QuarantineRecord, "source" | "data">):
     .digest("hex");
 }
 
-/** Metadata set on a quarantine object once its record is back in the stream. */
+/**
+ * Tags set on a quarantine object once its record is back in the stream. Tags, not metadata: changing
+ * metadata rewrites the object (a copy onto itself), which the quarantine's conditional writes and bucket
+ * policy refuse (terraform/modules/bucket), and a lifecycle rule can select by tag, so that only replayed
+ * records can be set to expire (`REPLAYED` = `true`). Objects marked before by metadata read as not
+ * replayed: a replay puts such a record back once more, which changes nothing (docs/idempotency.md), and
+ * tags it.
+ */
+export const REPLAYED = "replayed";
 export const REPLAYED_AT = "replayed-at";
 export const REPLAY_SEQUENCE = "replay-sequence-number";
 
@@ -63,12 +88,42 @@ export function matches(record: QuarantineRecord, filter: QuarantineFilter): boo
   );
 }
 
-/** Every quarantined record under `kinesis/` that matches, in shard then sequence order. */
-export async function listQuarantine(
-  s3: S3Client,
-  bucket: string,
-  filter: QuarantineFilter = {},
-): Promise<QuarantineEntry[]> {
+/** An object under `kinesis/` that is not a quarantine record this code can read: left as it is, reported. */
+export interface UnreadableObject {
+  readonly key: string;
+  /** The error's name (QuarantineFormatError, NoSuchKey, AccessDenied...) and message. */
+  readonly error: { readonly name: string; readonly message: string };
+}
+
+export interface QuarantineScan {
+  /** The records that match, in shard then sequence order. */
+  readonly entries: QuarantineEntry[];
+  /** Objects that could not be read as quarantine records: skipped, never the end of the listing. */
+  readonly unreadable: UnreadableObject[];
+  /** Objects listed under `kinesis/`, readable or not, matching or not. */
+  readonly objects: number;
+}
+
+export interface ScanOptions {
+  /** GETs in flight at once (default 16): a bucket of 10,000 objects is read in seconds, not minutes. */
+  readonly concurrency?: number;
+  /** The account that must own the bucket: S3 answers 403 for a bucket of another account. */
+  readonly expectedBucketOwner?: string;
+}
+
+/**
+ * An object's own problem (its bytes, its key gone, a key it may not read): it is reported and the
+ * listing goes on. Anything else (throttling, 5xx, the network) is the listing's: it stops, and a run
+ * again can do better.
+ */
+function unreadable(error: unknown): boolean {
+  if (error instanceof QuarantineFormatError) return true;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  return status !== undefined && status >= 400 && status < 500 && status !== 429;
+}
+
+/** Every key under `kinesis/`: one LIST per 1,000 keys. */
+async function listKeys(s3: S3Client, bucket: string, options: ScanOptions): Promise<string[]> {
   const keys: string[] = [];
   let token: string | undefined;
   do {
@@ -77,25 +132,132 @@ export async function listQuarantine(
         Bucket: bucket,
         Prefix: "kinesis/",
         ...(token ? { ContinuationToken: token } : {}),
+        ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
       }),
     );
     for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
     token = page.NextContinuationToken;
   } while (token);
-  const all: { key: string; record: QuarantineRecord; digest: string }[] = [];
-  for (const key of keys) {
-    const record = await readQuarantineRecord(s3, bucket, key);
-    all.push({ key, record, digest: recordDigest(record) });
+  return keys;
+}
+
+/**
+ * Reads every quarantine object under `kinesis/` (record and replay mark in one GET each), and returns
+ * those that match with, for each, every object that holds the same record. An object that cannot be
+ * read as a quarantine record is reported in `unreadable` and skipped.
+ */
+export async function scanQuarantine(
+  s3: S3Client,
+  bucket: string,
+  filter: QuarantineFilter = {},
+  options: ScanOptions = {},
+): Promise<QuarantineScan> {
+  const keys = await listKeys(s3, bucket, options);
+  const read: ({ key: string; record: QuarantineRecord; digest: string; replayedAt?: string } | undefined)[] =
+    new Array(keys.length);
+  const failed: UnreadableObject[] = [];
+  await forEachBounded(keys, options.concurrency ?? 16, async (key, index) => {
+    try {
+      const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
+      const { record, tagCount } = await readQuarantineObject(s3, bucket, key, owner);
+      // An object without tags was never replayed: its mark costs no second request.
+      const replayedAt = tagCount === 0 ? undefined : await replayMarkOf(s3, bucket, key, owner);
+      read[index] = { key, record, digest: recordDigest(record), ...(replayedAt ? { replayedAt } : {}) };
+    } catch (error) {
+      if (!unreadable(error)) throw error;
+      failed.push({ key, error: { name: (error as Error).name, message: (error as Error).message } });
+    }
+  });
+  const all = read.filter((r) => r !== undefined);
+  const byDigest = new Map<string, QuarantineObjectState[]>();
+  for (const { key, record, digest, replayedAt } of all) {
+    const state: QuarantineObjectState = {
+      key,
+      reason: record.reason.code,
+      kind: quarantineFailureKind(record),
+      quarantinedAt: record.quarantinedAt,
+      ...(replayedAt ? { replayedAt } : {}),
+    };
+    byDigest.set(digest, [...(byDigest.get(digest) ?? []), state]);
   }
-  const keysByDigest = new Map<string, string[]>();
-  for (const { key, digest } of all) keysByDigest.set(digest, [...(keysByDigest.get(digest) ?? []), key]);
+  for (const states of byDigest.values())
+    states.sort((a, b) => a.quarantinedAt.localeCompare(b.quarantinedAt) || a.key.localeCompare(b.key));
   const entries: QuarantineEntry[] = all
     .filter((e) => matches(e.record, filter))
-    .map((e) => ({ ...e, sameAs: (keysByDigest.get(e.digest) ?? []).filter((k) => k !== e.key) }));
-  return entries.sort(
+    .map((e) => {
+      const objects = byDigest.get(e.digest) ?? [];
+      return {
+        ...e,
+        kind: quarantineFailureKind(e.record),
+        sameAs: objects.map((o) => o.key).filter((k) => k !== e.key),
+        objects,
+      };
+    });
+  entries.sort(
     (a, b) =>
       a.record.source.shardId.localeCompare(b.record.source.shardId) ||
       compareSequenceNumbers(a.record.source.sequenceNumber, b.record.source.sequenceNumber),
+  );
+  return { entries, unreadable: failed.sort((a, b) => a.key.localeCompare(b.key)), objects: keys.length };
+}
+
+/**
+ * Every quarantined record under `kinesis/` that matches, in shard then sequence order (scanQuarantine's
+ * entries). Objects that cannot be read are skipped; `onUnreadable` hears of each.
+ */
+export async function listQuarantine(
+  s3: S3Client,
+  bucket: string,
+  filter: QuarantineFilter = {},
+  options: ScanOptions & { readonly onUnreadable?: (object: UnreadableObject) => void } = {},
+): Promise<QuarantineEntry[]> {
+  const scan = await scanQuarantine(s3, bucket, filter, options);
+  for (const object of scan.unreadable) options.onUnreadable?.(object);
+  return scan.entries;
+}
+
+/** When the object's record was put back in the stream (its `replayed-at` tag), if it was. */
+async function replayMarkOf(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly expectedBucketOwner?: string } = {},
+): Promise<string | undefined> {
+  const { TagSet = [] } = await s3.send(
+    new GetObjectTaggingCommand({
+      Bucket: bucket,
+      Key: key,
+      ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
+    }),
+  );
+  return TagSet.find((tag) => tag.Key === REPLAYED_AT)?.Value;
+}
+
+/** The replay mark of one object (`show` of a single key). */
+export function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
+  return replayMarkOf(s3, bucket, key);
+}
+
+/** Tags the object as replayed, with when and the record's new sequence number (the object is not rewritten). */
+export async function markReplayed(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  mark: { readonly at: string; readonly sequenceNumber: string; readonly expectedBucketOwner?: string },
+): Promise<void> {
+  await s3.send(
+    new PutObjectTaggingCommand({
+      Bucket: bucket,
+      Key: key,
+      Tagging: {
+        TagSet: [
+          { Key: REPLAYED, Value: "true" },
+          { Key: REPLAYED_AT, Value: mark.at },
+          { Key: REPLAY_SEQUENCE, Value: mark.sequenceNumber },
+        ],
+      },
+      ...(mark.expectedBucketOwner ? { ExpectedBucketOwner: mark.expectedBucketOwner } : {}),
+    }),
   );
 }
 
@@ -124,6 +286,10 @@ export async function storedQuarantineKeys(
 export interface QuarantineCounts {
   /** Distinct records: a record quarantined again after a replay is counted once. */
   readonly total: number;
+  /** Records with an object no replay has put back yet (never replayed, or given up again after one). */
+  readonly awaitingReplay: number;
+  /** Records every object of which is marked replayed. */
+  readonly replayed: number;
   /** Objects that hold a record counted already (quarantined again after a replay, or duplicates). */
   readonly copies: number;
   readonly byReason: Record<string, number>;
@@ -155,119 +321,14 @@ export function countQuarantine(entries: readonly QuarantineEntry[]): Quarantine
     const day = new Date(record.source.approximateArrivalTimestamp * 1000).toISOString().slice(0, 10);
     byDay[day] = (byDay[day] ?? 0) + 1;
   }
+  const awaitingReplay = groups.filter((g) => g.some((e) => e.replayedAt === undefined)).length;
   return {
     total: originals.length,
+    awaitingReplay,
+    replayed: originals.length - awaitingReplay,
     copies: groups.reduce((n, g) => n + g.length - 1, 0),
     byReason,
     byShard,
     byDay,
   };
-}
-
-export async function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
-  const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-  return head.Metadata?.[REPLAYED_AT];
-}
-
-export interface ReplayOptions {
-  readonly streamName: string;
-  readonly dryRun?: boolean;
-  /** Records per second at most. */
-  readonly ratePerSecond?: number;
-  readonly onProgress?: (done: number, total: number) => void;
-  /** Each record put back, with its new sequence number (for a caller that waits for it to be read). */
-  readonly onWritten?: (sequenceNumber: string) => void;
-  readonly now?: () => number;
-  readonly sleep?: Sleep;
-}
-
-export interface ReplaySummary {
-  /** Distinct records matched (a record quarantined again after a replay is one record). */
-  readonly matched: number;
-  readonly alreadyReplayed: number;
-  readonly replayed: number;
-  readonly dryRun: boolean;
-}
-
-/**
- * Puts quarantined records back into the stream with their original partition keys and bytes, in
- * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object once
- * its record is written (metadata `replayed-at`), so a second replay skips it. The processor's
- * idempotency (by eventId) makes a replay safe even when a record had been applied before.
- */
-export async function replayQuarantine(
-  s3: S3Client,
-  kinesis: KinesisClient,
-  bucket: string,
-  entries: readonly QuarantineEntry[],
-  options: ReplayOptions,
-): Promise<ReplaySummary> {
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? realSleep;
-  // A record and its copies quarantined again after a replay are one record: it was replayed when
-  // any of its objects is marked, and a replay puts it back once and marks every object of it.
-  const groups = sameRecordGroups(entries);
-  const pending: { entry: QuarantineEntry; keys: string[] }[] = [];
-  let alreadyReplayed = 0;
-  for (const group of groups) {
-    const keys = [...new Set(group.flatMap((e) => [e.key, ...e.sameAs]))];
-    let marked = false;
-    for (const key of keys) {
-      if ((await replayedAt(s3, bucket, key)) !== undefined) {
-        marked = true;
-        break;
-      }
-    }
-    if (marked) alreadyReplayed += 1;
-    else pending.push({ entry: group[0] as QuarantineEntry, keys });
-  }
-  if (options.dryRun) {
-    return { matched: groups.length, alreadyReplayed, replayed: 0, dryRun: true };
-  }
-  const rate = options.ratePerSecond ?? 100;
-  const chunk = Math.max(1, Math.min(500, rate));
-  let replayed = 0;
-  for (let i = 0; i < pending.length; i += chunk) {
-    const started = now();
-    const batch = pending.slice(i, i + chunk);
-    const result = await putRecords(
-      kinesis,
-      { streamName: options.streamName },
-      batch.map(({ entry }) => ({
-        data: Buffer.from(entry.record.data, "base64"),
-        partitionKey: entry.record.source.partitionKey,
-      })),
-      { ordering: OrderingMode.Strict },
-    );
-    for (const written of result.written) {
-      const { keys } = batch[written.index] as { entry: QuarantineEntry; keys: string[] };
-      for (const key of keys) {
-        await s3.send(
-          new CopyObjectCommand({
-            Bucket: bucket,
-            Key: key,
-            CopySource: `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`,
-            MetadataDirective: "REPLACE",
-            ContentType: "application/json",
-            Metadata: {
-              [REPLAYED_AT]: new Date(now()).toISOString(),
-              [REPLAY_SEQUENCE]: written.sequenceNumber,
-            },
-          }),
-        );
-      }
-      replayed += 1;
-      options.onWritten?.(written.sequenceNumber);
-    }
-    options.onProgress?.(replayed, pending.length);
-    if (result.rejected.length > 0) {
-      throw new Error(
-        `${result.rejected.length} records could not be put back (first: ${result.rejected[0]?.errorCode}); the ${replayed} written are marked, run the replay again to continue`,
-      );
-    }
-    const elapsed = now() - started;
-    const budget = (batch.length / rate) * 1000;
-    if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
-  }
-  return { matched: groups.length, alreadyReplayed, replayed, dryRun: false };
 }

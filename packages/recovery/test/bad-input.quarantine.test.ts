@@ -20,13 +20,14 @@ import {
 } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countQuarantine, listQuarantine, replayQuarantine } from "../src/index.js";
+import { countQuarantine, listQuarantine, replayQuarantine, scanQuarantine } from "../src/index.js";
 
 /**
  * Quarantine objects, the boundary of packages/quarantine's reader and of the replay that lists them
  * (issue 13 §4). A bad object beside a good one: reading it fails with a QuarantineFormatError naming
- * the key and the field, a replay refuses to start (nothing is put into the stream), and both objects
- * stay in the bucket byte for byte. An object the format accepts is replayed with its bytes.
+ * the key and the field; the listing reports it as unreadable and goes on (issue 26, item 7: one bad
+ * object never hides the others), so a replay puts back the good one alone; both objects stay in the
+ * bucket byte for byte. An object the format accepts is replayed with its bytes.
  */
 
 const STREAM = "tool-call-events";
@@ -115,21 +116,35 @@ async function setUp(input: BadInput<Uint8Array>) {
   return { bucket, good, goodKey, badKey, before: await streamRecords() };
 }
 
-/** Refused with the key and the problem; nothing replayed; both objects unchanged. */
+/**
+ * Refused with the key and the problem, and reported by the listing, which goes on: the good record alone
+ * is replayed; the bad object is unchanged.
+ */
 async function expectRefused(input: BadInput<Uint8Array>, problem: string | RegExp) {
-  const { bucket, goodKey, badKey, before } = await setUp(input);
-  const goodBytes = await objectBytes(bucket, goodKey);
+  const { bucket, good, goodKey, badKey, before } = await setUp(input);
   const read = readQuarantineRecord(s3, bucket, badKey);
   await expect(read).rejects.toMatchObject({ name: "QuarantineFormatError", key: badKey });
   await expect(read).rejects.toThrow(problem);
-  await expect(listQuarantine(s3, bucket)).rejects.toMatchObject({
-    name: "QuarantineFormatError",
-    key: badKey,
-  });
+  const scan = await scanQuarantine(s3, bucket);
   assertNoPrototypePollution();
-  expect(await streamRecords()).toEqual(before);
+  expect(scan.unreadable).toEqual([
+    { key: badKey, error: { name: "QuarantineFormatError", message: expect.stringMatching(problem) } },
+  ]);
+  expect(scan.entries.map((e) => e.key)).toEqual([goodKey]);
+  const heard: string[] = [];
+  expect(
+    (await listQuarantine(s3, bucket, {}, { onUnreadable: (o) => heard.push(o.key) })).map((e) => e.key),
+  ).toEqual([goodKey]);
+  expect(heard).toEqual([badKey]);
+  const summary = await replayQuarantine(s3, kinesis, bucket, scan.entries, {
+    streamName: STREAM,
+    includePermanent: true,
+  });
+  expect(summary).toMatchObject({ replayed: 1 });
+  expect((await streamRecords()).slice(before.length)).toEqual([
+    { partitionKey: good.source.partitionKey, data: good.data },
+  ]);
   expect(Buffer.from(await objectBytes(bucket, badKey)).equals(Buffer.from(input.value))).toBe(true);
-  expect(Buffer.from(await objectBytes(bucket, goodKey)).equals(Buffer.from(goodBytes))).toBe(true);
 }
 
 /** Read as a quarantine record: counted, and replayed with its bytes and partition key like the good one. */
@@ -140,7 +155,15 @@ async function expectReplayed(input: BadInput<Uint8Array>) {
   // Both listed: the bad object beside the good one, which is under the key its source gives.
   expect(entries.map((e) => e.key).sort()).toEqual([badKey, quarantineKeyFor(good.source)].sort());
   expect(countQuarantine(entries).total).toBe(2);
-  const summary = await replayQuarantine(s3, kinesis, bucket, entries, { streamName: STREAM });
+  // Both are bad-json, a permanent reason: put back only when asked.
+  expect(await replayQuarantine(s3, kinesis, bucket, entries, { streamName: STREAM })).toMatchObject({
+    replayed: 0,
+    skippedPermanent: 2,
+  });
+  const summary = await replayQuarantine(s3, kinesis, bucket, entries, {
+    streamName: STREAM,
+    includePermanent: true,
+  });
   expect(summary).toMatchObject({ replayed: 2 });
   const added = (await streamRecords()).slice(before.length);
   expect(added).toEqual(
@@ -181,6 +204,6 @@ const expectations: BadInputExpectations<Uint8Array> = {
   },
 };
 
-describe("quarantine objects: a bad object is refused by name and field, nothing replayed, nothing changed", () => {
+describe("quarantine objects: a bad object is refused by name and field, reported, skipped, never changed", () => {
   it.each(badInputTable(corpus, expectations))("$label", ({ run }) => run());
 });

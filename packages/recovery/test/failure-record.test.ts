@@ -157,3 +157,14 @@ describe("decodeFailureRecord decides as kinesisFailureRecordSchema does", () =>
     );
   });
 });
+
+describe("decodeFailureRecord's error names no part of a body that is not JSON", () => {
+  it.each(['{"token": s3cr3t}', "s3cr3t", '["s3cr3t",]'])("%j", (text) => {
+    const decoded = decodeFailureRecord(text);
+    expect(decoded).toMatchObject({ ok: false, error: { code: "bad-json" } });
+    if (!decoded.ok) {
+      expect(decoded.error.message).not.toContain("s3cr3t");
+      expect(decoded.error.cause).toBeUndefined();
+    }
+  });
+});

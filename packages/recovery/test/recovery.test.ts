@@ -8,7 +8,7 @@ import {
   PutRecordsCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
-import type { S3Client } from "@aws-sdk/client-s3";
+import { GetObjectTaggingCommand, type S3Client } from "@aws-sdk/client-s3";
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -46,6 +46,8 @@ import {
   type LostRange,
   listQuarantine,
   moveMessages,
+  REPLAY_SEQUENCE,
+  REPLAYED,
   replayedAt,
   replayQuarantine,
   rereadRange,
@@ -113,7 +115,7 @@ function failure(arn: string, start: string, end: string, batchSize: number): Ki
 function deps(quarantineBucket: string, dlqUrl: string, lost: LostRange[]): FailureStoreDeps {
   return {
     reread: (range) => rereadRange(kinesis, range),
-    quarantine: (record) => writeQuarantineRecord(s3, quarantineBucket, record, { ifAbsent: true }),
+    quarantine: (record) => writeQuarantineRecord(s3, quarantineBucket, record),
     deadLetter: (record, reason) => sendToDeadLetterQueue(sqs, dlqUrl, record, reason),
     onLost: (l) => lost.push(l),
     functionName: "dlq-redrive",
@@ -440,6 +442,11 @@ describe("replay", () => {
       matched: 2,
       alreadyReplayed: 0,
       replayed: 0,
+      toReplay: 2,
+      givenUpAgain: 0,
+      skippedPermanent: 0,
+      leftByMax: 0,
+      byReason: { RetryAttemptsExhausted: 2 },
       dryRun: true,
     });
 
@@ -451,6 +458,15 @@ describe("replay", () => {
     });
     expect(first).toMatchObject({ matched: 3, replayed: 3, alreadyReplayed: 0 });
     expect(await replayedAt(s3, q, onlyA[0]?.key ?? "")).toMatch(/Z$/);
+    // Marked by tags (what a lifecycle rule can select), the object itself unchanged.
+    const tagged = await s3.send(new GetObjectTaggingCommand({ Bucket: q, Key: onlyA[0]?.key ?? "" }));
+    expect(tagged.TagSet).toEqual(
+      expect.arrayContaining([
+        { Key: REPLAYED, Value: "true" },
+        { Key: REPLAY_SEQUENCE, Value: written[0] },
+      ]),
+    );
+    expect(await readQuarantineRecord(s3, q, onlyA[0]?.key ?? "")).toEqual(onlyA[0]?.record);
     const second = await replayQuarantine(s3, kinesis, q, await listQuarantine(s3, q), {
       streamName: target.name,
     });
@@ -477,7 +493,7 @@ describe("replay", () => {
     expect((await readQuarantineRecord(s3, q, onlyA[0]?.key ?? "")).data).toBe(onlyA[0]?.record.data);
   });
 
-  it("a still-poison record quarantined again after a replay is the same record: inspect counts it once and the same replay again does nothing", async () => {
+  it("a still-poison record quarantined again after a replay is the same record: inspect counts it once, a replay leaves it (permanent) unless asked, and puts it back once per run asked", async () => {
     // Two records the processor quarantined as bad-json (its own write, §1.7 positions).
     const source = await stream([
       { key: "session-p", body: '{"bad":' },
@@ -485,26 +501,21 @@ describe("replay", () => {
     ]);
     const q = await bucket();
     const processorQuarantines = async (streamArn: string, r: _Record) =>
-      writeQuarantineRecord(
-        s3,
-        q,
-        {
-          formatVersion: 1,
-          source: {
-            kind: "kinesis",
-            streamArn,
-            shardId: "shardId-000000000000",
-            sequenceNumber: r.SequenceNumber ?? "",
-            partitionKey: r.PartitionKey ?? "",
-            approximateArrivalTimestamp: Date.now() / 1000,
-          },
-          data: Buffer.from(r.Data ?? new Uint8Array()).toString("base64"),
-          reason: { code: "bad-json", message: "not JSON" },
-          quarantinedAt: new Date().toISOString(),
-          quarantinedBy: "processor",
+      writeQuarantineRecord(s3, q, {
+        formatVersion: 1,
+        source: {
+          kind: "kinesis",
+          streamArn,
+          shardId: "shardId-000000000000",
+          sequenceNumber: r.SequenceNumber ?? "",
+          partitionKey: r.PartitionKey ?? "",
+          approximateArrivalTimestamp: Date.now() / 1000,
         },
-        { ifAbsent: true },
-      );
+        data: Buffer.from(r.Data ?? new Uint8Array()).toString("base64"),
+        reason: { code: "bad-json", message: "not JSON" },
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: "processor",
+      });
     const readStream = async (name: string) => {
       const { ShardIterator } = await kinesis.send(
         new GetShardIteratorCommand({
@@ -521,31 +532,103 @@ describe("replay", () => {
       copies: 0,
     });
 
-    // Replayed into a stream whose processor still cannot read them: quarantined again, new positions.
+    // bad-json is permanent: a replay leaves both unless asked.
     const target = await stream([]);
-    for (let round = 1; round <= 3; round++) {
-      const summary = await replayQuarantine(
-        s3,
-        kinesis,
-        q,
-        await listQuarantine(s3, q, { reason: "bad-json" }),
-        {
-          streamName: target.name,
-        },
-      );
-      expect(summary).toMatchObject(
-        round === 1
-          ? { matched: 2, replayed: 2, alreadyReplayed: 0 }
-          : { matched: 2, replayed: 0, alreadyReplayed: 2 },
-      );
-      for (const r of await readStream(target.name)) await processorQuarantines(target.arn, r);
-      const counts = countQuarantine(await listQuarantine(s3, q, { reason: "bad-json" }));
-      expect(counts).toMatchObject({ total: 2, copies: 2, byReason: { "bad-json": 2 } });
-    }
-    // Put back once in all: the target stream holds each record once.
+    const badJson = () => listQuarantine(s3, q, { reason: "bad-json" });
+    expect(
+      await replayQuarantine(s3, kinesis, q, await badJson(), { streamName: target.name }),
+    ).toMatchObject({
+      matched: 2,
+      replayed: 0,
+      skippedPermanent: 2,
+    });
+    // Asked (the processor was fixed, it is thought), it puts both back and marks them.
+    expect(
+      await replayQuarantine(s3, kinesis, q, await badJson(), {
+        streamName: target.name,
+        includePermanent: true,
+      }),
+    ).toMatchObject({ matched: 2, replayed: 2, alreadyReplayed: 0 });
+    // The processor still cannot read them: quarantined again, under their new positions.
+    for (const r of await readStream(target.name)) await processorQuarantines(target.arn, r);
+    expect(countQuarantine(await badJson())).toMatchObject({
+      total: 2,
+      copies: 2,
+      awaitingReplay: 2,
+      byReason: { "bad-json": 2 },
+    });
+    // Given up again, still permanent: left unless asked; never reported as done.
+    expect(
+      await replayQuarantine(s3, kinesis, q, await badJson(), { streamName: target.name }),
+    ).toMatchObject({
+      matched: 2,
+      replayed: 0,
+      alreadyReplayed: 0,
+      skippedPermanent: 2,
+    });
+    // Asked again, each is put back once more (one record, two objects, both marked).
+    expect(
+      await replayQuarantine(s3, kinesis, q, await badJson(), {
+        streamName: target.name,
+        includePermanent: true,
+      }),
+    ).toMatchObject({ matched: 2, replayed: 2, givenUpAgain: 2 });
+    expect(countQuarantine(await badJson())).toMatchObject({ total: 2, awaitingReplay: 0, replayed: 2 });
     expect((await readStream(target.name)).map((r) => new TextDecoder().decode(r.Data)).sort()).toEqual(
-      ['{"bad":', "not json either"].sort(),
+      ['{"bad":', '{"bad":', "not json either", "not json either"].sort(),
     );
+  });
+
+  it("a valid record given up again after its replay is replayed again: nothing that failed becomes unreachable (issue 24, defect 2)", async () => {
+    // The processor's event source gave up on a valid record (retries exhausted, §1.6): dlq-redrive
+    // re-reads it into the quarantine.
+    const source = await stream([{ key: "session-t", body: '{"valid":"event"}' }]);
+    const q = await bucket();
+    const dlq = await queue("dlq");
+    await storeFailureRecords(
+      [message("m1", failure(source.arn, source.sequences[0] ?? "", source.sequences[0] ?? "", 1))],
+      lambdaContext(),
+      deps(q, dlq, []),
+    );
+    const target = await stream([]);
+    const first = await replayQuarantine(s3, kinesis, q, await listQuarantine(s3, q), {
+      streamName: target.name,
+    });
+    expect(first).toMatchObject({ matched: 1, replayed: 1, alreadyReplayed: 0 });
+
+    // The downstream fails again: the event source gives up on the replayed record too, and dlq-redrive
+    // quarantines it under its new position (same partition key and bytes: the same record).
+    const { ShardIterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: target.name,
+        ShardId: "shardId-000000000000",
+        ShardIteratorType: "TRIM_HORIZON",
+      }),
+    );
+    const replayedRecord = (await kinesis.send(new GetRecordsCommand({ ShardIterator }))).Records?.[0];
+    const sequence = replayedRecord?.SequenceNumber ?? "";
+    await storeFailureRecords(
+      [message("m2", failure(target.arn, sequence, sequence, 1))],
+      lambdaContext(),
+      deps(q, dlq, []),
+    );
+    const entries = await listQuarantine(s3, q);
+    expect(entries).toHaveLength(2);
+    expect(countQuarantine(entries)).toMatchObject({ total: 1, copies: 1 });
+
+    // Once the cause is fixed, the same replay puts it back again: it is not "already replayed".
+    const second = await replayQuarantine(s3, kinesis, q, entries, { streamName: target.name });
+    expect(second).toMatchObject({ matched: 1, replayed: 1, alreadyReplayed: 0 });
+    const after = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+    expect((after.Records ?? []).map((r) => [r.PartitionKey, new TextDecoder().decode(r.Data)])).toEqual([
+      ["session-t", '{"valid":"event"}'],
+      ["session-t", '{"valid":"event"}'],
+    ]);
+    // And then it is done: a third run finds every object of the record marked.
+    const third = await replayQuarantine(s3, kinesis, q, await listQuarantine(s3, q), {
+      streamName: target.name,
+    });
+    expect(third).toMatchObject({ matched: 1, replayed: 0, alreadyReplayed: 1 });
   });
 
   it("filters by reason, time and shard", async () => {

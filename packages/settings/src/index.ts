@@ -1,5 +1,13 @@
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
+  DEFAULT_APPLICATION_LOG_LEVEL,
+  FUNCTION_LOGGING,
+  FUNCTION_TRACING_ACTIVE,
+  type FunctionLoggingDeclaration,
+  QUEUE_ATTRIBUTES,
+  type QueueAttributes,
+} from "./module-attributes.js";
+export {
   FUNCTION_KEYS,
   type FunctionKey,
   QUEUE_KEYS,
@@ -18,7 +26,9 @@ export {
   type FunctionSettings,
   type KinesisEsmSettings,
   kinesisEsmSchema,
+  type QuarantineSettings,
   type QueueSettings,
+  quarantineSettingsSchema,
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";

@@ -20,13 +20,31 @@ export function settingsFile(repositoryRoot: string, environment: string): strin
   return join(repositoryRoot, "terraform", "environments", environment, "terraform.tfvars.json");
 }
 
-/** Checks parsed JSON against the schema; every problem is reported with its path. */
+/** Whether the parsed JSON holds a value at `path` (a field the schema filled with its default does not). */
+function holds(json: unknown, path: readonly PropertyKey[]): boolean {
+  let node = json;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) return false;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return true;
+}
+
+/**
+ * Checks parsed JSON against the schema; every problem is reported with its path. A rule across fields
+ * that fails on a field the file does not hold (a tuning default) says so: the person reading it looks
+ * for that field in the file.
+ */
 export function parseSettings(file: string, json: unknown): EnvironmentSettings {
   const parsed = environmentSettingsSchema.safeParse(json);
   if (parsed.success) return parsed.data;
   throw new SettingsError(
     file,
-    parsed.error.issues.map((issue) => describeIssue(issue)),
+    parsed.error.issues.map((issue) =>
+      issue.code === "custom" && !holds(json, issue.path)
+        ? `${describeIssue(issue)} (the file does not set ${issue.path.map(String).join(".")}: that is its default)`
+        : describeIssue(issue),
+    ),
   );
 }
 

@@ -129,12 +129,30 @@ export const kinesisEsmSchema = z
   })
   .strict();
 
+/**
+ * ScalingConfig.MaximumConcurrency (§2.2): the field must be present, and its messages say what it takes,
+ * null included, where zod's own would say only "expected number, received undefined".
+ */
+const MAXIMUM_CONCURRENCY_TAKES =
+  "a whole number from 2 to 1000 (ScalingConfig.MaximumConcurrency, §2.2), or null for no limit of the mapping's own";
+const maximumConcurrency = z
+  .number({
+    error: (issue) =>
+      issue.input === undefined
+        ? `missing: set ${MAXIMUM_CONCURRENCY_TAKES}`
+        : `must be ${MAXIMUM_CONCURRENCY_TAKES}`,
+  })
+  .int({ error: `must be ${MAXIMUM_CONCURRENCY_TAKES}` })
+  .min(2, { error: `must be ${MAXIMUM_CONCURRENCY_TAKES}` })
+  .max(1_000, { error: `must be ${MAXIMUM_CONCURRENCY_TAKES}` })
+  .nullable();
+
 export const sqsEsmSchema = z
   .object({
     batch_size: int(1, 10_000),
     maximum_batching_window_in_seconds: int(0, 300),
     /** ScalingConfig.MaximumConcurrency, 2..1000 (§2.2); null = not set. */
-    maximum_concurrency: int(2, 1_000).nullable(),
+    maximum_concurrency: maximumConcurrency,
     report_batch_item_failures: z.boolean(),
   })
   .strict()
@@ -165,6 +183,32 @@ export const streamSettingsSchema = z
     /** Used in PROVISIONED mode. */
     shard_count: int(1, 500),
     retention_period_hours: int(24, 8_760),
+  })
+  .strict();
+
+/**
+ * The quarantine bucket: the only copy of the records the pipeline could not apply (docs/security.md,
+ * "Runtime"). Nothing in it expires unless `replayed_expiration_days` is set, and then only what a replay
+ * has put back in the stream (tagged replayed = true). Deletion, lifecycle, versioning and Object Lock
+ * changes are denied to every principal but the break-glass role, and to everyone without one.
+ */
+export const quarantineSettingsSchema = z
+  .object({
+    /** Days after it is written that a replayed record's object expires; null: never (the default). */
+    replayed_expiration_days: int(1, 36_500).nullable().default(null),
+    /**
+     * The IAM role (its name, in the environment's account) that alone may delete from the quarantine or
+     * change its protection; null: nobody (the account's root user can still remove the bucket policy).
+     */
+    break_glass_role_name: z
+      .string()
+      .regex(/^[\w+=,.@-]{1,64}$/)
+      .nullable()
+      .default(null),
+    /** S3 Object Lock on every new object version: off (the default), GOVERNANCE or COMPLIANCE. */
+    object_lock_mode: z.enum(["off", "GOVERNANCE", "COMPLIANCE"]).default("off"),
+    /** How long Object Lock retains each version, in days, when it is on. */
+    object_lock_days: int(1, 36_500).default(365),
   })
   .strict();
 
@@ -209,16 +253,22 @@ const RETRY_BACKOFF_RULES: TerraformValidation[] = [
 
 /** The loader's side of RETRY_BACKOFF_RULES (Terraform checks the same at plan time). */
 interface RetryBackoffSettings {
+  readonly timeout_seconds: number;
   readonly retry_backoff_base_ms: number;
   readonly retry_backoff_max_ms: number;
   readonly queue: { readonly visibility_timeout_seconds: number };
 }
 const withinVisibility = (worker: RetryBackoffSettings, ctx: z.RefinementCtx) => {
-  if (worker.retry_backoff_max_ms > worker.queue.visibility_timeout_seconds * 1000)
+  const visibility = worker.queue.visibility_timeout_seconds;
+  // A visibility timeout below the function's timeout breaks a rule of its own first (Lambda refuses the
+  // mapping, §2.1), which lint:config names (visibility-timeout-too-short): reported here, the backoff
+  // ceiling (often its default, a field the file does not hold) would hide it.
+  if (visibility < worker.timeout_seconds) return;
+  if (worker.retry_backoff_max_ms > visibility * 1000)
     ctx.addIssue({
       code: "custom",
       path: ["retry_backoff_max_ms"],
-      message: `must be at most the queue's visibility timeout, ${worker.queue.visibility_timeout_seconds * 1000} ms (§2.6)`,
+      message: `${worker.retry_backoff_max_ms} ms must be at most queue.visibility_timeout_seconds (${visibility} s = ${visibility * 1000} ms): the backoff shortens the visibility timeout, never lengthens it (§2.6)`,
     });
   if (worker.retry_backoff_base_ms > worker.retry_backoff_max_ms)
     ctx.addIssue({
@@ -288,6 +338,17 @@ export const environmentSettingsSchema = z
       "dlq-redrive, its ESM and the Kinesis failure queue it consumes.",
     ),
     alarms: alarmSettingsSchema.describe("Alarm thresholds."),
+    quarantine: quarantineSettingsSchema
+      .prefault({})
+      .describe(
+        "The quarantine bucket: what may expire (replayed records only, never by default), the break-glass role, Object Lock.",
+      ),
+    test_tools: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod).",
+      ),
   })
   .strict();
 
@@ -300,3 +361,4 @@ export type FunctionSettings = z.infer<typeof functionSettingsSchema> & {
 export type KinesisEsmSettings = z.infer<typeof kinesisEsmSchema>;
 export type SqsEsmSettings = z.infer<typeof sqsEsmSchema>;
 export type QueueSettings = z.infer<typeof queueSettingsSchema>;
+export type QuarantineSettings = z.infer<typeof quarantineSettingsSchema>;

@@ -55,7 +55,7 @@ describe("tuning settings", () => {
     (json.tool_worker as Record<string, unknown>).retry_backoff_max_ms = 200_000;
     (json.fifo_worker as Record<string, unknown>).retry_backoff_base_ms = 130_000;
     expect(issues(json)).toEqual([
-      "tool_worker.retry_backoff_max_ms: must be at most the queue's visibility timeout, 180000 ms (§2.6)",
+      "tool_worker.retry_backoff_max_ms: 200000 ms must be at most queue.visibility_timeout_seconds (180 s = 180000 ms): the backoff shortens the visibility timeout, never lengthens it (§2.6)",
       "fifo_worker.retry_backoff_base_ms: must be at most retry_backoff_max_ms (30000)",
     ]);
     const processor = await dev();

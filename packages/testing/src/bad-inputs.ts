@@ -102,6 +102,13 @@ export interface DocumentShape {
    * a `version` key the format does not have.
    */
   readonly version?: { readonly field: string; readonly unsupported: readonly unknown[] };
+  /**
+   * Dotted paths of fields whose bad value the boundary names in its error (a decoder that says which
+   * version it refuses): the deeply nested cases go there too, so that an error built from such a value
+   * is seen to stay bounded (issue 24: a `specVersion` nested thousands of levels deep made the error's
+   * `JSON.stringify` throw `RangeError` outside the record's own handling).
+   */
+  readonly echoedFields?: readonly string[];
 }
 
 const encoder = new TextEncoder();
@@ -245,6 +252,18 @@ export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
         `${NESTING_DEPTH} nested objects in a key the format does not have`,
         withRaw(valid, "nested", nestedObjects(NESTING_DEPTH)),
       ),
+      ...(shape.echoedFields ?? []).flatMap((field) => [
+        text(
+          C.DeeplyNested,
+          `${NESTING_DEPTH} nested objects in ${field}`,
+          withRaw(valid, field, nestedObjects(NESTING_DEPTH)),
+        ),
+        text(
+          C.DeeplyNested,
+          `${NESTING_DEPTH} nested arrays in ${field}`,
+          withRaw(valid, field, nestedArrays(NESTING_DEPTH)),
+        ),
+      ]),
       ...(objectField
         ? [
             text(
@@ -308,6 +327,8 @@ export function lifecycleEventShape(init: {
     stringField: "tool",
     numberField: "attempt",
     version: { field: "specVersion", unsupported: UNSUPPORTED_SPEC_VERSIONS },
+    // UnsupportedVersionError names the version it refuses.
+    echoedFields: ["specVersion"],
   };
 }
 
@@ -328,6 +349,7 @@ export function toolCallJobShape(init: { sessionId: string; callId: string }): D
     numberField: "sessionId",
     objectField: "arguments",
     version: { field: "specVersion", unsupported: UNSUPPORTED_SPEC_VERSIONS },
+    echoedFields: ["specVersion"],
   };
 }
 
@@ -337,6 +359,7 @@ export const DECODE_ERROR_CLASS = {
   "bad-json": "BadJsonError",
   "schema-violation": "SchemaViolationError",
   "unsupported-version": "UnsupportedVersionError",
+  "malformed-record": "MalformedRecordError",
 } as const;
 export type DecodeErrorCode = keyof typeof DECODE_ERROR_CLASS;
 

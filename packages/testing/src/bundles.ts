@@ -1,7 +1,13 @@
-import { mkdtemp, readFile, rename } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { type BundlerPlugin, bundleFunction } from "@mcp-pipeline/bundler";
+import {
+  type Artifact,
+  artifactOf,
+  type BundlerPlugin,
+  bundleFunction,
+  manifestJson,
+} from "@mcp-pipeline/bundler";
 
 /** Every function folder under functions/, as `npm run build` bundles them. */
 export const FUNCTIONS = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
@@ -49,26 +55,47 @@ function patchedSources(patches: readonly SourcePatch[], loaded: Set<string>): B
   };
 }
 
+export interface BundleOptions {
+  /** Breaks of the product (sabotage tests); a patch no function's bundle loads is refused. */
+  readonly patches?: readonly SourcePatch[];
+  /** A directory bundleAll made: the functions not named are taken from it, zips and manifest entries. */
+  readonly completeFrom?: string;
+}
+
 /**
  * Bundles every function (or those named) into a fresh directory laid out like dist/: <name>.zip side
- * by side. `patches` break the product on purpose (sabotage tests); a patch no function's bundle
- * loads is refused.
+ * by side, and manifest.json as `npm run build` writes it (the local runtime runs each zip with its
+ * handler and runtime).
  */
 export async function bundleAll(
   names: readonly FunctionName[] = FUNCTIONS,
-  options: { readonly patches?: readonly SourcePatch[] } = {},
+  options: BundleOptions = {},
 ): Promise<string> {
   const dist = await mkdtemp(join(tmpdir(), "local-dist-"));
   const patches = options.patches ?? [];
   const loaded = new Set<string>();
   const plugins = patches.length > 0 ? [patchedSources(patches, loaded)] : [];
+  const artifacts: Record<string, Artifact> = {};
   for (const name of names) {
     const out = join(dist, name);
     await bundleFunction(join(root, "functions", name), out, { plugins });
     await rename(join(out, `${name}.zip`), join(dist, `${name}.zip`));
+    artifacts[name] = artifactOf(await readFile(join(dist, `${name}.zip`)), `dist/${name}.zip`);
   }
   const unused = patches.filter((p) => !loaded.has(resolve(root, p.file)));
   if (unused.length > 0)
     throw new Error(`no function bundles ${unused.map((p) => p.file).join(", ")}: the patch breaks nothing`);
+  if (options.completeFrom !== undefined) {
+    const from = options.completeFrom;
+    const manifest = JSON.parse(await readFile(join(from, "manifest.json"), "utf8")) as {
+      artifacts: Record<string, Artifact>;
+    };
+    for (const name of FUNCTIONS.filter((f) => !names.includes(f))) {
+      await copyFile(join(from, `${name}.zip`), join(dist, `${name}.zip`));
+      const artifact = manifest.artifacts[name];
+      if (artifact) artifacts[name] = artifact;
+    }
+  }
+  await writeFile(join(dist, "manifest.json"), manifestJson(artifacts));
   return dist;
 }

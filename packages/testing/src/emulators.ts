@@ -50,5 +50,5 @@ export {
   type TrimProxy,
   type TrimProxyOptions,
 } from "./kinesis-trim-proxy.js";
-export { DoorAction, type RequestDoor, startRequestDoor } from "./request-door.js";
+export { DoorAction, type LateAnswer, type RequestDoor, startRequestDoor } from "./request-door.js";
 export { type LaggingCountProxy, startSqsLaggingCountProxy } from "./sqs-lagging-count-proxy.js";

@@ -13,10 +13,27 @@ export const DoorAction = {
   HoldAnswer: "hold-answer",
   /** Forwarded and applied upstream, then the connection is reset instead of answering: the SDK retries. */
   LoseAnswer: "lose-answer",
+  /**
+   * Held unsent until the test calls `releaseHeld()`, then forwarded and applied upstream: a request that
+   * reaches the service late (one aborted at the deadline, applied after another invocation moved on). Its
+   * answer is relayed if the client still waits for it.
+   */
+  HoldUntilReleased: "hold-until-released",
 } as const;
 export type DoorAction = (typeof DoorAction)[keyof typeof DoorAction];
 
+/** What the upstream answered a request released late: its status and, for an error, its `__type`. */
+export interface LateAnswer {
+  readonly status: number;
+  readonly type?: string;
+}
+
 export interface RequestDoor extends RunningEmulator {
+  /**
+   * Forwards every request held by `HoldUntilReleased` so far, in arrival order, and resolves with what the
+   * upstream answered each: the service's own verdict on the late request.
+   */
+  releaseHeld(): Promise<LateAnswer[]>;
   readonly stats: {
     /** Requests held (unsent or answer withheld). */
     held: number;
@@ -37,9 +54,25 @@ export function startRequestDoor(
   contentType: AwsJsonContentType = AwsJsonContentType.V1_0,
 ): Promise<RequestDoor> {
   const stats = { held: 0, abandoned: 0, answersLost: 0 };
+  const late: (() => Promise<LateAnswer>)[] = [];
   return startAwsJsonProxy(upstream, contentType, async (call) => {
     const action = decide(call.target, call.body.toString("utf8"));
     if (action === DoorAction.Pass) return call.pass();
+    if (action === DoorAction.HoldUntilReleased) {
+      stats.held += 1;
+      await new Promise<void>((released) => {
+        late.push(async () => {
+          const answer = await call.forward();
+          const text = await answer.text();
+          if (!call.request.socket.destroyed) call.answer(answer.status, text);
+          else stats.abandoned += 1;
+          released();
+          const type = answer.ok ? undefined : String((JSON.parse(text) as { __type?: unknown }).__type);
+          return { status: answer.status, ...(type !== undefined ? { type } : {}) };
+        });
+      });
+      return;
+    }
     if (action === DoorAction.LoseAnswer) {
       await (await call.forward()).arrayBuffer();
       stats.answersLost += 1;
@@ -58,5 +91,13 @@ export function startRequestDoor(
         resolve();
       }),
     );
-  }).then((running) => ({ ...running, stats }));
+  }).then((running) => ({
+    ...running,
+    stats,
+    releaseHeld: async () => {
+      const answers: LateAnswer[] = [];
+      for (const forward of late.splice(0)) answers.push(await forward());
+      return answers;
+    },
+  }));
 }

@@ -42,6 +42,16 @@ export type CallEvent = ToolCallLifecycleEvent | ToolCallDeadLettered;
 /** How many recent event ids a call remembers to recognise duplicates without a write. */
 export const RECENT_EVENT_IDS = 32;
 
+/**
+ * A worker's claim on a call, as its item records it: the dedupe table's claim token (packages/idempotency)
+ * of the invocation that last took the call, and when that claim's lease ends (epoch ms). Only the holder
+ * may write the call's outcome (fence.ts, docs/idempotency.md "Fencing outcomes by the claim").
+ */
+export interface CallClaim {
+  readonly token: string;
+  readonly leaseExpiresAt: number;
+}
+
 /** One item of the tool-calls table. */
 export interface ToolCallState {
   readonly callId: string;
@@ -70,6 +80,12 @@ export interface ToolCallState {
    * later copy of that event from the stream is a duplicate and leaves it in place.
    */
   readonly output?: string;
+  /**
+   * The claim that may write the call's outcome, set by the worker that takes the call
+   * (`ToolCallStore.claimCall`, with its `started`). Not part of the join: every fold carries it unchanged,
+   * and only a claim registered after it replaces it.
+   */
+  readonly claim?: CallClaim;
   readonly lastEventAt: string;
   readonly recentEventIds: readonly string[];
   /** Optimistic-concurrency version of the item. */
@@ -107,6 +123,11 @@ const RANK: Record<CallStatus, number> = {
   failed: 3,
 };
 const isTerminal = (s: CallStatus): boolean => RANK[s] === 3;
+
+/** Whether the call has its final outcome (completed or failed): nothing a worker does changes it. */
+export function isFinal(state: ToolCallState | undefined): boolean {
+  return state !== undefined && isTerminal(state.status);
+}
 /**
  * Among non-terminal statuses of one instant, the one that ends an attempt's story wins: an attempt's
  * failure is after its start, and its dead-lettering after its failure (the worker records both at once).

@@ -8,9 +8,17 @@ import {
   type RequestOptions,
   sendOptions,
 } from "@mcp-pipeline/aws";
-import { type ToolCallLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
+import { type ToolCallLifecycleEvent, type ToolCallStarted, TransientError } from "@mcp-pipeline/contracts";
+import { type ClaimFence, ClaimSupersededError, fenceAdmits } from "./fence.js";
 import { type Folded, foldEvents } from "./fold.js";
-import { type Applied, applyEvent, type CallEvent, type ToolCallState } from "./state.js";
+import {
+  type Applied,
+  applyEvent,
+  type CallClaim,
+  type CallEvent,
+  isFinal,
+  type ToolCallState,
+} from "./state.js";
 
 /** The tool-calls table: partition key `callId`. */
 export function toolCallsTableDefinition(tableName: string): CreateTableCommandInput {
@@ -143,16 +151,25 @@ export class ToolCallStore {
    * Folds the event into the stored call (with the inline result text, for a worker's completed event) with an optimistic write (conditional on the version read).
    * If another writer got there first, re-reads and folds again: the fold is a join, so the result is
    * the same whichever writer wins.
+   *
+   * With a `fence` (a worker's write: fence.ts), the call as read must admit it, or ClaimSupersededError
+   * is thrown and nothing is written; since the write is conditional on the version of the call checked,
+   * it cannot be applied once another claim was registered, however late DynamoDB applies it.
    */
   async apply(
     event: CallEvent,
     cache: CallCache = new Map(),
     output?: string,
     options: RequestOptions = {},
+    fence?: ClaimFence,
   ): Promise<Applied> {
     for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
       const known = cache.get(event.callId);
       const current = known === undefined ? await this.get(event.callId, options) : (known ?? undefined);
+      if (fence !== undefined && !fenceAdmits(fence, current)) {
+        cache.set(event.callId, current ?? null);
+        throw new ClaimSupersededError(event.callId, fence.token, current?.claim);
+      }
       const applied = applyEvent(current, event, output);
       if (applied.change === "duplicate" || applied.change === "unchanged") {
         cache.set(event.callId, current ?? null);
@@ -170,4 +187,55 @@ export class ToolCallStore {
     }
     throw new WriteContentionError(event.callId, this.#maxWriteAttempts);
   }
+
+  /**
+   * Takes the call for a worker that holds `claim` (the dedupe table's claim on the job): registers the
+   * claim on the call's item with the worker's `started`, so that only this claim can write the outcome
+   * from now on (`apply` with a `held` fence), and a write of an earlier claim, even one DynamoDB applies
+   * late, fails its condition. Unless the call already has its final outcome: then nothing is written and
+   * the call is returned `decided`, for the worker to publish that outcome instead of running the tool.
+   *
+   * The call is read again, consistently, whatever `cache` holds: a state read before the claim (the
+   * batch's pre-read) may say "no outcome yet" about a call that another invocation completed since
+   * (issue 24, defect 1). The write is conditional on the version read; a lost race reads again.
+   */
+  async claimCall(
+    started: ToolCallStarted,
+    claim: CallClaim,
+    cache: CallCache = new Map(),
+    options: RequestOptions = {},
+  ): Promise<ClaimedCall> {
+    const callId = started.callId;
+    cache.delete(callId);
+    for (let attempt = 1; attempt <= this.#maxWriteAttempts; attempt++) {
+      const current = cache.get(callId) ?? (await this.get(callId, options));
+      if (current !== undefined && isFinal(current)) {
+        cache.set(callId, current);
+        return { status: "decided", state: current };
+      }
+      if (current?.claim?.token === claim.token) {
+        // Registered already: this very write, applied once and its answer lost.
+        cache.set(callId, current);
+        return { status: "claimed", state: current };
+      }
+      const { state } = applyEvent(current, started);
+      // Only what the fence reads: a caller's claim may carry more (the dedupe key).
+      const registered: CallClaim = { token: claim.token, leaseExpiresAt: claim.leaseExpiresAt };
+      const next: ToolCallState = { ...state, claim: registered, version: (current?.version ?? 0) + 1 };
+      try {
+        await this.#put(next, current, options);
+        cache.set(callId, next);
+        return { status: "claimed", state: next };
+      } catch (error) {
+        cache.delete(callId);
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new WriteContentionError(callId, this.#maxWriteAttempts);
+  }
 }
+
+/** What `claimCall` found: the call taken by the claim, or already decided by an earlier run. */
+export type ClaimedCall =
+  | { readonly status: "claimed"; readonly state: ToolCallState }
+  | { readonly status: "decided"; readonly state: ToolCallState };

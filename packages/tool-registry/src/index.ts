@@ -8,6 +8,7 @@ export {
   ToolTimeoutError,
   UnknownToolError,
 } from "./errors.js";
+export { TOOL_RUN_KEY_NAMESPACE, toolRunIdempotencyKey } from "./idempotency-key.js";
 export {
   type InvokeOptions,
   type RegisteredTool,

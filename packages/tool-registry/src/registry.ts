@@ -1,3 +1,4 @@
+import { clipText, previewOf } from "@mcp-pipeline/contracts";
 import {
   type ArgumentProblem,
   DeadlinePassedError,
@@ -8,6 +9,7 @@ import {
   ToolTimeoutError,
   UnknownToolError,
 } from "./errors.js";
+import { toolRunIdempotencyKey } from "./idempotency-key.js";
 import { Semaphore } from "./semaphore.js";
 import type { ToolContext, ToolDefinition, ToolLogger } from "./tool.js";
 import type { ArgumentValidator, SchemaCompiler, ValidationError } from "./validator.js";
@@ -53,12 +55,17 @@ interface Entry {
   readonly semaphore: Semaphore;
 }
 
+/**
+ * The validator's errors as problems. A path and a property name are the job's own keys, of any length:
+ * they are clipped (contracts' clipText, previewOf) so that the error, the failed event and every log line
+ * that repeats it stay short whatever the arguments hold.
+ */
 function problemsOf(errors: readonly ValidationError[] | null | undefined): ArgumentProblem[] {
   return (errors ?? []).map((e) => ({
-    path: e.instancePath,
+    path: clipText(e.instancePath),
     message:
       e.keyword === "additionalProperties"
-        ? `has unexpected property "${String((e.params as { additionalProperty?: unknown }).additionalProperty)}"`
+        ? `has unexpected property ${previewOf(String((e.params as { additionalProperty?: unknown }).additionalProperty))}`
         : (e.message ?? e.keyword),
   }));
 }
@@ -210,6 +217,7 @@ async function runWithTimeout(
     callId: call.callId,
     sessionId: call.sessionId,
     attempt: call.attempt,
+    idempotencyKey: toolRunIdempotencyKey(call.callId),
     logger,
   };
   const run = Promise.resolve().then(() => tool.run(call.arguments as never, context));

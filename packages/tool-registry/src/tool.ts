@@ -14,6 +14,12 @@ export interface ToolContext {
   readonly sessionId: string;
   /** 1 on the first delivery of the job, then the queue's receive count. */
   readonly attempt: number;
+  /**
+   * The same for every run of this job, whatever the attempt (toolRunIdempotencyKey of the callId): give it
+   * to a downstream that deduplicates (an `Idempotency-Key` header), since a job can run more than once
+   * (docs/tool-workers.md "Idempotency keys").
+   */
+  readonly idempotencyKey: string;
   readonly logger: ToolLogger;
 }
 

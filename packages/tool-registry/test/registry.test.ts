@@ -96,6 +96,18 @@ describe("ToolRegistry.invoke", () => {
     expect(ran()).toBe(false);
   });
 
+  it("names an unexpected property of 100,000 characters clipped, so the error stays short whatever the arguments hold", async () => {
+    const { registry, ran } = watchedRegistry();
+    const key = "k".repeat(100_000);
+    const error = await registry
+      .invoke(call("greet", { name: "Ada", [key]: 1 }), { logger: silent })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentsError);
+    expect(error.problems).toEqual([{ path: "", message: `has unexpected property "${"k".repeat(119)}…` }]);
+    expect(error.message.length).toBeLessThan(400);
+    expect(ran()).toBe(false);
+  });
+
   it("fails a call whose deadline has passed without running it (permanent)", async () => {
     const { registry, ran } = watchedRegistry();
     const past = new Date(Date.now() - 1_000).toISOString();

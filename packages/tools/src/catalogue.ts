@@ -4,16 +4,29 @@ import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";
 import { textStats } from "./text-stats.js";
 
+/** What the catalogue reads of the configuration; defaults as toolsConfigSchema gives them. */
+export type CatalogueConfig = Pick<ToolsConfig, "HTTP_TOOL_TIMEOUT_MS"> &
+  Partial<Pick<ToolsConfig, "HTTP_TOOL_BASE_URL" | "HTTP_TOOL_MAX_RESPONSE_BYTES" | "TEST_TOOLS">>;
+
 /**
  * Every tool the workers run. To add one: write `src/<your-tool>.ts` with `defineTool` (see
- * text-stats.ts for the smallest example) and add it to this list.
+ * text-stats.ts for the smallest example) and add it to this list. A tool for tests only (a job decides
+ * what it does) goes with `latency`, offered only where TEST_TOOLS is `on`.
  */
-export function createTools(config: ToolsConfig): RegisteredTool[] {
+export function createTools(config: CatalogueConfig): RegisteredTool[] {
   return [
     textStats as RegisteredTool,
-    latency as RegisteredTool,
+    ...(config.TEST_TOOLS === "on" ? [latency as RegisteredTool] : []),
     ...(config.HTTP_TOOL_BASE_URL
-      ? [httpRequest(config.HTTP_TOOL_BASE_URL, config.HTTP_TOOL_TIMEOUT_MS)]
+      ? [
+          httpRequest({
+            baseUrl: config.HTTP_TOOL_BASE_URL,
+            timeoutMs: config.HTTP_TOOL_TIMEOUT_MS,
+            ...(config.HTTP_TOOL_MAX_RESPONSE_BYTES !== undefined
+              ? { maxResponseBytes: config.HTTP_TOOL_MAX_RESPONSE_BYTES }
+              : {}),
+          }),
+        ]
       : []),
   ];
 }
@@ -23,5 +36,9 @@ export function createTools(config: ToolsConfig): RegisteredTool[] {
  * compiles. The base URL only names the downstream; no schema depends on it.
  */
 export function allTools(): RegisteredTool[] {
-  return createTools({ HTTP_TOOL_BASE_URL: "http://localhost", HTTP_TOOL_TIMEOUT_MS: 5_000 });
+  return createTools({
+    HTTP_TOOL_BASE_URL: "http://localhost",
+    HTTP_TOOL_TIMEOUT_MS: 5_000,
+    TEST_TOOLS: "on",
+  });
 }

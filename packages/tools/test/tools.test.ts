@@ -16,7 +16,7 @@ const call = (tool: string, args: Record<string, unknown>) => ({
 });
 
 describe("text.stats (pure)", () => {
-  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000 });
+  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000, TEST_TOOLS: "on" });
 
   it("counts characters (code points), words and lines and hashes the text", async () => {
     const run = await registry.invoke(call("text.stats", { text: "héllo wörld\nsecond  line 🙂" }), {
@@ -35,8 +35,30 @@ describe("text.stats (pure)", () => {
   });
 });
 
+describe("test tools (TEST_TOOLS)", () => {
+  it.each([
+    ["off", ["text.stats"]],
+    ["on", ["text.stats", "load.latency"]],
+  ])("%s: the registry offers %j", (setting, names) => {
+    expect(catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000, TEST_TOOLS: setting }).names).toEqual(names);
+  });
+
+  it("are off when the environment does not say on", () => {
+    const config = loadConfig(toolsConfigSchema, {});
+    expect(config.TEST_TOOLS).toBe("off");
+    expect(catalogueRegistry(config).names).toEqual(["text.stats"]);
+  });
+
+  it("a load.latency job where they are off is an unknown tool (permanent), and nothing waits", async () => {
+    const error = await catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000, TEST_TOOLS: "off" })
+      .invoke(call("load.latency", { latencyMs: 60_000 }), { logger: silent })
+      .catch((e) => e);
+    expect([failureKindOf(error), failureCodeOf(error)]).toEqual(["permanent", "unknown-tool"]);
+  });
+});
+
 describe("load.latency", () => {
-  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000 });
+  const registry = catalogueRegistry({ HTTP_TOOL_TIMEOUT_MS: 1_000, TEST_TOOLS: "on" });
 
   it("waits, then returns a payload of the asked size", async () => {
     const run = await registry.invoke(call("load.latency", { latencyMs: 5, resultBytes: 1000 }), {
@@ -123,11 +145,6 @@ describe("http.request against a loopback server", () => {
     expect(run.value).toMatchObject({ status: 200, body: { path: "/api/items", received: { a: 1 } } });
   });
 
-  it("stays on the configured host whatever the path says", async () => {
-    await registry().invoke(call("http.request", { path: "//evil.example/steal" }), { logger: silent });
-    expect(seen.at(-1)).toBe("GET /api/evil.example/steal");
-  });
-
   it.each([
     [503, "transient", "downstream-5xx"],
     [429, "transient", "downstream-throttled"],
@@ -181,7 +198,20 @@ describe("tools configuration", () => {
     [{ HTTP_TOOL_BASE_URL: "not a url" }, "HTTP_TOOL_BASE_URL"],
     [{ HTTP_TOOL_BASE_URL: "ftp://files.example" }, "HTTP_TOOL_BASE_URL"],
     [{ HTTP_TOOL_TIMEOUT_MS: "0" }, "HTTP_TOOL_TIMEOUT_MS"],
+    [{ HTTP_TOOL_BASE_URL: "https://user:secret@api.example/v1" }, "HTTP_TOOL_BASE_URL"],
+    [{ HTTP_TOOL_BASE_URL: "https://api.example/v1?key=k" }, "HTTP_TOOL_BASE_URL"],
+    [{ HTTP_TOOL_BASE_URL: "https://api.example/v1#top" }, "HTTP_TOOL_BASE_URL"],
+    [{ HTTP_TOOL_MAX_RESPONSE_BYTES: "0" }, "HTTP_TOOL_MAX_RESPONSE_BYTES"],
+    [{ HTTP_TOOL_MAX_RESPONSE_BYTES: "10485761" }, "HTTP_TOOL_MAX_RESPONSE_BYTES"],
+    [{ TEST_TOOLS: "true" }, "TEST_TOOLS"],
+    [{ TEST_TOOLS: "ON" }, "TEST_TOOLS"],
   ])("refuses %j with a message naming the variable", (env, name) => {
     expect(() => loadConfig(toolsConfigSchema, env)).toThrow(name);
+  });
+
+  it("never repeats a refused base URL's credentials in its error", () => {
+    expect(() =>
+      loadConfig(toolsConfigSchema, { HTTP_TOOL_BASE_URL: "https://user:hunter2@api.example/v1" }),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining("hunter2") }));
   });
 });

@@ -2,7 +2,7 @@ import type { ConfigSchema } from "@mcp-pipeline/aws";
 import { dynamoDbDocumentClient, lazyS3Client, putAllRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/consumer-shell";
-import { encodeLifecycleEventRecord } from "@mcp-pipeline/contracts";
+import { encodeLifecycleEventRecord, messageIdOf } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { SQSRecord } from "aws-lambda";
@@ -80,7 +80,7 @@ export function workerConsumer<C extends WorkerConfig>(
         },
         deadLetter: async (record, reason, options) => {
           await sendToDeadLetterQueue(config.DEAD_LETTER_QUEUE_URL, record, reason, options);
-          logger.warn("poison message sent to the DLQ", { messageId: record.messageId, reason });
+          logger.warn("poison message sent to the DLQ", { messageId: messageIdOf(record), reason });
         },
         logger,
         ...(config.MAX_RECEIVE_COUNT !== undefined

@@ -15,16 +15,18 @@ import {
 } from "@mcp-pipeline/batch";
 import {
   type DecodeResult,
+  decodeRecord,
   decodeToolCallJob,
   FailureKind,
   failureCodeOf,
   failureKindOf,
   messageOf,
+  sqsRecordIssues,
   type ToolCallJob,
   TransientError,
 } from "@mcp-pipeline/contracts";
-import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
-import type { CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import { type Claim, type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
+import { type CallCache, type ClaimFence, isFinal, type ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tool-registry";
 import type { SQSRecord } from "aws-lambda";
 import {
@@ -51,7 +53,7 @@ export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
 export interface WorkerDeps {
   readonly mode: QueueMode;
   readonly registry: Pick<ToolRegistry, "invoke">;
-  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "get">;
+  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "claimCall">;
   readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
   /** Keeps a result inline or writes it to S3; resolves once it is durable. */
   readonly placeResult: (callId: string, json: string, options?: RequestOptions) => Promise<PlacedResult>;
@@ -133,10 +135,12 @@ async function prefetch(
 
 /**
  * The workers' core. For each job: skip it if its call already completed; claim it (two concurrent
- * deliveries cannot both run the tool); publish `started`; run the tool within its timeout and the
- * invocation's remaining time; store the result (the table, or S3 when large) and then publish
- * `completed`. Permanent failures are stored as a failed result and acknowledged, poison messages
- * go to the DLQ, transient failures are reported by messageId for SQS to retry (§2.3).
+ * deliveries cannot both run the tool); take the call for the claim (read it again, publish its outcome
+ * instead if it has one, else register the claim on it with `started`); publish `started`; run the tool
+ * within its timeout and the invocation's remaining time; store the result (the table, fenced by the
+ * claim, or S3 when large) and then publish `completed`. Permanent failures are stored as a failed result
+ * and acknowledged, poison messages go to the DLQ, transient failures are reported by messageId for SQS to
+ * retry (§2.3).
  *
  * Every AWS request is bounded by the invocation's deadline (requestDeadlines): a request still open when
  * the jobs' share of the margin ends is aborted and fails its job alone, which is reported for retry
@@ -162,7 +166,11 @@ async function processWithin(
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const requests: RequestOptions = { signal: deadlines.requests };
-  const decoded: DecodeResult<ToolCallJob>[] = records.map((r) => decodeToolCallJob(r.body));
+  // A record that cannot be read (no `attributes`, a body that is not text...) is its own permanent
+  // failure, dead-lettered like a poison body: never a throw here, which would fail its batch-mates (issue 24).
+  const decoded: DecodeResult<ToolCallJob>[] = records.map((r) =>
+    decodeRecord(r, sqsRecordIssues, (record) => decodeToolCallJob(record.body)),
+  );
   const { completed, cache } = await prefetch(
     deps,
     decoded.flatMap((d) => (d.ok ? [d.value] : [])),
@@ -173,22 +181,31 @@ async function processWithin(
   let failedPermanently = 0;
   let duplicates = 0;
 
-  const runJob = async (job: ToolCallJob, attempt: number): Promise<"succeeded" | "failed" | "recovered"> => {
+  const runJob = async (
+    job: ToolCallJob,
+    attempt: number,
+    claim: Claim,
+  ): Promise<"succeeded" | "failed" | "recovered"> => {
     // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
-    // The pre-read only saves this read: a call it did not cover (or a failed pre-read) is read here,
-    // and the state read is kept for the write below.
-    let known = cache.get(job.callId);
-    if (known === undefined) {
-      known = (await deps.toolCalls.get(job.callId, requests)) ?? null;
-      cache.set(job.callId, known);
-    }
-    const stored = known ? terminalEventOf(known) : undefined;
-    if (stored) {
-      await deps.publish([stored], requests);
+    // The batch pre-read may only save work when it shows the call final; "no outcome yet" was read before
+    // this claim, and another invocation may have stored an outcome since and released its claim (issue 24,
+    // defect 1): claimCall reads the call again, consistently, and takes it for this claim with `started`.
+    const begun = now();
+    const started = startedEvent(job, attempt, begun);
+    const preRead = cache.get(job.callId);
+    const taken =
+      preRead && isFinal(preRead)
+        ? ({ status: "decided", state: preRead } as const)
+        : await deps.toolCalls.claimCall(started, claim, cache, requests);
+    if (taken.status === "decided") {
+      const stored = terminalEventOf(taken.state);
+      if (stored) await deps.publish([stored], requests);
       return "recovered";
     }
-    const begun = now();
-    await deps.publish([startedEvent(job, attempt, begun)], requests);
+    // From here on the call's outcome can only be written under this claim (docs/idempotency.md
+    // "Fencing outcomes by the claim").
+    const fence: ClaimFence = { kind: "held", token: claim.token };
+    await deps.publish([started], requests);
     let run: Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
     try {
       run = await deps.registry.invoke(
@@ -216,7 +233,7 @@ async function processWithin(
           );
         throw error;
       }
-      const applied = await deps.toolCalls.apply(event, cache, undefined, requests);
+      const applied = await deps.toolCalls.apply(event, cache, undefined, requests, fence);
       await deps.publish([terminalEventOf(applied.state) ?? event], requests);
       deps.logger.warn("tool call failed permanently", {
         callId: job.callId,
@@ -228,11 +245,14 @@ async function processWithin(
     }
     const placed = await deps.placeResult(job.callId, run.json, requests);
     const event = completedEvent(job, { ...placed, json: run.json, durationMs: run.durationMs }, now());
-    const applied = await deps.toolCalls.apply(event, cache, placed.output, requests);
+    const applied = await deps.toolCalls.apply(event, cache, placed.output, requests, fence);
     // Publish what the table decided: if an earlier outcome won, that one, not ours.
     await deps.publish([terminalEventOf(applied.state) ?? event], requests);
     return "succeeded";
   };
+
+  /** The claim each record's job ran under, by batch index: a dead-lettered mark is fenced by it. */
+  const claims: (Claim | undefined)[] = new Array(records.length);
 
   const process = deps.mode === QueueMode.Fifo ? processSqsFifoBatch : processSqsBatch;
   const outcome = await process(records, {
@@ -251,8 +271,9 @@ async function processWithin(
           // The lease ends when this job's requests are cut off: a claim whose answer the abort lost may
           // have been applied, and must not hold the job's redelivery back (docs/idempotency.md).
           deadlines.requestsLeftMs(),
-          async () => {
-            ran = await runJob(job, attemptOf(record));
+          async (claim) => {
+            claims[index] = claim;
+            ran = await runJob(job, attemptOf(record), claim);
           },
           completed,
           requests,
@@ -270,7 +291,7 @@ async function processWithin(
   });
 
   // The bookkeeping after the batch has the next share of the margin (requestDeadlines' `settle`).
-  const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, now, {
+  const leavingForDlq = await recordDeadLettered(deps, records, decoded, outcome, cache, claims, now, {
     signal: deadlines.settle,
   });
   // Last: a job must not show again while this invocation still writes for it.
@@ -309,6 +330,7 @@ async function recordDeadLettered(
   decoded: readonly DecodeResult<ToolCallJob>[],
   outcome: BatchOutcome<SQSRecord>,
   cache: CallCache,
+  claims: readonly (Claim | undefined)[],
   now: () => number,
   options: RequestOptions,
 ): Promise<number> {
@@ -326,8 +348,10 @@ async function recordDeadLettered(
         ? result.error
         : new NotStartedError(result.status === ItemStatus.NotStarted ? result.reason : "unknown");
     const marker = deadLetteredEvent(job.value, record.messageId, attempt, error, limit.queue, now());
+    // Not over a live claim of another invocation: that one is running the job and decides its outcome.
+    const fence: ClaimFence = { kind: "not-held-by-another", token: claims[i]?.token, now: now() };
     try {
-      await deps.toolCalls.apply(marker, cache, undefined, options);
+      await deps.toolCalls.apply(marker, cache, undefined, options, fence);
       recorded += 1;
     } catch (writeError) {
       deps.logger.warn("could not record a dead-lettered call", {

@@ -1,3 +1,4 @@
+import { messageGroupIdOf, receiveCountOf } from "@mcp-pipeline/contracts";
 import { backoffDelayMs, Jitter } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
 import type { QueueMode } from "./process-jobs.js";
@@ -26,8 +27,7 @@ export interface VisibilityChange {
 
 /** The receive count of a record (ApproximateReceiveCount, §2.4); 1 when absent or malformed. */
 export function attemptOf(record: SQSRecord): number {
-  const count = Number(record.attributes.ApproximateReceiveCount);
-  return Number.isInteger(count) && count >= 1 ? count : 1;
+  return receiveCountOf(record) ?? 1;
 }
 
 /**
@@ -49,7 +49,7 @@ const atLastReceive = (record: SQSRecord, backoff: RedeliveryBackoff): boolean =
 
 /**
  * The visibility changes for the messages reported for retry (`reported`: their records, in batch
- * order). Pure: the random draws are the caller's.
+ * order, each with a messageId and a receipt handle). Pure: the random draws are the caller's.
  *
  * - Standard queue: each message by its own receive count. A message at its last receive gets none: it
  *   leaves for the DLQ whenever it shows again (§2.3).
@@ -77,7 +77,7 @@ export function planVisibilityChanges(
   const groups = new Map<string, SQSRecord[]>();
   for (const record of reported) {
     // As the batch engine keys a FIFO record: by its group, or alone when it has none.
-    const group = record.attributes.MessageGroupId ?? `message:${record.messageId}`;
+    const group = messageGroupIdOf(record) ?? `message:${record.messageId}`;
     groups.set(group, [...(groups.get(group) ?? []), record]);
   }
   return [...groups.values()].flatMap((members) => {

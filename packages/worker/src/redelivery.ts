@@ -1,7 +1,7 @@
 import { queueUrlOfArn } from "@mcp-pipeline/arn";
 import { once } from "@mcp-pipeline/aws";
 import { type BatchOutcome, needsRedelivery } from "@mcp-pipeline/batch";
-import { messageOf } from "@mcp-pipeline/contracts";
+import { eventSourceArnOf, messageIdOf, messageOf } from "@mcp-pipeline/contracts";
 import type { ToolLogger } from "@mcp-pipeline/tool-registry";
 import type { SQSRecord } from "aws-lambda";
 import type { QueueMode } from "./process-jobs.js";
@@ -53,8 +53,23 @@ export async function backOffRedeliveries(
     return result !== undefined && needsRedelivery(result);
   });
   const byQueue = new Map<string, SQSRecord[]>();
-  for (const record of reported)
-    byQueue.set(record.eventSourceARN, [...(byQueue.get(record.eventSourceARN) ?? []), record]);
+  for (const record of reported) {
+    // A malformed record whose DLQ refused it is reported too; without its queue, id or receipt handle
+    // there is nothing to change, and it comes back after the visibility timeout.
+    const arn = eventSourceArnOf(record);
+    const messageId = messageIdOf(record);
+    // Read only once messageId says that the record is an object.
+    if (arn === undefined || messageId === undefined || typeof record.receiptHandle !== "string") {
+      logger.warn(
+        "cannot shorten a retried record's visibility: it has no queue ARN, messageId or receipt handle",
+        {
+          messageId,
+        },
+      );
+      continue;
+    }
+    byQueue.set(arn, [...(byQueue.get(arn) ?? []), record]);
+  }
   const random = redelivery.random ?? Math.random;
   let changed = 0;
   for (const [arn, queued] of byQueue) {

@@ -1,4 +1,10 @@
 import { type ConfigSchema, loadConfig, sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  isPlainBaseUrl,
+  MAX_RESPONSE_BYTES_LIMIT,
+  PLAIN_BASE_URL_MESSAGE,
+} from "@mcp-pipeline/tools";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { MAX_INLINE_RESULT_BYTES } from "../src/config.js";
@@ -34,8 +40,21 @@ export const workerReference = z.object({
 
 /** A worker function's whole environment as zod declared it: the worker's settings and the tools'. */
 export const workerFunctionReference = workerReference.extend({
-  HTTP_TOOL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  HTTP_TOOL_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine(isPlainBaseUrl, PLAIN_BASE_URL_MESSAGE)
+    .optional(),
   HTTP_TOOL_TIMEOUT_MS: z.coerce.number().int().min(1).max(900_000).default(5_000),
+  HTTP_TOOL_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_RESPONSE_BYTES_LIMIT)
+    .default(DEFAULT_MAX_RESPONSE_BYTES),
+  TEST_TOOLS: z
+    .string()
+    .regex(/^(on|off)$/, "expected on or off")
+    .default("off"),
 });
 
 export type Parser = { safeParse(input: unknown): { success: boolean; data?: unknown; error?: unknown } };
@@ -72,6 +91,8 @@ const functionCases: [string, Record<string, string | undefined>][] = [
       RESULT_INLINE_MAX_BYTES: "350000",
       HTTP_TOOL_BASE_URL: " https://api.example.com/v1 ",
       HTTP_TOOL_TIMEOUT_MS: "900000",
+      HTTP_TOOL_MAX_RESPONSE_BYTES: "10485760",
+      TEST_TOOLS: "on",
     },
   ],
   ["nothing", {}],
@@ -80,6 +101,13 @@ const functionCases: [string, Record<string, string | undefined>][] = [
   ["a base URL without //", { ...good, HTTP_TOOL_BASE_URL: "http:example.com" }],
   ["an empty base URL", { ...good, HTTP_TOOL_BASE_URL: "" }],
   ["a tool timeout of 0", { ...good, HTTP_TOOL_TIMEOUT_MS: "0" }],
+  ["a base URL with credentials", { ...good, HTTP_TOOL_BASE_URL: "https://u:p@api.example.com/v1" }],
+  ["a base URL with a query", { ...good, HTTP_TOOL_BASE_URL: "https://api.example.com/v1?k=1" }],
+  ["a base URL with a fragment", { ...good, HTTP_TOOL_BASE_URL: "https://api.example.com/v1#x" }],
+  ["a response cap of 0", { ...good, HTTP_TOOL_MAX_RESPONSE_BYTES: "0" }],
+  ["a response cap over 10 MiB", { ...good, HTTP_TOOL_MAX_RESPONSE_BYTES: "10485761" }],
+  ["test tools neither on nor off", { ...good, TEST_TOOLS: "yes" }],
+  ["test tools off", { ...good, TEST_TOOLS: "off" }],
   [
     "several bad settings at once, of both parts",
     { ...good, RESULTS_BUCKET: "", WORKER_CONCURRENCY: "0", HTTP_TOOL_BASE_URL: "x" },

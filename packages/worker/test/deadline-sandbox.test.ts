@@ -15,7 +15,7 @@ let stack: WorkerStack;
 let door: RequestDoor;
 let dist: string;
 let fn: LocalFunction;
-/** The call whose tool-calls write the door holds, while set. */
+/** The call whose completed write to the tool-calls table the door holds, while set. */
 let holding: string | undefined;
 const logs: string[] = [];
 
@@ -25,8 +25,15 @@ beforeAll(async () => {
   const [dynamodb = ""] = stack.endpoints;
   door = await startRequestDoor(dynamodb, (target, text) => {
     if (holding === undefined || target !== "DynamoDB_20120810.PutItem") return DoorAction.Pass;
-    const put = JSON.parse(text) as { TableName?: string; Item?: { callId?: { S?: string } } };
-    const held = put.TableName === stack.names.toolCalls && put.Item?.callId?.S === holding;
+    const put = JSON.parse(text) as {
+      TableName?: string;
+      Item?: { callId?: { S?: string }; status?: { S?: string } };
+    };
+    // The call's outcome; the worker's write that takes the call (status started) passes.
+    const held =
+      put.TableName === stack.names.toolCalls &&
+      put.Item?.callId?.S === holding &&
+      put.Item?.status?.S === "completed";
     return held ? DoorAction.HoldAnswer : DoorAction.Pass;
   });
   const codeFile = await unzipTo(await readFile(join(dist, "tool-worker.zip")), join(dist, "tool-worker"));

@@ -71,8 +71,11 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
       expect(call?.status).toBe("completed");
       expect(JSON.parse(call?.output ?? "null")).toMatchObject({ status: 200 });
     }
-    // The timed-out call is not stored as an outcome; a retryable failure is published and SQS retries it.
-    expect(await stack.call(slow.callId)).toBeUndefined();
+    // The timed-out call is not stored as an outcome (only taken, with its `started`); a retryable failure
+    // is published and SQS retries it.
+    const slowCall = await stack.call(slow.callId);
+    expect(slowCall?.status).toBe("started");
+    expect(slowCall).not.toHaveProperty("result");
     const failed = (await stack.events()).filter(
       (e) => e.callId === slow.callId && e.type === "tool_call.failed",
     );

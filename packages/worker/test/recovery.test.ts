@@ -1,7 +1,8 @@
+import { PermanentError } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { lambdaContext } from "@mcp-pipeline/testing";
-import { startFaultProxy } from "@mcp-pipeline/testing/emulators";
-import { defineTool, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/testing/emulators";
+import { defineTool, ToolRegistry, toolRunIdempotencyKey } from "@mcp-pipeline/tool-registry";
 import { compileWithAjv } from "@mcp-pipeline/tool-registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { processToolCallJobs, type WorkerDeps } from "../src/index.js";
@@ -27,18 +28,24 @@ const ids = (response: { batchItemFailures: readonly { itemIdentifier: unknown }
  */
 function countingRegistry(): { registry: ToolRegistry; runs: () => number } {
   let runs = 0;
-  const tool = defineTool({
-    name: "test.counted",
-    description: "Returns its run number and 5 KB of padding.",
-    inputSchema: { type: "object" },
-    timeoutMs: 10_000,
-    concurrency: 4,
-    run: async () => {
-      runs += 1;
-      return { run: runs, padding: "x".repeat(5_000) };
-    },
+  const registry = oneTool("test.counted", "Returns its run number and 5 KB of padding.", async () => {
+    runs += 1;
+    return { run: runs, padding: "x".repeat(5_000) };
   });
-  return { registry: new ToolRegistry([tool], compileWithAjv()), runs: () => runs };
+  return { registry, runs: () => runs };
+}
+
+/** A registry of one test tool that takes any arguments. */
+function oneTool(name: string, description: string, run: () => Promise<unknown>): ToolRegistry {
+  const tool = defineTool({
+    name,
+    description,
+    inputSchema: { type: "object" },
+    timeoutMs: 60_000,
+    concurrency: 4,
+    run,
+  });
+  return new ToolRegistry([tool], compileWithAjv());
 }
 
 /** Fails every request of one DynamoDB operation, as an unavailable partition would. */
@@ -168,5 +175,223 @@ describe("worker recovery does not depend on the optional BatchGetItem pre-read 
     // Whatever each run published, it is the table's outcome.
     const published = await completedEvents(j.callId);
     expect(new Set(published.map((e) => e.eventId))).toEqual(new Set([decided.statusEvent.eventId]));
+  });
+});
+
+/** A promise and the function that settles it: the order of two invocations, set by the test. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+describe("a tool runs once per job across duplicate deliveries (issue 24, defect 1)", () => {
+  it("a duplicate delivery whose pre-read saw no outcome does not run the tool again once another invocation stored the outcome and released its claim", async () => {
+    // The real http.request tool against the stack's downstream, which counts every request it gets.
+    const j = job("http.request", { path: `/ok/once-${Date.now()}` });
+    await stack.send(stack.standard, [body(j)]);
+    const [a] = await stack.receive(stack.standard);
+    await stack.send(stack.standard, [body(j)]);
+    const [b] = await stack.receive(stack.standard);
+    if (!a || !b) throw new Error("expected two deliveries of the job");
+    const runs = () => stack.downstream.requests.filter((path) => path === j.arguments.path).length;
+
+    // B pre-reads its batch (no outcome yet, no completed key), then waits before it claims.
+    const base = stack.deps("standard");
+    const store = base.idempotency;
+    const bPreRead = gate();
+    const bMayClaim = gate();
+    const invocationB = processToolCallJobs([b], lambdaContext(), {
+      ...base,
+      idempotency: {
+        completedAmong: (keys, options) => store.completedAmong(keys, options),
+        claim: async (key, leaseMs, options) => {
+          bPreRead.open();
+          await bMayClaim.opened;
+          return store.claim(key, leaseMs, options);
+        },
+        complete: (claim, options) => store.complete(claim, options),
+        release: (claim, options) => store.release(claim, options),
+      },
+    });
+    await bPreRead.opened;
+
+    // A claims, runs the tool, stores the completed call, then the stream refuses `completed`: A releases
+    // its claim and reports the job for retry.
+    const invocationA = await processToolCallJobs([a], lambdaContext(), {
+      ...base,
+      publish: async (events, options) => {
+        if (events.some((e) => e.type === "tool_call.completed"))
+          throw new Error("injected: stream unavailable");
+        await base.publish(events, options);
+      },
+    });
+    expect(ids(invocationA.response)).toEqual([a.messageId]);
+    expect(runs()).toBe(1);
+    expect(await stack.call(j.callId)).toMatchObject({ status: "completed" });
+
+    // B claims the released key: what its pre-read said ("no outcome yet") is no longer true.
+    bMayClaim.open();
+    const resultB = await invocationB;
+    expect(runs()).toBe(1);
+    expect(ids(resultB.response)).toEqual([]);
+    expect(resultB.summary).toMatchObject({ succeeded: 0, duplicates: 1 });
+    // B published the stored outcome, the one A could not.
+    const stored = await stack.call(j.callId);
+    const published = await completedEvents(j.callId);
+    expect(published.map((e) => e.eventId)).toEqual([stored?.statusEvent.eventId]);
+  });
+});
+
+/** An idempotency store of the stack's dedupe table whose clock is `aheadMs` ahead: a later invocation. */
+function laterStore(aheadMs: number): WorkerDeps["idempotency"] {
+  return new IdempotencyStore({
+    client: stack.dynamo,
+    tableName: stack.names.dedupe,
+    scope: "standard-worker",
+    retentionSeconds: 86_400,
+    now: () => Date.now() + aheadMs,
+  });
+}
+
+/** Two deliveries (two messages) of one job, received. */
+async function twoDeliveries(j: ReturnType<typeof job>) {
+  await stack.send(stack.standard, [body(j)]);
+  const [a] = await stack.receive(stack.standard);
+  await stack.send(stack.standard, [body(j)]);
+  const [b] = await stack.receive(stack.standard);
+  if (!a || !b) throw new Error("expected two deliveries of the job");
+  return { a, b };
+}
+
+describe("a call's outcome is fenced by the claim that took it (issue 24, defect 5)", () => {
+  it("a permanent failure of a run whose claim was taken over, applied by DynamoDB after the later run's outcome, never replaces it", async () => {
+    // Run 1 fails for good, run 2 succeeds: the first outcome to happen is run 1's, so the join alone
+    // (the first terminal outcome wins) would let run 1's late write decide the call.
+    let runs = 0;
+    let holdNextWrite = false;
+    const registry = oneTool("test.flaky", "Fails for good on its first run, succeeds after.", async () => {
+      runs += 1;
+      if (runs > 1) return { run: runs };
+      holdNextWrite = true;
+      throw new PermanentError("downstream-4xx", "refused on the first run");
+    });
+    const j = job("test.flaky", {});
+    const { a, b } = await twoDeliveries(j);
+
+    // A's writes to the tool-calls table cross a door that holds the one after its run: the failure.
+    const door = await startRequestDoor(stack.endpoints[0] ?? "", (target, text) => {
+      if (!holdNextWrite || target !== "DynamoDB_20120810.PutItem" || !text.includes(stack.names.toolCalls))
+        return DoorAction.Pass;
+      holdNextWrite = false;
+      return DoorAction.HoldUntilReleased;
+    });
+    const { stores, client } = stack.storesVia(door.endpoint, "standard");
+    const base = stack.deps("standard", { registry });
+    try {
+      const invocationA = processToolCallJobs([a], lambdaContext(), { ...base, ...stores });
+      await vi.waitFor(() => expect(door.stats.held).toBe(1), { timeout: 60_000, interval: 20 });
+
+      // A's lease has run out by B's clock: B claims the job, runs it and stores its outcome.
+      const invocationB = await processToolCallJobs([b], lambdaContext(), {
+        ...base,
+        idempotency: laterStore(3_600_000),
+      });
+      expect(invocationB.summary).toMatchObject({ succeeded: 1 });
+      const decided = await stack.call(j.callId);
+      expect(decided).toMatchObject({ status: "completed" });
+
+      // DynamoDB applies A's failure now, and refuses it: the item is no longer the one A read.
+      expect(await door.releaseHeld()).toEqual([
+        { status: 400, type: expect.stringMatching(/ConditionalCheckFailedException$/) },
+      ]);
+      const resultA = await invocationA;
+      // The call is still B's: A's failure did not replace B's outcome.
+      expect(await stack.call(j.callId)).toEqual(decided);
+      expect(ids(resultA.response)).toEqual([a.messageId]);
+      expect(resultA.summary).toMatchObject({ failedPermanently: 0, retried: 1 });
+      expect(resultA.outcome.outcomes[0]).toMatchObject({
+        status: "failed",
+        error: { name: "ClaimSupersededError" },
+      });
+    } finally {
+      client.destroy();
+      await door.stop();
+    }
+    // Nothing of A's run reached the stream as an outcome.
+    const outcomes = (await stack.events()).filter(
+      (e) => e.callId === j.callId && e.type !== "tool_call.started",
+    );
+    expect(outcomes.map((e) => e.type)).toEqual(["tool_call.completed"]);
+  });
+
+  it("a job leaving for the DLQ at its last receive does not mark dead-lettered a call that another invocation is running", async () => {
+    const ran = gate();
+    const finish = gate();
+    const registry = oneTool("test.slow", "Waits until the test lets it finish.", async () => {
+      ran.open();
+      await finish.opened;
+      return { done: true };
+    });
+    const j = job("test.slow", {});
+    const { a, b } = await twoDeliveries(j);
+    const base = stack.deps("standard", {
+      registry,
+      deadLetterAfter: { maxReceiveCount: 3, queue: stack.standard.dlqUrl },
+    });
+
+    // B takes the call and runs the tool.
+    const invocationB = processToolCallJobs([b], lambdaContext(), base);
+    await ran.opened;
+    expect(await stack.call(j.callId)).toMatchObject({ status: "started" });
+
+    // A holds another message of the job at its last receive: the claim is B's, so A's job fails
+    // (AlreadyInProgressError) and, at maxReceiveCount, leaves for the DLQ.
+    const lastReceive = { ...a, attributes: { ...a.attributes, ApproximateReceiveCount: "3" } };
+    const resultA = await processToolCallJobs([lastReceive], lambdaContext(), base);
+    expect(ids(resultA.response)).toEqual([a.messageId]);
+    expect(resultA.summary.leavingForDlq).toBe(0);
+    expect(await stack.call(j.callId)).toMatchObject({ status: "started" });
+
+    finish.open();
+    expect((await invocationB).summary).toMatchObject({ succeeded: 1 });
+    expect(await stack.call(j.callId)).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("every run of a job carries the same idempotency key to the downstream (issue 24, defect 5)", () => {
+  it("two runs of one http.request job (a lease that ran out under a slow run) send the same Idempotency-Key, derived from the callId", async () => {
+    const j = job("http.request", { path: `/ok/keyed-${Date.now()}` });
+    const { a, b } = await twoDeliveries(j);
+    const base = stack.deps("standard");
+    const placed = gate();
+    const resume = gate();
+    // A runs the tool, then stalls before storing its result, until B is done.
+    const invocationA = processToolCallJobs([a], lambdaContext(), {
+      ...base,
+      placeResult: async (callId, json, options) => {
+        placed.open();
+        await resume.opened;
+        return base.placeResult(callId, json, options);
+      },
+    });
+    await placed.opened;
+    const invocationB = await processToolCallJobs([b], lambdaContext(), {
+      ...base,
+      idempotency: laterStore(3_600_000),
+    });
+    expect(invocationB.summary).toMatchObject({ succeeded: 1 });
+    resume.open();
+    const resultA = await invocationA;
+    // A's outcome is refused (B's claim took the call): the job is reported, B's outcome stands.
+    expect(ids(resultA.response)).toEqual([a.messageId]);
+
+    const keys = stack.downstream.requests.flatMap((path, i) =>
+      path === j.arguments.path ? [stack.downstream.idempotencyKeys[i]] : [],
+    );
+    expect(keys).toEqual([toolRunIdempotencyKey(j.callId), toolRunIdempotencyKey(j.callId)]);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

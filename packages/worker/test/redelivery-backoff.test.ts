@@ -1,6 +1,7 @@
 // The retry backoff's policy (src/redelivery-backoff.ts): pure, so its values are tables and properties.
 import { seededRandom } from "@mcp-pipeline/retry";
 import { sqsRecord } from "@mcp-pipeline/testing";
+import type { SQSRecord } from "aws-lambda";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { backoffSeconds, planVisibilityChanges, type RedeliveryBackoff } from "../src/redelivery-backoff.js";
@@ -71,6 +72,12 @@ describe("planVisibilityChanges, standard queue: each message by its own receive
       { messageId: "m1", receiptHandle: "handle-m1", visibilityTimeoutSeconds: 5 },
       { messageId: "m2", receiptHandle: "handle-m2", visibilityTimeoutSeconds: 20 },
     ]);
+  });
+
+  it("a malformed message reported for retry (its DLQ refused it) without attributes is planned as a first receive, not thrown over (issue 24)", () => {
+    const { attributes: _none, ...noAttributes } = standard("m1", 3);
+    const changes = planVisibilityChanges([noAttributes as SQSRecord], "fifo", DEV, almostOne);
+    expect(changes).toEqual([{ messageId: "m1", receiptHandle: "handle-m1", visibilityTimeoutSeconds: 5 }]);
   });
 
   it("without maxReceiveCount every reported message gets a backoff", () => {

@@ -212,9 +212,10 @@ describe("a request that never answers is aborted at the invocation's deadline (
       stage: DeadlineStage.Requests,
       reserveMs: 1_000,
     });
+    // call-2 was taken for its claim (its `started` stored), its outcome never.
     expect([statusOf(dynamo, "call-1"), statusOf(dynamo, "call-2"), statusOf(dynamo, "call-3")]).toEqual([
       "completed",
-      undefined,
+      "started",
       "completed",
     ]);
     // The aborted job's claim cannot be released once its requests are cut off, so its lease ended with
@@ -305,8 +306,10 @@ describe("a request that never answers on a FIFO queue (§3)", () => {
     ];
     const order: string[] = [];
     const { workerDeps, dynamo } = deps("fifo", (command) => {
-      if (command instanceof PutCommand && command.input.TableName === "tool-calls")
-        order.push(String((command.input.Item as { callId: string }).callId));
+      if (command instanceof PutCommand && command.input.TableName === "tool-calls") {
+        const item = command.input.Item as { callId: string; status: string };
+        order.push(`${item.callId} ${item.status}`);
+      }
       return completesCall("call-a2")(command);
     });
 
@@ -319,9 +322,19 @@ describe("a request that never answers on a FIFO queue (§3)", () => {
       reason: NotStartedReason.KeyStopped,
     });
     expect(summary).toMatchObject({ succeeded: 3, retried: 2 });
-    // Each group's writes in its order; a-3 never ran.
-    expect(order.filter((c) => c.startsWith("call-a"))).toEqual(["call-a1", "call-a2"]);
-    expect(order.filter((c) => c.startsWith("call-b"))).toEqual(["call-b1", "call-b2"]);
+    // Each group's writes in its order (each job taken, then its outcome); a-3 never ran.
+    expect(order.filter((c) => c.startsWith("call-a"))).toEqual([
+      "call-a1 started",
+      "call-a1 completed",
+      "call-a2 started",
+      "call-a2 completed",
+    ]);
+    expect(order.filter((c) => c.startsWith("call-b"))).toEqual([
+      "call-b1 started",
+      "call-b1 completed",
+      "call-b2 started",
+      "call-b2 completed",
+    ]);
     expect(statusOf(dynamo, "call-a3")).toBeUndefined();
   });
 });
@@ -351,7 +364,7 @@ describe("the other request paths: S3, the DLQ, and the bookkeeping after the ba
     expect(sqs.aborted).toHaveLength(1);
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(["m-2", "m-poison"]);
     expect(summary).toMatchObject({ succeeded: 1, retried: 2, deadLettered: 0 });
-    expect([statusOf(dynamo, "call-1"), statusOf(dynamo, "call-2")]).toEqual(["completed", undefined]);
+    expect([statusOf(dynamo, "call-1"), statusOf(dynamo, "call-2")]).toEqual(["completed", "started"]);
   });
 
   it("the dead-lettered mark is aborted at the bookkeeping's share, the visibility change then sends nothing; the job is still reported", async () => {

@@ -72,10 +72,11 @@ export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
  * A downstream for the `http.request` tool on loopback. Paths choose the behaviour:
  * `/ok/<tag>` answers 200, `/status/<code>/<tag>` answers that status, `/slow/<tag>` never answers (the
  * tool's timeout is the only way out of it, so no test depends on how fast a loaded machine runs).
- * Every request is recorded, in arrival order.
+ * Every request is recorded, in arrival order, with the `Idempotency-Key` it carried.
  */
 class Downstream {
   readonly requests: string[] = [];
+  readonly idempotencyKeys: (string | undefined)[] = [];
   constructor(readonly server: Server) {}
 
   static async start(): Promise<Downstream> {
@@ -83,6 +84,8 @@ class Downstream {
       createServer((request, response) => {
         const path = request.url ?? "/";
         downstream.requests.push(path);
+        const key = request.headers["idempotency-key"];
+        downstream.idempotencyKeys.push(typeof key === "string" ? key : undefined);
         const status = /^\/status\/(\d{3})\//.exec(path)?.[1];
         if (path.startsWith("/slow/")) return;
         response.writeHead(status ? Number(status) : 200, { "content-type": "application/json" });
@@ -157,6 +160,8 @@ export class WorkerStack {
       EVENTS_STREAM_NAME: this.names.stream,
       DEAD_LETTER_QUEUE_URL: dlqUrl,
       HTTP_TOOL_BASE_URL: this.downstream.url,
+      // The tests run load.latency, a test tool (docs/tool-workers.md).
+      TEST_TOOLS: "on",
     };
   }
 
@@ -217,7 +222,11 @@ export class WorkerStack {
       registry: new ToolRegistry(
         // Long enough that an ordinary loopback request finishes on a machine under heavy load; only
         // `/slow/` (which never answers) reaches it.
-        createTools({ HTTP_TOOL_BASE_URL: this.downstream.url, HTTP_TOOL_TIMEOUT_MS: HTTP_TOOL_TIMEOUT_MS }),
+        createTools({
+          HTTP_TOOL_BASE_URL: this.downstream.url,
+          HTTP_TOOL_TIMEOUT_MS: HTTP_TOOL_TIMEOUT_MS,
+          TEST_TOOLS: "on",
+        }),
         inputValidators,
       ),
       toolCalls: new ToolCallStore({ client: this.dynamo, tableName: this.names.toolCalls }),

@@ -29,7 +29,10 @@ module "pipeline" {
   fifo_worker         = var.fifo_worker
   dlq_redrive         = var.dlq_redrive
   alarms              = var.alarms
+  quarantine          = var.quarantine
+  test_tools          = var.test_tools
   notification_emails = var.notification_emails
+  runbook_url         = var.runbook_url
   tags                = var.tags
   manifest            = local.manifest
   repository_root     = var.repository_root

@@ -1,3 +1,8 @@
+output "region" {
+  description = "The environment's region: AWS_REGION for `npm run recover` (docs/operations.md)."
+  value       = var.region
+}
+
 output "stream_name" {
   description = "The lifecycle stream."
   value       = module.pipeline.stream_name

@@ -89,6 +89,12 @@ resource "aws_sns_topic_subscription" "email" {
 
 locals {
   actions = [aws_sns_topic.alarms.arn]
+  # Every alarm's description says what to run and where to read on (docs/operations.md, "What each
+  # alarm means": one section per alarm, whose anchors these are). The command needs only credentials:
+  # the region is here and the CLI finds every resource from the name prefix.
+  recover = "AWS_REGION=${var.region} npm run recover --"
+  prefix  = "--prefix ${var.name_prefix}"
+  runbook = "${var.runbook_url}#"
 }
 
 # IteratorAge: how far the processor lags the stream. Lambda emits nothing while the stream is idle,
@@ -96,7 +102,7 @@ locals {
 # for stale tool-call state; a blocked shard shows here first.
 resource "aws_cloudwatch_metric_alarm" "iterator_age" {
   alarm_name          = "${var.name_prefix}-processor-iterator-age"
-  alarm_description   = "The processor lags the stream by more than ${var.iterator_age_ms} ms: a slow downstream or a blocked shard. See docs/operations.md."
+  alarm_description   = "The processor lags the stream by more than ${var.iterator_age_ms} ms: a slow downstream or a blocked shard. Run: ${local.recover} status ${local.prefix}. Runbook: ${local.runbook}processor-iterator-age"
   namespace           = "AWS/Lambda"
   metric_name         = "IteratorAge"
   dimensions          = { FunctionName = var.stream_consumer.function_name }
@@ -114,7 +120,7 @@ resource "aws_cloudwatch_metric_alarm" "iterator_age" {
 # Records the ESM gave up on without delivering them anywhere: data loss unless a destination got them.
 resource "aws_cloudwatch_metric_alarm" "dropped_events" {
   alarm_name          = "${var.name_prefix}-processor-dropped-events"
-  alarm_description   = "The processor's ESM dropped records (retries or record age exhausted, destination failed). Any is too many."
+  alarm_description   = "The processor's ESM dropped records (retries or record age exhausted, destination failed). Any is too many. Run: ${local.recover} triage ${local.prefix}. Runbook: ${local.runbook}processor-dropped-events"
   namespace           = "AWS/Lambda"
   metric_name         = "DroppedEventCount"
   dimensions          = { EventSourceMappingUUID = var.stream_consumer.esm_uuid }
@@ -131,7 +137,7 @@ resource "aws_cloudwatch_metric_alarm" "dropped_events" {
 # one is a record the processor could not apply, waiting for dlq-redrive and a person.
 resource "aws_cloudwatch_metric_alarm" "destination_delivered" {
   alarm_name          = "${var.name_prefix}-processor-records-to-failure-queue"
-  alarm_description   = "Records reached the on-failure destination: they are re-read into the quarantine by dlq-redrive; inspect and replay (docs/operations.md)."
+  alarm_description   = "Records reached the on-failure destination: dlq-redrive re-reads them into the quarantine, to replay once the cause is fixed. Run: ${local.recover} triage ${local.prefix}. Runbook: ${local.runbook}processor-records-to-failure-queue"
   namespace           = "AWS/Lambda"
   metric_name         = "OnFailureDestinationDeliveredEventCount"
   dimensions          = { EventSourceMappingUUID = var.stream_consumer.esm_uuid }
@@ -147,7 +153,7 @@ resource "aws_cloudwatch_metric_alarm" "destination_delivered" {
 # Records that the stream no longer held when dlq-redrive tried to re-read them: lost for good.
 resource "aws_cloudwatch_metric_alarm" "records_lost" {
   alarm_name          = "${var.name_prefix}-records-lost"
-  alarm_description   = "dlq-redrive found a failed range already trimmed from the stream: those records are lost. Its error log names the range."
+  alarm_description   = "dlq-redrive found a failed range already trimmed from the stream: those records are lost; its error log names the range. Run: ${local.recover} triage ${local.prefix}. Runbook: ${local.runbook}records-lost"
   namespace           = var.metrics_namespace
   metric_name         = "RecordsLost"
   dimensions          = { service = "dlq-redrive" }
@@ -164,7 +170,7 @@ resource "aws_cloudwatch_metric_alarm" "records_lost" {
 resource "aws_cloudwatch_metric_alarm" "dlq_visible" {
   for_each            = var.dead_letter_queues
   alarm_name          = "${var.name_prefix}-${each.key}-dlq-messages"
-  alarm_description   = "Messages in ${each.value}: inspect and redrive (npm run recover, docs/operations.md)."
+  alarm_description   = "Messages in ${each.value}: each has failed for good or ran out of receives. Run: ${local.recover} triage ${local.prefix}. Runbook: ${local.runbook}dlq-messages"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
   dimensions          = { QueueName = each.value }
@@ -182,7 +188,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_visible" {
 resource "aws_cloudwatch_metric_alarm" "dlq_age" {
   for_each            = var.dead_letter_queues
   alarm_name          = "${var.name_prefix}-${each.key}-dlq-age"
-  alarm_description   = "The oldest message in ${each.value} is older than ${var.dlq_oldest_message_age_seconds} s."
+  alarm_description   = "The oldest message in ${each.value} is older than ${var.dlq_oldest_message_age_seconds} s: it expires at the DLQ's retention. Run: ${local.recover} peek --queue ${each.key} ${local.prefix}. Runbook: ${local.runbook}dlq-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
   dimensions          = { QueueName = each.value }
@@ -199,7 +205,7 @@ resource "aws_cloudwatch_metric_alarm" "dlq_age" {
 resource "aws_cloudwatch_metric_alarm" "queue_age" {
   for_each            = var.source_queues
   alarm_name          = "${var.name_prefix}-${each.key}-queue-age"
-  alarm_description   = "The oldest message in ${each.value.name} waits longer than ${each.value.max_age_seconds} s."
+  alarm_description   = "The oldest message in ${each.value.name} waits longer than ${each.value.max_age_seconds} s: the worker is failing or not keeping up. Run: ${local.recover} status ${local.prefix}. Runbook: ${local.runbook}queue-age"
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateAgeOfOldestMessage"
   dimensions          = { QueueName = each.value.name }
@@ -218,7 +224,7 @@ resource "aws_cloudwatch_metric_alarm" "queue_age" {
 resource "aws_cloudwatch_metric_alarm" "errors" {
   for_each            = var.functions
   alarm_name          = "${var.name_prefix}-${each.key}-errors"
-  alarm_description   = "${each.value.name} failed invocations (crash, ConfigError, timeout)."
+  alarm_description   = "${each.value.name} failed invocations (crash, ConfigError, timeout). Run: ${local.recover} status ${local.prefix}. Runbook: ${local.runbook}function-errors"
   namespace           = "AWS/Lambda"
   metric_name         = "Errors"
   dimensions          = { FunctionName = each.value.name }
@@ -236,7 +242,7 @@ resource "aws_cloudwatch_metric_alarm" "errors" {
 resource "aws_cloudwatch_metric_alarm" "throttles" {
   for_each            = var.functions
   alarm_name          = "${var.name_prefix}-${each.key}-throttles"
-  alarm_description   = "${each.value.name} is throttled: raise reserved concurrency or lower the ESM's maximum concurrency."
+  alarm_description   = "${each.value.name} is throttled: raise reserved concurrency or lower the ESM's maximum concurrency. Run: ${local.recover} status ${local.prefix}. Runbook: ${local.runbook}function-throttles"
   namespace           = "AWS/Lambda"
   metric_name         = "Throttles"
   dimensions          = { FunctionName = each.value.name }
@@ -255,7 +261,7 @@ resource "aws_cloudwatch_metric_alarm" "throttles" {
 resource "aws_cloudwatch_metric_alarm" "duration" {
   for_each            = var.functions
   alarm_name          = "${var.name_prefix}-${each.key}-duration-near-timeout"
-  alarm_description   = "${each.value.name} p99 duration above ${var.duration_timeout_ratio * 100}% of its ${each.value.timeout_seconds} s timeout."
+  alarm_description   = "${each.value.name} p99 duration above ${var.duration_timeout_ratio * 100}% of its ${each.value.timeout_seconds} s timeout. Run: ${local.recover} status ${local.prefix}. Runbook: ${local.runbook}function-duration-near-timeout"
   namespace           = "AWS/Lambda"
   metric_name         = "Duration"
   dimensions          = { FunctionName = each.value.name }

@@ -4,8 +4,18 @@ variable "name_prefix" {
 }
 
 variable "region" {
-  description = "Region of the dashboard's metrics."
+  description = "Region of the dashboard's metrics, and the AWS_REGION of the commands the alarms name."
   type        = string
+}
+
+variable "runbook_url" {
+  description = "Where on-call reads docs/operations.md (a link to it at the deployed commit, or its path): every alarm's description ends with the link to its section there, after the command to run."
+  type        = string
+
+  validation {
+    condition     = length(var.runbook_url) > 0 && length(var.runbook_url) <= 300 && !can(regex("[\\s#]", var.runbook_url))
+    error_message = "runbook_url must be 1-300 characters, without spaces or a #anchor (each alarm adds its own)."
+  }
 }
 
 variable "notification_emails" {

@@ -58,10 +58,10 @@ resource "aws_iam_role_policy" "this" {
 }
 
 resource "aws_lambda_function" "this" {
-  # checkov:skip=CKV_AWS_116:Invoked only by event source mappings; failures go to the source's DLQ or on-failure destination, not to an async-invoke DLQ.
-  # checkov:skip=CKV_AWS_117:No VPC: the functions call AWS APIs and, for tool-worker's http.request, the configured HTTP_TOOL_BASE_URL; a VPC adds NAT and endpoints without limiting where the code connects unless its egress is filtered, a choice of the account's network, not of this module.
-  # checkov:skip=CKV_AWS_272:Code signing needs a signing profile per account; artifacts are verified by their SHA-256 in dist/manifest.json.
-  # checkov:skip=CKV_AWS_173:The environment holds resource names, tuning and HTTP_TOOL_BASE_URL, and must hold no secret (docs/security.md: no credential in that URL); Lambda encrypts it at rest with an AWS-managed key.
+  # checkov:skip=CKV_AWS_116:Never invoked asynchronously: event source mappings invoke synchronously and send a batch that fails for good to the source queue's DLQ or the on-failure destination; dlq-redrive's manual actions are synchronous invokes by an operator. An async-invoke DLQ would receive nothing.
+  # checkov:skip=CKV_AWS_117:No VPC resources to reach: the functions call AWS APIs and, for the workers' http.request tool, the one downstream of HTTP_TOOL_BASE_URL; in a VPC both would need NAT or endpoints for no gain.
+  # checkov:skip=CKV_AWS_272:No code signing: it needs a signing profile per account, which this repository does not create. apply.yml checks each zip against dist/manifest.json's SHA-256, which catches a corrupted artifact but not a replaced one (the manifest travels with the zips): the build job and GitHub's artifact store are trusted (docs/security.md).
+  # checkov:skip=CKV_AWS_173:No customer key for the environment: it holds resource names, tuning and the tools' settings, no secrets (HTTP_TOOL_BASE_URL with credentials is refused at load; the free-form environment setting is not for secrets, docs/security.md); AWS encrypts it at rest with its own key.
   function_name                  = var.name
   role                           = aws_iam_role.this.arn
   filename                       = var.artifact.path
@@ -82,7 +82,8 @@ resource "aws_lambda_function" "this" {
   }
 
   logging_config {
-    log_format = "JSON"
+    # Declared once for Terraform and the local runtime (packages/settings' FUNCTION_LOGGING).
+    log_format = jsondecode(file("${path.module}/logging.json")).log_format
     log_group  = aws_cloudwatch_log_group.this.name
   }
 

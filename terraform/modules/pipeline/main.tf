@@ -34,6 +34,7 @@ locals {
 }
 
 data "aws_caller_identity" "current" {}
+data "aws_partition" "current" {}
 
 module "stream" {
   source                         = "../stream"
@@ -60,18 +61,32 @@ module "dedupe_table" {
   tags          = local.tags
 }
 
+# The only copy of the records the pipeline could not apply (docs/security.md, "Runtime"): nothing expires
+# but replayed records, and only when the settings say so (the replay tags them replayed = true); deletion
+# and unprotecting are the break-glass role's alone; every write is If-None-Match: *.
 module "quarantine_bucket" {
-  source          = "../bucket"
-  name            = "${local.p}-${local.names.quarantine_bucket}-${data.aws_caller_identity.current.account_id}"
-  expiration_days = var.quarantine_expiration_days
-  tags            = local.tags
+  source = "../bucket"
+  name   = "${local.p}-${local.names.quarantine_bucket}-${data.aws_caller_identity.current.account_id}"
+  expiration = var.quarantine.replayed_expiration_days == null ? null : {
+    days        = var.quarantine.replayed_expiration_days
+    only_tagged = { key = "replayed", value = "true" }
+  }
+  protection = {
+    break_glass_role_arn = var.quarantine.break_glass_role_name == null ? null : "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:role/${var.quarantine.break_glass_role_name}"
+  }
+  object_lock = var.quarantine.object_lock_mode == "off" ? null : {
+    mode = var.quarantine.object_lock_mode
+    days = var.quarantine.object_lock_days
+  }
+  tags = local.tags
 }
 
+# Large tool results: the tool-calls table points at them, and they expire with their use.
 module "results_bucket" {
-  source          = "../bucket"
-  name            = "${local.p}-${local.names.results_bucket}-${data.aws_caller_identity.current.account_id}"
-  expiration_days = var.results_expiration_days
-  tags            = local.tags
+  source     = "../bucket"
+  name       = "${local.p}-${local.names.results_bucket}-${data.aws_caller_identity.current.account_id}"
+  expiration = { days = var.results_expiration_days }
+  tags       = local.tags
 }
 
 module "processor" {
@@ -92,32 +107,46 @@ module "processor" {
     TOOL_CALLS_TABLE  = module.tool_calls_table.name
     QUARANTINE_BUCKET = module.quarantine_bucket.name
   })
-  policy_statements = [
-    {
-      sid = "ReadStream"
-      actions = [
-        "kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords",
-        "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:SubscribeToShard",
-      ]
-      resources = compact([module.stream.arn, module.stream.consumer_arn])
-    },
-    {
-      sid       = "SendOnFailureRecords"
-      actions   = ["sqs:SendMessage"]
-      resources = [module.queue["stream_failures"].arn]
-    },
-    {
-      # One conditional PutItem per call per batch, after one BatchGetItem (and a GetItem after a lost race).
-      sid       = "ToolCalls"
-      actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"]
-      resources = [module.tool_calls_table.arn]
-    },
-    {
-      sid       = "WriteQuarantine"
-      actions   = ["s3:PutObject"]
-      resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
-    },
-  ]
+  # Every statement is checked after apply against the calls the processor's bundle makes and what
+  # Lambda's mapping does with the role (scripts/tf-check/permissions, docs/aws-semantics.md §11).
+  policy_statements = concat(
+    [
+      {
+        # Lambda's Kinesis mapping reads the stream with the function's role (§11).
+        sid = "ReadStream"
+        actions = [
+          "kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords",
+          "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:SubscribeToShard",
+        ]
+        resources = [module.stream.arn]
+      },
+      {
+        # Lambda sends the mapping's on-failure records with the function's role (§1.6).
+        sid       = "SendOnFailureRecords"
+        actions   = ["sqs:SendMessage"]
+        resources = [module.queue["stream_failures"].arn]
+      },
+      {
+        # One conditional PutItem per call per batch, after one BatchGetItem (and a GetItem after a lost race).
+        sid       = "ToolCalls"
+        actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"]
+        resources = [module.tool_calls_table.arn]
+      },
+      {
+        sid       = "WriteQuarantine"
+        actions   = ["s3:PutObject"]
+        resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
+      },
+    ],
+    # With enhanced fan-out the mapping describes its consumer and subscribes through it (§11).
+    var.processor.esm.enhanced_fan_out ? [
+      {
+        sid       = "ReadThroughConsumer"
+        actions   = ["kinesis:DescribeStreamConsumer", "kinesis:SubscribeToShard"]
+        resources = [module.stream.consumer_arn]
+      },
+    ] : [],
+  )
   tags = local.tags
 }
 
@@ -167,6 +196,9 @@ locals {
     DEDUPE_TABLE       = module.dedupe_table.name
     RESULTS_BUCKET     = module.results_bucket.name
     EVENTS_STREAM_NAME = module.stream.name
+    # load.latency lets a job choose how long a worker waits and whether it fails: dev only
+    # (docs/tool-workers.md; lint:config refuses test_tools in prod).
+    TEST_TOOLS = var.test_tools ? "on" : "off"
   }
   sqs_consumer_environment = {
     tool_worker = merge(local.worker_environment, {
@@ -184,13 +216,21 @@ locals {
   worker_statements = [
     {
       sid       = "PublishEvents"
-      actions   = ["kinesis:PutRecords", "kinesis:PutRecord"]
+      actions   = ["kinesis:PutRecords"]
       resources = [module.stream.arn]
     },
     {
-      sid       = "ToolCallsAndDedupe"
+      # A call's state: read (one BatchGetItem per batch, a GetItem per call it did not cover) and written
+      # conditionally on the version read.
+      sid       = "ToolCalls"
+      actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"]
+      resources = [module.tool_calls_table.arn]
+    },
+    {
+      # The two-phase dedupe: claim (PutItem), complete (UpdateItem), release (DeleteItem), read back.
+      sid       = "Dedupe"
       actions   = ["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
-      resources = [module.tool_calls_table.arn, module.dedupe_table.arn]
+      resources = [module.dedupe_table.arn]
     },
     {
       sid       = "WriteResults"
@@ -198,18 +238,28 @@ locals {
       resources = ["${module.results_bucket.arn}/results/*"]
     },
   ]
+  # The workers' retry backoff: a worker sets a reported job's visibility on its own queue (§2.6,
+  # packages/worker/src/redelivery.ts); ChangeMessageVisibility also authorises the Batch call.
+  retry_backoff = {
+    for key in ["tool_worker", "fifo_worker"] : key => {
+      sid       = "RetryBackoff"
+      actions   = ["sqs:ChangeMessageVisibility"]
+      resources = [module.queue[local.sqs_consumers[key].queue].arn]
+    }
+  }
   sqs_consumer_statements = {
-    tool_worker = local.worker_statements
-    fifo_worker = local.worker_statements
+    tool_worker = concat(local.worker_statements, [local.retry_backoff.tool_worker])
+    fifo_worker = concat(local.worker_statements, [local.retry_backoff.fifo_worker])
     dlq_redrive = [
       {
         sid       = "RereadAndReplay"
-        actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:DescribeStreamSummary", "kinesis:ListShards", "kinesis:PutRecords"]
+        actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:PutRecords"]
         resources = [module.stream.arn]
       },
       {
+        # Write (If-None-Match: *) and read records; a replay tags them replayed.
         sid       = "Quarantine"
-        actions   = ["s3:PutObject", "s3:GetObject"]
+        actions   = ["s3:PutObject", "s3:GetObject", "s3:GetObjectTagging", "s3:PutObjectTagging"]
         resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
       },
       {
@@ -218,9 +268,10 @@ locals {
         resources = [module.quarantine_bucket.arn]
       },
       {
-        # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources.
+        # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources; a dry run counts a
+        # standard DLQ by receiving its messages and then makes them visible again (ChangeMessageVisibility).
         sid       = "RedriveDeadLetterQueues"
-        actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+        actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
         resources = [module.queue["tool_jobs"].dlq_arn, module.queue["session_jobs"].dlq_arn]
       },
       {
@@ -271,11 +322,9 @@ module "sqs_consumer" {
   policy_statements = concat(
     [
       {
-        # The function's own role, which Lambda's SQS mapping also polls with. ChangeMessageVisibility
-        # (which also authorises ChangeMessageVisibilityBatch) is the workers' retry backoff: the function
-        # sets a reported job's visibility itself (§2.6, packages/worker/src/redelivery.ts).
+        # Lambda's SQS mapping polls the queue with the function's role (§11).
         sid       = local.consume_sids[each.key].consume
-        actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"]
+        actions   = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
         resources = [module.queue[each.value.queue].arn]
       },
       {
@@ -345,6 +394,7 @@ module "alarms" {
   source                         = "../alarms"
   name_prefix                    = local.p
   region                         = var.region
+  runbook_url                    = var.runbook_url
   notification_emails            = var.notification_emails
   iterator_age_ms                = var.alarms.iterator_age_ms
   dlq_oldest_message_age_seconds = var.alarms.dlq_oldest_message_age_seconds

@@ -34,10 +34,10 @@ variable "repository_root" {
   type        = string
 }
 
-variable "quarantine_expiration_days" {
-  description = "Days a quarantined record is kept: long enough to inspect and replay."
-  type        = number
-  default     = 90
+variable "runbook_url" {
+  description = "Where on-call reads docs/operations.md: the alarms' descriptions link to its sections (the deploy workflow passes the link at the deployed commit)."
+  type        = string
+  default     = "docs/operations.md"
 }
 
 variable "results_expiration_days" {
@@ -682,6 +682,43 @@ variable "alarms" {
     condition     = var.alarms.duration_timeout_ratio > 0 && var.alarms.duration_timeout_ratio <= 1
     error_message = "alarms.duration_timeout_ratio must be over 0 and at most 1."
   }
+}
+
+variable "quarantine" {
+  description = "The quarantine bucket: what may expire (replayed records only, never by default), the break-glass role, Object Lock."
+  type = object({
+    replayed_expiration_days = optional(number, null)
+    break_glass_role_name    = optional(string, null)
+    object_lock_mode         = optional(string, "off")
+    object_lock_days         = optional(number, 365)
+  })
+  default = {}
+
+  validation {
+    condition     = var.quarantine.replayed_expiration_days == null || try(var.quarantine.replayed_expiration_days >= 1 && var.quarantine.replayed_expiration_days <= 36500 && floor(var.quarantine.replayed_expiration_days) == var.quarantine.replayed_expiration_days, false)
+    error_message = "quarantine.replayed_expiration_days must be null or a whole number 1-36500."
+  }
+
+  validation {
+    condition     = var.quarantine.break_glass_role_name == null || try(can(regex("^[\\w+=,.@-]{1,64}$", var.quarantine.break_glass_role_name)), false)
+    error_message = "quarantine.break_glass_role_name must match ^[\\w+=,.@-]{1,64}$."
+  }
+
+  validation {
+    condition     = contains(["off", "GOVERNANCE", "COMPLIANCE"], var.quarantine.object_lock_mode)
+    error_message = "quarantine.object_lock_mode must be one of off, GOVERNANCE, COMPLIANCE."
+  }
+
+  validation {
+    condition     = var.quarantine.object_lock_days >= 1 && var.quarantine.object_lock_days <= 36500 && floor(var.quarantine.object_lock_days) == var.quarantine.object_lock_days
+    error_message = "quarantine.object_lock_days must be a whole number 1-36500."
+  }
+}
+
+variable "test_tools" {
+  description = "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod)."
+  type        = bool
+  default     = false
 }
 
 # Each function's tuning field -> the environment variable the function reads (packages/settings/src/tuning.ts).

@@ -1,6 +1,8 @@
 locals {
   suffix   = var.fifo ? ".fifo" : ""
   dlq_name = "${var.name}-dlq${local.suffix}"
+  # Declared once for Terraform and the local stack (packages/settings' QUEUE_ATTRIBUTES).
+  attributes = jsondecode(file("${path.module}/attributes.json"))
 }
 
 # Where messages go after max_receive_count receives, and where workers send poison messages at once.
@@ -18,12 +20,12 @@ resource "aws_sqs_queue" "this" {
   fifo_queue                 = var.fifo
   visibility_timeout_seconds = var.visibility_timeout_seconds
   message_retention_seconds  = var.message_retention_seconds
-  receive_wait_time_seconds  = 20
+  receive_wait_time_seconds  = local.attributes.receive_wait_time_seconds
   sqs_managed_sse_enabled    = var.kms_master_key_id == null ? true : null
   kms_master_key_id          = var.kms_master_key_id
   # FIFO: per-group throughput, deduplication per group (the group is the session).
-  deduplication_scope   = var.fifo ? "messageGroup" : null
-  fifo_throughput_limit = var.fifo ? "perMessageGroupId" : null
+  deduplication_scope   = var.fifo ? local.attributes.fifo.deduplication_scope : null
+  fifo_throughput_limit = var.fifo ? local.attributes.fifo.fifo_throughput_limit : null
   tags                  = var.tags
 }
 

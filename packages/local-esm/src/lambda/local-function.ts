@@ -1,18 +1,107 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { Worker } from "node:worker_threads";
 import { threadExecArgv } from "@mcp-pipeline/emulators";
 
-export interface FunctionDefinition {
+/**
+ * The function's code: as Lambda runs a deployment package (the unpacked zip and the handler string of
+ * its configuration, `index.handler`, resolved as the Node.js runtime resolves it), or a module file and
+ * the name of its export (tests that run a script, not a package).
+ */
+export type FunctionCode =
+  | {
+      /** The unpacked deployment package (LAMBDA_TASK_ROOT). */
+      readonly taskRoot: string;
+      /** The function's handler setting, `<module path>.<export path>`: dist/manifest.json's `handler`. */
+      readonly handler: string;
+      /** The function's runtime setting (`nodejs22.x`): dist/manifest.json's `runtime`. */
+      readonly runtime: string;
+    }
+  | {
+      /** An ES module exporting the handler. */
+      readonly codeFile: string;
+      readonly handlerExport?: string;
+    };
+
+/** The function's logging configuration (Terraform's `logging_config`, §9.4). */
+export interface FunctionLogging {
+  /** JSON or Text: how the runtime writes the console's lines (AWS_LAMBDA_LOG_FORMAT). */
+  readonly format: "JSON" | "Text";
+  /** The application log level (AWS_LAMBDA_LOG_LEVEL); JSON format only. */
+  readonly applicationLogLevel?: string;
+}
+
+export type FunctionDefinition = FunctionCode & {
   readonly name: string;
-  /** The bundle to run: `index.mjs` from the function's zip (or any ES module exporting the handler). */
-  readonly codeFile: string;
-  readonly handlerExport?: string;
   readonly timeoutMs: number;
   /** Not enforced (memory is not simulated); reported to the function and beside each invocation. */
   readonly memoryMb: number;
-  /** The function's own environment, on top of what the Lambda runtime sets. */
+  /** The function's own environment, on top of what the Lambda runtime sets; no reserved variable. */
   readonly environment: Readonly<Record<string, string>>;
   readonly region?: string;
+  /** Absent: Lambda's default, the Text format without level filtering. */
+  readonly logging?: FunctionLogging;
+  /** Active tracing: each invocation gets its own _X_AMZN_TRACE_ID (§9.4). */
+  readonly tracing?: boolean;
+};
+
+/**
+ * The variables Lambda reserves: a function's configuration may not set them (§9.4). The runtime sets
+ * them (those that apply here) in every sandbox.
+ */
+export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
+  "_HANDLER",
+  "_X_AMZN_TRACE_ID",
+  "AWS_DEFAULT_REGION",
+  "AWS_REGION",
+  "AWS_EXECUTION_ENV",
+  "AWS_LAMBDA_FUNCTION_NAME",
+  "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+  "AWS_LAMBDA_FUNCTION_VERSION",
+  "AWS_LAMBDA_INITIALIZATION_TYPE",
+  "AWS_LAMBDA_LOG_GROUP_NAME",
+  "AWS_LAMBDA_LOG_STREAM_NAME",
+  "AWS_ACCESS_KEY",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_LAMBDA_RUNTIME_API",
+  "LAMBDA_TASK_ROOT",
+  "LAMBDA_RUNTIME_DIR",
+]);
+
+/**
+ * Refuses a function configuration's environment that sets a variable Lambda reserves, as Lambda refuses
+ * it (§9.4 item 2): for the environments a deployment would configure (terraform.tfvars.json's).
+ */
+export function assertNoReservedVariables(
+  functionName: string,
+  environment: Readonly<Record<string, string>>,
+) {
+  const reserved = Object.keys(environment).filter((name) => RESERVED_VARIABLES.has(name));
+  if (reserved.length > 0) throw new ReservedVariableError(functionName, reserved);
+}
+
+/** A function's configuration set a variable Lambda reserves: Lambda refuses it, so does the local runtime. */
+export class ReservedVariableError extends Error {
+  readonly functionName: string;
+  readonly variables: readonly string[];
+  constructor(functionName: string, variables: readonly string[]) {
+    super(
+      `function ${functionName}: ${variables.join(", ")} ${variables.length === 1 ? "is" : "are"} reserved by Lambda and cannot be set in its environment (§9.4)`,
+    );
+    this.name = "ReservedVariableError";
+    this.functionName = functionName;
+    this.variables = variables;
+  }
+}
+
+const SANDBOX = new URL("./sandbox-worker.mjs", import.meta.url);
+
+/** `2026/12/03/[$LATEST]<32 hex>`: each execution environment writes its own log stream. */
+function logStreamName(): string {
+  const day = new Date().toISOString().slice(0, 10).replaceAll("-", "/");
+  return `${day}/[$LATEST]${randomBytes(16).toString("hex")}`;
 }
 
 /** What Lambda's Invoke would say: a payload, or a function error (timeouts included). */
@@ -50,24 +139,27 @@ class Sandbox {
   readonly ready: Promise<void>;
   #settleReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
-  constructor(definition: FunctionDefinition, env: Record<string, string>, log: LogSink) {
+  constructor(definition: FunctionDefinition, env: Record<string, string>, log: LogSink, arn: string) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.#settleReady = { resolve, reject };
     });
     // Observed so that a sandbox that never gets invoked cannot cause an unhandled rejection.
     this.ready.catch(() => {});
-    this.worker = new Worker(new URL("./sandbox-worker.mjs", import.meta.url), {
-      env,
+    this.worker = new Worker(SANDBOX, {
+      env: { ...env, AWS_LAMBDA_LOG_STREAM_NAME: logStreamName() },
       // A Lambda runtime runs the bundle with no TypeScript loader: the host's loaders stay in the host.
       execArgv: threadExecArgv(),
       stdout: true,
       stderr: true,
       workerData: {
-        codeFile: definition.codeFile,
-        handlerExport: definition.handlerExport ?? "handler",
+        code:
+          "handler" in definition
+            ? { taskRoot: definition.taskRoot, handler: definition.handler }
+            : { codeFile: definition.codeFile, handlerExport: definition.handlerExport ?? "handler" },
         functionName: definition.name,
         memoryMb: definition.memoryMb,
-        functionArn: env.LOCAL_FUNCTION_ARN,
+        functionArn: arn,
+        tracing: definition.tracing ?? false,
       },
     });
     for (const stream of [this.worker.stdout, this.worker.stderr]) {
@@ -127,11 +219,11 @@ class Sandbox {
     this.worker.on("exit", (code) => fail(`sandbox exited with code ${code}`));
   }
 
-  run(eventJson: string, deadline: number): Promise<InvokeResult> {
+  run(eventJson: string, deadline: number, requestId: string): Promise<InvokeResult> {
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#pending.set(id, { resolve });
-      this.worker.postMessage({ id, eventJson, deadline });
+      this.worker.postMessage({ id, eventJson, deadline, requestId });
     });
   }
 }
@@ -165,19 +257,16 @@ export class LocalFunction {
 
   constructor(definition: FunctionDefinition, baseEnv: Readonly<Record<string, string>>, log: LogSink) {
     this.definition = definition;
-    const region = definition.region ?? baseEnv.AWS_REGION ?? "us-east-1";
+    const region =
+      definition.region ?? definition.environment.AWS_REGION ?? baseEnv.AWS_REGION ?? "us-east-1";
     this.arn = `arn:aws:lambda:${region}:000000000000:function:${definition.name}`;
     this.#log = log;
+    // The runtime's variables come last: a test's environment may hold credentials and a region, but not
+    // what the runtime decides (the handler, the log format...).
     this.#env = {
       ...baseEnv,
-      AWS_REGION: region,
-      AWS_DEFAULT_REGION: region,
-      AWS_LAMBDA_FUNCTION_NAME: definition.name,
-      AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(definition.memoryMb),
-      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
-      LOCAL_FUNCTION_ARN: this.arn,
       ...definition.environment,
+      ...runtimeVariables(definition, region),
     };
   }
 
@@ -205,7 +294,7 @@ export class LocalFunction {
   async #invoke(event: unknown): Promise<InvokeResult> {
     let sandbox = this.#idle.pop();
     if (!sandbox || sandbox.dead) {
-      sandbox = new Sandbox(this.definition, this.#env, this.#log);
+      sandbox = new Sandbox(this.definition, this.#env, this.#log, this.arn);
       this.#all.add(sandbox);
       this.stats.coldStarts += 1;
     }
@@ -213,12 +302,13 @@ export class LocalFunction {
     try {
       await sandbox.ready;
     } catch (error) {
-      // The code could not load: every invocation fails with the init error, as Lambda reports it.
+      // The code could not load: every invocation fails with the init error, as Lambda reports it
+      // (Runtime.ImportModuleError, Runtime.HandlerNotFound, or what the code threw while loading).
       this.stats.errors += 1;
       sandbox.dead = true;
       return {
         kind: "function-error",
-        errorType: "Runtime.ImportModuleError",
+        errorType: (error as Error).name || "Runtime.ImportModuleError",
         errorMessage: (error as Error).message,
         timedOut: false,
         durationMs: 0,
@@ -232,22 +322,27 @@ export class LocalFunction {
     // Events cross to the sandbox as JSON text, as Lambda delivers them; the sandbox parses it (a string
     // crosses threads without the structured clone an object needs).
     const payload = JSON.stringify(event) ?? "null";
+    // The service names the request, so that a timeout, which the runtime never sees, is logged with it.
+    const requestId = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InvokeResult>((resolve) => {
-      timer = setTimeout(
-        () =>
-          resolve({
-            kind: "function-error",
-            errorType: "Sandbox.Timedout",
-            errorMessage: `Task timed out after ${(this.definition.timeoutMs / 1000).toFixed(2)} seconds`,
-            timedOut: true,
-            durationMs: Date.now() - started,
-            requestId: "",
-          }),
-        this.definition.timeoutMs,
-      );
+      timer = setTimeout(() => {
+        const message = `Task timed out after ${(this.definition.timeoutMs / 1000).toFixed(2)} seconds`;
+        this.#log(
+          this.definition.name,
+          timeoutLine(this.definition, requestId, message, Date.now() - started),
+        );
+        resolve({
+          kind: "function-error",
+          errorType: "Sandbox.Timedout",
+          errorMessage: message,
+          timedOut: true,
+          durationMs: Date.now() - started,
+          requestId,
+        });
+      }, this.definition.timeoutMs);
     });
-    const result = await Promise.race([sandbox.run(payload, deadline), timedOut]);
+    const result = await Promise.race([sandbox.run(payload, deadline, requestId), timedOut]);
     clearTimeout(timer);
     this.#active -= 1;
     if (result.kind === "function-error") {
@@ -272,4 +367,73 @@ export class LocalFunction {
     await Promise.all([...this.#all].map((s) => s.worker.terminate()));
     this.#all.clear();
   }
+}
+
+/**
+ * The line Lambda writes when an invocation times out (the platform's, not the function's): in the JSON
+ * format the invocation's report with status "timeout", in the text format "Task timed out after N
+ * seconds" after the timestamp and the request id (§9.4).
+ */
+export function timeoutLine(
+  definition: FunctionDefinition,
+  requestId: string,
+  message: string,
+  durationMs: number,
+): string {
+  const time = new Date().toISOString();
+  if (definition.logging?.format !== "JSON") return `${time} ${requestId} ${message}`;
+  return JSON.stringify({
+    time,
+    type: "platform.report",
+    record: {
+      requestId,
+      metrics: {
+        durationMs,
+        billedDurationMs: Math.ceil(durationMs),
+        memorySizeMB: definition.memoryMb,
+      },
+      status: "timeout",
+      errorType: "Sandbox.Timedout",
+    },
+  });
+}
+
+/**
+ * What Lambda's runtime sets in a function's environment, as far as it applies locally (§9.4): the
+ * handler and the package's folder, the runtime's name, the function's name, version, memory and log
+ * group, the initialization type, the log format and level, the time zone and locale, and X-Ray's under
+ * active tracing. AWS_LAMBDA_RUNTIME_API is left out: there is no Runtime API locally, the sandbox calls
+ * the handler itself. The credentials are the caller's (`baseEnv`), standing for the execution role's.
+ */
+export function runtimeVariables(definition: FunctionDefinition, region: string): Record<string, string> {
+  const logging = definition.logging;
+  return {
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_LAMBDA_FUNCTION_NAME: definition.name,
+    AWS_LAMBDA_FUNCTION_VERSION: "$LATEST",
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(definition.memoryMb),
+    AWS_LAMBDA_INITIALIZATION_TYPE: "on-demand",
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${definition.name}`,
+    ...("handler" in definition
+      ? {
+          _HANDLER: definition.handler,
+          LAMBDA_TASK_ROOT: definition.taskRoot,
+          AWS_EXECUTION_ENV: `AWS_Lambda_${definition.runtime}`,
+        }
+      : { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" }),
+    // The local runtime's own code stands where Lambda's runtime is.
+    LAMBDA_RUNTIME_DIR: decodeURIComponent(new URL(".", SANDBOX).pathname).replace(/\/$/, ""),
+    TZ: ":UTC",
+    LANG: "en_US.UTF-8",
+    ...(logging?.format === "JSON"
+      ? {
+          AWS_LAMBDA_LOG_FORMAT: "JSON",
+          ...(logging.applicationLogLevel ? { AWS_LAMBDA_LOG_LEVEL: logging.applicationLogLevel } : {}),
+        }
+      : {}),
+    ...(definition.tracing
+      ? { AWS_XRAY_CONTEXT_MISSING: "LOG_ERROR", AWS_XRAY_DAEMON_ADDRESS: "169.254.79.129:2000" }
+      : {}),
+  };
 }

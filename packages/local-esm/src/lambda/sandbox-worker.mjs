@@ -1,48 +1,73 @@
 // One Lambda sandbox: a worker thread that loads the function's code once and runs one invocation at a
-// time, like a Lambda execution environment. Plain JavaScript so that it loads without a TypeScript loader.
-import { randomUUID } from "node:crypto";
+// time, like a Lambda execution environment, with what Lambda's Node.js runtime does around the handler
+// (node-runtime.mjs). Plain JavaScript so that it loads without a TypeScript loader.
+import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
+import {
+  asLoadError,
+  loadHandler,
+  patchConsole,
+  runtimeError,
+  setRequestId,
+  traceHeader,
+} from "./node-runtime.mjs";
 
-const { codeFile, handlerExport, functionName, memoryMb, functionArn } = workerData;
-const loaded = import(pathToFileURL(codeFile).href);
-// The init phase (loading the code) is not part of an invocation's timeout, as in Lambda.
+const { code, functionName, memoryMb, functionArn, tracing } = workerData;
+const logError = patchConsole(process.env);
+
+/** The handler: as Lambda resolves the handler string in the package, or a module file's export (tests). */
+async function load() {
+  if (code.handler !== undefined) return loadHandler(code.taskRoot, code.handler);
+  const module = await import(pathToFileURL(code.codeFile).href).catch((error) => {
+    throw asLoadError(error);
+  });
+  const fn = module[code.handlerExport];
+  if (typeof fn !== "function")
+    throw runtimeError(
+      "HandlerNotFound",
+      `${code.codeFile} does not export a function "${code.handlerExport}"`,
+    );
+  return fn;
+}
+
+const loaded = load();
+// The init phase (loading the code) is not part of an invocation's timeout, as in Lambda. An init error
+// is logged as the runtime logs it, and every invocation of this sandbox fails with it.
 loaded.then(
   () => parentPort.postMessage({ ready: true }),
-  (error) =>
+  (error) => {
+    logError("Uncaught Exception", error);
     parentPort.postMessage({
       ready: false,
       errorType: error?.name || "Error",
       errorMessage: String(error?.message ?? error),
-    }),
+    });
+  },
 );
 
-parentPort.on("message", async ({ id, eventJson, deadline }) => {
+parentPort.on("message", async ({ id, eventJson, deadline, requestId }) => {
   const started = Date.now();
   const event = JSON.parse(eventJson);
+  setRequestId(requestId);
+  if (tracing) process.env._X_AMZN_TRACE_ID = traceHeader((bytes) => randomBytes(bytes).toString("hex"));
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
     functionVersion: "$LATEST",
     invokedFunctionArn: functionArn,
     memoryLimitInMB: String(memoryMb),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: `local/${process.pid}`,
+    awsRequestId: requestId,
+    logGroupName: process.env.AWS_LAMBDA_LOG_GROUP_NAME ?? `/aws/lambda/${functionName}`,
+    logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local/${process.pid}`,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
   };
   try {
-    const module = await loaded;
-    const handler = module[handlerExport];
-    if (typeof handler !== "function") {
-      throw Object.assign(new Error(`${codeFile} does not export a function "${handlerExport}"`), {
-        name: "Runtime.HandlerNotFound",
-      });
-    }
+    const handler = await loaded;
     const payload = await handler(event, context);
     parentPort.postMessage({
       id,
@@ -51,9 +76,10 @@ parentPort.on("message", async ({ id, eventJson, deadline }) => {
       payload: JSON.stringify(payload ?? null),
       durationMs: Date.now() - started,
       heapUsedMb: getHeapStatistics().used_heap_size / 1_048_576,
-      requestId: context.awsRequestId,
+      requestId,
     });
   } catch (error) {
+    logError("Invoke Error", error);
     parentPort.postMessage({
       id,
       ok: false,
@@ -61,7 +87,7 @@ parentPort.on("message", async ({ id, eventJson, deadline }) => {
       errorMessage: error?.message || String(error),
       durationMs: Date.now() - started,
       heapUsedMb: getHeapStatistics().used_heap_size / 1_048_576,
-      requestId: context.awsRequestId,
+      requestId,
     });
   }
 });

@@ -32,17 +32,41 @@ export function unzip(
   return entries;
 }
 
+/** A deployment package that is not a zip (no end-of-central-directory record, or entries past its end). */
+export class NotAZipError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "NotAZipError";
+  }
+}
+
 /**
- * Writes every entry of a function's zip into `dir`, as Lambda unpacks the deployment package (index.mjs
- * imports its chunks by relative path); returns the path of index.mjs.
+ * Writes every entry of a function's zip into `dir`, as Lambda unpacks the deployment package (the
+ * function's handler string then names a module in it); returns the entries' names.
  */
-export async function unzipTo(zip: Buffer, dir: string): Promise<string> {
-  const entries = unzip(zip);
-  if (!entries.has("index.mjs"))
-    throw new Error(`the zip has no index.mjs (entries: ${[...entries.keys()].join(", ")})`);
+export async function unpackTo(zip: Buffer, dir: string): Promise<string[]> {
+  let entries: ReturnType<typeof unzip>;
+  try {
+    if (zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) === -1)
+      throw new Error("no end-of-central-directory record");
+    entries = unzip(zip);
+  } catch (error) {
+    throw new NotAZipError(`not a zip file: ${(error as Error).message}`, { cause: error });
+  }
   for (const [name, { content }] of entries) {
     await mkdir(dirname(join(dir, name)), { recursive: true });
     await writeFile(join(dir, name), content);
   }
+  return [...entries.keys()];
+}
+
+/**
+ * Writes every entry of a function's zip into `dir` (unpackTo) and returns the path of its index.mjs, for
+ * callers that import the bundle's module themselves.
+ */
+export async function unzipTo(zip: Buffer, dir: string): Promise<string> {
+  const names = await unpackTo(zip, dir);
+  if (!names.includes("index.mjs"))
+    throw new Error(`the zip has no index.mjs (entries: ${names.join(", ")})`);
   return join(dir, "index.mjs");
 }

@@ -29,6 +29,7 @@ mock_provider "aws" {
 variables {
   name_prefix                    = "mcp-dev"
   region                         = "eu-west-1"
+  runbook_url                    = "https://github.com/example/repo/blob/0123abc/docs/operations.md"
   iterator_age_ms                = 600000
   dlq_oldest_message_age_seconds = 3600
   duration_timeout_ratio         = 0.8
@@ -73,4 +74,34 @@ run "the_alarm_topic_uses_a_key_cloudwatch_may_use" {
     condition     = alltrue([for a in aws_cloudwatch_metric_alarm.errors : a.alarm_actions == toset([aws_sns_topic.alarms.arn])])
     error_message = "Every alarm notifies the topic."
   }
+}
+
+run "every_alarm_says_what_to_run_and_where_to_read_on" {
+  command = plan
+
+  assert {
+    condition = alltrue([
+      for d in concat(
+        [aws_cloudwatch_metric_alarm.iterator_age.alarm_description, aws_cloudwatch_metric_alarm.dropped_events.alarm_description, aws_cloudwatch_metric_alarm.destination_delivered.alarm_description, aws_cloudwatch_metric_alarm.records_lost.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.dlq_visible : a.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.dlq_age : a.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.queue_age : a.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.errors : a.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.throttles : a.alarm_description],
+        [for a in aws_cloudwatch_metric_alarm.duration : a.alarm_description],
+      ) :
+      strcontains(d, "Run: AWS_REGION=eu-west-1 npm run recover -- ") && strcontains(d, "--prefix mcp-dev. Runbook: https://github.com/example/repo/blob/0123abc/docs/operations.md#") && length(d) <= 1024
+    ])
+    error_message = "Every alarm's description names the command to run (region and prefix included) and links to its section of the runbook, within CloudWatch's 1024 characters."
+  }
+}
+
+run "a_runbook_link_with_an_anchor_or_a_space_is_refused" {
+  command = plan
+
+  variables {
+    runbook_url = "docs/operations.md#alarms"
+  }
+
+  expect_failures = [var.runbook_url]
 }

@@ -20,8 +20,9 @@ data "aws_caller_identity" "current" {}
 module "quarantine" {
   source = "../../../bucket"
 
-  name            = "example-quarantine-${data.aws_caller_identity.current.account_id}"
-  expiration_days = 90
+  name = "example-quarantine-${data.aws_caller_identity.current.account_id}"
+  # The only copy of failed records: nothing expires, nobody deletes, no write replaces an object.
+  protection = {}
 }
 
 # The processor's zip, with the two resources its configuration requires (functions/processor/README.md);

@@ -1,0 +1,135 @@
+import { wholeNumber } from "@mcp-pipeline/cli";
+import {
+  type Check,
+  checkReplayStream,
+  notChecked,
+  planReplay,
+  ReplayIncompleteError,
+  replayQuarantine,
+} from "@mcp-pipeline/recovery";
+import { bucketChecks, environmentChecks } from "../caller.js";
+import {
+  type Context,
+  callerCheck,
+  confirm,
+  listed,
+  maxOf,
+  plannedRun,
+  quarantineFilter,
+  RecoverExit,
+  scanFiltered,
+} from "../context.js";
+import { progressBar } from "../progress.js";
+import { bucketOf, requireBucketSource, required } from "../targets.js";
+
+/**
+ * `replay`: puts quarantined records back into the stream they came from. First the plan (account, region,
+ * bucket, stream, counts by reason) and every check the real run needs; then, with --yes or a person's yes,
+ * the records. A dry run stops after the plan, with the status a real run would have before acting.
+ */
+export async function replay(context: Context): Promise<number> {
+  const { flags } = context;
+  requireBucketSource(context.targets);
+  const stream = required(context.targets.stream, "no stream: pass --stream or set STREAM_NAME");
+  const filter = quarantineFilter(flags);
+  const rate = wholeNumber("rate", flags.rate, { fallback: 100, min: 1, max: 10_000 });
+  const max = maxOf(flags);
+  const includePermanent = flags["include-permanent"] === true;
+
+  const { caller, check: identity } = await callerCheck(context);
+  const bucket = bucketOf(context.targets, caller?.account);
+  const scan = await scanFiltered(context, bucket, filter, caller?.account);
+  const plan = planReplay(scan.entries, { includePermanent, ...(max !== undefined ? { max } : {}) });
+  const target = await checkReplayStream(context.aws.kinesis, stream, plan.items);
+  const checks: Check[] = [
+    identity,
+    ...target.checks,
+    notChecked(
+      "write permissions",
+      `kinesis:PutRecords on ${stream} and s3:PutObject on ${bucket} (the marks) cannot be tried without writing; a denial stops the run with what was written marked`,
+    ),
+  ];
+  if (caller !== undefined) {
+    checks.push(...(await bucketChecks(context.aws.s3, caller, bucket)));
+    // kinesalite names every stream in us-east-1 whatever the region; the records' stream check above
+    // holds the region to the records' own.
+    if (target.streamArn)
+      checks.push(...environmentChecks(caller, [{ what: "stream", arn: target.streamArn, region: false }]));
+  }
+
+  const lines = [
+    `replay into ${stream}${target.streamArn ? ` (${target.streamArn})` : ""} from s3://${bucket}`,
+    `  as ${caller ? `account ${caller.account}, region ${caller.region}` : "an unknown caller"}`,
+    `  ${plan.matched} records matched; ${plan.alreadyReplayed} already replayed; ${plan.items.length} to put back${plan.items.length > 0 ? `: ${listed(plan.byReason)}` : ""}`,
+  ];
+  const givenUpAgain = plan.items.filter((i) => i.givenUpAgain).length;
+  if (givenUpAgain > 0)
+    lines.push(
+      `  ${givenUpAgain} of them failed again after an earlier replay: fix the cause first, or they come back again`,
+    );
+  if (plan.skippedPermanent.length > 0) {
+    const reasons = new Map<string, number>();
+    for (const i of plan.skippedPermanent) reasons.set(i.reason, (reasons.get(i.reason) ?? 0) + 1);
+    lines.push(
+      `  ${plan.skippedPermanent.length} left, their reason is permanent (${listed(reasons)}): the processor refuses the same bytes again; --include-permanent puts them back once it accepts them`,
+    );
+  }
+  if (plan.leftByMax > 0)
+    lines.push(`  ${plan.leftByMax} more wait beyond --max ${max}: the next run takes them`);
+  if (scan.unreadable.length > 0)
+    lines.push(`  ${scan.unreadable.length} objects could not be read and are skipped (inspect lists them)`);
+  const run = plannedRun(context, {
+    lines,
+    checks,
+    wouldDo: `${plan.items.length} would be replayed into ${stream}`,
+    data: {
+      bucket,
+      stream,
+      streamArn: target.streamArn ?? null,
+      caller: caller ?? null,
+      matched: plan.matched,
+      alreadyReplayed: plan.alreadyReplayed,
+      toReplay: plan.items.length,
+      byReason: plan.byReason,
+      givenUpAgain,
+      skippedPermanent: plan.skippedPermanent.length,
+      leftByMax: plan.leftByMax,
+      unreadable: scan.unreadable,
+    },
+  });
+  if (run.stopped !== undefined) return run.stopped;
+  const { outcome } = run;
+  if (plan.items.length === 0) return outcome(RecoverExit.Ok, "nothing to replay", { replayed: 0 });
+
+  const answer = await confirm(
+    context,
+    `Put ${plan.items.length} record${plan.items.length === 1 ? "" : "s"} back into ${stream}?`,
+  );
+  if (answer !== "given")
+    return outcome(RecoverExit.Refused, "nothing done", { refused: true, consent: answer });
+  const tty = context.io.terminal.interactive;
+  try {
+    const summary = await replayQuarantine(context.aws.s3, context.aws.kinesis, bucket, scan.entries, {
+      streamName: stream,
+      ratePerSecond: rate,
+      includePermanent,
+      ...(max !== undefined ? { max } : {}),
+      ...(caller ? { expectedBucketOwner: caller.account } : {}),
+      onProgress: (done, total) => {
+        if (tty) context.io.err(`\r${progressBar(done, total)}`);
+        else if (done === total) context.io.err(progressBar(done, total));
+      },
+    });
+    return outcome(
+      RecoverExit.Ok,
+      `${summary.replayed} replayed into ${stream}, ${summary.alreadyReplayed} already replayed before (of ${summary.matched} matched)`,
+      { replayed: summary.replayed, summary },
+    );
+  } catch (error) {
+    if (!(error instanceof ReplayIncompleteError)) throw error;
+    return outcome(RecoverExit.Failed, error.message, {
+      replayed: error.replayed,
+      remaining: error.remaining,
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import { wholeNumber } from "@mcp-pipeline/cli";
+import { resourceNames } from "@mcp-pipeline/settings";
+import { unreachable } from "../aws-environment.js";
+import { type Context, callerCheck, print, RecoverExit } from "../context.js";
+import { formatSeconds, pipelineStatus, type Reading } from "../status.js";
+import { pipelineQueues } from "../targets.js";
+
+const shownReading = (r: Reading) =>
+  "seconds" in r
+    ? `${formatSeconds(r.seconds)}${r.from === "read" ? " (read)" : ""}`
+    : `n/a (${r.unavailable})`;
+
+/**
+ * `status`: per queue its depth, in flight and oldest message; the FIFO groups stuck behind a job; the
+ * processor's iterator age; the alarms that fire. Exit status 0 when nothing needs a person, 4 when
+ * something does (each listed under "attention"), 1 when it could not look.
+ */
+export async function status(context: Context): Promise<number> {
+  const { flags } = context;
+  const stuckAfter =
+    flags["stuck-after"] === undefined
+      ? undefined
+      : wholeNumber("stuck-after", flags["stuck-after"], { fallback: 0, min: 1, max: 1_209_600 });
+  const maxIteratorAge = wholeNumber("max-iterator-age", flags["max-iterator-age"], {
+    fallback: 60,
+    min: 1,
+    max: 604_800,
+  });
+  const { caller, check } = await callerCheck(context);
+  const prefix = context.targets.prefix;
+  const queues = await pipelineQueues(context.aws.sqs, context.env, context.targets);
+  const cloudwatchUnreachable = unreachable(context.env, "CLOUDWATCH");
+  const report = await pipelineStatus(
+    context.aws,
+    {
+      queues,
+      ...(context.targets.table ? { table: context.targets.table } : {}),
+      ...(prefix
+        ? { processorFunction: resourceNames(prefix).functions.processor, alarmPrefix: prefix }
+        : {}),
+      ...(cloudwatchUnreachable ? { cloudwatchUnreachable } : {}),
+    },
+    {
+      now: context.io.now(),
+      maxIteratorAgeSeconds: maxIteratorAge,
+      ...(stuckAfter ? { stuckAfterSeconds: stuckAfter } : {}),
+    },
+  );
+  const queueRows = report.queues.map(
+    (q) =>
+      `  ${q.name.padEnd(36)} ${String(q.visible).padStart(7)} ${String(q.inFlight).padStart(9)} ${String(q.delayed).padStart(7)}  ${q.visible + q.inFlight + q.delayed === 0 ? "-" : shownReading(q.oldest)}`,
+  );
+  const stuck = report.stuckGroups;
+  const notStartedLines =
+    "notStarted" in stuck && stuck.notStarted.length > 0
+      ? [
+          `sessions whose calls no worker has started for over ${formatSeconds(stuck.afterSeconds)}:`,
+          ...stuck.notStarted.map(
+            (g) =>
+              `  ${g.group}: call ${g.callId} (${g.tool}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
+          ),
+        ]
+      : [];
+  const stuckLines =
+    "unavailable" in stuck
+      ? [`stuck FIFO groups: n/a (${stuck.unavailable})`]
+      : stuck.groups.length === 0
+        ? [
+            `stuck FIFO groups (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}): none`,
+          ]
+        : [
+            `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
+            ...stuck.groups.map(
+              (g) =>
+                `  ${g.group}: call ${g.callId} (${g.tool}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group`,
+            ),
+          ];
+  const alarms = report.alarms;
+  const lines = [
+    caller ? `account ${caller.account}, region ${caller.region}` : `caller unknown (${check.detail})`,
+    `  ${"queue".padEnd(36)} ${"visible".padStart(7)} ${"in flight".padStart(9)} ${"delayed".padStart(7)}  oldest message`,
+    ...queueRows,
+    ...report.missing.map((m) => `  ${m.queue}: not found (${m.why})`),
+    ...stuckLines,
+    ...notStartedLines,
+    `processor iterator age: ${shownReading(report.iteratorAge)}`,
+    Array.isArray(alarms)
+      ? `alarms in ALARM: ${alarms.length === 0 ? "none" : alarms.map((a) => a.name).join(", ")}`
+      : `alarms: n/a${report.cloudwatchUnavailable ? "" : ` (${(alarms as { unavailable: string }).unavailable})`}`,
+    ...(report.cloudwatchUnavailable
+      ? [
+          `CloudWatch: n/a (${report.cloudwatchUnavailable}): iterator age, alarms and source queue ages are not checked`,
+        ]
+      : []),
+    report.attention.length === 0
+      ? "all clear"
+      : `attention:\n${report.attention.map((a) => `  - ${a}`).join("\n")}`,
+  ];
+  print(context, lines.join("\n"), { caller: caller ?? null, ...report });
+  return report.attention.length > 0 ? RecoverExit.Attention : RecoverExit.Ok;
+}

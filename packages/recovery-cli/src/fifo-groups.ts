@@ -1,0 +1,106 @@
+/**
+ * Stuck FIFO groups: a FIFO queue serves a group's messages one after another (docs/aws-semantics.md §3),
+ * so a job that does not finish holds every later job of its session. SQS does not say which group waits
+ * or since when; the tool-calls table does: each call's status and when it was requested.
+ */
+import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { CallStatus } from "@mcp-pipeline/tool-calls";
+
+/** A call whose job has not finished: it may still run (requested, started, or failed and to be retried). */
+const UNFINISHED = [CallStatus.Requested, CallStatus.Started, CallStatus.Retrying] as const;
+
+export interface WaitingGroup {
+  /** The message group: the session. */
+  readonly group: string;
+  /** The group's oldest unfinished call, which every later job of the group waits behind. */
+  readonly callId: string;
+  readonly tool: string;
+  readonly status: string;
+  readonly attempts: number;
+  /**
+   * When that call was requested (ms), or first started when the table has no request for it (a job sent
+   * without its lifecycle event): the time it has waited is measured from here.
+   */
+  readonly since: number;
+  /** Unfinished calls of the group, the oldest included. */
+  readonly unfinished: number;
+  /**
+   * Whether a worker has started one of them: a group being worked on that does not move on is stuck; one
+   * that no worker has started waits in a backlog, or its jobs were never sent.
+   */
+  readonly started: boolean;
+}
+
+/**
+ * Every session with an unfinished call, and its oldest one, from one Scan of the table (a filter on the
+ * status; the table has no index by status, so the Scan reads every item: `scanned` says how many).
+ * Sessions are the FIFO queue's groups; the table does not say which queue a call's job went to, so a
+ * call of the standard queue appears under its session too.
+ */
+export async function waitingGroups(
+  dynamodb: DynamoDBClient,
+  table: string,
+): Promise<{ readonly groups: WaitingGroup[]; readonly scanned: number }> {
+  const bySession = new Map<string, WaitingGroup>();
+  let scanned = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamodb.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: "#status IN (:a, :b, :c)",
+        ProjectionExpression:
+          "callId, sessionId, tool, #status, requestedAt, startedAt, lastEventAt, attempts",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: Object.fromEntries(
+          UNFINISHED.map((status, i) => [`:${"abc"[i]}`, { S: status }]),
+        ),
+        ...(start ? { ExclusiveStartKey: start as never } : {}),
+      }),
+    );
+    scanned += page.ScannedCount ?? 0;
+    for (const raw of page.Items ?? []) {
+      const item = unmarshall(raw) as {
+        callId: string;
+        sessionId: string;
+        tool: string;
+        status: string;
+        requestedAt?: string;
+        startedAt?: string;
+        lastEventAt: string;
+        attempts?: number;
+      };
+      const since = Date.parse(item.requestedAt ?? item.startedAt ?? item.lastEventAt);
+      const previous = bySession.get(item.sessionId);
+      const oldest: Omit<WaitingGroup, "unfinished" | "started"> =
+        previous === undefined || since < previous.since
+          ? {
+              group: item.sessionId,
+              callId: item.callId,
+              tool: item.tool,
+              status: item.status,
+              attempts: item.attempts ?? 0,
+              since,
+            }
+          : {
+              group: previous.group,
+              callId: previous.callId,
+              tool: previous.tool,
+              status: previous.status,
+              attempts: previous.attempts,
+              since: previous.since,
+            };
+      bySession.set(item.sessionId, {
+        ...oldest,
+        unfinished: (previous?.unfinished ?? 0) + 1,
+        started: (previous?.started ?? false) || item.status !== CallStatus.Requested,
+      });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return {
+    groups: [...bySession.values()].sort((a, b) => a.since - b.since || a.group.localeCompare(b.group)),
+    scanned,
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * The pipeline's health in one read: per queue its depth, what is in flight and its oldest message's age;
+ * the FIFO groups that are stuck behind a job (from the tool-calls table and the queue's attributes); the
+ * processor's lag behind the stream; the environment's alarms that fire. `attention` lists what needs a
+ * person, so a script can act on it. A library function (the drill and the CLI's `status` use it).
+ */
+import type { CloudWatchClient } from "@aws-sdk/client-cloudwatch";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
+import { type WaitingGroup, waitingGroups } from "./fifo-groups.js";
+import { type FiringAlarm, firingAlarms, latestMaxima, type MetricRequest } from "./metrics.js";
+import type { PipelineQueue } from "./targets.js";
+
+/** A figure, where it came from, or why there is none. */
+export type Reading =
+  | { readonly seconds: number; readonly from: "cloudwatch" | "read" }
+  | { readonly unavailable: string };
+
+export interface QueueStatus {
+  /** The pipeline's name for it, as `--queue` takes it (`session-jobs`). */
+  readonly queue: string;
+  readonly role: "source" | "dlq";
+  /** SQS's name. */
+  readonly name: string;
+  readonly url: string;
+  readonly fifo: boolean;
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  readonly oldest: Reading;
+  /**
+   * The oldest message's age over which the queue's alarm pages: twice the visibility timeout for a source
+   * queue (terraform/modules/pipeline: `<prefix>-<queue>-queue-age`); any message at all in a DLQ.
+   */
+  readonly pagesOverSeconds: number;
+}
+
+export interface StuckGroup extends WaitingGroup {
+  readonly waitingSeconds: number;
+}
+
+export interface StatusReport {
+  readonly queues: readonly QueueStatus[];
+  /** Pipeline queues that could not be found, and why. */
+  readonly missing: readonly { readonly queue: string; readonly why: string }[];
+  readonly stuckGroups:
+    | {
+        readonly queue: string;
+        readonly afterSeconds: number;
+        readonly groups: readonly StuckGroup[];
+        /** Sessions waiting as long whose calls no worker has started: a backlog, or jobs never sent. */
+        readonly notStarted: readonly StuckGroup[];
+        /** Items the table scan read. */
+        readonly scanned: number;
+      }
+    | { readonly unavailable: string };
+  /** The processor's IteratorAge (CloudWatch, the latest 1-minute maximum). */
+  readonly iteratorAge: Reading;
+  readonly alarms: readonly FiringAlarm[] | { readonly unavailable: string };
+  /** Why CloudWatch's figures are missing, when they all are (said once, not per queue). */
+  readonly cloudwatchUnavailable?: string;
+  /** What needs a person, one line each; empty when all is well. */
+  readonly attention: readonly string[];
+}
+
+export interface StatusSources {
+  readonly queues: readonly PipelineQueue[];
+  /** The tool-calls table, for the stuck groups. */
+  readonly table?: string;
+  /** The processor function (IteratorAge) and the alarms' name prefix. */
+  readonly processorFunction?: string;
+  readonly alarmPrefix?: string;
+  /** Why CloudWatch cannot be asked here (aws-environment.ts `unreachable`), if it cannot. */
+  readonly cloudwatchUnreachable?: string;
+}
+
+export interface StatusOptions {
+  readonly now: number;
+  /** A FIFO group is stuck when its oldest unfinished call waits longer; default: the queue's visibility timeout. */
+  readonly stuckAfterSeconds?: number;
+  /** The processor's lag that needs a person (s). */
+  readonly maxIteratorAgeSeconds: number;
+}
+
+export const formatSeconds = (seconds: number): string => {
+  const s = Math.round(seconds);
+  if (s < 120) return `${s} s`;
+  if (s < 7_200) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
+};
+
+const errorText = (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`;
+
+export async function pipelineStatus(
+  clients: {
+    readonly sqs: SQSClient;
+    readonly dynamodb: DynamoDBClient;
+    readonly cloudwatch: CloudWatchClient;
+  },
+  sources: StatusSources,
+  options: StatusOptions,
+): Promise<StatusReport> {
+  const refs: { queue: PipelineQueue; role: "source" | "dlq"; ref: QueueRef }[] = [];
+  const missing: { queue: string; why: string }[] = [];
+  for (const queue of sources.queues) {
+    if (queue.missing) missing.push({ queue: queue.name, why: queue.missing });
+    for (const [role, url] of [
+      ["source", queue.sourceUrl],
+      ["dlq", queue.dlqUrl],
+    ] as const)
+      if (url) refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+  }
+
+  // CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests.
+  let metrics: ReadonlyMap<string, { value: number; at: number }> | { unavailable: string };
+  let alarms: StatusReport["alarms"];
+  if (sources.cloudwatchUnreachable !== undefined) {
+    metrics = { unavailable: sources.cloudwatchUnreachable };
+    alarms = { unavailable: sources.cloudwatchUnreachable };
+  } else {
+    const requests: MetricRequest[] = refs.map(({ ref }) => ({
+      id: ref.name,
+      namespace: "AWS/SQS",
+      metric: "ApproximateAgeOfOldestMessage",
+      dimension: ["QueueName", ref.name],
+    }));
+    if (sources.processorFunction)
+      requests.push({
+        id: "iterator-age",
+        namespace: "AWS/Lambda",
+        metric: "IteratorAge",
+        dimension: ["FunctionName", sources.processorFunction],
+      });
+    try {
+      metrics = await latestMaxima(clients.cloudwatch, requests, { now: options.now });
+    } catch (error) {
+      metrics = { unavailable: `CloudWatch GetMetricData failed: ${errorText(error)}` };
+    }
+    try {
+      alarms = sources.alarmPrefix
+        ? await firingAlarms(clients.cloudwatch, sources.alarmPrefix)
+        : { unavailable: "no name prefix: pass --prefix or set STREAM_NAME" };
+    } catch (error) {
+      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${errorText(error)}` };
+    }
+  }
+  const metric = (id: string): Reading => {
+    if ("unavailable" in metrics) return { unavailable: "no CloudWatch" };
+    const reading = metrics.get(id);
+    return reading === undefined
+      ? { unavailable: "no datapoint in the last 10 minutes" }
+      : { seconds: reading.value, from: "cloudwatch" };
+  };
+
+  const queues: QueueStatus[] = [];
+  for (const { queue, role, ref } of refs) {
+    let oldest = metric(ref.name);
+    // A DLQ has no consumer, so reading it (and releasing at once) harms nothing: its age is there to read.
+    if ("unavailable" in oldest && role === "dlq" && ref.visible + ref.inFlight > 0) {
+      const { messages } = await peekMessages(clients.sqs, ref.url, { fifo: ref.fifo });
+      if (messages.length > 0)
+        oldest = { seconds: (options.now - Math.min(...messages.map((m) => m.sentAt))) / 1000, from: "read" };
+    } else if ("unavailable" in oldest && ref.visible + ref.inFlight + ref.delayed === 0) {
+      oldest = { seconds: 0, from: "read" };
+    }
+    queues.push({
+      queue: queue.name,
+      role,
+      name: ref.name,
+      url: ref.url,
+      fifo: ref.fifo,
+      visible: ref.visible,
+      inFlight: ref.inFlight,
+      delayed: ref.delayed,
+      oldest,
+      pagesOverSeconds: role === "source" ? ref.visibilityTimeoutSeconds * 2 : 0,
+    });
+  }
+
+  const fifo = queues.find((q) => q.role === "source" && q.fifo);
+  let stuckGroups: StatusReport["stuckGroups"];
+  if (fifo === undefined) stuckGroups = { unavailable: "no FIFO queue found" };
+  else if (sources.table === undefined)
+    stuckGroups = { unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table" };
+  else {
+    const afterSeconds = options.stuckAfterSeconds ?? fifo.pagesOverSeconds / 2;
+    if (fifo.visible + fifo.inFlight + fifo.delayed === 0) {
+      // Nothing waits in the FIFO queue: no group can be held there, whatever the table says.
+      stuckGroups = { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
+    } else {
+      try {
+        const { groups, scanned } = await waitingGroups(clients.dynamodb, sources.table);
+        const waiting = groups
+          .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
+          .filter((g) => g.waitingSeconds > afterSeconds);
+        stuckGroups = {
+          queue: fifo.name,
+          afterSeconds,
+          groups: waiting.filter((g) => g.started),
+          notStarted: waiting.filter((g) => !g.started),
+          scanned,
+        };
+      } catch (error) {
+        stuckGroups = { unavailable: `scanning ${sources.table} failed: ${errorText(error)}` };
+      }
+    }
+  }
+
+  const rawIteratorAge = sources.processorFunction
+    ? metric("iterator-age")
+    : { unavailable: "no processor function name: pass --prefix or set STREAM_NAME" };
+  // IteratorAge is in milliseconds (§6).
+  const iteratorAge: Reading =
+    "unavailable" in rawIteratorAge
+      ? rawIteratorAge
+      : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
+
+  const attention: string[] = [];
+  for (const q of queues) {
+    const waiting = q.visible + q.inFlight + q.delayed;
+    if (q.role === "dlq" && waiting > 0)
+      attention.push(
+        `${waiting} ${waiting === 1 ? "message waits" : "messages wait"} in ${q.name} (the ${q.queue} DLQ)`,
+      );
+    if (q.role === "source" && "seconds" in q.oldest && q.oldest.seconds > q.pagesOverSeconds)
+      attention.push(
+        `the oldest job in ${q.name} waits ${formatSeconds(q.oldest.seconds)}, over ${formatSeconds(q.pagesOverSeconds)} (twice its visibility timeout)`,
+      );
+  }
+  if ("groups" in stuckGroups && stuckGroups.groups.length > 0) {
+    const [first] = stuckGroups.groups;
+    attention.push(
+      `${stuckGroups.groups.length} FIFO group${stuckGroups.groups.length === 1 ? "" : "s"} stuck over ${formatSeconds(stuckGroups.afterSeconds)} (longest: ${first?.group}, call ${first?.callId}, ${formatSeconds(first?.waitingSeconds ?? 0)})`,
+    );
+  }
+  if ("notStarted" in stuckGroups && stuckGroups.notStarted.length > 0) {
+    const calls = stuckGroups.notStarted.reduce((n, g) => n + g.unfinished, 0);
+    attention.push(
+      `${calls} call${calls === 1 ? "" : "s"} requested over ${formatSeconds(stuckGroups.afterSeconds)} ago that no worker has started (sessions ${stuckGroups.notStarted
+        .slice(0, 5)
+        .map((g) => g.group)
+        .join(
+          ", ",
+        )}${stuckGroups.notStarted.length > 5 ? ", ..." : ""}): their jobs wait in a backlog, or were never sent`,
+    );
+  }
+  if ("seconds" in iteratorAge && iteratorAge.seconds > options.maxIteratorAgeSeconds)
+    attention.push(
+      `the processor lags the stream by ${formatSeconds(iteratorAge.seconds)} (over ${formatSeconds(options.maxIteratorAgeSeconds)})`,
+    );
+  if (Array.isArray(alarms)) for (const a of alarms) attention.push(`alarm ${a.name} is in ALARM`);
+  return {
+    queues,
+    missing,
+    stuckGroups,
+    iteratorAge,
+    alarms,
+    attention,
+    ...("unavailable" in metrics ? { cloudwatchUnavailable: metrics.unavailable as string } : {}),
+  };
+}

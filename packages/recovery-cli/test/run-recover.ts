@@ -1,0 +1,63 @@
+import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import type { EmulatorStack } from "@mcp-pipeline/testing/emulators";
+import { main } from "../src/index.js";
+
+export interface Run {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+/**
+ * `npm run recover -- <argv>` in this process, with the environment an operator's shell would have, and
+ * stdout and stderr kept. No terminal: a command that would ask must be told --yes (as in a script); the
+ * terminal's own path is run under a pseudo-terminal in terminal.test.ts.
+ */
+export async function recover(argv: readonly string[], env: Record<string, string>): Promise<Run> {
+  let out = "";
+  let err = "";
+  const code = await main(argv, env, {
+    out: (text) => {
+      out += `${text}\n`;
+    },
+    err: (text) => {
+      err += text.startsWith("\r") ? text : `${text}\n`;
+    },
+    terminal: {
+      interactive: false,
+      ask: () => Promise.reject(new Error("no terminal")),
+    },
+    now: Date.now,
+  });
+  return { code, out, err };
+}
+
+/** The variables that point the CLI at a stack: fauxqs answers SQS, S3 and STS (account 000000000000). */
+export function stackEnvironment(
+  stack: EmulatorStack,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const sqsS3 = stack.sqsS3.endpoint;
+  return {
+    // The stack creates its queues through us-east-1 (emulatorClientOptions); fauxqs names them by it.
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    AWS_ENDPOINT_URL_SQS: sqsS3,
+    AWS_ENDPOINT_URL_S3: sqsS3,
+    AWS_ENDPOINT_URL_STS: sqsS3,
+    ...extra,
+  };
+}
+
+/** A valid text.stats job, as a DLQ holds one that SQS moved after its receives ran out (no reason attribute). */
+export function statsJob(callId: string, sessionId: string): string {
+  return encodeToolCallJob({
+    specVersion: CURRENT_SPEC_VERSION,
+    callId,
+    sessionId,
+    tool: "text.stats",
+    arguments: { text: "back from the DLQ" },
+    enqueuedAt: new Date().toISOString(),
+  });
+}

@@ -1,0 +1,246 @@
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
+import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { FailureKind } from "./failure-kind.js";
+import { markReplayed, type QuarantineEntry, sameRecordGroups } from "./quarantine-ops.js";
+
+/** One record a replay would put back, with the objects its write marks. */
+export interface ReplayItem {
+  /** The record's first matching object: its bytes and partition key are put back, its position orders it. */
+  readonly entry: QuarantineEntry;
+  /** Every object of the record that no replay has marked: all are marked once the record is written. */
+  readonly unmarked: readonly string[];
+  /** The reason of the record's latest unmarked failure, and whether a replay can help with it. */
+  readonly reason: string;
+  readonly kind: FailureKind;
+  /** A replay put it back before and it failed again (a new object under its new position). */
+  readonly givenUpAgain: boolean;
+}
+
+export interface ReplayPlanOptions {
+  /**
+   * Put back records whose reason is permanent too (bad-json, schema-violation...: the processor refused
+   * the bytes). Off by default: they fail again the same way unless the processor has changed.
+   */
+  readonly includePermanent?: boolean;
+  /** At most this many records (the first, in shard and sequence order); the rest wait for the next run. */
+  readonly max?: number;
+}
+
+export interface ReplayPlan {
+  /** Distinct records matched (a record quarantined again after a replay is one record). */
+  readonly matched: number;
+  /** Records every matching object of which a replay has put back: nothing of them waits. */
+  readonly alreadyReplayed: number;
+  /** What this run puts back, in shard then sequence order (per key, the original order). */
+  readonly items: readonly ReplayItem[];
+  /** Waiting records whose reason is permanent, left because `includePermanent` is off. */
+  readonly skippedPermanent: readonly ReplayItem[];
+  /** Waiting records beyond `max`: for the next run. */
+  readonly leftByMax: number;
+  /** Records this run puts back, by reason. */
+  readonly byReason: Readonly<Record<string, number>>;
+}
+
+const latest = (entries: readonly QuarantineEntry[]) =>
+  entries.reduce((a, b) => (b.record.quarantinedAt > a.record.quarantinedAt ? b : a));
+
+/**
+ * Which matched records a replay puts back. A record waits while one of its matching objects is not
+ * marked: never replayed, or replayed and given up again since (a new object under the position the
+ * replay gave it). Marks are per object, so a record that failed again after its replay is not "already
+ * replayed": nothing that failed becomes unreachable. A record whose waiting failure is permanent is
+ * left unless asked for; `max` keeps the first records.
+ */
+export function planReplay(entries: readonly QuarantineEntry[], options: ReplayPlanOptions = {}): ReplayPlan {
+  const groups = sameRecordGroups(entries);
+  const waiting: ReplayItem[] = [];
+  let alreadyReplayed = 0;
+  for (const group of groups) {
+    const unmarkedMatching = group.filter((e) => e.replayedAt === undefined);
+    if (unmarkedMatching.length === 0) {
+      alreadyReplayed += 1;
+      continue;
+    }
+    const first = group[0] as QuarantineEntry;
+    const failure = latest(unmarkedMatching);
+    waiting.push({
+      entry: first,
+      unmarked: first.objects.filter((o) => o.replayedAt === undefined).map((o) => o.key),
+      reason: failure.record.reason.code,
+      kind: failure.kind,
+      givenUpAgain: first.objects.some((o) => o.replayedAt !== undefined),
+    });
+  }
+  const wanted = waiting.filter((i) => options.includePermanent || i.kind !== FailureKind.Permanent);
+  const skippedPermanent = waiting.filter((i) => !wanted.includes(i));
+  const items = options.max === undefined ? wanted : wanted.slice(0, options.max);
+  const byReason: Record<string, number> = {};
+  for (const item of items) byReason[item.reason] = (byReason[item.reason] ?? 0) + 1;
+  return {
+    matched: groups.length,
+    alreadyReplayed,
+    items,
+    skippedPermanent,
+    leftByMax: wanted.length - items.length,
+    byReason,
+  };
+}
+
+export interface ReplayOptions extends ReplayPlanOptions {
+  readonly streamName: string;
+  readonly dryRun?: boolean;
+  /** Records per second at most. */
+  readonly ratePerSecond?: number;
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Each record put back, with its new sequence number (for a caller that waits for it to be read). */
+  readonly onWritten?: (sequenceNumber: string) => void;
+  /** The account that must own the bucket (S3 refuses the marks' writes otherwise). */
+  readonly expectedBucketOwner?: string;
+  readonly now?: () => number;
+  readonly sleep?: Sleep;
+}
+
+export interface ReplaySummary {
+  /** Distinct records matched (a record quarantined again after a replay is one record). */
+  readonly matched: number;
+  /** Records already put back, none of them given up again since. */
+  readonly alreadyReplayed: number;
+  /** Records put back by this run (0 for a dry run). */
+  readonly replayed: number;
+  /** Records this run puts back (or would, for a dry run), after `max`. */
+  readonly toReplay: number;
+  /** Of those, records that a replay had put back before and that failed again. */
+  readonly givenUpAgain: number;
+  /** Waiting records with a permanent reason, not put back (`includePermanent` off). */
+  readonly skippedPermanent: number;
+  /** Waiting records beyond `max`. */
+  readonly leftByMax: number;
+  /** Records to put back, by reason. */
+  readonly byReason: Readonly<Record<string, number>>;
+  readonly dryRun: boolean;
+}
+
+/**
+ * Some records were not put back: `replayed` were written and marked; `cause` says why the rest were
+ * not, and `advice` what to do (a throttled write is worth running again; a missing stream is not).
+ */
+export class ReplayIncompleteError extends Error {
+  readonly replayed: number;
+  readonly remaining: number;
+  readonly advice: string;
+
+  constructor(replayed: number, remaining: number, reason: string, advice: string, options?: ErrorOptions) {
+    super(
+      `${remaining} records were not put back (${reason}); ${replayed} were, and are marked. ${advice}`,
+      options,
+    );
+    this.name = "ReplayIncompleteError";
+    this.replayed = replayed;
+    this.remaining = remaining;
+    this.advice = advice;
+  }
+}
+
+/** Errors a later run can get past on its own, the same request being right. */
+const TRANSIENT =
+  /Throttl|ProvisionedThroughputExceeded|KMSThrottling|ServiceUnavailable|InternalFailure|Timeout|ECONN|socket/i;
+
+function adviceFor(code: string, streamName: string): string {
+  if (TRANSIENT.test(code)) return "Run the same replay again to continue: what is marked is skipped.";
+  if (/AccessDenied|UnauthorizedOperation|NotAuthorized/i.test(code))
+    return `The caller may not write to ${streamName} (kinesis:PutRecords) or mark the objects (s3:PutObject): fix the permissions, then run the same replay again.`;
+  if (/ResourceNotFound/i.test(code))
+    return `The stream ${streamName} is not there: check --stream (a dry run checks it), then run again.`;
+  return "Fix the cause, then run the same replay again: what is marked is skipped.";
+}
+
+function summaryOf(plan: ReplayPlan, replayed: number, dryRun: boolean): ReplaySummary {
+  return {
+    matched: plan.matched,
+    alreadyReplayed: plan.alreadyReplayed,
+    replayed,
+    toReplay: plan.items.length,
+    givenUpAgain: plan.items.filter((i) => i.givenUpAgain).length,
+    skippedPermanent: plan.skippedPermanent.length,
+    leftByMax: plan.leftByMax,
+    byReason: plan.byReason,
+    dryRun,
+  };
+}
+
+/**
+ * Puts quarantined records back into the stream with their original partition keys and bytes, in
+ * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object of
+ * a record once the record is written (metadata `replayed-at`), so the same replay again skips it
+ * until it fails again. The processor's idempotency (by eventId) makes a replay safe even when a
+ * record had been applied before.
+ */
+export async function replayQuarantine(
+  s3: S3Client,
+  kinesis: KinesisClient,
+  bucket: string,
+  entries: readonly QuarantineEntry[],
+  options: ReplayOptions,
+): Promise<ReplaySummary> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? realSleep;
+  const plan = planReplay(entries, options);
+  if (options.dryRun) return summaryOf(plan, 0, true);
+  const pending = plan.items;
+  const rate = options.ratePerSecond ?? 100;
+  const chunk = Math.max(1, Math.min(500, rate));
+  let replayed = 0;
+  for (let i = 0; i < pending.length; i += chunk) {
+    const started = now();
+    const batch = pending.slice(i, i + chunk);
+    let result: Awaited<ReturnType<typeof putRecords>>;
+    try {
+      result = await putRecords(
+        kinesis,
+        { streamName: options.streamName },
+        batch.map(({ entry }) => ({
+          data: Buffer.from(entry.record.data, "base64"),
+          partitionKey: entry.record.source.partitionKey,
+        })),
+        { ordering: OrderingMode.Strict },
+      );
+    } catch (error) {
+      const code = (error as Error).name;
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        `${code}: ${(error as Error).message}`,
+        adviceFor(`${code} ${(error as Error).message}`, options.streamName),
+        { cause: error },
+      );
+    }
+    for (const written of result.written) {
+      const { unmarked } = batch[written.index] as ReplayItem;
+      for (const key of unmarked) {
+        await markReplayed(s3, bucket, key, {
+          at: new Date(now()).toISOString(),
+          sequenceNumber: written.sequenceNumber,
+          ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
+        });
+      }
+      replayed += 1;
+      options.onWritten?.(written.sequenceNumber);
+    }
+    options.onProgress?.(replayed, pending.length);
+    if (result.rejected.length > 0) {
+      const code = result.rejected[0]?.errorCode ?? "unknown";
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        `first: ${code}`,
+        adviceFor(code, options.streamName),
+      );
+    }
+    const elapsed = now() - started;
+    const budget = (batch.length / rate) * 1000;
+    if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
+  }
+  return summaryOf(plan, replayed, false);
+}

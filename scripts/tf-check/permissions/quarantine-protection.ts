@@ -1,0 +1,127 @@
+/**
+ * What protects the quarantine, the only copy of the records the pipeline could not apply, judged on the
+ * applied state (docs/security.md, "Runtime"): its bucket policy, evaluated as S3 would for the requests
+ * that could lose a record, and its lifecycle, versioning and Object Lock against the settings. Also that
+ * the workers offer the test tools exactly where the settings say (issue 25 items 10 and 11).
+ */
+import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
+import { decide, type PolicyDocument } from "./policy.ts";
+import { DeployedState, type StateResource, type TerraformShow } from "./terraform-state.ts";
+
+/** What only the break-glass role may do: each loses records or takes a protection away. */
+export const BREAK_GLASS_ONLY: readonly { readonly action: string; readonly on: "bucket" | "object" }[] = [
+  { action: "s3:DeleteObject", on: "object" },
+  { action: "s3:DeleteObjectVersion", on: "object" },
+  { action: "s3:BypassGovernanceRetention", on: "object" },
+  { action: "s3:DeleteBucket", on: "bucket" },
+  { action: "s3:PutLifecycleConfiguration", on: "bucket" },
+  { action: "s3:PutBucketVersioning", on: "bucket" },
+  { action: "s3:PutBucketObjectLockConfiguration", on: "bucket" },
+  { action: "s3:PutBucketPolicy", on: "bucket" },
+  { action: "s3:DeleteBucketPolicy", on: "bucket" },
+];
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+const blocks = (value: unknown): readonly Readonly<Record<string, unknown>>[] =>
+  Array.isArray(value) ? (value as Readonly<Record<string, unknown>>[]) : [];
+
+export function quarantineProtectionFindings(show: TerraformShow, settings: EnvironmentSettings): string[] {
+  const state = new DeployedState(show);
+  const findings: string[] = [];
+  const names = resourceNames(settings.name_prefix);
+  const bucket = state
+    .ofType("aws_s3_bucket")
+    .find((b) => text(b.values.bucket).startsWith(`${names.quarantineBucket}-`));
+  if (bucket === undefined) return [`quarantine: no bucket ${names.quarantineBucket}-<account> in the state`];
+  const name = text(bucket.values.bucket);
+  const bucketArn = text(bucket.values.arn);
+  const objectArn = `${bucketArn}/kinesis/events/2026/12/03/shardId-000000000000/1.json`;
+  const of = (type: string): StateResource | undefined =>
+    state.ofType(type).find((r) => text(r.values.bucket) === name);
+
+  const policyText = text(of("aws_s3_bucket_policy")?.values.policy);
+  if (policyText === "") findings.push("quarantine: no bucket policy");
+  const policy = policyText === "" ? [] : [JSON.parse(policyText) as PolicyDocument];
+  // The bucket is named <prefix>-quarantine-<account id>.
+  const account = name.slice(names.quarantineBucket.length + 1);
+  const breakGlass =
+    settings.quarantine.break_glass_role_name === null
+      ? undefined
+      : `arn:aws:iam::${account}:role/${settings.quarantine.break_glass_role_name}`;
+  // Anyone else: the deploy role, a function's role, an administrator's.
+  const others = [
+    `arn:aws:iam::${account}:role/${settings.name_prefix}-deploy`,
+    ...state.functions().map((fn) => fn.roleArn),
+    `arn:aws:iam::${account}:role/Administrator`,
+  ];
+  const secure = { "aws:securetransport": "true" };
+  for (const { action, on } of BREAK_GLASS_ONLY) {
+    const resource = on === "bucket" ? bucketArn : objectArn;
+    for (const principalArn of others)
+      if (decide(policy, { action, resource, principalArn, context: secure }) !== "explicitly-denied")
+        findings.push(`quarantine: the bucket policy does not deny ${action} to ${principalArn}`);
+    if (
+      breakGlass !== undefined &&
+      decide(policy, { action, resource, principalArn: breakGlass, context: secure }) === "explicitly-denied"
+    )
+      findings.push(`quarantine: the bucket policy denies ${action} to the break-glass role ${breakGlass}`);
+  }
+  for (const principalArn of others) {
+    const put = (context: Record<string, string>) =>
+      decide(policy, {
+        action: "s3:PutObject",
+        resource: objectArn,
+        principalArn,
+        context: { ...secure, ...context },
+      });
+    if (put({}) !== "explicitly-denied")
+      findings.push(`quarantine: a PutObject without If-None-Match is not denied to ${principalArn}`);
+    if (put({ "s3:if-none-match": "*" }) === "explicitly-denied")
+      findings.push(`quarantine: a PutObject with If-None-Match: * is denied to ${principalArn}`);
+  }
+
+  const versioning = blocks(of("aws_s3_bucket_versioning")?.values.versioning_configuration)[0];
+  if (text(versioning?.status) !== "Enabled") findings.push("quarantine: versioning is not Enabled");
+
+  const rules = blocks(of("aws_s3_bucket_lifecycle_configuration")?.values.rule).filter(
+    (r) => text(r.status) === "Enabled",
+  );
+  for (const rule of rules) {
+    if (blocks(rule.expiration).length === 0 && blocks(rule.noncurrent_version_expiration).length === 0)
+      continue;
+    const tag = blocks(blocks(rule.filter)[0]?.tag)[0];
+    if (settings.quarantine.replayed_expiration_days === null)
+      findings.push(
+        `quarantine: lifecycle rule ${text(rule.id)} expires objects, and the settings say never`,
+      );
+    else if (text(tag?.key) !== "replayed" || text(tag?.value) !== "true")
+      findings.push(`quarantine: lifecycle rule ${text(rule.id)} expires objects that were not replayed`);
+  }
+  if (
+    settings.quarantine.replayed_expiration_days !== null &&
+    rules.every((r) => blocks(r.expiration).length === 0)
+  )
+    findings.push("quarantine: the settings expire replayed records, and no lifecycle rule does");
+
+  const lock = blocks(
+    blocks(of("aws_s3_bucket_object_lock_configuration")?.values.rule)[0]?.default_retention,
+  )[0];
+  const mode = settings.quarantine.object_lock_mode;
+  if (mode === "off" && lock !== undefined)
+    findings.push("quarantine: Object Lock is on, and the settings say off");
+  if (
+    mode !== "off" &&
+    (text(lock?.mode) !== mode || Number(lock?.days) !== settings.quarantine.object_lock_days)
+  )
+    findings.push(`quarantine: Object Lock is not ${mode} for ${settings.quarantine.object_lock_days} days`);
+
+  const expected = settings.test_tools ? "on" : "off";
+  for (const key of ["tool_worker", "fifo_worker"] as const) {
+    const fn = state.functions().find((f) => f.name === names.functions[key]);
+    if (fn !== undefined && fn.environment.TEST_TOOLS !== expected)
+      findings.push(
+        `${fn.name}: TEST_TOOLS is ${fn.environment.TEST_TOOLS ?? "unset"}, the settings say ${expected}`,
+      );
+  }
+  return findings;
+}
