@@ -139,7 +139,7 @@ const SABOTAGES: Sabotage[] = [
       {
         file: "packages/tool-registry/src/registry.ts",
         find: "idempotencyKey: toolRunIdempotencyKey(call.callId),",
-        replace: "idempotencyKey: toolRunIdempotencyKey(`${call.callId}#${call.attempt}`),",
+        replace: 'idempotencyKey: toolRunIdempotencyKey(call.callId + "#" + call.attempt),',
       },
     ],
     options: run({ transient: 0.5 }, { events: 20 }),
