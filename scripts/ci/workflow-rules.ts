@@ -12,6 +12,7 @@ export interface Step {
   readonly uses?: string;
   readonly run?: string;
   readonly with?: Readonly<Record<string, unknown>>;
+  readonly env?: Readonly<Record<string, unknown>>;
 }
 
 export interface Job {
@@ -109,6 +110,51 @@ function planShownThenApplied(w: Workflows, out: Violation[]): void {
   }
 }
 
+/** The names of the Terraform variables a step sets (TF_VAR_<name> in its env, -var <name>= on its lines). */
+function variablesOf(step: Step): string[] {
+  const fromEnv = Object.keys(step.env ?? {})
+    .filter((k) => k.startsWith("TF_VAR_"))
+    .map((k) => k.slice("TF_VAR_".length));
+  const fromFlags = [...(step.run ?? "").matchAll(/-var(?:-file)?[= ]["']?([\w.-]+)/g)].map(
+    (m) => m[1] as string,
+  );
+  return [...fromEnv, ...fromFlags];
+}
+
+/**
+ * A saved plan is applied with the values it was planned with: Terraform 1.11 ignores TF_VAR_ beside
+ * `terraform apply <plan file>` without a word (and refuses -var), so a variable meant for the deploy must
+ * be set where the plan is made. And the plan that is applied must set what a pull request's plan sets,
+ * or the pull request shows a different change than the one the reviewer of the deploy approves.
+ */
+function variablesSetWhereThePlanIsMade(w: Workflows, out: Violation[]): void {
+  const rule = "saved-plan-variables";
+  const jobs = w["apply.yml"]?.jobs ?? {};
+  for (const [name, job] of Object.entries(jobs))
+    for (const step of job.steps ?? [])
+      if (/terraform apply[^\n]*\btfplan\b/.test(step.run ?? ""))
+        for (const variable of variablesOf(step))
+          out.push({
+            rule,
+            where: `apply.yml ${name}`,
+            message: `sets ${variable} beside the apply of the saved plan, where Terraform ignores it: set it on the plan`,
+          });
+  const planned = new Set(
+    Object.values(jobs)
+      .flatMap((j) => j.steps ?? [])
+      .filter((s) => /terraform plan[^\n]*-out=tfplan/.test(s.run ?? ""))
+      .flatMap(variablesOf),
+  );
+  for (const [name, job] of Object.entries(w["ci.yml"]?.jobs ?? {}))
+    for (const step of (job.steps ?? []).filter((s) => /terraform plan/.test(s.run ?? "")))
+      for (const variable of variablesOf(step).filter((v) => !planned.has(v)))
+        out.push({
+          rule,
+          where: `ci.yml ${name}`,
+          message: `sets ${variable} on the pull request's plan, which apply.yml's plan does not: the deploy plans another change`,
+        });
+}
+
 /** ci.yml: pull requests plan only the environments whose plan role trusts them (bootstrap: dev). */
 function pullRequestsPlanDevOnly(w: Workflows, out: Violation[], planOnPullRequest: readonly string[]): void {
   for (const [name, job] of Object.entries(w["ci.yml"]?.jobs ?? {})) {
@@ -152,6 +198,7 @@ export function workflowViolations(
   const out: Violation[] = [];
   onlyMainDeploys(w, out);
   planShownThenApplied(w, out);
+  variablesSetWhereThePlanIsMade(w, out);
   pullRequestsPlanDevOnly(w, out, options.planOnPullRequest);
   initsReadOnly(w, out);
   checkoutsForgetCredentials(w, out);

@@ -3,7 +3,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseWorkflow, type Workflows, workflowViolations } from "../ci/workflow-rules.ts";
+import { parseWorkflow, type Workflow, type Workflows, workflowViolations } from "../ci/workflow-rules.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -20,6 +20,32 @@ const options = { planOnPullRequest: ["dev"] };
 describe("workflow rules", () => {
   it(".github/workflows keeps every rule", async () => {
     expect(workflowViolations(await load(join(root, ".github", "workflows")), options)).toEqual([]);
+  });
+
+  // Terraform 1.11.4 applies a saved plan with the values it was planned with and ignores TF_VAR_ beside
+  // it: TF_VAR_runbook_url on apply.yml's apply step left every alarm's runbook link at its default.
+  it("a variable set beside the apply of the saved plan is refused (saved-plan-variables)", async () => {
+    const workflows = await load(join(root, ".github", "workflows"));
+    const apply = structuredClone(workflows["apply.yml"]) as Workflow;
+    const step = apply.jobs.apply?.steps?.find((s) => /terraform apply/.test(s.run ?? ""));
+    expect(step).toBeDefined();
+    (step as { env: Record<string, string> }).env = { ...step?.env, TF_VAR_runbook_url: "https://x" };
+    expect(
+      workflowViolations({ ...workflows, "apply.yml": apply }, options).map((v) => `${v.rule} ${v.where}`),
+    ).toContain("saved-plan-variables apply.yml apply");
+  });
+
+  it("a variable the pull request's plan sets and the deploy's plan does not is refused", async () => {
+    const workflows = await load(join(root, ".github", "workflows"));
+    const apply = structuredClone(workflows["apply.yml"]) as Workflow;
+    for (const s of apply.jobs.plan?.steps ?? [])
+      if (s.env !== undefined)
+        (s as { env: Record<string, unknown> }).env = Object.fromEntries(
+          Object.entries(s.env).filter(([k]) => !k.startsWith("TF_VAR_")),
+        );
+    expect(workflowViolations({ ...workflows, "apply.yml": apply }, options)).toContainEqual(
+      expect.objectContaining({ rule: "saved-plan-variables", where: "ci.yml plan" }),
+    );
   });
 
   it("main's workflows at 5096171 break each rule", async () => {
