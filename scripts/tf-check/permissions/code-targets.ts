@@ -73,14 +73,15 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
     { module: "packages/aws/src/producer.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
+    // Before a replay: the stream the records go back to exists and is active.
+    { module: "packages/recovery/src/replay-checks.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     // The manual redrive-dlq: the workers' DLQs are read, counted (received, then released with
-    // ChangeMessageVisibility) and moved; their source queues are sent to.
+    // ChangeMessageVisibility, peek-messages.ts) and moved; their source queues are sent to.
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: [
         "sqs:GetQueueAttributes",
         "sqs:ReceiveMessage",
-        "sqs:ChangeMessageVisibilityBatch",
         "sqs:DeleteMessageBatch",
         "sqs:StartMessageMoveTask",
         "sqs:ListMessageMoveTasks",
@@ -90,6 +91,27 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: ["sqs:GetQueueAttributes", "sqs:SendMessageBatch"],
+      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
+    },
+    {
+      module: "packages/recovery/src/peek-messages.ts",
+      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+    },
+    // The redrive's checks (redrive-plan.ts): both queues are looked up (GetQueueUrl for an ARN) and read;
+    // the DLQ's sources are listed, and whether a move task runs on it.
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: [
+        "sqs:GetQueueUrl",
+        "sqs:GetQueueAttributes",
+        "sqs:ListDeadLetterSourceQueues",
+        "sqs:ListMessageMoveTasks",
+      ],
+      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+    },
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: ["sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
       on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
     },
   ],
