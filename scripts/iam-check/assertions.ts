@@ -26,6 +26,40 @@ export interface CheckInput {
   /** owner/name, as bootstrap's github_repository. */
   readonly repository: string;
   readonly deployBranch: string;
+  /**
+   * The repository's OIDC subject template the roots declare (bootstrap's output
+   * github_oidc_subject_claim_keys); GitHub's default, repo and context, where they declare none.
+   */
+  readonly subjectClaimKeys?: readonly string[];
+}
+
+/** GitHub's subject template when a repository sets none. */
+export const DEFAULT_SUBJECT_CLAIM_KEYS = ["repo", "context"] as const;
+
+/** The claims of a GitHub Actions job that a subject template can include. */
+export interface JobClaims {
+  readonly repo: string;
+  /** environment:<name>, ref:<ref> (a job without environment), or pull_request. */
+  readonly context: string;
+  /** The ref of the run (the caller's, for a reusable workflow): refs/heads/<branch>, refs/pull/<n>/merge. */
+  readonly ref: string;
+  /** <owner>/<repo>/<path of the workflow file the job is in>@<ref of that file>. */
+  readonly job_workflow_ref: string;
+}
+
+/**
+ * The `sub` GitHub puts in a job's token under a subject template (GitHub Docs, "OpenID Connect":
+ * customizing the subject claims): each key as `key:value` in the template's order, but `context` as its
+ * value alone.
+ */
+export function githubSubject(keys: readonly string[], claims: JobClaims): string {
+  return keys
+    .map((key) => {
+      const value = (claims as unknown as Record<string, string | undefined>)[key];
+      if (value === undefined) throw new Error(`no claim ${key} in the job's claims`);
+      return key === "context" ? value : `${key}:${value}`;
+    })
+    .join(":");
 }
 
 export interface Finding {
@@ -393,12 +427,12 @@ function planRolesReadNoData(c: Checker, input: CheckInput, env: string): void {
     c.fail(check, `positive control: ${plan.name} cannot DescribeTable ${table}, which refresh reads`);
 }
 
-interface Subject {
+interface Scenario {
   readonly what: string;
-  readonly sub: string;
+  readonly claims: JobClaims;
 }
 
-/** Item 2: who gets which role from GitHub. */
+/** Item 2: who gets which role from GitHub, as GitHub renders each job's subject under the template. */
 function trustIsBoundToWorkflowAndBranch(
   c: Checker,
   input: CheckInput,
@@ -408,40 +442,59 @@ function trustIsBoundToWorkflowAndBranch(
   const check = "github-trust";
   const repo = input.repository;
   const main = `refs/heads/${input.deployBranch}`;
-  const apply = `${repo}/.github/workflows/apply.yml@${main}`;
-  const cases: { role: string; allowed: Subject[]; denied: Subject[] }[] = [
+  const pr = "refs/pull/7/merge";
+  const file = (name: string, ref: string) => `${repo}/.github/workflows/${name}@${ref}`;
+  const job = (context: string, ref: string, workflow: string): JobClaims => ({
+    repo,
+    context,
+    ref,
+    job_workflow_ref: workflow,
+  });
+  const inEnv = `environment:${env}`;
+  const cases: { role: string; allowed: Scenario[]; denied: Scenario[] }[] = [
     {
       role: `${prefixOf(env)}-deploy`,
       allowed: [
         {
           what: "apply.yml on the deploy branch in its environment",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${apply}`,
+          claims: job(inEnv, main, file("apply.yml", main)),
         },
       ],
       denied: [
         {
-          what: "GitHub's default subject (any workflow naming the environment)",
-          sub: `repo:${repo}:environment:${env}`,
-        },
-        {
           what: "a pull request's workflow that adds the environment",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/evil.yml@refs/pull/7/merge`,
+          claims: job(inEnv, pr, file("evil.yml", pr)),
         },
         {
           what: "apply.yml dispatched from another branch",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+          claims: job(inEnv, "refs/heads/feature", file("apply.yml", "refs/heads/feature")),
+        },
+        {
+          // uses: <owner>/<repo>/.github/workflows/apply.yml@main from a workflow of another branch: the
+          // job runs main's apply.yml, with that branch's ref, checkout and inputs.
+          what: "a workflow of another branch calling apply.yml@main in the environment",
+          claims: job(inEnv, "refs/heads/feature", file("apply.yml", main)),
+        },
+        {
+          what: "a pull request's workflow calling apply.yml@main in the environment",
+          claims: job(inEnv, pr, file("apply.yml", main)),
         },
         {
           what: "another workflow on the deploy branch",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/ci.yml@${main}`,
+          claims: job(inEnv, main, file("ci.yml", main)),
         },
         {
           what: "a pull request",
-          sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
+          claims: job("pull_request", pr, file("ci.yml", pr)),
         },
         {
           what: "another repository",
-          sub: `repo:${repo}-fork:environment:${env}:job_workflow_ref:${repo}-fork/.github/workflows/apply.yml@${main}`,
+          claims: {
+            repo: `${repo}-fork`,
+            context: inEnv,
+            ref: main,
+            job_workflow_ref: `${repo}-fork/.github/workflows/apply.yml@${main}`,
+          },
         },
       ],
     },
@@ -450,34 +503,36 @@ function trustIsBoundToWorkflowAndBranch(
       allowed: [
         {
           what: "apply.yml's plan job on the deploy branch",
-          sub: `repo:${repo}:ref:${main}:job_workflow_ref:${apply}`,
+          claims: job(`ref:${main}`, main, file("apply.yml", main)),
         },
         ...(planOnPullRequest
-          ? [
-              {
-                what: "ci.yml on a pull request",
-                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
-              },
-            ]
+          ? [{ what: "ci.yml on a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]
           : []),
       ],
       denied: [
         ...(planOnPullRequest
           ? []
-          : [
-              {
-                what: "a pull request",
-                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
-              },
-            ]),
-        { what: "GitHub's default subject of a pull request", sub: `repo:${repo}:pull_request` },
+          : [{ what: "a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]),
         {
           what: "another branch",
-          sub: `repo:${repo}:ref:refs/heads/feature:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+          claims: job(
+            "ref:refs/heads/feature",
+            "refs/heads/feature",
+            file("apply.yml", "refs/heads/feature"),
+          ),
+        },
+        {
+          what: "a pull request's workflow calling apply.yml@main",
+          claims: job("pull_request", pr, file("apply.yml", main)),
+        },
+        {
+          what: "a workflow of another branch calling apply.yml@main",
+          claims: job("ref:refs/heads/feature", "refs/heads/feature", file("apply.yml", main)),
         },
       ],
     },
   ];
+  const keys = input.subjectClaimKeys ?? DEFAULT_SUBJECT_CLAIM_KEYS;
   for (const { role: name, allowed, denied } of cases) {
     const role = c.role(name);
     if (role === undefined) {
@@ -502,11 +557,41 @@ function trustIsBoundToWorkflowAndBranch(
         context: { [OIDC_AUD]: "sts.amazonaws.com", [OIDC_SUB]: sub },
       });
     };
-    for (const s of allowed)
-      if (assume(s.sub) !== "allowed")
-        c.fail(check, `positive control: ${name} refuses ${s.what} (${s.sub})`);
-    for (const s of denied)
-      if (assume(s.sub) === "allowed") c.fail(check, `${name} trusts ${s.what} (${s.sub})`);
+    for (const s of allowed) {
+      const sub = githubSubject(keys, s.claims);
+      if (assume(sub) !== "allowed") c.fail(check, `positive control: ${name} refuses ${s.what} (${sub})`);
+    }
+    const allowedSubs = new Set(allowed.map((s) => githubSubject(keys, s.claims)));
+    for (const s of denied) {
+      const sub = githubSubject(keys, s.claims);
+      if (assume(sub) === "allowed")
+        c.fail(
+          check,
+          `${name} trusts ${s.what} (${sub}${allowedSubs.has(sub) ? ": the template gives it the subject of the job the role is for" : ""})`,
+        );
+    }
+    // Whatever the template: a repository that has not set it (GitHub's default subject, for any job of
+    // the environment or any pull request) gets nothing.
+    for (const [what, context] of [
+      ["any workflow naming the environment", inEnv],
+      ["a pull request", "pull_request"],
+    ] as const) {
+      const sub = githubSubject(DEFAULT_SUBJECT_CLAIM_KEYS, job(context, pr, file("evil.yml", pr)));
+      if (assume(sub) === "allowed")
+        c.fail(check, `${name} trusts GitHub's default subject (${what}) (${sub})`);
+    }
+    // And the audience: a token minted for another audience is refused.
+    c.evaluated += 1;
+    const sub = githubSubject(keys, allowed[0]?.claims ?? job(inEnv, main, file("apply.yml", main)));
+    if (
+      decide([role.trust], {
+        action: "sts:AssumeRoleWithWebIdentity",
+        resource: role.arn,
+        principal: { kind: "Federated", arn: federated },
+        context: { [OIDC_AUD]: "https://github.com/example", [OIDC_SUB]: sub },
+      }) === "allowed"
+    )
+      c.fail(check, `${name} trusts a token of another audience than sts.amazonaws.com`);
   }
 }
 

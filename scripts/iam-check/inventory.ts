@@ -22,7 +22,10 @@ interface PlanModule {
 
 /** The part of `terraform show -json` this reads (a fixture may hold only that). */
 export interface PlanJson {
-  readonly planned_values: { readonly root_module: PlanModule };
+  readonly planned_values: {
+    readonly root_module: PlanModule;
+    readonly outputs?: Readonly<Record<string, { readonly value?: unknown }>>;
+  };
 }
 
 export interface Role {
@@ -172,5 +175,11 @@ export function trimPlan(plan: PlanJson): PlanJson {
       })),
     child_modules: (m.child_modules ?? []).map(trim),
   });
-  return { planned_values: { root_module: trim(plan.planned_values.root_module) } };
+  // Outputs are kept: bootstrap's github_oidc_subject_claim_keys is the template github-trust renders with.
+  return {
+    planned_values: {
+      root_module: trim(plan.planned_values.root_module),
+      ...(plan.planned_values.outputs ? { outputs: plan.planned_values.outputs } : {}),
+    },
+  };
 }

@@ -27,6 +27,7 @@ apply (npm run tf:check -- --plans-out DIR writes them).`;
 
 interface Variables {
   readonly variables?: Readonly<Record<string, { readonly value?: unknown }>>;
+  readonly planned_values?: { readonly outputs?: Readonly<Record<string, { readonly value?: unknown }>> };
 }
 
 export interface Loaded {
@@ -57,10 +58,13 @@ function bootstrapInputs(plan: Variables) {
   if (typeof repository !== "string") throw new UsageError("bootstrap.json: no github_repository variable");
   const branch = value("deploy_branch");
   const onPullRequest = value("plan_on_pull_request");
+  // The subject template the roles' trust is written for; a root without the output predates it.
+  const keys = plan.planned_values?.outputs?.github_oidc_subject_claim_keys?.value;
   return {
     repository,
     deployBranch: typeof branch === "string" ? branch : "main",
     planOnPullRequest: Array.isArray(onPullRequest) ? onPullRequest.map(String) : [],
+    ...(Array.isArray(keys) ? { subjectClaimKeys: keys.map(String) } : {}),
   };
 }
 
@@ -82,6 +86,7 @@ export async function check(
       environments: { dev, prod },
       repository: inputs.repository,
       deployBranch: inputs.deployBranch,
+      ...(inputs.subjectClaimKeys ? { subjectClaimKeys: inputs.subjectClaimKeys } : {}),
     },
     { planOnPullRequest: inputs.planOnPullRequest },
   );

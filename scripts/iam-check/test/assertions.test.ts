@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runChecks } from "../assertions.ts";
-import type { Inventory } from "../inventory.ts";
+import type { Inventory, Role } from "../inventory.ts";
 import { loadPlans } from "../main.ts";
 
 const fixture = join(import.meta.dirname, "..", "fixtures", "main-5096171");
@@ -91,5 +91,92 @@ describe("resource-exposure", () => {
     ]);
     expect(check("*")).toHaveLength(1);
     expect(check("arn:aws:iam::123456789012:role/mcp-dev/mcp-dev-processor")).toEqual([]);
+  });
+});
+
+describe("github-trust: each job's subject as GitHub renders it under the template", () => {
+  const repo = "o/r";
+  const apply = `${repo}/.github/workflows/apply.yml@refs/heads/main`;
+  const ci = `${repo}/.github/workflows/ci.yml@refs/pull/*/merge`;
+  const role = (name: string, subjects: string[]): Role => ({
+    address: `aws_iam_role.${name}`,
+    name,
+    arn: `arn:aws:iam::123456789012:role/${name}`,
+    path: "/",
+    trust: {
+      Statement: [
+        {
+          Effect: "Allow",
+          Action: "sts:AssumeRoleWithWebIdentity",
+          Principal: {
+            Federated: "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com",
+          },
+          Condition: {
+            StringEquals: { "token.actions.githubusercontent.com:aud": "sts.amazonaws.com" },
+            StringLike: { "token.actions.githubusercontent.com:sub": subjects },
+          },
+        },
+      ],
+    },
+    inline: [],
+    attached: [],
+    boundary: null,
+  });
+  const findings = (keys: string[], deploy: string[], plan: string[]) =>
+    runChecks(
+      {
+        bootstrap: {
+          root: "bootstrap",
+          roles: [role("mcp-dev-deploy", deploy), role("mcp-dev-plan", plan)],
+          managedPolicies: new Map(),
+          resourcePolicies: [],
+          arns: [],
+        },
+        environments: {
+          dev: { root: "dev", roles: [], managedPolicies: new Map(), resourcePolicies: [], arns: [] },
+        },
+        repository: repo,
+        deployBranch: "main",
+        subjectClaimKeys: keys,
+      },
+      { planOnPullRequest: ["dev"] },
+    )
+      .findings.filter((f) => f.check === "github-trust")
+      .map((f) => f.message);
+
+  it("without the caller's ref, a workflow of any branch that calls apply.yml@main gets the deploy role", () => {
+    // oidc.tf before: the template repo, context, job_workflow_ref.
+    expect(
+      findings(
+        ["repo", "context", "job_workflow_ref"],
+        [`repo:${repo}:environment:dev:job_workflow_ref:${apply}`],
+        [
+          `repo:${repo}:ref:refs/heads/main:job_workflow_ref:${apply}`,
+          `repo:${repo}:pull_request:job_workflow_ref:${ci}`,
+        ],
+      ),
+    ).toEqual([
+      `mcp-dev-deploy trusts a workflow of another branch calling apply.yml@main in the environment (repo:${repo}:environment:dev:job_workflow_ref:${apply}: the template gives it the subject of the job the role is for)`,
+      `mcp-dev-deploy trusts a pull request's workflow calling apply.yml@main in the environment (repo:${repo}:environment:dev:job_workflow_ref:${apply}: the template gives it the subject of the job the role is for)`,
+    ]);
+  });
+
+  it("with the ref in the template and the trust, only apply.yml on main gets it", () => {
+    expect(
+      findings(
+        ["repo", "context", "ref", "job_workflow_ref"],
+        [`repo:${repo}:environment:dev:ref:refs/heads/main:job_workflow_ref:${apply}`],
+        [
+          `repo:${repo}:ref:refs/heads/main:ref:refs/heads/main:job_workflow_ref:${apply}`,
+          `repo:${repo}:pull_request:ref:refs/pull/*/merge:job_workflow_ref:${ci}`,
+        ],
+      ),
+    ).toEqual([]);
+  });
+
+  it("a role that trusts GitHub's default subject is a finding, whatever the template", () => {
+    expect(findings(["repo", "context"], [`repo:${repo}:environment:dev`], [])).toContain(
+      `mcp-dev-deploy trusts GitHub's default subject (any workflow naming the environment) (repo:${repo}:environment:dev)`,
+    );
   });
 });
