@@ -219,6 +219,33 @@ function environmentResources(env: Inventory): string[] {
   return [...env.arns, ...objects, ...logStreams];
 }
 
+const isTopic = (arn: string) => /^arn:aws:sns:[^:]+:\d{12}:[^:]+$/.test(arn);
+
+/** Names an environment's role could give resources of its own: an alarm and a queue (in other's region). */
+function ownProbe(input: CheckInput, env: string, other: Inventory): { alarm: string; queue: string } {
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  const region = other.arns.map((a) => a.split(":")[3] ?? "").find((r) => r !== "") ?? "eu-west-1";
+  return {
+    alarm: `arn:aws:cloudwatch:${region}:${account}:alarm:${prefixOf(env)}-probe`,
+    queue: `arn:aws:sqs:${region}:${account}:${prefixOf(env)}-probe`,
+  };
+}
+
+/** Whether a key's policy lets CloudWatch use it to publish an alarm's notification to the key's topic. */
+function cloudWatchMayEncrypt(
+  keyPolicy: PolicyDocument,
+  key: string,
+  account: string,
+  alarm: string,
+): Decision {
+  return decide([keyPolicy], {
+    action: "kms:GenerateDataKey",
+    resource: key,
+    principal: { kind: "Service", name: "cloudwatch.amazonaws.com" },
+    context: { "aws:SourceAccount": account, "aws:SourceArn": alarm },
+  });
+}
+
 /** Item 1: the deploy role cannot make itself (or anything of bootstrap) more powerful, nor its roles. */
 function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): void {
   const check = "deploy-role-iam";
@@ -320,6 +347,38 @@ function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, oth
     if (c.ask(docs, "lambda:CreateEventSourceMapping", "*", context) === "allowed")
       c.fail(check, `${role.name} may map an event source onto ${other}'s function ${otherFunction}`);
 
+    // Resources that take orders from another resource, not from the caller's IAM: an alarm's actions
+    // (CloudWatch publishes, the topic's key decides) and a queue's dead-letter target (the DLQ's
+    // redrive allow policy decides). What the role can write on its own resources must not reach other's.
+    const own = ownProbe(input, env, target);
+    for (const topic of target.arns.filter(isTopic))
+      if (
+        c.ask(docs, "cloudwatch:PutMetricAlarm", own.alarm, { "cloudwatch:AlarmActions": [topic] }) ===
+        "allowed"
+      )
+        c.fail(
+          check,
+          `${role.name} may point an alarm at ${other}'s topic ${topic} (cloudwatch:AlarmActions)`,
+        );
+    const canSetRedrive = ["sqs:SetQueueAttributes", "sqs:CreateQueue"].some(
+      (action) => c.ask(docs, action, own.queue) === "allowed",
+    );
+    if (canSetRedrive)
+      for (const queue of target.queues ?? []) {
+        const allow = queue.redriveAllow;
+        const outsiders =
+          allow.permission === "allowAll"
+            ? ["any queue of the account"]
+            : allow.permission === "byQueue"
+              ? allow.sources.filter((s) => !target.arns.includes(s))
+              : [];
+        if (outsiders.length > 0)
+          c.fail(
+            check,
+            `${role.name} may send its queues' dead letters into ${other}'s ${queue.arn} (a RedrivePolicy naming it; its redrive allow policy admits ${outsiders.join(", ")})`,
+          );
+      }
+
     // Keys: the key policy decides, with IAM only where it delegates to the account.
     const principal = { kind: "AWS" as const, arn: role.arn, account: accountOf(role.arn) };
     for (const key of target.resourcePolicies.filter((p) => p.kind === "key"))
@@ -334,6 +393,15 @@ function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, oth
             `${role.name} may ${action} on ${other}'s key ${key.resource} (re-tagged environment=${env})`,
           );
       }
+  }
+
+  // The key of other's alarm topic, asked by CloudWatch for an alarm of env: refused.
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  const alarm = ownProbe(input, env, target).alarm;
+  for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
+    c.evaluated += 1;
+    if (cloudWatchMayEncrypt(key.document, key.resource, account, alarm) === "allowed")
+      c.fail(check, `${other}'s key ${key.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
   }
 }
 
@@ -387,6 +455,36 @@ function ownKeyStillManaged(c: Checker, input: CheckInput, env: string): void {
           `positive control: ${role.name} cannot ${action} on its own environment's key ${key.resource}`,
         );
     }
+  }
+}
+
+/**
+ * Positive controls of the cross-environment alarm checks: the deploy role still points its alarms at its
+ * own topic, and its topic's key still lets CloudWatch publish for its own alarms.
+ */
+function ownAlarmsStillPublish(c: Checker, input: CheckInput, env: string): void {
+  const check = "cross-environment";
+  const target = input.environments[env];
+  const deploy = c.role(`${prefixOf(env)}-deploy`);
+  if (target === undefined || deploy === undefined) return;
+  const alarm = target.arns.find((a) => a.includes(":alarm:"));
+  const docs = c.policies(deploy, check);
+  for (const topic of target.arns.filter(isTopic))
+    if (
+      alarm !== undefined &&
+      c.ask(docs, "cloudwatch:PutMetricAlarm", alarm, { "cloudwatch:AlarmActions": [topic] }) !== "allowed"
+    )
+      c.fail(check, `positive control: ${deploy.name} cannot point its alarm ${alarm} at its topic ${topic}`);
+  for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
+    c.evaluated += 1;
+    if (
+      alarm !== undefined &&
+      cloudWatchMayEncrypt(key.document, key.resource, accountOf(deploy.arn), alarm) !== "allowed"
+    )
+      c.fail(
+        check,
+        `positive control: ${env}'s key ${key.resource} refuses CloudWatch for its own alarm ${alarm}`,
+      );
   }
 }
 
@@ -672,6 +770,7 @@ export function runChecks(
     for (const other of envs) if (other !== env) environmentsAreIsolated(c, input, env, other);
     noKeyTakeoverByTag(c, env);
     ownKeyStillManaged(c, input, env);
+    ownAlarmsStillPublish(c, input, env);
     planRolesReadNoData(c, input, env);
     trustIsBoundToWorkflowAndBranch(c, input, env, options.planOnPullRequest.includes(env));
     functionRolesWithinBoundary(c, input, env);

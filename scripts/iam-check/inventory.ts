@@ -48,6 +48,20 @@ export interface ResourcePolicy {
   readonly document: PolicyDocument;
 }
 
+/**
+ * Which queues may name a queue as their dead-letter queue (its RedriveAllowPolicy): SQS checks no IAM
+ * permission on the DLQ when a RedrivePolicy names it, only this. Without one, any queue of the account
+ * and region may (allowAll).
+ */
+export type RedriveAllow =
+  | { readonly permission: "allowAll" | "denyAll" }
+  | { readonly permission: "byQueue"; readonly sources: readonly string[] };
+
+export interface Queue {
+  readonly arn: string;
+  readonly redriveAllow: RedriveAllow;
+}
+
 export interface Inventory {
   /** The root's name: dev, prod, bootstrap. */
   readonly root: string;
@@ -57,6 +71,8 @@ export interface Inventory {
   readonly resourcePolicies: readonly ResourcePolicy[];
   /** Every ARN of every resource the root creates (what another environment's roles must not reach). */
   readonly arns: readonly string[];
+  /** Its SQS queues and who may dead-letter into each (absent in inventories made by hand). */
+  readonly queues?: readonly Queue[];
 }
 
 export class InventoryError extends Error {
@@ -86,6 +102,21 @@ function parseDocument(root: string, address: string, value: unknown): PolicyDoc
     return doc;
   } catch (error) {
     throw new InventoryError(root, address, `not a policy document: ${(error as Error).message}`);
+  }
+}
+
+function redriveAllow(root: string, address: string, value: unknown): RedriveAllow {
+  const text = str(value);
+  if (text === null) return { permission: "allowAll" };
+  const parsed = JSON.parse(text) as { redrivePermission?: string; sourceQueueArns?: string[] };
+  switch (parsed.redrivePermission) {
+    case "allowAll":
+    case "denyAll":
+      return { permission: parsed.redrivePermission };
+    case "byQueue":
+      return { permission: "byQueue", sources: parsed.sourceQueueArns ?? [] };
+    default:
+      throw new InventoryError(root, address, `redrive allow policy ${text}: unknown redrivePermission`);
   }
 }
 
@@ -143,7 +174,13 @@ export function inventory(root: string, plan: PlanJson): Inventory {
   );
 
   const arns = [...new Set(resources.map((r) => str(r.values.arn)).filter((a): a is string => a !== null))];
-  return { root, roles, managedPolicies, resourcePolicies, arns };
+  const queues = of("aws_sqs_queue").flatMap((q) => {
+    const arn = str(q.values.arn);
+    return arn === null
+      ? []
+      : [{ arn, redriveAllow: redriveAllow(root, q.address, q.values.redrive_allow_policy) }];
+  });
+  return { root, roles, managedPolicies, resourcePolicies, arns, queues };
 }
 
 /** A plan reduced to what `inventory` reads (for committed fixtures). */
@@ -161,6 +198,7 @@ export function trimPlan(plan: PlanJson): PlanJson {
     "bucket",
     "queue_url",
     "url",
+    "redrive_allow_policy",
   ];
   const trim = (m: PlanModule): PlanModule => ({
     resources: (m.resources ?? [])

@@ -3,7 +3,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runChecks } from "../assertions.ts";
-import type { Inventory, Role } from "../inventory.ts";
+import type { Inventory, RedriveAllow, Role } from "../inventory.ts";
+import type { Statement } from "../policy-eval.ts";
 import { loadPlans } from "../main.ts";
 
 const fixture = join(import.meta.dirname, "..", "fixtures", "main-5096171");
@@ -178,5 +179,105 @@ describe("github-trust: each job's subject as GitHub renders it under the templa
     expect(findings(["repo", "context"], [`repo:${repo}:environment:dev`], [])).toContain(
       `mcp-dev-deploy trusts GitHub's default subject (any workflow naming the environment) (repo:${repo}:environment:dev)`,
     );
+  });
+});
+
+describe("cross-environment: what another resource decides (alarm actions, dead-letter targets)", () => {
+  const A = "arn:aws:sqs:eu-west-1:123456789012";
+  const deploy = (env: string, statements: Statement[]): Role => ({
+    address: `aws_iam_role.deploy["${env}"]`,
+    name: `mcp-${env}-deploy`,
+    arn: `arn:aws:iam::123456789012:role/mcp-${env}-deploy`,
+    path: "/",
+    trust: { Statement: [] },
+    inline: [{ name: "deploy", document: { Statement: statements } }],
+    attached: [],
+    boundary: null,
+  });
+  const writes: Statement = {
+    Effect: "Allow",
+    Action: ["sqs:SetQueueAttributes", "cloudwatch:PutMetricAlarm"],
+    Resource: [`${A}:mcp-dev-*`, "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:mcp-dev-*"],
+  };
+  const prod = (
+    redriveAllow: RedriveAllow,
+    keyCondition: Record<string, Record<string, string>>,
+  ): Inventory => ({
+    root: "prod",
+    roles: [],
+    managedPolicies: new Map(),
+    arns: [`${A}:mcp-prod-tool-jobs`, "arn:aws:sns:eu-west-1:123456789012:mcp-prod-alarms"],
+    queues: [{ arn: `${A}:mcp-prod-tool-jobs`, redriveAllow }],
+    resourcePolicies: [
+      {
+        address: "module.pipeline.module.alarms.aws_kms_key.alarms",
+        kind: "key",
+        resource: "arn:aws:kms:eu-west-1:123456789012:key/k",
+        document: {
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { Service: "cloudwatch.amazonaws.com" },
+              Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
+              Resource: "*",
+              Condition: keyCondition,
+            },
+          ],
+        },
+      },
+    ],
+  });
+  const findings = (statements: Statement[], target: Inventory) =>
+    runChecks(
+      {
+        bootstrap: {
+          root: "bootstrap",
+          roles: [deploy("dev", statements)],
+          managedPolicies: new Map(),
+          resourcePolicies: [],
+          arns: [],
+        },
+        environments: {
+          dev: { root: "dev", roles: [], managedPolicies: new Map(), resourcePolicies: [], arns: [] },
+          prod: target,
+        },
+        repository: "o/r",
+        deployBranch: "main",
+      },
+      { planOnPullRequest: [] },
+    )
+      .findings.filter((f) => f.check === "cross-environment")
+      .map((f) => f.message);
+  const account = { StringEquals: { "aws:SourceAccount": "123456789012" } };
+  const prodAlarms = {
+    ...account,
+    ArnLike: { "aws:SourceArn": "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:mcp-prod-*" },
+  };
+
+  it("a source queue without a redrive allow policy takes another environment's dead letters", () => {
+    expect(findings([writes], prod({ permission: "allowAll" }, prodAlarms))).toContain(
+      `mcp-dev-deploy may send its queues' dead letters into prod's ${A}:mcp-prod-tool-jobs (a RedrivePolicy naming it; its redrive allow policy admits any queue of the account)`,
+    );
+    expect(findings([writes], prod({ permission: "denyAll" }, prodAlarms)).join("\n")).not.toContain(
+      "dead letters",
+    );
+  });
+
+  it("an alarm of one environment may not page another's topic: the deploy role's deny, the key's condition", () => {
+    const deny: Statement = {
+      Effect: "Deny",
+      Action: ["cloudwatch:PutMetricAlarm"],
+      Resource: "*",
+      Condition: {
+        "ForAnyValue:StringNotLike": {
+          "cloudwatch:AlarmActions": "arn:aws:sns:eu-west-1:123456789012:mcp-dev-*",
+        },
+      },
+    };
+    expect(findings([writes], prod({ permission: "denyAll" }, account))).toEqual([
+      "mcp-dev-deploy may point an alarm at prod's topic arn:aws:sns:eu-west-1:123456789012:mcp-prod-alarms (cloudwatch:AlarmActions)",
+      "prod's key arn:aws:kms:eu-west-1:123456789012:key/k lets CloudWatch publish for dev's alarm arn:aws:cloudwatch:eu-west-1:123456789012:alarm:mcp-dev-probe",
+    ]);
+    expect(findings([writes, deny], prod({ permission: "denyAll" }, prodAlarms))).toEqual([]);
   });
 });

@@ -42,8 +42,11 @@ resource "aws_kms_key" "alarms" {
           Principal = { Service = "cloudwatch.amazonaws.com" }
           Action    = ["kms:Decrypt", "kms:GenerateDataKey*"]
           Resource  = "*"
+          # This environment's alarms only: with the account alone, an alarm of another environment of the
+          # account (whose deploy role names this topic among its alarm actions) could page this one's.
           Condition = {
             StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
+            ArnLike      = { "aws:SourceArn" = "arn:${data.aws_partition.current.partition}:cloudwatch:${var.region}:${data.aws_caller_identity.current.account_id}:alarm:${var.name_prefix}-*" }
           }
         },
       ],
