@@ -101,6 +101,25 @@ function planShownThenApplied(w: Workflows, out: Violation[]): void {
         where: `apply.yml ${planName}`,
         message: "does not show the plan in the job summary",
       });
+    // A summary holds at most 1 MiB and the job cuts the plan to fit: the reviewer must be able to read
+    // all of it, and be told when the summary shows only part.
+    const uploadsText = (plan?.steps ?? []).some(
+      (st) =>
+        st.uses?.startsWith("actions/upload-artifact@") && /plan\.txt/.test(String(st.with?.path ?? "")),
+    );
+    if (plan !== undefined && /\b(tail|head) -c\b/.test(runs(plan)) && !uploadsText)
+      out.push({
+        rule,
+        where: `apply.yml ${planName}`,
+        message:
+          "cuts the plan shown in the summary and keeps no whole copy (upload plan.txt) for the reviewer",
+      });
+    if (plan !== undefined && /\b(tail|head) -c\b/.test(runs(plan)) && !/truncated/i.test(runs(plan)))
+      out.push({
+        rule,
+        where: `apply.yml ${planName}`,
+        message: "cuts the plan shown in the summary without saying so",
+      });
     if (!/sha256sum tfplan/.test(script))
       out.push({
         rule,

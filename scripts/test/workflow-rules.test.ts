@@ -3,7 +3,13 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseWorkflow, type Workflow, type Workflows, workflowViolations } from "../ci/workflow-rules.ts";
+import {
+  parseWorkflow,
+  type Step,
+  type Workflow,
+  type Workflows,
+  workflowViolations,
+} from "../ci/workflow-rules.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -46,6 +52,20 @@ describe("workflow rules", () => {
     expect(workflowViolations({ ...workflows, "apply.yml": apply }, options)).toContainEqual(
       expect.objectContaining({ rule: "saved-plan-variables", where: "ci.yml plan" }),
     );
+  });
+
+  // The summary shows at most the plan's last 900,000 bytes: the reviewer must be told, and have it whole.
+  it("a plan cut for the summary with no whole copy, or no word of the cut, is refused", async () => {
+    const workflows = await load(join(root, ".github", "workflows"));
+    const apply = structuredClone(workflows["apply.yml"]) as Workflow;
+    const plan = apply.jobs.plan as { steps: Step[] };
+    plan.steps = plan.steps
+      .filter((s) => !/plan\.txt/.test(String(s.with?.path ?? "")))
+      .map((s) => (s.run?.includes("tail -c") ? { ...s, run: s.run.replace(/truncated/g, "long") } : s));
+    expect(workflowViolations({ ...workflows, "apply.yml": apply }, options).map((v) => v.message)).toEqual([
+      "cuts the plan shown in the summary and keeps no whole copy (upload plan.txt) for the reviewer",
+      "cuts the plan shown in the summary without saying so",
+    ]);
   });
 
   it("main's workflows at 5096171 break each rule", async () => {
