@@ -120,6 +120,35 @@ export const IAM_WRITES = [
   "iam:DeleteOpenIDConnectProvider",
 ] as const;
 
+/** IAM calls that create principals, identity providers or policies of the account. */
+export const ACCOUNT_IAM = [
+  "iam:CreateOpenIDConnectProvider",
+  "iam:CreateSAMLProvider",
+  "iam:CreateUser",
+  "iam:CreateAccessKey",
+  "iam:CreateLoginProfile",
+  "iam:CreatePolicy",
+  "iam:CreateServiceLinkedRole",
+  "iam:CreateInstanceProfile",
+  "iam:AddRoleToInstanceProfile",
+  "iam:UpdateAccountPasswordPolicy",
+  "sts:AssumeRole",
+] as const;
+
+/** A resource of the account each of ACCOUNT_IAM could name. */
+const ACCOUNT_IAM_RESOURCE: Readonly<Record<string, string>> = {
+  "iam:CreateOpenIDConnectProvider": "oidc-provider/token.actions.githubusercontent.com",
+  "iam:CreateSAMLProvider": "saml-provider/probe",
+  "iam:CreateUser": "user/probe",
+  "iam:CreateAccessKey": "user/probe",
+  "iam:CreateLoginProfile": "user/probe",
+  "iam:CreatePolicy": "policy/probe",
+  "iam:CreateServiceLinkedRole": "role/aws-service-role/lambda.amazonaws.com/probe",
+  "iam:CreateInstanceProfile": "instance-profile/probe",
+  "iam:AddRoleToInstanceProfile": "instance-profile/probe",
+  "sts:AssumeRole": "role/mcp-prod-deploy",
+};
+
 /** What a holder of a key's administration could do to take it over or destroy it. */
 export const KEY_TAKEOVER = [
   "kms:TagResource",
@@ -315,6 +344,13 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
   for (const action of ["iam:DeleteRolePermissionsBoundary", "iam:UpdateAssumeRolePolicy"])
     if (c.ask(docs, action, functionRole, adversarial) === "allowed")
       c.fail(check, `${deploy.name} may ${action} on its functions' roles`);
+  // Principals and policies of the account that would outlive the environment or reach beyond it: a new
+  // identity provider (a door for another repository or IdP), users and their keys, policies it could
+  // later attach, instance profiles (a role passed to EC2 without PassRole's service condition).
+  for (const action of ACCOUNT_IAM)
+    for (const resource of ["*", `arn:aws:iam::${account}:${ACCOUNT_IAM_RESOURCE[action] ?? "*"}`])
+      if (c.ask(docs, action, resource, adversarial) === "allowed")
+        c.fail(check, `${deploy.name} may ${action} (${resource})`);
 }
 
 /** Items 1 and 4: in one account, no role of one environment reaches another's resources, roles, keys or state. */

@@ -281,3 +281,47 @@ describe("cross-environment: what another resource decides (alarm actions, dead-
     expect(findings([writes, deny], prod({ permission: "denyAll" }, prodAlarms))).toEqual([]);
   });
 });
+
+describe("deploy-role-iam: no principal, identity provider or policy of the account", () => {
+  it("a deploy role allowed iam:Create* is a finding for each", () => {
+    const deploy: Role = {
+      address: 'aws_iam_role.deploy["dev"]',
+      name: "mcp-dev-deploy",
+      arn: "arn:aws:iam::123456789012:role/mcp-dev-deploy",
+      path: "/",
+      trust: { Statement: [] },
+      inline: [
+        {
+          name: "deploy",
+          document: { Statement: [{ Effect: "Allow", Action: "iam:Create*", Resource: "*" }] },
+        },
+      ],
+      attached: [],
+      boundary: null,
+    };
+    const messages = runChecks(
+      {
+        bootstrap: {
+          root: "bootstrap",
+          roles: [deploy],
+          managedPolicies: new Map(),
+          resourcePolicies: [],
+          arns: [],
+        },
+        environments: {
+          dev: { root: "dev", roles: [], managedPolicies: new Map(), resourcePolicies: [], arns: [] },
+        },
+        repository: "o/r",
+        deployBranch: "main",
+      },
+      { planOnPullRequest: [] },
+    ).findings.map((f) => f.message);
+    for (const action of [
+      "iam:CreateOpenIDConnectProvider",
+      "iam:CreateSAMLProvider",
+      "iam:CreateUser",
+      "iam:CreatePolicy",
+    ])
+      expect(messages).toContain(`mcp-dev-deploy may ${action} (*)`);
+  });
+});
