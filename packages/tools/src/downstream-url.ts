@@ -101,21 +101,41 @@ function checkSegments(pathPart: string): void {
     // A trailing slash (`/items/`) is an empty last segment, and fine.
     if (segment === "" && i < segments.length - 1) refuse(PathRefusal.EmptySegment, `${at} is empty (//)`);
     if (ESCAPE.test(segment)) refuse(PathRefusal.MalformedEscape, `${at} has a % without two hex digits`);
-    // Once as sent, once as a server that decodes twice (or a proxy, then the server) reads it.
-    for (const form of [segment, segment.replace(ENCODED_PERCENT, "%")]) {
-      if (ENCODED_SEPARATOR.test(form))
-        refuse(
-          PathRefusal.EncodedSeparator,
-          `${at} holds an encoded /, \\ or NUL (%2f, %5c, %00, or %25 before them)`,
-        );
-      if (isDotSegment(form))
-        refuse(
-          PathRefusal.DotSegment,
-          `${at} is a dot segment (., .., %2e, with ;parameters or encoded twice)`,
-        );
-    }
+    const refusal = segmentRefusal(segment);
+    if (refusal === PathRefusal.EncodedSeparator)
+      refuse(
+        refusal,
+        `${at} holds an encoded /, \\ or NUL (%2f, %5c, %00, %25 before them, or a character NFKC turns into / or \\)`,
+      );
+    if (refusal === PathRefusal.DotSegment)
+      refuse(refusal, `${at} is a dot segment (., .., %2e, with ;parameters, encoded twice, or by NFKC)`);
   });
 }
+
+/**
+ * What a segment is to the servers that read it in each of these ways: as sent; decoded twice (a proxy,
+ * then the server); and decoded, then Unicode-compatibility normalised (NFKC: `．` U+FF0E is `.`, `／`
+ * U+FF0F is `/`), as some frameworks do before they route.
+ */
+function segmentRefusal(segment: string): PathRefusal | undefined {
+  const forms = [segment, segment.replace(ENCODED_PERCENT, "%")];
+  const decoded = URI_DECODE(segment);
+  if (decoded !== undefined) forms.push(decoded.normalize("NFKC"));
+  for (const form of forms) {
+    if (ENCODED_SEPARATOR.test(form) || /[/\\]/.test(form)) return PathRefusal.EncodedSeparator;
+    if (isDotSegment(form)) return PathRefusal.DotSegment;
+  }
+  return undefined;
+}
+
+/** decodeURIComponent, or undefined for an escape that is not UTF-8 (kept as sent, checked as sent). */
+const URI_DECODE = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * Whether a segment is `.` or `..` to some server: percent-encoded dots decoded, and path parameters
@@ -166,11 +186,7 @@ export function redirectTarget(
   if (location === null || location === "") throw new DownstreamRedirectError(status, "has no Location");
   const target = URL.parse(location, from.href);
   if (target === null) throw new DownstreamRedirectError(status, "has a Location that is not a URL");
-  if (
-    !withinBase(base, target) ||
-    ENCODED_SEPARATOR.test(target.pathname.replace(ENCODED_PERCENT, "%")) ||
-    target.pathname.split("/").some((segment) => isDotSegment(segment.replace(ENCODED_PERCENT, "%")))
-  )
+  if (!withinBase(base, target) || target.pathname.split("/").some((segment) => segmentRefusal(segment)))
     throw new DownstreamRedirectError(status, `points outside ${baseText(base)} (to ${urlForLogs(target)})`);
   return target;
 }

@@ -61,6 +61,13 @@ describe("resolveJobPath: a job's path under the base URL, or refused", () => {
     ["/%252E./admin", PathRefusal.DotSegment],
     ["/x%252fy", PathRefusal.EncodedSeparator],
     ["/x%255cy", PathRefusal.EncodedSeparator],
+    // Characters that Unicode compatibility normalisation (NFKC) turns into `.`, `/` or `\`: a server that
+    // normalises the decoded path reads `．．` (fullwidth dots) as `..`, `／` as a separator.
+    ["/\uff0e\uff0e/admin", PathRefusal.DotSegment],
+    ["/%EF%BC%8E%EF%BC%8E/admin", PathRefusal.DotSegment],
+    ["/\u2025/admin", PathRefusal.DotSegment],
+    ["/evil.com\uff0fx", PathRefusal.EncodedSeparator],
+    ["/x%EF%BC%BCy", PathRefusal.EncodedSeparator],
     ["http://evil.com/", PathRefusal.OutsideBase],
     ["", PathRefusal.OutsideBase],
   ])("%j is refused: %s", (path, reason) => {
@@ -81,7 +88,7 @@ describe("resolveJobPath: a job's path under the base URL, or refused", () => {
     ["/%2e%2e%2e", "https://api.example.com/v1/%2e%2e%2e"],
     ["/caf%C3%A9", "https://api.example.com/v1/caf%C3%A9"],
     ["/café", "https://api.example.com/v1/caf%C3%A9"],
-    ["/evil.com／x", "https://api.example.com/v1/evil.com%EF%BC%8Fx"],
+    ["/x\u2215y", "https://api.example.com/v1/x%E2%88%95y"],
   ])("%j is sent to %s", (path, href) => {
     expect(resolveJobPath(base, path).href).toBe(href);
   });
