@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runChecks } from "../assertions.ts";
 import type { Inventory, RedriveAllow, Role } from "../inventory.ts";
-import type { Statement } from "../policy-eval.ts";
 import { loadPlans } from "../main.ts";
+import type { Statement } from "../policy-eval.ts";
 
 const fixture = join(import.meta.dirname, "..", "fixtures", "main-5096171");
 

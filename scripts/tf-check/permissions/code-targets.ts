@@ -38,6 +38,9 @@ const TOOL_CALLS: Target = { kind: "table", env: "TOOL_CALLS_TABLE" };
 const DEDUPE: Target = { kind: "table", env: "DEDUPE_TABLE" };
 const QUARANTINE: Target = { kind: "objects", env: "QUARANTINE_BUCKET", prefix: "kinesis/" };
 const OWN_DLQ: Target = { kind: "queue", env: "DEAD_LETTER_QUEUE_URL" };
+/** dlq-redrive's manual redrive-dlq: the workers' DLQs, and the queues they go back to. */
+const WORKER_DLQS: Target = { kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] };
+const WORKER_SOURCES: Target = { kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] };
 
 /** The workers (tool-worker, fifo-worker): one core, packages/worker. */
 const WORKER: readonly Use[] = [
@@ -86,16 +89,16 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
         "sqs:StartMessageMoveTask",
         "sqs:ListMessageMoveTasks",
       ],
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_DLQS],
     },
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: ["sqs:GetQueueAttributes", "sqs:SendMessageBatch"],
-      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_SOURCES],
     },
     {
       module: "packages/recovery/src/peek-messages.ts",
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_DLQS],
     },
     // The redrive's checks (redrive-plan.ts): both queues are looked up (GetQueueUrl for an ARN) and read;
     // the DLQ's sources are listed, and whether a move task runs on it.
@@ -107,12 +110,12 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
         "sqs:ListDeadLetterSourceQueues",
         "sqs:ListMessageMoveTasks",
       ],
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_DLQS],
     },
     {
       module: "packages/recovery/src/redrive-plan.ts",
       operations: ["sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
-      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_SOURCES],
     },
   ],
 };
