@@ -27,6 +27,10 @@ locals {
   apply_workflow = "${local.repository}/.github/workflows/apply.yml@${local.deploy_ref}"
   pr_workflow    = "${local.repository}/.github/workflows/ci.yml@refs/pull/*/merge"
 
+  # null: dev where this account has it, so that prod's own account (environments = ["prod"]) needs no
+  # other setting and trusts no pull request.
+  plan_on_pull_request = var.plan_on_pull_request == null ? [for env in var.environments : env if env == "dev"] : var.plan_on_pull_request
+
   trust_subjects = merge(
     {
       for env in var.environments : "deploy-${env}" => [
@@ -37,7 +41,7 @@ locals {
       # A job without environment has its ref twice: once in its context, once as the ref claim.
       for env in var.environments : "plan-${env}" => concat(
         ["repo:${local.repository}:ref:${local.deploy_ref}:ref:${local.deploy_ref}:job_workflow_ref:${local.apply_workflow}"],
-        contains(var.plan_on_pull_request, env) ? ["repo:${local.repository}:pull_request:ref:refs/pull/*/merge:job_workflow_ref:${local.pr_workflow}"] : [],
+        contains(local.plan_on_pull_request, env) ? ["repo:${local.repository}:pull_request:ref:refs/pull/*/merge:job_workflow_ref:${local.pr_workflow}"] : [],
       )
     },
   )

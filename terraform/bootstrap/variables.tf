@@ -38,12 +38,12 @@ variable "environments" {
 }
 
 variable "plan_on_pull_request" {
-  description = "Environments whose plan role pull requests may assume (ci.yml's plan job); the others are planned only from the deploy branch."
+  description = "Environments whose plan role pull requests may assume (ci.yml's plan job); the others are planned only from the deploy branch. null: dev, where var.environments has it (none in an account without dev)."
   type        = list(string)
-  default     = ["dev"]
+  default     = null
 
   validation {
-    condition     = alltrue([for env in var.plan_on_pull_request : contains(var.environments, env)])
+    condition     = alltrue([for env in(var.plan_on_pull_request == null ? [] : var.plan_on_pull_request) : contains(var.environments, env)])
     error_message = "plan_on_pull_request may name only environments of var.environments."
   }
 }

@@ -83,3 +83,38 @@ run "an_environment_name_with_a_dash_is_refused" {
 
   expect_failures = [var.environments]
 }
+
+# One account per environment (docs/deploy.md): prod's account is bootstrapped with prod alone, and the
+# default lets pull requests plan dev only where this bootstrap creates dev.
+run "one_account_per_environment_prod_alone_is_accepted" {
+  command = plan
+
+  variables {
+    environments = ["prod"]
+  }
+
+  assert {
+    condition     = length(output.plan_on_pull_request) == 0
+    error_message = "Pull requests plan no environment of prod's account."
+  }
+}
+
+run "pull_requests_plan_dev_by_default" {
+  command = plan
+
+  assert {
+    condition     = output.plan_on_pull_request == tolist(["dev"])
+    error_message = "By default pull requests plan dev, and only dev."
+  }
+}
+
+run "pull_requests_planning_an_environment_not_created_here_is_refused" {
+  command = plan
+
+  variables {
+    environments         = ["prod"]
+    plan_on_pull_request = ["dev"]
+  }
+
+  expect_failures = [var.plan_on_pull_request]
+}
