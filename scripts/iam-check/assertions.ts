@@ -166,6 +166,9 @@ const OIDC_SUB = "token.actions.githubusercontent.com:sub";
 const OIDC_AUD = "token.actions.githubusercontent.com:aud";
 
 const accountOf = (arn: string) => arn.split(":")[4] ?? "";
+const RESOURCE_ACCOUNT = "aws:ResourceAccount";
+/** An account that is not the roots': the owner of a bucket registered under one of their bucket names. */
+const ANOTHER_ACCOUNT = "999999999999";
 const prefixOf = (env: string) => `mcp-${env}`;
 
 /** Every Allow action named by a principal's policies (for "whatever it may do"). */
@@ -228,6 +231,11 @@ class Checker {
     return `arn:aws:iam::${account}:policy/${prefixOf(env)}-function-boundary`;
   }
 
+  /**
+   * IAM's decision on one request. `aws:ResourceAccount` is the resource's account, as AWS sets it: the
+   * account in its ARN, or, for an ARN without one (S3's), the account the roots are applied in; a
+   * request about another account's resource of the same name says so in `context`.
+   */
   ask(
     docs: readonly PolicyDocument[],
     action: string,
@@ -236,7 +244,14 @@ class Checker {
     boundary?: readonly PolicyDocument[],
   ): Decision {
     this.evaluated += 1;
-    return identityDecision(docs, { action, resource, context }, boundary);
+    const resourceAccount = /^\d{12}$/.test(accountOf(resource))
+      ? accountOf(resource)
+      : accountOf(this.input.bootstrap.roles[0]?.arn ?? "");
+    return identityDecision(
+      docs,
+      { action, resource, context: { [RESOURCE_ACCOUNT]: resourceAccount, ...context } },
+      boundary,
+    );
   }
 }
 
@@ -774,6 +789,17 @@ function functionRolesWithinBoundary(c: Checker, input: CheckInput, env: string)
         )
           c.fail(check, `${env}'s boundary allows ${action} on ${other}'s ${resource}`);
   }
+  // S3's ARNs name no account: arn:aws:s3:::<prefix>-* matches a bucket of that name in any account. Once
+  // one of the environment's buckets is gone (the results bucket, an environment destroyed), whoever
+  // registers its name elsewhere would receive what the functions write, or feed them what they read.
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  for (const resource of environmentResources(inv).filter((r) => serviceOf(r) === "s3"))
+    for (const action of scopedActions([boundary]).filter((a) => a.split(":")[0]?.toLowerCase() === "s3"))
+      if (c.ask([boundary], action, resource, { [RESOURCE_ACCOUNT]: ANOTHER_ACCOUNT }) === "allowed")
+        c.fail(
+          check,
+          `${env}'s boundary allows ${action} on ${resource} of another account (S3 names are global: not ${RESOURCE_ACCOUNT} ${account})`,
+        );
   for (const action of IAM_WRITES)
     if (c.ask([boundary], action, "*") === "allowed") c.fail(check, `${env}'s boundary allows ${action}`);
 }

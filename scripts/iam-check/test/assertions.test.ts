@@ -325,3 +325,86 @@ describe("deploy-role-iam: no principal, identity provider or policy of the acco
       expect(messages).toContain(`mcp-dev-deploy may ${action} (*)`);
   });
 });
+
+describe("function-boundary: a bucket of the same name in another account", () => {
+  // S3's ARNs hold no account: arn:aws:s3:::mcp-dev-* names a bucket of that name in any account. Once one
+  // of the environment's buckets is gone, whoever registers its name elsewhere gets what the functions write.
+  const account = "123456789012";
+  const boundaryArn = `arn:aws:iam::${account}:policy/mcp-dev-function-boundary`;
+  const bucket = `arn:aws:s3:::mcp-dev-quarantine-${account}`;
+  const objects = (condition?: Statement["Condition"]): Statement => ({
+    Effect: "Allow",
+    Action: ["s3:GetObject", "s3:PutObject"],
+    Resource: "arn:aws:s3:::mcp-dev-*",
+    ...(condition ? { Condition: condition } : {}),
+  });
+  const findings = (boundary: Statement) => {
+    const processor: Role = {
+      address: "module.pipeline.module.processor.aws_iam_role.this",
+      name: "mcp-dev-processor",
+      arn: `arn:aws:iam::${account}:role/mcp-dev/mcp-dev-processor`,
+      path: "/mcp-dev/",
+      trust: {
+        Statement: [
+          { Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" },
+        ],
+      },
+      inline: [
+        {
+          name: "processor",
+          document: {
+            Statement: [{ Effect: "Allow", Action: "s3:PutObject", Resource: `${bucket}/kinesis/*` }],
+          },
+        },
+      ],
+      attached: [],
+      boundary: boundaryArn,
+    };
+    const deploy: Role = {
+      address: 'aws_iam_role.deploy["dev"]',
+      name: "mcp-dev-deploy",
+      arn: `arn:aws:iam::${account}:role/mcp-dev-deploy`,
+      path: "/",
+      trust: { Statement: [] },
+      inline: [],
+      attached: [],
+      boundary: null,
+    };
+    return runChecks(
+      {
+        bootstrap: {
+          root: "bootstrap",
+          roles: [deploy],
+          managedPolicies: new Map([[boundaryArn, { Statement: [boundary] }]]),
+          resourcePolicies: [],
+          arns: [],
+        },
+        environments: {
+          dev: {
+            root: "dev",
+            roles: [processor],
+            managedPolicies: new Map(),
+            resourcePolicies: [],
+            arns: [bucket],
+          },
+        },
+        repository: "o/r",
+        deployBranch: "main",
+      },
+      { planOnPullRequest: [] },
+    )
+      .findings.filter((f) => f.check === "function-boundary")
+      .map((f) => f.message);
+  };
+
+  it("a boundary that allows objects of any account's bucket of the name is a finding", () => {
+    expect(findings(objects()).filter((m) => m.includes("/kinesis/probe.json"))).toEqual([
+      `dev's boundary allows s3:GetObject on ${bucket}/kinesis/probe.json of another account (S3 names are global: not aws:ResourceAccount ${account})`,
+      `dev's boundary allows s3:PutObject on ${bucket}/kinesis/probe.json of another account (S3 names are global: not aws:ResourceAccount ${account})`,
+    ]);
+  });
+
+  it("held to the account (aws:ResourceAccount), the function's own writes are still allowed", () => {
+    expect(findings(objects({ StringEquals: { "aws:ResourceAccount": account } }))).toEqual([]);
+  });
+});
