@@ -816,7 +816,14 @@ function resourcePoliciesStayInAccount(c: Checker, inv: Inventory): void {
         continue;
       }
       for (const principal of [s.Principal?.AWS ?? []].flat())
-        if (principal === "*" || accountOf(principal) !== account)
+        if (principal === "*")
+          // Whatever its conditions (SNS's default policy holds it to the account: every role of it, every
+          // environment's included), a policy is no place to grant every principal.
+          c.fail(
+            check,
+            `${inv.root}: ${p.address} allows every principal ("AWS": "*") (${s.Sid ?? "no Sid"})`,
+          );
+        else if (accountOf(principal) !== account)
           c.fail(check, `${inv.root}: ${p.address} allows ${principal}, outside account ${account}`);
     }
 }

@@ -172,6 +172,17 @@ export function inventory(root: string, plan: PlanJson): Inventory {
       document: parseDocument(root, p.address, p.values.policy),
     })),
   );
+  // The policy a topic holds, as read back after the apply: the one an aws_sns_topic_policy set, or, with
+  // none, SNS's default, which lets every principal of the account publish, subscribe, change or delete
+  // the topic (a policy no root renders, but the topic has it all the same).
+  for (const t of of("aws_sns_topic"))
+    if (typeof t.values.policy === "string" && t.values.policy !== "")
+      resourcePolicies.push({
+        address: t.address,
+        kind: "topic",
+        resource: str(t.values.arn) ?? t.address,
+        document: parseDocument(root, t.address, t.values.policy),
+      });
 
   const arns = [...new Set(resources.map((r) => str(r.values.arn)).filter((a): a is string => a !== null))];
   const queues = of("aws_sqs_queue").flatMap((q) => {

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runChecks } from "../assertions.ts";
-import type { Inventory, RedriveAllow, Role } from "../inventory.ts";
+import { type Inventory, inventory, type RedriveAllow, type Role } from "../inventory.ts";
 import { loadPlans } from "../main.ts";
 import type { Statement } from "../policy-eval.ts";
 
@@ -406,5 +406,77 @@ describe("function-boundary: a bucket of the same name in another account", () =
 
   it("held to the account (aws:ResourceAccount), the function's own writes are still allowed", () => {
     expect(findings(objects({ StringEquals: { "aws:ResourceAccount": account } }))).toEqual([]);
+  });
+});
+
+describe("resource-exposure: the policy a topic holds, rendered or AWS's default", () => {
+  // A topic created without a policy gets SNS's default one (moto renders the same): every principal of
+  // the account may publish, subscribe, change the topic's attributes and permissions, or delete it. In
+  // one account, that is every other environment's roles.
+  const topic = "arn:aws:sns:eu-west-1:123456789012:mcp-prod-alarms";
+  const defaultPolicy = JSON.stringify({
+    Id: "__default_policy_ID",
+    Statement: [
+      {
+        Sid: "__default_statement_ID",
+        Effect: "Allow",
+        Principal: { AWS: "*" },
+        Action: [
+          "SNS:Publish",
+          "SNS:Subscribe",
+          "SNS:SetTopicAttributes",
+          "SNS:AddPermission",
+          "SNS:DeleteTopic",
+        ],
+        Resource: topic,
+        Condition: { StringEquals: { "AWS:SourceOwner": "123456789012" } },
+      },
+    ],
+  });
+  const plan = (policy: string) => ({
+    planned_values: {
+      root_module: {
+        resources: [
+          {
+            address: "module.pipeline.module.alarms.aws_sns_topic.alarms",
+            mode: "managed",
+            type: "aws_sns_topic",
+            values: { arn: topic, name: "mcp-prod-alarms", policy },
+          },
+        ],
+      },
+    },
+  });
+  const findings = (policy: string) =>
+    runChecks(
+      {
+        bootstrap: inventory("prod", plan(policy)),
+        environments: {},
+        repository: "o/r",
+        deployBranch: "main",
+      },
+      { planOnPullRequest: [] },
+    )
+      .findings.filter((f) => f.check === "resource-exposure")
+      .map((f) => f.message);
+
+  it("SNS's default policy on a topic is a finding", () => {
+    expect(findings(defaultPolicy)).toEqual([
+      'prod: module.pipeline.module.alarms.aws_sns_topic.alarms allows every principal ("AWS": "*") (__default_statement_ID)',
+    ]);
+  });
+
+  it("a topic policy that lets CloudWatch alone publish is not", () => {
+    const cloudWatchOnly = JSON.stringify({
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { Service: "cloudwatch.amazonaws.com" },
+          Action: "sns:Publish",
+          Resource: topic,
+        },
+      ],
+    });
+    expect(findings(cloudWatchOnly)).toEqual([]);
   });
 });
