@@ -282,13 +282,32 @@ function cloudWatchMayEncrypt(
   account: string,
   alarm: string,
 ): Decision {
-  return decide([keyPolicy], {
-    action: "kms:GenerateDataKey",
-    resource: key,
+  return cloudWatchMay(keyPolicy, "kms:GenerateDataKey", key, account, alarm);
+}
+
+/** What a resource's policy answers CloudWatch acting for `alarm` (publish to a topic, use a key). */
+function cloudWatchMay(
+  policy: PolicyDocument,
+  action: string,
+  resource: string,
+  account: string,
+  alarm: string,
+): Decision {
+  return decide([policy], {
+    action,
+    resource,
     principal: { kind: "Service", name: "cloudwatch.amazonaws.com" },
     context: { "aws:SourceAccount": account, "aws:SourceArn": alarm },
   });
 }
+
+/**
+ * The topic policies a root renders (aws_sns_topic_policy). SNS's default policy, which a topic without
+ * one holds, is resource-exposure's finding; CloudWatch's way through it ("AWS": "*" for the account) is
+ * not one this evaluator reads, so it is not asked here.
+ */
+const topicPolicies = (inv: Inventory) =>
+  inv.resourcePolicies.filter((p) => p.kind === "topic" && /(^|\.)aws_sns_topic_policy\./.test(p.address));
 
 /** Item 1: the deploy role cannot make itself (or anything of bootstrap) more powerful, nor its roles. */
 function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): void {
@@ -454,6 +473,11 @@ function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, oth
     if (cloudWatchMayEncrypt(key.document, key.resource, account, alarm) === "allowed")
       c.fail(check, `${other}'s key ${key.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
   }
+  for (const topic of topicPolicies(target)) {
+    c.evaluated += 1;
+    if (cloudWatchMay(topic.document, "sns:Publish", topic.resource, account, alarm) === "allowed")
+      c.fail(check, `${other}'s topic ${topic.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
+  }
 }
 
 /** Item 4: no key of the account, whoever created it, can be taken over by re-tagging it. */
@@ -535,6 +559,17 @@ function ownAlarmsStillPublish(c: Checker, input: CheckInput, env: string): void
       c.fail(
         check,
         `positive control: ${env}'s key ${key.resource} refuses CloudWatch for its own alarm ${alarm}`,
+      );
+  }
+  for (const topic of topicPolicies(target)) {
+    c.evaluated += 1;
+    if (
+      alarm !== undefined &&
+      cloudWatchMay(topic.document, "sns:Publish", topic.resource, accountOf(deploy.arn), alarm) !== "allowed"
+    )
+      c.fail(
+        check,
+        `positive control: ${env}'s topic ${topic.resource} refuses CloudWatch for its own alarm ${alarm}`,
       );
   }
 }

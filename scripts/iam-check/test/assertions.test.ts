@@ -480,3 +480,79 @@ describe("resource-exposure: the policy a topic holds, rendered or AWS's default
     expect(findings(cloudWatchOnly)).toEqual([]);
   });
 });
+
+describe("cross-environment: the alarm topic's policy lets CloudWatch publish for its own alarms only", () => {
+  const account = "123456789012";
+  const alarms = (env: string) => `arn:aws:cloudwatch:eu-west-1:${account}:alarm:mcp-${env}-*`;
+  const topicOf = (env: string) => `arn:aws:sns:eu-west-1:${account}:mcp-${env}-alarms`;
+  const environment = (env: string, sourceArn: string): Inventory => ({
+    root: env,
+    roles: [],
+    managedPolicies: new Map(),
+    arns: [topicOf(env), `arn:aws:cloudwatch:eu-west-1:${account}:alarm:mcp-${env}-processor-iterator-age`],
+    resourcePolicies: [
+      {
+        address: "module.pipeline.module.alarms.aws_sns_topic_policy.alarms",
+        kind: "topic",
+        resource: topicOf(env),
+        document: {
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { Service: "cloudwatch.amazonaws.com" },
+              Action: "sns:Publish",
+              Resource: topicOf(env),
+              Condition: {
+                StringEquals: { "aws:SourceAccount": account },
+                ArnLike: { "aws:SourceArn": sourceArn },
+              },
+            },
+          ],
+        },
+      },
+    ],
+  });
+  const deploy = (env: string): Role => ({
+    address: `aws_iam_role.deploy["${env}"]`,
+    name: `mcp-${env}-deploy`,
+    arn: `arn:aws:iam::${account}:role/mcp-${env}-deploy`,
+    path: "/",
+    trust: { Statement: [] },
+    inline: [],
+    attached: [],
+    boundary: null,
+  });
+  const findings = (prodSourceArn: string) =>
+    runChecks(
+      {
+        bootstrap: {
+          root: "bootstrap",
+          roles: [deploy("dev"), deploy("prod")],
+          managedPolicies: new Map(),
+          resourcePolicies: [],
+          arns: [],
+        },
+        environments: { dev: environment("dev", alarms("dev")), prod: environment("prod", prodSourceArn) },
+        repository: "o/r",
+        deployBranch: "main",
+      },
+      { planOnPullRequest: [] },
+    )
+      .findings.filter(
+        (f) => f.check === "cross-environment" && / CloudWatch (for|publish for) /.test(f.message),
+      )
+      .map((f) => f.message);
+
+  it("each topic admits its own environment's alarms, and no other's", () => {
+    expect(findings(alarms("prod"))).toEqual([]);
+  });
+
+  it("a topic that admits every alarm of the account is a finding; one that admits none fails the control", () => {
+    expect(findings(`arn:aws:cloudwatch:eu-west-1:${account}:alarm:*`)).toEqual([
+      `prod's topic ${topicOf("prod")} lets CloudWatch publish for dev's alarm arn:aws:cloudwatch:eu-west-1:${account}:alarm:mcp-dev-probe`,
+    ]);
+    expect(findings(alarms("staging"))).toEqual([
+      `positive control: prod's topic ${topicOf("prod")} refuses CloudWatch for its own alarm arn:aws:cloudwatch:eu-west-1:${account}:alarm:mcp-prod-processor-iterator-age`,
+    ]);
+  });
+});
