@@ -68,6 +68,22 @@ describe("workflow rules", () => {
     ]);
   });
 
+  // One account per environment (docs/deploy.md's recommended layout) means one state bucket per
+  // environment; the plan job runs in no GitHub environment, so a repository variable is all it sees.
+  it("a state bucket taken from one variable for every environment is refused (state-bucket-per-environment)", async () => {
+    const workflows = await load(join(root, ".github", "workflows"));
+    const apply = structuredClone(workflows["apply.yml"]) as Workflow;
+    for (const s of apply.jobs.plan?.steps ?? [])
+      if (s.env?.STATE_BUCKET !== undefined)
+        (s as { env: Record<string, unknown> }).env = {
+          ...s.env,
+          STATE_BUCKET: "${{ vars.TF_STATE_BUCKET }}",
+        };
+    expect(
+      workflowViolations({ ...workflows, "apply.yml": apply }, options).map((v) => `${v.rule} ${v.where}`),
+    ).toEqual(["state-bucket-per-environment apply.yml plan"]);
+  });
+
   it("main's workflows at 5096171 break each rule", async () => {
     const violations = workflowViolations(
       await load(join(root, "scripts", "ci", "fixtures", "workflows-5096171")),
@@ -90,5 +106,6 @@ describe("workflow rules", () => {
     expect(byRule("pull-request-plans")).toEqual(["ci.yml plan: plans prod on pull requests"]);
     expect(byRule("lockfile-readonly")).toHaveLength(3);
     expect(byRule("checkout-credentials")).toHaveLength(6);
+    expect(byRule("state-bucket-per-environment")).toHaveLength(2);
   });
 });
