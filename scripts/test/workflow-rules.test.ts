@@ -77,6 +77,7 @@ describe("workflow rules", () => {
       if (s.env?.STATE_BUCKET !== undefined)
         (s as { env: Record<string, unknown> }).env = {
           ...s.env,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a template.
           STATE_BUCKET: "${{ vars.TF_STATE_BUCKET }}",
         };
     expect(
