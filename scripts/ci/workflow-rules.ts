@@ -198,26 +198,30 @@ function initsReadOnly(w: Workflows, out: Violation[]): void {
 }
 
 /**
- * Every terraform init names the state bucket of the environment it plans or applies. With one account per
- * environment (docs/deploy.md's recommended layout) each environment has its own bucket, and the plan
- * job, in no GitHub environment, sees only repository variables: one TF_STATE_BUCKET for all would send
- * prod's plan to dev's account. `vars[format('TF_STATE_BUCKET_{0}', <environment>)]` (with
- * `|| vars.TF_STATE_BUCKET` for one account) names it per environment.
+ * Every terraform init names the state bucket, and its region, of the environment it plans or applies.
+ * With one account per environment (docs/deploy.md's recommended layout) each environment has its own
+ * bucket, perhaps in its own region, and the plan job, in no GitHub environment, sees only repository
+ * variables: one TF_STATE_BUCKET for all would send prod's plan to dev's account.
+ * `vars[format('TF_STATE_BUCKET_{0}', <environment>)]` (with `|| vars.TF_STATE_BUCKET` for one account)
+ * names it per environment, and AWS_REGION_<environment> its region.
  */
-function stateBucketPerEnvironment(w: Workflows, out: Violation[]): void {
-  const perEnvironment = /vars\[format\('TF_STATE_BUCKET_\{0\}', (inputs|matrix)\.environment\)\]/;
+function backendPerEnvironment(w: Workflows, out: Violation[]): void {
+  const perEnvironment = (variable: string) =>
+    new RegExp(`vars\\[format\\('${variable}_\\{0\\}', (inputs|matrix)\\.environment\\)\\]`);
   for (const [file, workflow] of Object.entries(w))
     for (const [name, job] of Object.entries(workflow.jobs))
       for (const step of job.steps ?? [])
-        if (
-          /\bterraform\b.*\binit\b.*bucket=\$STATE_BUCKET/.test(step.run ?? "") &&
-          !perEnvironment.test(String(step.env?.STATE_BUCKET ?? ""))
-        )
-          out.push({
-            rule: "state-bucket-per-environment",
-            where: `${file} ${name}`,
-            message: `STATE_BUCKET is ${String(step.env?.STATE_BUCKET ?? "unset")}, the same for every environment: with one account per environment each has its own (vars[format('TF_STATE_BUCKET_{0}', <environment>)])`,
-          });
+        if (/\bterraform\b.*\binit\b.*bucket=\$STATE_BUCKET/.test(step.run ?? ""))
+          for (const [env, variable] of [
+            ["STATE_BUCKET", "TF_STATE_BUCKET"],
+            ["AWS_REGION", "AWS_REGION"],
+          ] as const)
+            if (!perEnvironment(variable).test(String(step.env?.[env] ?? "")))
+              out.push({
+                rule: "backend-per-environment",
+                where: `${file} ${name}`,
+                message: `${env} is ${String(step.env?.[env] ?? "unset")}, the same for every environment: with one account per environment each has its own (vars[format('${variable}_{0}', <environment>)])`,
+              });
 }
 
 /** No checkout leaves the job's token in .git/config (zizmor's artipacked). */
@@ -244,6 +248,6 @@ export function workflowViolations(
   pullRequestsPlanDevOnly(w, out, options.planOnPullRequest);
   initsReadOnly(w, out);
   checkoutsForgetCredentials(w, out);
-  stateBucketPerEnvironment(w, out);
+  backendPerEnvironment(w, out);
   return out;
 }

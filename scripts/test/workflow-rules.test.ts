@@ -70,7 +70,7 @@ describe("workflow rules", () => {
 
   // One account per environment (docs/deploy.md's recommended layout) means one state bucket per
   // environment; the plan job runs in no GitHub environment, so a repository variable is all it sees.
-  it("a state bucket taken from one variable for every environment is refused (state-bucket-per-environment)", async () => {
+  it("a state bucket or region taken from one variable for every environment is refused (backend-per-environment)", async () => {
     const workflows = await load(join(root, ".github", "workflows"));
     const apply = structuredClone(workflows["apply.yml"]) as Workflow;
     for (const s of apply.jobs.plan?.steps ?? [])
@@ -82,7 +82,7 @@ describe("workflow rules", () => {
         };
     expect(
       workflowViolations({ ...workflows, "apply.yml": apply }, options).map((v) => `${v.rule} ${v.where}`),
-    ).toEqual(["state-bucket-per-environment apply.yml plan"]);
+    ).toEqual(["backend-per-environment apply.yml plan"]);
   });
 
   it("main's workflows at 5096171 break each rule", async () => {
@@ -107,6 +107,6 @@ describe("workflow rules", () => {
     expect(byRule("pull-request-plans")).toEqual(["ci.yml plan: plans prod on pull requests"]);
     expect(byRule("lockfile-readonly")).toHaveLength(3);
     expect(byRule("checkout-credentials")).toHaveLength(6);
-    expect(byRule("state-bucket-per-environment")).toHaveLength(2);
+    expect(byRule("backend-per-environment")).toHaveLength(4);
   });
 });
