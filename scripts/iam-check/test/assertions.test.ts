@@ -2,12 +2,18 @@
 // tf:check on moto at 5096171), which must fail each check of the issue's items, and on hand-made cases.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runChecks } from "../assertions.ts";
+import { type CheckInput, runChecks } from "../assertions.ts";
 import { type Inventory, inventory, type RedriveAllow, type Role } from "../inventory.ts";
 import { loadPlans } from "../main.ts";
 import type { Statement } from "../policy-eval.ts";
 
 const fixture = join(import.meta.dirname, "..", "fixtures", "main-5096171");
+
+/** One check's findings on hand-made inventories, for repository o/r deployed from main. */
+const findingsOf = (check: string, input: Pick<CheckInput, "bootstrap" | "environments">): string[] =>
+  runChecks({ ...input, repository: "o/r", deployBranch: "main" }, { planOnPullRequest: [] })
+    .findings.filter((f) => f.check === check)
+    .map((f) => f.message);
 
 describe("main's roots at 5096171", () => {
   it("fail every check an item of issue 25 names, with the finding a reviewer would write", async () => {
@@ -370,31 +376,24 @@ describe("function-boundary: a bucket of the same name in another account", () =
       attached: [],
       boundary: null,
     };
-    return runChecks(
-      {
-        bootstrap: {
-          root: "bootstrap",
-          roles: [deploy],
-          managedPolicies: new Map([[boundaryArn, { Statement: [boundary] }]]),
-          resourcePolicies: [],
-          arns: [],
-        },
-        environments: {
-          dev: {
-            root: "dev",
-            roles: [processor],
-            managedPolicies: new Map(),
-            resourcePolicies: [],
-            arns: [bucket],
-          },
-        },
-        repository: "o/r",
-        deployBranch: "main",
+    return findingsOf("function-boundary", {
+      bootstrap: {
+        root: "bootstrap",
+        roles: [deploy],
+        managedPolicies: new Map([[boundaryArn, { Statement: [boundary] }]]),
+        resourcePolicies: [],
+        arns: [],
       },
-      { planOnPullRequest: [] },
-    )
-      .findings.filter((f) => f.check === "function-boundary")
-      .map((f) => f.message);
+      environments: {
+        dev: {
+          root: "dev",
+          roles: [processor],
+          managedPolicies: new Map(),
+          resourcePolicies: [],
+          arns: [bucket],
+        },
+      },
+    });
   };
 
   it("a boundary that allows objects of any account's bucket of the name is a finding", () => {
@@ -448,17 +447,7 @@ describe("resource-exposure: the policy a topic holds, rendered or AWS's default
     },
   });
   const findings = (policy: string) =>
-    runChecks(
-      {
-        bootstrap: inventory("prod", plan(policy)),
-        environments: {},
-        repository: "o/r",
-        deployBranch: "main",
-      },
-      { planOnPullRequest: [] },
-    )
-      .findings.filter((f) => f.check === "resource-exposure")
-      .map((f) => f.message);
+    findingsOf("resource-exposure", { bootstrap: inventory("prod", plan(policy)), environments: {} });
 
   it("SNS's default policy on a topic is a finding", () => {
     expect(findings(defaultPolicy)).toEqual([
@@ -523,25 +512,16 @@ describe("cross-environment: the alarm topic's policy lets CloudWatch publish fo
     boundary: null,
   });
   const findings = (prodSourceArn: string) =>
-    runChecks(
-      {
-        bootstrap: {
-          root: "bootstrap",
-          roles: [deploy("dev"), deploy("prod")],
-          managedPolicies: new Map(),
-          resourcePolicies: [],
-          arns: [],
-        },
-        environments: { dev: environment("dev", alarms("dev")), prod: environment("prod", prodSourceArn) },
-        repository: "o/r",
-        deployBranch: "main",
+    findingsOf("cross-environment", {
+      bootstrap: {
+        root: "bootstrap",
+        roles: [deploy("dev"), deploy("prod")],
+        managedPolicies: new Map(),
+        resourcePolicies: [],
+        arns: [],
       },
-      { planOnPullRequest: [] },
-    )
-      .findings.filter(
-        (f) => f.check === "cross-environment" && / CloudWatch (for|publish for) /.test(f.message),
-      )
-      .map((f) => f.message);
+      environments: { dev: environment("dev", alarms("dev")), prod: environment("prod", prodSourceArn) },
+    }).filter((m) => / CloudWatch (for|publish for) /.test(m));
 
   it("each topic admits its own environment's alarms, and no other's", () => {
     expect(findings(alarms("prod"))).toEqual([]);
