@@ -26,6 +26,40 @@ export interface CheckInput {
   /** owner/name, as bootstrap's github_repository. */
   readonly repository: string;
   readonly deployBranch: string;
+  /**
+   * The repository's OIDC subject template the roots declare (bootstrap's output
+   * github_oidc_subject_claim_keys); GitHub's default, repo and context, where they declare none.
+   */
+  readonly subjectClaimKeys?: readonly string[];
+}
+
+/** GitHub's subject template when a repository sets none. */
+export const DEFAULT_SUBJECT_CLAIM_KEYS = ["repo", "context"] as const;
+
+/** The claims of a GitHub Actions job that a subject template can include. */
+export interface JobClaims {
+  readonly repo: string;
+  /** environment:<name>, ref:<ref> (a job without environment), or pull_request. */
+  readonly context: string;
+  /** The ref of the run (the caller's, for a reusable workflow): refs/heads/<branch>, refs/pull/<n>/merge. */
+  readonly ref: string;
+  /** <owner>/<repo>/<path of the workflow file the job is in>@<ref of that file>. */
+  readonly job_workflow_ref: string;
+}
+
+/**
+ * The `sub` GitHub puts in a job's token under a subject template (GitHub Docs, "OpenID Connect":
+ * customizing the subject claims): each key as `key:value` in the template's order, but `context` as its
+ * value alone.
+ */
+export function githubSubject(keys: readonly string[], claims: JobClaims): string {
+  return keys
+    .map((key) => {
+      const value = (claims as unknown as Record<string, string | undefined>)[key];
+      if (value === undefined) throw new Error(`no claim ${key} in the job's claims`);
+      return key === "context" ? value : `${key}:${value}`;
+    })
+    .join(":");
 }
 
 export interface Finding {
@@ -86,6 +120,35 @@ export const IAM_WRITES = [
   "iam:DeleteOpenIDConnectProvider",
 ] as const;
 
+/** IAM calls that create principals, identity providers or policies of the account. */
+export const ACCOUNT_IAM = [
+  "iam:CreateOpenIDConnectProvider",
+  "iam:CreateSAMLProvider",
+  "iam:CreateUser",
+  "iam:CreateAccessKey",
+  "iam:CreateLoginProfile",
+  "iam:CreatePolicy",
+  "iam:CreateServiceLinkedRole",
+  "iam:CreateInstanceProfile",
+  "iam:AddRoleToInstanceProfile",
+  "iam:UpdateAccountPasswordPolicy",
+  "sts:AssumeRole",
+] as const;
+
+/** A resource of the account each of ACCOUNT_IAM could name. */
+const ACCOUNT_IAM_RESOURCE: Readonly<Record<string, string>> = {
+  "iam:CreateOpenIDConnectProvider": "oidc-provider/token.actions.githubusercontent.com",
+  "iam:CreateSAMLProvider": "saml-provider/probe",
+  "iam:CreateUser": "user/probe",
+  "iam:CreateAccessKey": "user/probe",
+  "iam:CreateLoginProfile": "user/probe",
+  "iam:CreatePolicy": "policy/probe",
+  "iam:CreateServiceLinkedRole": "role/aws-service-role/lambda.amazonaws.com/probe",
+  "iam:CreateInstanceProfile": "instance-profile/probe",
+  "iam:AddRoleToInstanceProfile": "instance-profile/probe",
+  "sts:AssumeRole": "role/mcp-prod-deploy",
+};
+
 /** What a holder of a key's administration could do to take it over or destroy it. */
 export const KEY_TAKEOVER = [
   "kms:TagResource",
@@ -103,6 +166,9 @@ const OIDC_SUB = "token.actions.githubusercontent.com:sub";
 const OIDC_AUD = "token.actions.githubusercontent.com:aud";
 
 const accountOf = (arn: string) => arn.split(":")[4] ?? "";
+const RESOURCE_ACCOUNT = "aws:ResourceAccount";
+/** An account that is not the roots': the owner of a bucket registered under one of their bucket names. */
+const ANOTHER_ACCOUNT = "999999999999";
 const prefixOf = (env: string) => `mcp-${env}`;
 
 /** Every Allow action named by a principal's policies (for "whatever it may do"). */
@@ -165,6 +231,11 @@ class Checker {
     return `arn:aws:iam::${account}:policy/${prefixOf(env)}-function-boundary`;
   }
 
+  /**
+   * IAM's decision on one request. `aws:ResourceAccount` is the resource's account, as AWS sets it: the
+   * account in its ARN, or, for an ARN without one (S3's), the account the roots are applied in; a
+   * request about another account's resource of the same name says so in `context`.
+   */
   ask(
     docs: readonly PolicyDocument[],
     action: string,
@@ -173,7 +244,14 @@ class Checker {
     boundary?: readonly PolicyDocument[],
   ): Decision {
     this.evaluated += 1;
-    return identityDecision(docs, { action, resource, context }, boundary);
+    const resourceAccount = /^\d{12}$/.test(accountOf(resource))
+      ? accountOf(resource)
+      : accountOf(this.input.bootstrap.roles[0]?.arn ?? "");
+    return identityDecision(
+      docs,
+      { action, resource, context: { [RESOURCE_ACCOUNT]: resourceAccount, ...context } },
+      boundary,
+    );
   }
 }
 
@@ -184,6 +262,52 @@ function environmentResources(env: Inventory): string[] {
     .map((a) => `${a.replace(/:\*$/, "")}:*`);
   return [...env.arns, ...objects, ...logStreams];
 }
+
+const isTopic = (arn: string) => /^arn:aws:sns:[^:]+:\d{12}:[^:]+$/.test(arn);
+
+/** Names an environment's role could give resources of its own: an alarm and a queue (in other's region). */
+function ownProbe(input: CheckInput, env: string, other: Inventory): { alarm: string; queue: string } {
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  const region = other.arns.map((a) => a.split(":")[3] ?? "").find((r) => r !== "") ?? "eu-west-1";
+  return {
+    alarm: `arn:aws:cloudwatch:${region}:${account}:alarm:${prefixOf(env)}-probe`,
+    queue: `arn:aws:sqs:${region}:${account}:${prefixOf(env)}-probe`,
+  };
+}
+
+/** Whether a key's policy lets CloudWatch use it to publish an alarm's notification to the key's topic. */
+function cloudWatchMayEncrypt(
+  keyPolicy: PolicyDocument,
+  key: string,
+  account: string,
+  alarm: string,
+): Decision {
+  return cloudWatchMay(keyPolicy, "kms:GenerateDataKey", key, account, alarm);
+}
+
+/** What a resource's policy answers CloudWatch acting for `alarm` (publish to a topic, use a key). */
+function cloudWatchMay(
+  policy: PolicyDocument,
+  action: string,
+  resource: string,
+  account: string,
+  alarm: string,
+): Decision {
+  return decide([policy], {
+    action,
+    resource,
+    principal: { kind: "Service", name: "cloudwatch.amazonaws.com" },
+    context: { "aws:SourceAccount": account, "aws:SourceArn": alarm },
+  });
+}
+
+/**
+ * The topic policies a root renders (aws_sns_topic_policy). SNS's default policy, which a topic without
+ * one holds, is resource-exposure's finding; CloudWatch's way through it ("AWS": "*" for the account) is
+ * not one this evaluator reads, so it is not asked here.
+ */
+const topicPolicies = (inv: Inventory) =>
+  inv.resourcePolicies.filter((p) => p.kind === "topic" && /(^|\.)aws_sns_topic_policy\./.test(p.address));
 
 /** Item 1: the deploy role cannot make itself (or anything of bootstrap) more powerful, nor its roles. */
 function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): void {
@@ -254,6 +378,13 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
   for (const action of ["iam:DeleteRolePermissionsBoundary", "iam:UpdateAssumeRolePolicy"])
     if (c.ask(docs, action, functionRole, adversarial) === "allowed")
       c.fail(check, `${deploy.name} may ${action} on its functions' roles`);
+  // Principals and policies of the account that would outlive the environment or reach beyond it: a new
+  // identity provider (a door for another repository or IdP), users and their keys, policies it could
+  // later attach, instance profiles (a role passed to EC2 without PassRole's service condition).
+  for (const action of ACCOUNT_IAM)
+    for (const resource of ["*", `arn:aws:iam::${account}:${ACCOUNT_IAM_RESOURCE[action] ?? "*"}`])
+      if (c.ask(docs, action, resource, adversarial) === "allowed")
+        c.fail(check, `${deploy.name} may ${action} (${resource})`);
 }
 
 /** Items 1 and 4: in one account, no role of one environment reaches another's resources, roles, keys or state. */
@@ -286,6 +417,38 @@ function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, oth
     if (c.ask(docs, "lambda:CreateEventSourceMapping", "*", context) === "allowed")
       c.fail(check, `${role.name} may map an event source onto ${other}'s function ${otherFunction}`);
 
+    // Resources that take orders from another resource, not from the caller's IAM: an alarm's actions
+    // (CloudWatch publishes, the topic's key decides) and a queue's dead-letter target (the DLQ's
+    // redrive allow policy decides). What the role can write on its own resources must not reach other's.
+    const own = ownProbe(input, env, target);
+    for (const topic of target.arns.filter(isTopic))
+      if (
+        c.ask(docs, "cloudwatch:PutMetricAlarm", own.alarm, { "cloudwatch:AlarmActions": [topic] }) ===
+        "allowed"
+      )
+        c.fail(
+          check,
+          `${role.name} may point an alarm at ${other}'s topic ${topic} (cloudwatch:AlarmActions)`,
+        );
+    const canSetRedrive = ["sqs:SetQueueAttributes", "sqs:CreateQueue"].some(
+      (action) => c.ask(docs, action, own.queue) === "allowed",
+    );
+    if (canSetRedrive)
+      for (const queue of target.queues ?? []) {
+        const allow = queue.redriveAllow;
+        const outsiders =
+          allow.permission === "allowAll"
+            ? ["any queue of the account"]
+            : allow.permission === "byQueue"
+              ? allow.sources.filter((s) => !target.arns.includes(s))
+              : [];
+        if (outsiders.length > 0)
+          c.fail(
+            check,
+            `${role.name} may send its queues' dead letters into ${other}'s ${queue.arn} (a RedrivePolicy naming it; its redrive allow policy admits ${outsiders.join(", ")})`,
+          );
+      }
+
     // Keys: the key policy decides, with IAM only where it delegates to the account.
     const principal = { kind: "AWS" as const, arn: role.arn, account: accountOf(role.arn) };
     for (const key of target.resourcePolicies.filter((p) => p.kind === "key"))
@@ -300,6 +463,20 @@ function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, oth
             `${role.name} may ${action} on ${other}'s key ${key.resource} (re-tagged environment=${env})`,
           );
       }
+  }
+
+  // The key of other's alarm topic, asked by CloudWatch for an alarm of env: refused.
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  const alarm = ownProbe(input, env, target).alarm;
+  for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
+    c.evaluated += 1;
+    if (cloudWatchMayEncrypt(key.document, key.resource, account, alarm) === "allowed")
+      c.fail(check, `${other}'s key ${key.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
+  }
+  for (const topic of topicPolicies(target)) {
+    c.evaluated += 1;
+    if (cloudWatchMay(topic.document, "sns:Publish", topic.resource, account, alarm) === "allowed")
+      c.fail(check, `${other}'s topic ${topic.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
   }
 }
 
@@ -356,6 +533,47 @@ function ownKeyStillManaged(c: Checker, input: CheckInput, env: string): void {
   }
 }
 
+/**
+ * Positive controls of the cross-environment alarm checks: the deploy role still points its alarms at its
+ * own topic, and its topic's key still lets CloudWatch publish for its own alarms.
+ */
+function ownAlarmsStillPublish(c: Checker, input: CheckInput, env: string): void {
+  const check = "cross-environment";
+  const target = input.environments[env];
+  const deploy = c.role(`${prefixOf(env)}-deploy`);
+  if (target === undefined || deploy === undefined) return;
+  const alarm = target.arns.find((a) => a.includes(":alarm:"));
+  const docs = c.policies(deploy, check);
+  for (const topic of target.arns.filter(isTopic))
+    if (
+      alarm !== undefined &&
+      c.ask(docs, "cloudwatch:PutMetricAlarm", alarm, { "cloudwatch:AlarmActions": [topic] }) !== "allowed"
+    )
+      c.fail(check, `positive control: ${deploy.name} cannot point its alarm ${alarm} at its topic ${topic}`);
+  for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
+    c.evaluated += 1;
+    if (
+      alarm !== undefined &&
+      cloudWatchMayEncrypt(key.document, key.resource, accountOf(deploy.arn), alarm) !== "allowed"
+    )
+      c.fail(
+        check,
+        `positive control: ${env}'s key ${key.resource} refuses CloudWatch for its own alarm ${alarm}`,
+      );
+  }
+  for (const topic of topicPolicies(target)) {
+    c.evaluated += 1;
+    if (
+      alarm !== undefined &&
+      cloudWatchMay(topic.document, "sns:Publish", topic.resource, accountOf(deploy.arn), alarm) !== "allowed"
+    )
+      c.fail(
+        check,
+        `positive control: ${env}'s topic ${topic.resource} refuses CloudWatch for its own alarm ${alarm}`,
+      );
+  }
+}
+
 /** Item 3: plan roles read configuration and their own state, never data, never another state. */
 function planRolesReadNoData(c: Checker, input: CheckInput, env: string): void {
   const check = "plan-role-reads";
@@ -393,12 +611,12 @@ function planRolesReadNoData(c: Checker, input: CheckInput, env: string): void {
     c.fail(check, `positive control: ${plan.name} cannot DescribeTable ${table}, which refresh reads`);
 }
 
-interface Subject {
+interface Scenario {
   readonly what: string;
-  readonly sub: string;
+  readonly claims: JobClaims;
 }
 
-/** Item 2: who gets which role from GitHub. */
+/** Item 2: who gets which role from GitHub, as GitHub renders each job's subject under the template. */
 function trustIsBoundToWorkflowAndBranch(
   c: Checker,
   input: CheckInput,
@@ -408,40 +626,59 @@ function trustIsBoundToWorkflowAndBranch(
   const check = "github-trust";
   const repo = input.repository;
   const main = `refs/heads/${input.deployBranch}`;
-  const apply = `${repo}/.github/workflows/apply.yml@${main}`;
-  const cases: { role: string; allowed: Subject[]; denied: Subject[] }[] = [
+  const pr = "refs/pull/7/merge";
+  const file = (name: string, ref: string) => `${repo}/.github/workflows/${name}@${ref}`;
+  const job = (context: string, ref: string, workflow: string): JobClaims => ({
+    repo,
+    context,
+    ref,
+    job_workflow_ref: workflow,
+  });
+  const inEnv = `environment:${env}`;
+  const cases: { role: string; allowed: Scenario[]; denied: Scenario[] }[] = [
     {
       role: `${prefixOf(env)}-deploy`,
       allowed: [
         {
           what: "apply.yml on the deploy branch in its environment",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${apply}`,
+          claims: job(inEnv, main, file("apply.yml", main)),
         },
       ],
       denied: [
         {
-          what: "GitHub's default subject (any workflow naming the environment)",
-          sub: `repo:${repo}:environment:${env}`,
-        },
-        {
           what: "a pull request's workflow that adds the environment",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/evil.yml@refs/pull/7/merge`,
+          claims: job(inEnv, pr, file("evil.yml", pr)),
         },
         {
           what: "apply.yml dispatched from another branch",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+          claims: job(inEnv, "refs/heads/feature", file("apply.yml", "refs/heads/feature")),
+        },
+        {
+          // uses: <owner>/<repo>/.github/workflows/apply.yml@main from a workflow of another branch: the
+          // job runs main's apply.yml, with that branch's ref, checkout and inputs.
+          what: "a workflow of another branch calling apply.yml@main in the environment",
+          claims: job(inEnv, "refs/heads/feature", file("apply.yml", main)),
+        },
+        {
+          what: "a pull request's workflow calling apply.yml@main in the environment",
+          claims: job(inEnv, pr, file("apply.yml", main)),
         },
         {
           what: "another workflow on the deploy branch",
-          sub: `repo:${repo}:environment:${env}:job_workflow_ref:${repo}/.github/workflows/ci.yml@${main}`,
+          claims: job(inEnv, main, file("ci.yml", main)),
         },
         {
           what: "a pull request",
-          sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
+          claims: job("pull_request", pr, file("ci.yml", pr)),
         },
         {
           what: "another repository",
-          sub: `repo:${repo}-fork:environment:${env}:job_workflow_ref:${repo}-fork/.github/workflows/apply.yml@${main}`,
+          claims: {
+            repo: `${repo}-fork`,
+            context: inEnv,
+            ref: main,
+            job_workflow_ref: `${repo}-fork/.github/workflows/apply.yml@${main}`,
+          },
         },
       ],
     },
@@ -450,34 +687,36 @@ function trustIsBoundToWorkflowAndBranch(
       allowed: [
         {
           what: "apply.yml's plan job on the deploy branch",
-          sub: `repo:${repo}:ref:${main}:job_workflow_ref:${apply}`,
+          claims: job(`ref:${main}`, main, file("apply.yml", main)),
         },
         ...(planOnPullRequest
-          ? [
-              {
-                what: "ci.yml on a pull request",
-                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
-              },
-            ]
+          ? [{ what: "ci.yml on a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]
           : []),
       ],
       denied: [
         ...(planOnPullRequest
           ? []
-          : [
-              {
-                what: "a pull request",
-                sub: `repo:${repo}:pull_request:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`,
-              },
-            ]),
-        { what: "GitHub's default subject of a pull request", sub: `repo:${repo}:pull_request` },
+          : [{ what: "a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]),
         {
           what: "another branch",
-          sub: `repo:${repo}:ref:refs/heads/feature:job_workflow_ref:${repo}/.github/workflows/apply.yml@refs/heads/feature`,
+          claims: job(
+            "ref:refs/heads/feature",
+            "refs/heads/feature",
+            file("apply.yml", "refs/heads/feature"),
+          ),
+        },
+        {
+          what: "a pull request's workflow calling apply.yml@main",
+          claims: job("pull_request", pr, file("apply.yml", main)),
+        },
+        {
+          what: "a workflow of another branch calling apply.yml@main",
+          claims: job("ref:refs/heads/feature", "refs/heads/feature", file("apply.yml", main)),
         },
       ],
     },
   ];
+  const keys = input.subjectClaimKeys ?? DEFAULT_SUBJECT_CLAIM_KEYS;
   for (const { role: name, allowed, denied } of cases) {
     const role = c.role(name);
     if (role === undefined) {
@@ -502,11 +741,41 @@ function trustIsBoundToWorkflowAndBranch(
         context: { [OIDC_AUD]: "sts.amazonaws.com", [OIDC_SUB]: sub },
       });
     };
-    for (const s of allowed)
-      if (assume(s.sub) !== "allowed")
-        c.fail(check, `positive control: ${name} refuses ${s.what} (${s.sub})`);
-    for (const s of denied)
-      if (assume(s.sub) === "allowed") c.fail(check, `${name} trusts ${s.what} (${s.sub})`);
+    for (const s of allowed) {
+      const sub = githubSubject(keys, s.claims);
+      if (assume(sub) !== "allowed") c.fail(check, `positive control: ${name} refuses ${s.what} (${sub})`);
+    }
+    const allowedSubs = new Set(allowed.map((s) => githubSubject(keys, s.claims)));
+    for (const s of denied) {
+      const sub = githubSubject(keys, s.claims);
+      if (assume(sub) === "allowed")
+        c.fail(
+          check,
+          `${name} trusts ${s.what} (${sub}${allowedSubs.has(sub) ? ": the template gives it the subject of the job the role is for" : ""})`,
+        );
+    }
+    // Whatever the template: a repository that has not set it (GitHub's default subject, for any job of
+    // the environment or any pull request) gets nothing.
+    for (const [what, context] of [
+      ["any workflow naming the environment", inEnv],
+      ["a pull request", "pull_request"],
+    ] as const) {
+      const sub = githubSubject(DEFAULT_SUBJECT_CLAIM_KEYS, job(context, pr, file("evil.yml", pr)));
+      if (assume(sub) === "allowed")
+        c.fail(check, `${name} trusts GitHub's default subject (${what}) (${sub})`);
+    }
+    // And the audience: a token minted for another audience is refused.
+    c.evaluated += 1;
+    const sub = githubSubject(keys, allowed[0]?.claims ?? job(inEnv, main, file("apply.yml", main)));
+    if (
+      decide([role.trust], {
+        action: "sts:AssumeRoleWithWebIdentity",
+        resource: role.arn,
+        principal: { kind: "Federated", arn: federated },
+        context: { [OIDC_AUD]: "https://github.com/example", [OIDC_SUB]: sub },
+      }) === "allowed"
+    )
+      c.fail(check, `${name} trusts a token of another audience than sts.amazonaws.com`);
   }
 }
 
@@ -555,6 +824,17 @@ function functionRolesWithinBoundary(c: Checker, input: CheckInput, env: string)
         )
           c.fail(check, `${env}'s boundary allows ${action} on ${other}'s ${resource}`);
   }
+  // S3's ARNs name no account: arn:aws:s3:::<prefix>-* matches a bucket of that name in any account. Once
+  // one of the environment's buckets is gone (the results bucket, an environment destroyed), whoever
+  // registers its name elsewhere would receive what the functions write, or feed them what they read.
+  const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
+  for (const resource of environmentResources(inv).filter((r) => serviceOf(r) === "s3"))
+    for (const action of scopedActions([boundary]).filter((a) => a.split(":")[0]?.toLowerCase() === "s3"))
+      if (c.ask([boundary], action, resource, { [RESOURCE_ACCOUNT]: ANOTHER_ACCOUNT }) === "allowed")
+        c.fail(
+          check,
+          `${env}'s boundary allows ${action} on ${resource} of another account (S3 names are global: not ${RESOURCE_ACCOUNT} ${account})`,
+        );
   for (const action of IAM_WRITES)
     if (c.ask([boundary], action, "*") === "allowed") c.fail(check, `${env}'s boundary allows ${action}`);
 }
@@ -571,7 +851,14 @@ function resourcePoliciesStayInAccount(c: Checker, inv: Inventory): void {
         continue;
       }
       for (const principal of [s.Principal?.AWS ?? []].flat())
-        if (principal === "*" || accountOf(principal) !== account)
+        if (principal === "*")
+          // Whatever its conditions (SNS's default policy holds it to the account: every role of it, every
+          // environment's included), a policy is no place to grant every principal.
+          c.fail(
+            check,
+            `${inv.root}: ${p.address} allows every principal ("AWS": "*") (${s.Sid ?? "no Sid"})`,
+          );
+        else if (accountOf(principal) !== account)
           c.fail(check, `${inv.root}: ${p.address} allows ${principal}, outside account ${account}`);
     }
 }
@@ -587,6 +874,7 @@ export function runChecks(
     for (const other of envs) if (other !== env) environmentsAreIsolated(c, input, env, other);
     noKeyTakeoverByTag(c, env);
     ownKeyStillManaged(c, input, env);
+    ownAlarmsStillPublish(c, input, env);
     planRolesReadNoData(c, input, env);
     trustIsBoundToWorkflowAndBranch(c, input, env, options.planOnPullRequest.includes(env));
     functionRolesWithinBoundary(c, input, env);

@@ -22,7 +22,10 @@ interface PlanModule {
 
 /** The part of `terraform show -json` this reads (a fixture may hold only that). */
 export interface PlanJson {
-  readonly planned_values: { readonly root_module: PlanModule };
+  readonly planned_values: {
+    readonly root_module: PlanModule;
+    readonly outputs?: Readonly<Record<string, { readonly value?: unknown }>>;
+  };
 }
 
 export interface Role {
@@ -45,6 +48,20 @@ export interface ResourcePolicy {
   readonly document: PolicyDocument;
 }
 
+/**
+ * Which queues may name a queue as their dead-letter queue (its RedriveAllowPolicy): SQS checks no IAM
+ * permission on the DLQ when a RedrivePolicy names it, only this. Without one, any queue of the account
+ * and region may (allowAll).
+ */
+export type RedriveAllow =
+  | { readonly permission: "allowAll" | "denyAll" }
+  | { readonly permission: "byQueue"; readonly sources: readonly string[] };
+
+export interface Queue {
+  readonly arn: string;
+  readonly redriveAllow: RedriveAllow;
+}
+
 export interface Inventory {
   /** The root's name: dev, prod, bootstrap. */
   readonly root: string;
@@ -54,6 +71,8 @@ export interface Inventory {
   readonly resourcePolicies: readonly ResourcePolicy[];
   /** Every ARN of every resource the root creates (what another environment's roles must not reach). */
   readonly arns: readonly string[];
+  /** Its SQS queues and who may dead-letter into each (absent in inventories made by hand). */
+  readonly queues?: readonly Queue[];
 }
 
 export class InventoryError extends Error {
@@ -83,6 +102,21 @@ function parseDocument(root: string, address: string, value: unknown): PolicyDoc
     return doc;
   } catch (error) {
     throw new InventoryError(root, address, `not a policy document: ${(error as Error).message}`);
+  }
+}
+
+function redriveAllow(root: string, address: string, value: unknown): RedriveAllow {
+  const text = str(value);
+  if (text === null) return { permission: "allowAll" };
+  const parsed = JSON.parse(text) as { redrivePermission?: string; sourceQueueArns?: string[] };
+  switch (parsed.redrivePermission) {
+    case "allowAll":
+    case "denyAll":
+      return { permission: parsed.redrivePermission };
+    case "byQueue":
+      return { permission: "byQueue", sources: parsed.sourceQueueArns ?? [] };
+    default:
+      throw new InventoryError(root, address, `redrive allow policy ${text}: unknown redrivePermission`);
   }
 }
 
@@ -138,9 +172,26 @@ export function inventory(root: string, plan: PlanJson): Inventory {
       document: parseDocument(root, p.address, p.values.policy),
     })),
   );
+  // The policy a topic holds, as read back after the apply: the one an aws_sns_topic_policy set, or, with
+  // none, SNS's default, which lets every principal of the account publish, subscribe, change or delete
+  // the topic (a policy no root renders, but the topic has it all the same).
+  for (const t of of("aws_sns_topic"))
+    if (typeof t.values.policy === "string" && t.values.policy !== "")
+      resourcePolicies.push({
+        address: t.address,
+        kind: "topic",
+        resource: str(t.values.arn) ?? t.address,
+        document: parseDocument(root, t.address, t.values.policy),
+      });
 
   const arns = [...new Set(resources.map((r) => str(r.values.arn)).filter((a): a is string => a !== null))];
-  return { root, roles, managedPolicies, resourcePolicies, arns };
+  const queues = of("aws_sqs_queue").flatMap((q) => {
+    const arn = str(q.values.arn);
+    return arn === null
+      ? []
+      : [{ arn, redriveAllow: redriveAllow(root, q.address, q.values.redrive_allow_policy) }];
+  });
+  return { root, roles, managedPolicies, resourcePolicies, arns, queues };
 }
 
 /** A plan reduced to what `inventory` reads (for committed fixtures). */
@@ -158,6 +209,7 @@ export function trimPlan(plan: PlanJson): PlanJson {
     "bucket",
     "queue_url",
     "url",
+    "redrive_allow_policy",
   ];
   const trim = (m: PlanModule): PlanModule => ({
     resources: (m.resources ?? [])
@@ -172,5 +224,11 @@ export function trimPlan(plan: PlanJson): PlanJson {
       })),
     child_modules: (m.child_modules ?? []).map(trim),
   });
-  return { planned_values: { root_module: trim(plan.planned_values.root_module) } };
+  // Outputs are kept: bootstrap's github_oidc_subject_claim_keys is the template github-trust renders with.
+  return {
+    planned_values: {
+      root_module: trim(plan.planned_values.root_module),
+      ...(plan.planned_values.outputs ? { outputs: plan.planned_values.outputs } : {}),
+    },
+  };
 }

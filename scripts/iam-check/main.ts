@@ -25,8 +25,9 @@ const USAGE = `usage: npm run iam:check -- --plans DIR [--cloudsplaining PATH] [
 DIR holds bootstrap.json, dev.json and prod.json: \`terraform show -json\` of each root's plan after its
 apply (npm run tf:check -- --plans-out DIR writes them).`;
 
-interface Variables {
+export interface Variables {
   readonly variables?: Readonly<Record<string, { readonly value?: unknown }>>;
+  readonly planned_values?: { readonly outputs?: Readonly<Record<string, { readonly value?: unknown }>> };
 }
 
 export interface Loaded {
@@ -51,16 +52,22 @@ export async function loadPlans(dir: string): Promise<Loaded> {
 }
 
 /** Bootstrap's inputs as the plan records them (absent in roots older than the variable: its default then). */
-function bootstrapInputs(plan: Variables) {
+export function bootstrapInputs(plan: Variables) {
   const value = (name: string) => plan.variables?.[name]?.value;
   const repository = value("github_repository");
   if (typeof repository !== "string") throw new UsageError("bootstrap.json: no github_repository variable");
   const branch = value("deploy_branch");
-  const onPullRequest = value("plan_on_pull_request");
+  const outputs = plan.planned_values?.outputs;
+  // What the roles' trust was written with: the output (the variable's default resolved, null meaning dev
+  // where the account has it), or the variable in a root that predates the output.
+  const onPullRequest = outputs?.plan_on_pull_request?.value ?? value("plan_on_pull_request");
+  // The subject template the roles' trust is written for; a root without the output predates it.
+  const keys = outputs?.github_oidc_subject_claim_keys?.value;
   return {
     repository,
     deployBranch: typeof branch === "string" ? branch : "main",
     planOnPullRequest: Array.isArray(onPullRequest) ? onPullRequest.map(String) : [],
+    ...(Array.isArray(keys) ? { subjectClaimKeys: keys.map(String) } : {}),
   };
 }
 
@@ -82,6 +89,7 @@ export async function check(
       environments: { dev, prod },
       repository: inputs.repository,
       deployBranch: inputs.deployBranch,
+      ...(inputs.subjectClaimKeys ? { subjectClaimKeys: inputs.subjectClaimKeys } : {}),
     },
     { planOnPullRequest: inputs.planOnPullRequest },
   );

@@ -87,6 +87,13 @@ describe("every alarm's description carries the command to run and its runbook s
       expect(descriptionProblems(description, anchors), name).toEqual([]);
   });
 
+  it("each section of docs/operations.md is there once, so that an anchor names one section", () => {
+    const headings = [
+      ...readFileSync(join(root, "docs/operations.md"), "utf8").matchAll(/^#{1,6} (.+)$/gm),
+    ].map((m) => anchorOf(m[1] as string));
+    expect(headings.filter((anchor, i) => headings.indexOf(anchor) !== i)).toEqual([]);
+  });
+
   it("the check fails for a command the CLI refuses, a missing section, or no command at all", () => {
     const anchors = runbookAnchors();
     expect(

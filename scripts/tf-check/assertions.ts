@@ -462,8 +462,9 @@ export async function bootstrapFindings(
   const apply = `${options.repository}/.github/workflows/apply.yml@${main}`;
   for (const env of options.environments) {
     for (const [kind, subject] of [
-      ["deploy", `repo:${options.repository}:environment:${env}:job_workflow_ref:${apply}`],
-      ["plan", `repo:${options.repository}:ref:${main}:job_workflow_ref:${apply}`],
+      // The subject template includes the run's ref (terraform/bootstrap/oidc.tf; docs/security.md).
+      ["deploy", `repo:${options.repository}:environment:${env}:ref:${main}:job_workflow_ref:${apply}`],
+      ["plan", `repo:${options.repository}:ref:${main}:ref:${main}:job_workflow_ref:${apply}`],
     ] as const) {
       const role = await iam.send(new GetRoleCommand({ RoleName: `mcp-${env}-${kind}` }));
       const trust = decodeURIComponent(role.Role?.AssumeRolePolicyDocument ?? "");

@@ -2,7 +2,7 @@
  * npm run tf:check: Terraform for real, against moto's server (docs/deploy.md, "The Terraform check").
  *
  *   1. terraform fmt -check -recursive;
- *   2. terraform test for every module with tests (mock provider, plan only);
+ *   2. terraform test for every module with tests, and bootstrap's (mock provider);
  *   3. per root (environments/dev, environments/prod, bootstrap), each on its own moto on a free port:
  *      init from the provider mirror, validate and plan (side by side), apply with the artifacts of
  *      `npm run build`, the AWS SDK's view of what the emulator holds against the settings, each function's
@@ -434,10 +434,13 @@ async function main(): Promise<void> {
     }
 
     const modulesDir = join(workspace.terraformDir, "modules");
+    // Every module with tests, and bootstrap's own (its variables' validations, on a mock provider).
     const modules: string[] = [];
     for (const module of (await readdir(modulesDir)).sort())
       if (!values["skip-module-tests"] && (await exists(join(modulesDir, module, "tests"))))
-        modules.push(module);
+        modules.push(`modules/${module}`);
+    if (!values["skip-module-tests"] && (await exists(join(workspace.terraformDir, "bootstrap", "tests"))))
+      modules.push("bootstrap");
 
     const examples = await moduleExamples(modulesDir);
 
@@ -460,11 +463,11 @@ async function main(): Promise<void> {
           const laneNotes: string[] = [];
           const lane = { ...workspace, label: MODULE_TESTS };
           for (const module of modules) {
-            const dir = join(modulesDir, module);
+            const dir = join(workspace.terraformDir, module);
             await steps.run(MODULE_TESTS, module, async () => {
               await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
               const result = await terraformOk(lane, dir, ["test", "-no-color"]);
-              laneNotes.push(`modules/${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
+              laneNotes.push(`${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
             });
           }
           return laneNotes;

@@ -166,6 +166,22 @@ data "aws_iam_policy_document" "deploy" {
     resources = ["*"]
   }
   statement {
+    # An alarm's actions are carried out by CloudWatch, not by this role: without this, an alarm of this
+    # environment could page another environment's topic (whose key lets CloudWatch in) with this
+    # environment's words, or stop EC2 instances. Only this environment's topics; an alarm without actions
+    # is not affected (ForAnyValue of no value is false). cloudwatch:AlarmActions covers the actions of
+    # every state (ALARM, OK, INSUFFICIENT_DATA).
+    sid       = "DenyAlarmActionsOutsideEnvironment"
+    effect    = "Deny"
+    actions   = ["cloudwatch:PutMetricAlarm", "cloudwatch:PutCompositeAlarm"]
+    resources = ["*"]
+    condition {
+      test     = "ForAnyValue:StringNotLike"
+      variable = "cloudwatch:AlarmActions"
+      values   = ["arn:${local.partition}:sns:${var.region}:${local.account}:${local.prefix[each.value]}-*"]
+    }
+  }
+  statement {
     sid       = "DenyKeyPolicyLockoutBypass"
     effect    = "Deny"
     actions   = ["kms:CreateKey", "kms:PutKeyPolicy"]

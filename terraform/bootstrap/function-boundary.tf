@@ -40,10 +40,19 @@ data "aws_iam_policy_document" "function_boundary" {
     resources = ["arn:${local.partition}:dynamodb:${var.region}:${local.account}:table/${each.value}-*"]
   }
   statement {
-    # Objects are written and read, never deleted (the quarantine is the only copy of failed records).
+    # Objects are written and read, never deleted (the quarantine is the only copy of failed records). A
+    # replay reads and sets an object's tags (replayed = true, dlq-redrive's Quarantine statement).
+    # In this account only: an S3 ARN names no account, and bucket names are global, so without the
+    # condition a bucket of the same name registered elsewhere (after one of ours is deleted) would
+    # receive the failed records and results the functions write.
     sid       = "Objects"
-    actions   = ["s3:GetObject", "s3:PutObject", "s3:ListBucket"]
+    actions   = ["s3:GetObject", "s3:PutObject", "s3:ListBucket", "s3:GetObjectTagging", "s3:PutObjectTagging"]
     resources = ["arn:${local.partition}:s3:::${each.value}-*"]
+    condition {
+      test     = "StringEquals"
+      variable = "aws:ResourceAccount"
+      values   = [local.account]
+    }
   }
   statement {
     sid       = "OwnLogs"

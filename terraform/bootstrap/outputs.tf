@@ -19,6 +19,11 @@ output "function_boundary_arns" {
 }
 
 output "github_oidc_subject_claim_keys" {
-  description = "The repository's OIDC subject template the roles' trust expects (README.md: set it with the GitHub API)."
-  value       = ["repo", "context", "job_workflow_ref"]
+  description = "The repository's OIDC subject template the roles' trust expects (docs/deploy.md: set it with the GitHub API)."
+  value       = ["repo", "context", "ref", "job_workflow_ref"]
+}
+
+output "plan_on_pull_request" {
+  description = "The environments whose plan role ci.yml may assume on a pull request (var.plan_on_pull_request, or its default)."
+  value       = local.plan_on_pull_request
 }

@@ -38,18 +38,32 @@ variable "environments" {
 }
 
 variable "plan_on_pull_request" {
-  description = "Environments whose plan role pull requests may assume (ci.yml's plan job); the others are planned only from the deploy branch."
+  description = "Environments whose plan role pull requests may assume (ci.yml's plan job); the others are planned only from the deploy branch. null: dev, where var.environments has it (none in an account without dev)."
   type        = list(string)
-  default     = ["dev"]
+  default     = null
 
   validation {
-    condition     = alltrue([for env in var.plan_on_pull_request : contains(var.environments, env)])
+    condition     = alltrue([for env in(var.plan_on_pull_request == null ? [] : var.plan_on_pull_request) : contains(var.environments, env)])
     error_message = "plan_on_pull_request may name only environments of var.environments."
   }
 }
 
 variable "state_bucket_prefix" {
-  description = "The state bucket is <prefix>-<account id>."
+  description = "The state bucket is <prefix>-<account id>; no environment's name pattern (mcp-<env>-*) may match it."
   type        = string
   default     = "mcp-terraform-state"
+
+  validation {
+    # Every grant of an environment is on mcp-<env>-*: its deploy role's bucket administration (policy,
+    # deletion) and its functions' boundary (objects). A state bucket with that prefix (an environment
+    # named "terraform" and the default prefix, or a prefix mcp-dev-...) would give that environment every
+    # environment's state.
+    condition     = alltrue([for env in var.environments : !startswith("${var.state_bucket_prefix}-", "mcp-${env}-")])
+    error_message = "state_bucket_prefix: the state bucket <prefix>-<account> would match an environment's mcp-<env>-* (rename the environment or the prefix)."
+  }
+
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9-]{1,49}$", var.state_bucket_prefix))
+    error_message = "state_bucket_prefix must be 2-50 of [a-z0-9-], starting with a letter or digit (the bucket name adds -<12-digit account>)."
+  }
 }

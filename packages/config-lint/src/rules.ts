@@ -29,6 +29,7 @@ export const RuleId = {
   SlowDownstreamExhaustsRetries: "slow-downstream-exhausts-retries",
   TestToolsInProd: "test-tools-in-prod",
   DlqAlarmAfterStreamTrim: "dlq-alarm-after-stream-trim",
+  BreakGlassIsAWorkflowRole: "break-glass-is-a-workflow-role",
 } as const;
 export type RuleId = (typeof RuleId)[keyof typeof RuleId];
 
@@ -42,6 +43,9 @@ export const TOLERATED_SLOWDOWN = 10;
 const SQS_FUNCTIONS = ["tool_worker", "fifo_worker", "dlq_redrive"] as const;
 const FUNCTIONS = ["processor", ...SQS_FUNCTIONS] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
+
+/** The roles terraform/bootstrap creates for workflows, of any environment. */
+const WORKFLOW_ROLE = /^mcp-[a-z0-9]+-(deploy|plan)$/;
 
 /** A production environment's name: `prod`, or `prod-` and a suffix (`prod-eu`). */
 export const PRODUCTION_ENVIRONMENT = /^prod(-|$)/;
@@ -168,6 +172,18 @@ export function settingsFindings(s: EnvironmentSettings): Finding[] {
       RuleId.TestToolsInProd,
       "test_tools",
       `test tools in ${s.environment}: load.latency lets any job hold a worker for a minute or fail on demand; they are for dev and the local runtime (docs/tool-workers.md)`,
+    );
+  }
+
+  // The break-glass role is exempt from the quarantine's protection (deletion, lifecycle, versioning, its
+  // policy). Naming a role that workflows assume (terraform/bootstrap: mcp-<env>-deploy, mcp-<env>-plan,
+  // this environment's or another's) would hand that protection to any merged change, or to dev.
+  const breakGlass = s.quarantine.break_glass_role_name;
+  if (breakGlass !== null && breakGlass !== undefined && WORKFLOW_ROLE.test(breakGlass)) {
+    add(
+      RuleId.BreakGlassIsAWorkflowRole,
+      "quarantine.break_glass_role_name",
+      `${breakGlass} is a role GitHub workflows assume (terraform/bootstrap): the break-glass role must be one only a person assumes, with MFA (docs/security.md "Breaking the glass")`,
     );
   }
 

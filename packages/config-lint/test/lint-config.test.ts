@@ -343,3 +343,13 @@ describe("lint:config's messages, from the command line", () => {
     expect(liveReadError(named("ResourceNotFoundException"), "eu-west-1")).toBeUndefined();
   });
 });
+
+describe("docs/deploy.md's table of the rules", () => {
+  it("names every rule lint:config has, and no other", async () => {
+    const text = await readFile(join(root, "docs", "deploy.md"), "utf8");
+    const start = text.indexOf("| Rule", text.indexOf("`npm run lint:config` refuses"));
+    const table = text.slice(start, text.indexOf("\n\n", start));
+    const rows = [...table.matchAll(/^\| `([a-z-]+)` +\|/gm)].map((m) => m[1]);
+    expect(rows.sort()).toEqual(Object.values(RuleId).sort());
+  });
+});

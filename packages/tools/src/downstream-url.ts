@@ -23,9 +23,15 @@ export const PathRefusal = {
   Fragment: "fragment",
   /** `//` inside the path: servers and proxies merge them, and a leading one is a host to URL parsers. */
   EmptySegment: "empty-segment",
-  /** `.` or `..`, plainly or percent-encoded (`%2e`): a way out of the base path. */
+  /**
+   * `.` or `..`, plainly or percent-encoded (`%2e`), also with path parameters (`..;x`, which Tomcat and
+   * Jetty read as `..`) or encoded twice (`%252e`): a way out of the base path.
+   */
   DotSegment: "dot-segment",
-  /** `%2f` or `%5c` (an encoded `/` or `\`), or `%00`: servers that decode them see other segments. */
+  /**
+   * `%2f` or `%5c` (an encoded `/` or `\`), or `%00`, also encoded twice (`%252f`): servers that decode
+   * them see other segments.
+   */
   EncodedSeparator: "encoded-separator",
   /** A `%` not followed by two hex digits. */
   MalformedEscape: "malformed-escape",
@@ -73,9 +79,11 @@ export function baseText(base: DownstreamBase): string {
   return `${base.origin}${base.path}`;
 }
 
-// Hex pairs that decode to `.`, `/`, `\` and NUL.
+// Hex pairs that decode to `.`, `/`, `\`, NUL and `;`; `%25` is `%` itself (a second encoding).
 const ENCODED_DOT = /%2e/gi;
 const ENCODED_SEPARATOR = /%(2f|5c|00)/i;
+const ENCODED_PERCENT = /%25/gi;
+const ENCODED_SEMICOLON = /%3b/gi;
 const ESCAPE = /%(?![0-9a-f]{2})/i;
 // C0 controls, space and DEL; the schema already refuses whitespace, this holds without it.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters refused are control characters.
@@ -93,12 +101,49 @@ function checkSegments(pathPart: string): void {
     // A trailing slash (`/items/`) is an empty last segment, and fine.
     if (segment === "" && i < segments.length - 1) refuse(PathRefusal.EmptySegment, `${at} is empty (//)`);
     if (ESCAPE.test(segment)) refuse(PathRefusal.MalformedEscape, `${at} has a % without two hex digits`);
-    if (ENCODED_SEPARATOR.test(segment))
-      refuse(PathRefusal.EncodedSeparator, `${at} holds an encoded /, \\ or NUL (%2f, %5c, %00)`);
-    const decoded = segment.replace(ENCODED_DOT, ".");
-    if (decoded === "." || decoded === "..")
-      refuse(PathRefusal.DotSegment, `${at} is a dot segment (., .., or %2e)`);
+    const refusal = segmentRefusal(segment);
+    if (refusal === PathRefusal.EncodedSeparator)
+      refuse(
+        refusal,
+        `${at} holds an encoded /, \\ or NUL (%2f, %5c, %00, %25 before them, or a character NFKC turns into / or \\)`,
+      );
+    if (refusal === PathRefusal.DotSegment)
+      refuse(refusal, `${at} is a dot segment (., .., %2e, with ;parameters, encoded twice, or by NFKC)`);
   });
+}
+
+/**
+ * What a segment is to the servers that read it in each of these ways: as sent; decoded twice (a proxy,
+ * then the server); and decoded, then Unicode-compatibility normalised (NFKC: `．` U+FF0E is `.`, `／`
+ * U+FF0F is `/`), as some frameworks do before they route.
+ */
+function segmentRefusal(segment: string): PathRefusal | undefined {
+  const forms = [segment, segment.replace(ENCODED_PERCENT, "%")];
+  const decoded = URI_DECODE(segment);
+  if (decoded !== undefined) forms.push(decoded.normalize("NFKC"));
+  for (const form of forms) {
+    if (ENCODED_SEPARATOR.test(form) || /[/\\]/.test(form)) return PathRefusal.EncodedSeparator;
+    if (isDotSegment(form)) return PathRefusal.DotSegment;
+  }
+  return undefined;
+}
+
+/** decodeURIComponent, or undefined for an escape that is not UTF-8 (kept as sent, checked as sent). */
+const URI_DECODE = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Whether a segment is `.` or `..` to some server: percent-encoded dots decoded, and path parameters
+ * (`;` and what follows, RFC 3986 §3.3) dropped, as Tomcat and Jetty do before they normalise the path.
+ */
+function isDotSegment(segment: string): boolean {
+  const bare = segment.replace(ENCODED_DOT, ".").replace(ENCODED_SEMICOLON, ";").split(";")[0];
+  return bare === "." || bare === "..";
 }
 
 /**
@@ -141,7 +186,7 @@ export function redirectTarget(
   if (location === null || location === "") throw new DownstreamRedirectError(status, "has no Location");
   const target = URL.parse(location, from.href);
   if (target === null) throw new DownstreamRedirectError(status, "has a Location that is not a URL");
-  if (!withinBase(base, target) || ENCODED_SEPARATOR.test(target.pathname))
+  if (!withinBase(base, target) || target.pathname.split("/").some((segment) => segmentRefusal(segment)))
     throw new DownstreamRedirectError(status, `points outside ${baseText(base)} (to ${urlForLogs(target)})`);
   return target;
 }

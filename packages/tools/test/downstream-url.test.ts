@@ -49,6 +49,25 @@ describe("resolveJobPath: a job's path under the base URL, or refused", () => {
     ["/x\ny", PathRefusal.ControlCharacter],
     ["/x y", PathRefusal.ControlCharacter],
     ["/x\u007f", PathRefusal.ControlCharacter],
+    // A dot segment with path parameters: Tomcat and Jetty strip `;...` before normalising, so the
+    // downstream reads `/..;/admin` as `/../admin`.
+    ["/..;/admin", PathRefusal.DotSegment],
+    ["/items/..;jsessionid=1/admin", PathRefusal.DotSegment],
+    ["/%2e%2e;/admin", PathRefusal.DotSegment],
+    ["/..%3b/admin", PathRefusal.DotSegment],
+    ["/.;x/admin", PathRefusal.DotSegment],
+    // Encoded twice: a server that decodes twice (or a proxy and then the server) sees `..` or `/`.
+    ["/%252e%252e/admin", PathRefusal.DotSegment],
+    ["/%252E./admin", PathRefusal.DotSegment],
+    ["/x%252fy", PathRefusal.EncodedSeparator],
+    ["/x%255cy", PathRefusal.EncodedSeparator],
+    // Characters that Unicode compatibility normalisation (NFKC) turns into `.`, `/` or `\`: a server that
+    // normalises the decoded path reads `．．` (fullwidth dots) as `..`, `／` as a separator.
+    ["/\uff0e\uff0e/admin", PathRefusal.DotSegment],
+    ["/%EF%BC%8E%EF%BC%8E/admin", PathRefusal.DotSegment],
+    ["/\u2025/admin", PathRefusal.DotSegment],
+    ["/evil.com\uff0fx", PathRefusal.EncodedSeparator],
+    ["/x%EF%BC%BCy", PathRefusal.EncodedSeparator],
     ["http://evil.com/", PathRefusal.OutsideBase],
     ["", PathRefusal.OutsideBase],
   ])("%j is refused: %s", (path, reason) => {
@@ -69,7 +88,7 @@ describe("resolveJobPath: a job's path under the base URL, or refused", () => {
     ["/%2e%2e%2e", "https://api.example.com/v1/%2e%2e%2e"],
     ["/caf%C3%A9", "https://api.example.com/v1/caf%C3%A9"],
     ["/café", "https://api.example.com/v1/caf%C3%A9"],
-    ["/evil.com／x", "https://api.example.com/v1/evil.com%EF%BC%8Fx"],
+    ["/x\u2215y", "https://api.example.com/v1/x%E2%88%95y"],
   ])("%j is sent to %s", (path, href) => {
     expect(resolveJobPath(base, path).href).toBe(href);
   });
@@ -159,6 +178,9 @@ describe("redirectTarget: a Location followed only within the base", () => {
     "/v1/../admin",
     "../admin",
     "/v1/%2f..%2fadmin",
+    "/v1/..;/admin",
+    "/v1/%2e%2e;x/admin",
+    "/v1/%252e%252e/admin",
     "https://user:pw@api.example.com/v1/x",
     "",
   ])("%j is refused (permanent, http-redirect-refused)", (location) => {

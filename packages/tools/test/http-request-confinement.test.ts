@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { failureCodeOf, failureKindOf } from "@mcp-pipeline/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogueRegistry } from "../src/index.js";
@@ -45,6 +46,17 @@ beforeAll(async () => {
     const to = url.searchParams.get("to");
     if (url.pathname === "/api/redirect" && to !== null) {
       response.writeHead(Number(url.searchParams.get("status") ?? 302), { location: to }).end();
+      return;
+    }
+    if (url.pathname === "/api/gzip") {
+      // A small compressed body that inflates to `bytes`: content-length is the compressed size.
+      const body = gzipSync(`{"payload":"${"x".repeat(Number(url.searchParams.get("bytes")))}"}`);
+      response.writeHead(200, {
+        "content-type": "application/json",
+        "content-encoding": "gzip",
+        "content-length": String(body.byteLength),
+      });
+      response.end(body);
       return;
     }
     if (url.pathname === "/api/big") {
@@ -122,6 +134,8 @@ describe("http.request stays within its base URL (SSRF, issue 25 item 8)", () =>
     "/items#fragment",
     "/%zz",
     "/a%00b",
+    "/..;/admin",
+    "/%252e%252e/admin",
   ];
 
   it.each(outsideBasePath)("refuses %s before any request (permanent, http-path-refused)", async (path) => {
@@ -156,6 +170,7 @@ describe("http.request stays within its base URL (SSRF, issue 25 item 8)", () =>
     ["to another host", () => `${elsewhere.origin}/latest/meta-data/`],
     ["to the same host outside the base path", () => "/admin"],
     ["to a dot segment that leaves the base path", () => "/api/../admin"],
+    ["to a dot segment with path parameters (read as .. by Tomcat)", () => "/api/..;/admin"],
     ["scheme-relative, to another host", () => `//${elsewhereHostPort}/x`],
   ])("refuses a redirect %s (permanent), and follows nothing", async (_label, to) => {
     const [downstreamBefore, elsewhereBefore] = [downstream.seen.length, elsewhere.seen.length];
@@ -185,6 +200,19 @@ describe("http.request stays within its base URL (SSRF, issue 25 item 8)", () =>
       "permanent",
       "http-response-too-large",
     ]);
+  });
+
+  it("counts a compressed body as it inflates: 10 MB from 10 kB of gzip is refused (permanent)", async () => {
+    const outcome = await attempt({ path: "/gzip?bytes=10000000" }, 1_000);
+    expect(outcome.ok ? "read" : [failureKindOf(outcome.error), failureCodeOf(outcome.error)]).toEqual([
+      "permanent",
+      "http-response-too-large",
+    ]);
+  });
+
+  it("reads a compressed body that inflates to no more than the cap", async () => {
+    const outcome = await attempt({ path: "/gzip?bytes=986" }, 1_000);
+    expect(outcome).toMatchObject({ ok: true, value: { body: { payload: "x".repeat(986) } } });
   });
 
   it("reads a body of exactly the cap (1,000 bytes)", async () => {

@@ -38,6 +38,9 @@ const TOOL_CALLS: Target = { kind: "table", env: "TOOL_CALLS_TABLE" };
 const DEDUPE: Target = { kind: "table", env: "DEDUPE_TABLE" };
 const QUARANTINE: Target = { kind: "objects", env: "QUARANTINE_BUCKET", prefix: "kinesis/" };
 const OWN_DLQ: Target = { kind: "queue", env: "DEAD_LETTER_QUEUE_URL" };
+/** dlq-redrive's manual redrive-dlq: the workers' DLQs, and the queues they go back to. */
+const WORKER_DLQS: Target = { kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] };
+const WORKER_SOURCES: Target = { kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] };
 
 /** The workers (tool-worker, fifo-worker): one core, packages/worker. */
 const WORKER: readonly Use[] = [
@@ -73,31 +76,10 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
     { module: "packages/aws/src/producer.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
-    // The replay's checks before it writes: the target stream exists and takes writes.
+    // Before a replay: the stream the records go back to exists and is active.
     { module: "packages/recovery/src/replay-checks.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
-    // The manual redrive-dlq: its plan reads both queues (by URL, or by ARN through GetQueueUrl), finds the
-    // DLQ's sources and any move task in progress; a dry run counts a standard DLQ by receiving its messages
-    // and then making them visible again (peek-messages.ts); the move receives, sends and deletes, or starts
-    // SQS's own move task.
-    {
-      module: "packages/recovery/src/redrive-plan.ts",
-      operations: [
-        "sqs:GetQueueAttributes",
-        "sqs:GetQueueUrl",
-        "sqs:ListDeadLetterSourceQueues",
-        "sqs:ListMessageMoveTasks",
-      ],
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
-    },
-    {
-      module: "packages/recovery/src/redrive-plan.ts",
-      operations: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
-      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
-    },
-    {
-      module: "packages/recovery/src/peek-messages.ts",
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
-    },
+    // The manual redrive-dlq: the workers' DLQs are read, counted (received, then released with
+    // ChangeMessageVisibility, peek-messages.ts) and moved; their source queues are sent to.
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: [
@@ -107,12 +89,33 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
         "sqs:StartMessageMoveTask",
         "sqs:ListMessageMoveTasks",
       ],
-      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_DLQS],
     },
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: ["sqs:GetQueueAttributes", "sqs:SendMessageBatch"],
-      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
+      on: [WORKER_SOURCES],
+    },
+    {
+      module: "packages/recovery/src/peek-messages.ts",
+      on: [WORKER_DLQS],
+    },
+    // The redrive's checks (redrive-plan.ts): both queues are looked up (GetQueueUrl for an ARN) and read;
+    // the DLQ's sources are listed, and whether a move task runs on it.
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: [
+        "sqs:GetQueueUrl",
+        "sqs:GetQueueAttributes",
+        "sqs:ListDeadLetterSourceQueues",
+        "sqs:ListMessageMoveTasks",
+      ],
+      on: [WORKER_DLQS],
+    },
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: ["sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
+      on: [WORKER_SOURCES],
     },
   ],
 };

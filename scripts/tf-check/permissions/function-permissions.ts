@@ -98,6 +98,10 @@ export function placeCalls(name: string, calls: BundleCalls): { placed: PlacedCa
   const uses = CODE_TARGETS[name];
   if (uses === undefined) return { placed, problems: [`no entry in code-targets.ts for ${name}`] };
   const usedEntries = new Set<number>();
+  for (const pkg of calls.unreadable ?? [])
+    problems.push(
+      `its bundle holds ${pkg} without a module per command (a CommonJS build or an aggregated client): which calls it sends cannot be read`,
+    );
   for (const unattributed of calls.unattributed)
     problems.push(
       `its bundle holds ${unattributed}, which none of its modules constructs and NEVER_SENT does not list`,

@@ -28,11 +28,21 @@ export interface BundleCalls {
   readonly calls: readonly SdkCall[];
   /** Operations in the bundle that no module constructs and that are not NEVER_SENT: each is a finding. */
   readonly unattributed: readonly string[];
+  /**
+   * SDK packages whose client is in the bundle in a form whose calls cannot be read: its CommonJS build
+   * (dist-cjs/index.js, every command in one file), or a client with no command module at all (an
+   * aggregated client's methods, a command built elsewhere). Each is a finding: the check would
+   * otherwise see no call of that service and pass whatever the role lacks.
+   */
+  readonly unreadable?: readonly string[];
 }
 
 const COMMAND_MODULE =
   /node_modules\/@aws-sdk\/((?:client-[a-z0-9-]+)|lib-dynamodb)\/dist-(?:es|cjs)\/commands\/(\w+)Command\.js$/;
 const CONSTRUCTED = /\bnew\s+(\w+)Command\s*\(/g;
+/** A module of an SDK package that can send: its client class (ES build), or the whole CommonJS build. */
+const SENDING_MODULE =
+  /node_modules\/@aws-sdk\/((?:client-[a-z0-9-]+)|lib-dynamodb)\/dist-(?:es\/(?:\w+Client|\w+DocumentClient)\.js|cjs\/index\.js)$/;
 
 /** `service:Operation` for a command module of an SDK package, or undefined for another package's. */
 function operationOf(pkg: string, command: string): string | undefined {
@@ -53,15 +63,25 @@ export async function bundleCalls(meta: Metafile, bundleDir: string, root: strin
 
   const operations = new Set<string>();
   const ownModules: string[] = [];
+  const withCommands = new Set<string>();
+  const unreadable = new Set<string>();
   for (const input of inputs) {
     const command = COMMAND_MODULE.exec(input);
+    const sending = SENDING_MODULE.exec(input);
     if (command) {
+      withCommands.add(command[1] as string);
       const operation = operationOf(command[1] as string, command[2] as string);
       if (operation !== undefined) operations.add(operation);
+    } else if (sending) {
+      // Its CommonJS build holds every command in one module: which of them the code sends is unknowable.
+      if (input.endsWith("/dist-cjs/index.js")) unreadable.add(`@aws-sdk/${sending[1]} (dist-cjs/index.js)`);
+      else unreadable.add(`@aws-sdk/${sending[1]}`);
     } else if (!input.includes("node_modules/") && /\.[cm]?[jt]s$/.test(input)) {
       ownModules.push(input);
     }
   }
+  // A client class with command modules beside it is read through them.
+  for (const pkg of withCommands) unreadable.delete(`@aws-sdk/${pkg}`);
 
   const constructedBy = new Map<string, string[]>();
   for (const input of ownModules) {
@@ -89,7 +109,7 @@ export async function bundleCalls(meta: Metafile, bundleDir: string, root: strin
     if (modules.length > 0) calls.push({ operation, modules });
     else if (!(operation in NEVER_SENT)) unattributed.push(operation);
   }
-  return { calls, unattributed };
+  return { calls, unattributed, unreadable: [...unreadable].sort() };
 }
 
 /** The calls of a function built into `dist/<name>/` from `functions/<name>/`. */

@@ -42,8 +42,11 @@ resource "aws_kms_key" "alarms" {
           Principal = { Service = "cloudwatch.amazonaws.com" }
           Action    = ["kms:Decrypt", "kms:GenerateDataKey*"]
           Resource  = "*"
+          # This environment's alarms only: with the account alone, an alarm of another environment of the
+          # account (whose deploy role names this topic among its alarm actions) could page this one's.
           Condition = {
             StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
+            ArnLike      = { "aws:SourceArn" = "arn:${data.aws_partition.current.partition}:cloudwatch:${var.region}:${data.aws_caller_identity.current.account_id}:alarm:${var.name_prefix}-*" }
           }
         },
       ],
@@ -78,6 +81,31 @@ resource "aws_sns_topic" "alarms" {
   name              = "${var.name_prefix}-alarms"
   kms_master_key_id = aws_kms_key.alarms.arn
   tags              = var.tags
+}
+
+# The topic's own policy. Without one, SNS gives a topic its default policy, which lets every principal of
+# the account publish to it, subscribe to it, change its attributes and permissions, or delete it: with
+# several environments in one account, every other environment's roles (docs/security.md). Here CloudWatch
+# alone may publish, for this environment's alarms; the environment's deploy and plan roles manage and
+# read the topic through their own IAM policies, as the account's administrators do.
+resource "aws_sns_topic_policy" "alarms" {
+  arn = aws_sns_topic.alarms.arn
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [
+      {
+        Sid       = "CloudWatchAlarmsPublish"
+        Effect    = "Allow"
+        Principal = { Service = "cloudwatch.amazonaws.com" }
+        Action    = "sns:Publish"
+        Resource  = aws_sns_topic.alarms.arn
+        Condition = {
+          StringEquals = { "aws:SourceAccount" = data.aws_caller_identity.current.account_id }
+          ArnLike      = { "aws:SourceArn" = "arn:${data.aws_partition.current.partition}:cloudwatch:${var.region}:${data.aws_caller_identity.current.account_id}:alarm:${var.name_prefix}-*" }
+        }
+      },
+    ]
+  })
 }
 
 resource "aws_sns_topic_subscription" "email" {

@@ -11,6 +11,16 @@ output "tool_calls_table" {
 output "quarantine_bucket" {
   description = "The quarantine bucket."
   value       = module.quarantine_bucket.name
+
+  # The break-glass role is exempt from the quarantine's protection; a role GitHub workflows assume
+  # (terraform/bootstrap's mcp-<env>-deploy and -plan, of any environment) would hand that to any merged
+  # change. lint:config's break-glass-is-a-workflow-role says so before a deploy; this holds for an apply
+  # that never ran it. (Here, not in var.quarantine's validations: those are generated from the settings
+  # schema, and Terraform's RE2 has no negative lookahead to say it as a pattern.)
+  precondition {
+    condition     = var.quarantine.break_glass_role_name == null || !can(regex("^mcp-[a-z0-9]+-(deploy|plan)$", coalesce(var.quarantine.break_glass_role_name, "-")))
+    error_message = "quarantine.break_glass_role_name names a role GitHub workflows assume (mcp-<env>-deploy or -plan): the break-glass role must be one only a person assumes, with MFA (docs/security.md, \"Breaking the glass\")."
+  }
 }
 
 output "queue_urls" {

@@ -39,6 +39,16 @@ resource "aws_sqs_queue_redrive_policy" "this" {
 }
 
 # Only this queue may use the DLQ, so a redrive (StartMessageMoveTask) can only go back here.
+# The source queue is no queue's DLQ: SQS checks no IAM permission on the queue a RedrivePolicy names, only
+# that queue's redrive allow policy (allowAll when unset), so without this any queue of the account (another
+# environment's, whose deploy role sets its own queues' attributes) could dead-letter jobs into it.
+resource "aws_sqs_queue_redrive_allow_policy" "this" {
+  queue_url = aws_sqs_queue.this.id
+  redrive_allow_policy = jsonencode({
+    redrivePermission = "denyAll"
+  })
+}
+
 resource "aws_sqs_queue_redrive_allow_policy" "dlq" {
   queue_url = aws_sqs_queue.dlq.id
   redrive_allow_policy = jsonencode({

@@ -65,6 +65,16 @@ run "the_alarm_topic_uses_a_key_cloudwatch_may_use" {
     error_message = "The key policy must let cloudwatch.amazonaws.com use kms:Decrypt and kms:GenerateDataKey*."
   }
 
+  # In one account, another environment's alarm (mcp-prod-*) must not publish to this topic.
+  assert {
+    condition = alltrue([
+      for s in jsondecode(aws_kms_key.alarms.policy).Statement :
+      try(s.Condition.ArnLike["aws:SourceArn"], "") == "arn:aws:cloudwatch:eu-west-1:123456789012:alarm:mcp-dev-*"
+      if try(s.Principal.Service, "") == "cloudwatch.amazonaws.com"
+    ])
+    error_message = "CloudWatch may use the key for this environment's alarms only (aws:SourceArn alarm:<name_prefix>-*)."
+  }
+
   assert {
     condition     = aws_kms_key.alarms.enable_key_rotation
     error_message = "The key rotates."

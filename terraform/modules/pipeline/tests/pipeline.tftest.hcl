@@ -7,6 +7,12 @@ mock_provider "aws" {
       account_id = "123456789012"
     }
   }
+  # The quarantine's break-glass role ARN is checked as arn:aws:iam::...
+  mock_data "aws_partition" {
+    defaults = {
+      partition = "aws"
+    }
+  }
   # Policy documents are JSON where the provider checks them (a role's trust policy).
   mock_data "aws_iam_policy_document" {
     defaults = {
@@ -256,5 +262,26 @@ run "infinite_record_age_passes_the_pipeline_and_the_kinesis_esm_module_alike" {
   assert {
     condition     = var.processor.esm.maximum_record_age_in_seconds == -1
     error_message = "-1 record age (infinite, §1.3) must pass the pipeline's validations and the kinesis-esm module's."
+  }
+}
+
+# The break-glass role is exempt from the quarantine's protection: a role that workflows assume (bootstrap's
+# mcp-<env>-deploy or -plan, of this environment or another) would hand it to any merged change. lint:config
+# refuses it too (break-glass-is-a-workflow-role); this holds for an apply that never ran lint:config.
+run "a_workflow_role_as_the_break_glass_role_is_refused" {
+  command = plan
+
+  variables {
+    quarantine = { break_glass_role_name = "mcp-prod-deploy" }
+  }
+
+  expect_failures = [output.quarantine_bucket]
+}
+
+run "a_person_s_break_glass_role_is_accepted" {
+  command = plan
+
+  variables {
+    quarantine = { break_glass_role_name = "mcp-test-quarantine-break-glass" }
   }
 }

@@ -38,6 +38,11 @@ run "a_fifo_queue_and_its_fifo_dlq" {
     condition     = jsondecode(aws_sqs_queue_redrive_allow_policy.dlq.redrive_allow_policy).sourceQueueArns == [aws_sqs_queue.this.arn]
     error_message = "Only the source queue may use the DLQ."
   }
+
+  assert {
+    condition     = jsondecode(aws_sqs_queue_redrive_allow_policy.this.redrive_allow_policy).redrivePermission == "denyAll"
+    error_message = "No queue may use the source queue as its DLQ (another environment's dead letters would become its jobs)."
+  }
 }
 
 # "visibility_timeout_seconds must be 0-43200."
