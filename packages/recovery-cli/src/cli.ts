@@ -4,7 +4,12 @@
  * standard variables of the environment it is given: AWS_REGION, credentials, AWS_ENDPOINT_URL_*.
  */
 import { parseCommandLine, UsageError } from "@mcp-pipeline/cli";
-import { InvalidQueueReferenceError, QueueNotFoundError, RecoveryRefusedError } from "@mcp-pipeline/recovery";
+import {
+  InterruptedError,
+  InvalidQueueReferenceError,
+  QueueNotFoundError,
+  RecoveryRefusedError,
+} from "@mcp-pipeline/recovery";
 import { awsClients } from "./aws-environment.js";
 import { inspect } from "./commands/inspect.js";
 import { peek } from "./commands/peek.js";
@@ -14,6 +19,7 @@ import { show } from "./commands/show.js";
 import { status } from "./commands/status.js";
 import { triage } from "./commands/triage.js";
 import { type Context, type Flags, type Io, RecoverExit } from "./context.js";
+import { interruptedStatus, processInterrupt } from "./interrupt.js";
 import { targetsOf } from "./targets.js";
 import { processTerminal } from "./terminal.js";
 
@@ -70,7 +76,8 @@ Options
 
 Exit status: 0 done (status, triage: nothing needs a person), 1 failed (or moved messages came straight
 back), 2 bad command line, 3 refused (a check failed or nobody said yes: nothing changed), 4 status or
-triage found something that needs a person.`;
+triage found something that needs a person, 130 (143, 129) stopped by Ctrl-C (SIGTERM, SIGHUP) at its
+next step: what it did is said, nothing it read stays hidden, the same command again goes on.`;
 
 function parse(argv: readonly string[]) {
   return parseCommandLine(argv, {
@@ -139,11 +146,13 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function processIo(): Io {
+  const err = (text: string) => process.stderr.write(text.startsWith("\r") ? text : `${text}\n`);
   return {
     out: (text) => process.stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(text.startsWith("\r") ? text : `${text}\n`),
+    err,
     terminal: processTerminal(),
     now: Date.now,
+    interrupt: processInterrupt((text) => err(`\n${text}`)),
   };
 }
 
@@ -199,6 +208,11 @@ export async function main(
       // A bad command line: the reason, then the usage (exit status 2).
       io.err(`${error.message}\n\n${USAGE}`);
       return RecoverExit.Usage;
+    }
+    if (error instanceof InterruptedError) {
+      // Stopped while reading (triage, status, peek, a plan): nothing was changed, nothing is held.
+      io.err(`${error.message}: nothing changed; every message read is visible again`);
+      return interruptedStatus(error);
     }
     if (error instanceof QueueNotFoundError || error instanceof RecoveryRefusedError) {
       io.err(`refused, nothing done: ${error.message}`);

@@ -54,6 +54,8 @@ export interface Io {
   readonly err: (text: string) => void;
   readonly terminal: Terminal;
   readonly now: () => number;
+  /** Aborted when a person asks the command to stop (Ctrl-C): long operations stop at their next step. */
+  readonly interrupt?: AbortSignal;
 }
 
 export interface Context {

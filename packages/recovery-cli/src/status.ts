@@ -73,6 +73,8 @@ export interface StatusSources {
   readonly alarmPrefix?: string;
   /** Why CloudWatch cannot be asked here (aws-environment.ts `unreachable`), if it cannot. */
   readonly cloudwatchUnreachable?: string;
+  /** Stops a DLQ's read at its next receive (the messages read are released): InterruptedError. */
+  readonly interrupt?: AbortSignal;
 }
 
 export interface StatusOptions {
@@ -158,7 +160,10 @@ export async function pipelineStatus(
     let oldest = metric(ref.name);
     // A DLQ has no consumer, so reading it (and releasing at once) harms nothing: its age is there to read.
     if ("unavailable" in oldest && role === "dlq" && ref.visible + ref.inFlight > 0) {
-      const { messages } = await peekMessages(clients.sqs, ref.url, { fifo: ref.fifo });
+      const { messages } = await peekMessages(clients.sqs, ref.url, {
+        fifo: ref.fifo,
+        ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+      });
       if (messages.length > 0)
         oldest = { seconds: (options.now - Math.min(...messages.map((m) => m.sentAt))) / 1000, from: "read" };
     } else if ("unavailable" in oldest && ref.visible + ref.inFlight + ref.delayed === 0) {

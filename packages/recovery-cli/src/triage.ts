@@ -70,6 +70,8 @@ export async function triage(
     readonly bucket?: string;
     readonly dlqs: readonly TriageDlq[];
     readonly expectedBucketOwner?: string;
+    /** Stops the read at its next receive (the messages read are released): InterruptedError. */
+    readonly interrupt?: AbortSignal;
   },
 ): Promise<TriageReport> {
   const groups: TriageGroup[] = [];
@@ -108,7 +110,10 @@ export async function triage(
   }
   const approximate: TriageReport["approximate"][number][] = [];
   for (const dlq of sources.dlqs) {
-    const { messages } = await peekMessages(clients.sqs, dlq.url, { fifo: dlq.fifo });
+    const { messages } = await peekMessages(clients.sqs, dlq.url, {
+      fifo: dlq.fifo,
+      ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+    });
     const reasons = new Map<string, { count: number; oldestAt: number; kind: FailureKind }>();
     for (const m of messages) {
       const previous = reasons.get(m.reason);

@@ -82,6 +82,17 @@ describe("npm run recover at a terminal", () => {
     sqs.destroy();
   }, 120_000);
 
+  it("Ctrl-C at the question does nothing and exits 3, as a no does (not a failure, exit 1)", async () => {
+    const q = await dlqWithOneJob("tty-ctrl-c");
+    const run = await atTerminal(["redrive", "--from", q.dlqUrl], stackEnvironment(stack), "\u0003");
+    expect(run.screen).toContain("nothing done: not confirmed");
+    expect(run.screen).not.toContain("AbortError");
+    expect(run.code).toBe(3);
+    const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(1);
+    sqs.destroy();
+  }, 120_000);
+
   it("anything but yes does nothing and exits 3", async () => {
     const q = await dlqWithOneJob("tty-no");
     const run = await atTerminal(["redrive", "--from", q.dlqUrl], stackEnvironment(stack), "no");

@@ -3,6 +3,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 import { FailureKind } from "./failure-kind.js";
+import { InterruptedError, interruption, pause } from "./interrupted.js";
 import { markReplayed, type QuarantineEntry, sameRecordGroups } from "./quarantine-ops.js";
 
 /** One record a replay would put back, with the objects its write marks. */
@@ -100,6 +101,11 @@ export interface ReplayOptions extends ReplayPlanOptions {
   readonly expectedBucketOwner?: string;
   readonly now?: () => number;
   readonly sleep?: Sleep;
+  /**
+   * An abort stops the replay between chunks, once the chunk written is marked (never between a write
+   * and its mark): it ends with a ReplayIncompleteError whose `interrupted` is true.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReplaySummary {
@@ -130,6 +136,8 @@ export class ReplayIncompleteError extends Error {
   readonly replayed: number;
   readonly remaining: number;
   readonly advice: string;
+  /** A person stopped it (its cause is an InterruptedError), not a failure. */
+  readonly interrupted: boolean;
 
   constructor(replayed: number, remaining: number, reason: string, advice: string, options?: ErrorOptions) {
     super(
@@ -140,6 +148,7 @@ export class ReplayIncompleteError extends Error {
     this.replayed = replayed;
     this.remaining = remaining;
     this.advice = advice;
+    this.interrupted = options?.cause instanceof InterruptedError;
   }
 }
 
@@ -193,6 +202,16 @@ export async function replayQuarantine(
   const chunk = Math.max(1, Math.min(500, rate));
   let replayed = 0;
   for (let i = 0; i < pending.length; i += chunk) {
+    if (options.signal?.aborted) {
+      const cause = interruption(options.signal);
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        cause.message,
+        "Run the same replay again to continue: what is marked is skipped.",
+        { cause },
+      );
+    }
     const started = now();
     const batch = pending.slice(i, i + chunk);
     let result: Awaited<ReturnType<typeof putRecords>>;
@@ -240,7 +259,7 @@ export async function replayQuarantine(
     }
     const elapsed = now() - started;
     const budget = (batch.length / rate) * 1000;
-    if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
+    if (i + chunk < pending.length && elapsed < budget) await pause(sleep, budget - elapsed, options.signal);
   }
   return summaryOf(plan, replayed, false);
 }

@@ -15,7 +15,10 @@ export async function peek(context: Context): Promise<number> {
   const max = maxOf(context.flags) ?? 20;
   const choice = await dlqChoice(context, "peek");
   const dlq = await resolveQueue(context.aws.sqs, choice.from, choice.flags.from);
-  const { messages, complete } = await peekMessages(context.aws.sqs, dlq.url, { fifo: dlq.fifo });
+  const { messages, complete } = await peekMessages(context.aws.sqs, dlq.url, {
+    fifo: dlq.fifo,
+    ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
+  });
   const reasons = new Map<string, number>();
   for (const m of messages) reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
   const { reason } = context.flags;

@@ -2,6 +2,7 @@ import { wholeNumber } from "@mcp-pipeline/cli";
 import {
   type Check,
   checkReplayStream,
+  InterruptedError,
   notChecked,
   planReplay,
   ReplayIncompleteError,
@@ -19,6 +20,7 @@ import {
   RecoverExit,
   scanFiltered,
 } from "../context.js";
+import { interruptedStatus } from "../interrupt.js";
 import { progressBar } from "../progress.js";
 import { bucketOf, requireBucketSource, required } from "../targets.js";
 
@@ -115,6 +117,7 @@ export async function replay(context: Context): Promise<number> {
       includePermanent,
       ...(max !== undefined ? { max } : {}),
       ...(caller ? { expectedBucketOwner: caller.account } : {}),
+      ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
       onProgress: (done, total) => {
         if (tty) context.io.err(`\r${progressBar(done, total)}`);
         else if (done === total) context.io.err(progressBar(done, total));
@@ -127,7 +130,13 @@ export async function replay(context: Context): Promise<number> {
     );
   } catch (error) {
     if (!(error instanceof ReplayIncompleteError)) throw error;
-    return outcome(RecoverExit.Failed, error.message, {
+    if (tty) context.io.err("");
+    const status =
+      error.interrupted && error.cause instanceof InterruptedError
+        ? interruptedStatus(error.cause)
+        : RecoverExit.Failed;
+    return outcome(status, error.message, {
+      interrupted: error.interrupted,
       replayed: error.replayed,
       remaining: error.remaining,
     });

@@ -39,6 +39,7 @@ export async function status(context: Context): Promise<number> {
         ? { processorFunction: resourceNames(prefix).functions.processor, alarmPrefix: prefix }
         : {}),
       ...(cloudwatchUnreachable ? { cloudwatchUnreachable } : {}),
+      ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
     },
     {
       now: context.io.now(),

@@ -16,6 +16,7 @@ export async function triage(context: Context): Promise<number> {
     ...(bucket ? { bucket } : {}),
     dlqs: queues.flatMap((q) => (q.dlqUrl ? [{ name: { key: q.name }, url: q.dlqUrl, fifo: q.fifo }] : [])),
     ...(caller ? { expectedBucketOwner: caller.account } : {}),
+    ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
   });
   const header = `${caller ? `account ${caller.account}, region ${caller.region}` : `caller unknown (${check.detail})`}`;
   const missing = [

@@ -1,0 +1,146 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import {
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
+import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { countMessages } from "@mcp-pipeline/recovery";
+import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recover, stackEnvironment, statsJob } from "./run-recover.js";
+
+/**
+ * Ctrl-C in the middle of `npm run recover` (bin/recover.ts in a child process, as a person runs it): the
+ * command stops at its next step, says what it did and how to go on, exits 130, and leaves nothing hidden.
+ * Killed at once instead, a mover leaves the messages it holds invisible for 300 s: the same command run
+ * again then finds nothing to move and exits 0, while the DLQ is not empty.
+ */
+const root = join(import.meta.dirname, "../../..");
+let stack: EmulatorStack;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  stack = await EmulatorStack.start({ sqsS3: true });
+  sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
+});
+afterAll(async () => {
+  sqs?.destroy();
+  await stack?.stop();
+});
+
+/** The command in a child process; `stopWhen` sees its stderr so far and says when to send SIGINT. */
+function interrupted(
+  args: readonly string[],
+  env: Record<string, string>,
+  stopWhen: (err: string) => boolean,
+) {
+  const child: ChildProcess = spawn(
+    join(root, "node_modules/.bin/tsx"),
+    [join(root, "packages/recovery-cli/bin/recover.ts"), ...args],
+    { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, stdio: "pipe" },
+  );
+  let out = "";
+  let err = "";
+  let sent = false;
+  child.stdout?.on("data", (c) => {
+    out += c;
+  });
+  child.stderr?.on("data", (c) => {
+    err += c;
+    if (!sent && stopWhen(err)) {
+      sent = true;
+      child.kill("SIGINT");
+    }
+  });
+  return new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    out: string;
+    err: string;
+    sent: boolean;
+  }>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve({ code, signal, out, err, sent }));
+  });
+}
+
+async function hidden(url: string): Promise<number> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ["ApproximateNumberOfMessagesNotVisible"],
+    }),
+  );
+  return Number(Attributes.ApproximateNumberOfMessagesNotVisible);
+}
+
+describe("Ctrl-C during a redrive", () => {
+  it("stops at the next step: exit 130, what moved and how to go on, nothing hidden; the same command again moves the rest once", async () => {
+    const q = (await stack.createQueue({
+      name: "interrupted",
+      dlq: { name: "interrupted-dlq", maxReceiveCount: 3 },
+    })) as Required<StackQueue>;
+    await sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: q.dlqUrl,
+        Attributes: {
+          RedriveAllowPolicy: JSON.stringify({ redrivePermission: "byQueue", sourceQueueArns: [q.arn] }),
+        },
+      }),
+    );
+    // Poison the worker dead-lettered (left by --reason max-receives, so held while the mover runs), and
+    // jobs SQS moved after their receives ran out.
+    for (let i = 0; i < 3; i++)
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: q.dlqUrl,
+          MessageBody: `not json ${i}`,
+          MessageAttributes: {
+            [DeadLetterAttribute.ReasonCode]: { DataType: "String", StringValue: "bad-json" },
+          },
+        }),
+      );
+    const jobs = 15;
+    for (let i = 0; i < jobs; i++)
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: q.dlqUrl, MessageBody: statsJob(`call-${i}`, "s-1") }),
+      );
+    const env = stackEnvironment(stack);
+    const args = [
+      "redrive",
+      "--from",
+      q.dlqUrl,
+      "--reason",
+      "max-receives",
+      "--rate",
+      "1",
+      "--yes",
+      "--watch",
+      "0",
+    ];
+
+    // --rate 1 waits a second per message moved between steps: Ctrl-C once the first step has moved some.
+    const run = await interrupted(args, env, (err) => /^moved \d+/m.test(err));
+    expect(run.sent).toBe(true);
+    // Nothing the mover held stays hidden: the poison it left and the jobs it had not reached yet.
+    expect(await hidden(q.dlqUrl)).toBe(0);
+    expect(run.code, `${run.out}\n${run.err}`).toBe(130);
+    expect(run.err).toContain("SIGINT: stopping after the current step");
+    const moved = Number(/interrupted: (\d+) moved back to interrupted \(mover\)/.exec(run.out)?.[1]);
+    expect(moved).toBeGreaterThan(0);
+    expect(moved).toBeLessThan(jobs);
+    expect(run.out).toContain("run the same command again to move them");
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(3 + jobs - moved);
+
+    // The advice works: the same command moves the rest, and every job is in the source queue once.
+    const again = await recover(args, env);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(again.out).toContain(`${jobs - moved} moved back to interrupted (mover)`);
+    expect(await countMessages(sqs, q.url)).toBe(jobs);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(3);
+  }, 120_000);
+});
