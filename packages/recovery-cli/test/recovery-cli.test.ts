@@ -16,6 +16,21 @@ describe("npm run recover: bad command lines get a clear error and exit code 2",
     [["inspect", "--nope"], "Unknown option '--nope'"],
     [["inspect"], "no quarantine bucket"],
     [["inspect", "--bucket", "b", "--since", "yesterday"], "--since must be an ISO instant"],
+    // Date.parse reads a time without a zone in the machine's zone: another zone's laptop selects other records.
+    [
+      ["inspect", "--bucket", "b", "--since", "2026-11-30T10:00:00"],
+      '--since "2026-11-30T10:00:00" has no zone, and would be read in this machine\'s: add Z for UTC or an offset',
+    ],
+    [
+      ["replay", "--bucket", "b", "--stream", "s", "--until", "2026-11-30T10:00"],
+      '--until "2026-11-30T10:00" has no zone',
+    ],
+    // Date.parse rolls February 30 over to March 2.
+    [
+      ["inspect", "--bucket", "b", "--since", "2026-02-30T10:00:00Z"],
+      '--since "2026-02-30T10:00:00Z" is not a date of the calendar',
+    ],
+    [["inspect", "--bucket", "b", "--since", "2026-11-30 10:00:00Z"], "--since must be an ISO instant"],
     [["replay", "--bucket", "b"], "no stream"],
     [
       ["replay", "--bucket", "b", "--stream", "s", "--rate", "0"],
