@@ -158,6 +158,37 @@ describe("queue ARNs and URLs alike (item 2)", () => {
     expect(run.code).toBe(3);
     expect(run.err).toContain(`is not the queue the caller reaches by that name: that is ${q.dlqArn}`);
   });
+
+  it("refuses a URL of another account, which the emulator answers with the caller's own queue of that name", async () => {
+    const q = await pair(false);
+    await dead(q, ["job"]);
+    const elsewhere = q.dlqUrl.replace("/000000000000/", "/111111111111/");
+    const run = await recover(["redrive", "--from", elsewhere, "--yes", "--watch", "0"], env);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(1);
+    expect(run.code, run.out + run.err).toBe(3);
+    expect(run.err).toContain(
+      `the queue --from names (${elsewhere}) is not the queue that answered for it: that is ${q.dlqArn}, not queue ${q.dlqArn.split(":").at(-1)} of account 111111111111`,
+    );
+    const to = await recover(
+      ["redrive", "--from", q.dlqUrl, "--to", q.url.replace("/000000000000/", "/111111111111/"), "--dry-run"],
+      env,
+    );
+    expect(to.code).toBe(3);
+    expect(to.err).toContain("the queue --to names");
+  });
+
+  it("takes a URL pasted with a trailing slash as the queue it names", async () => {
+    const q = await pair(false);
+    await dead(q, ["job"]);
+    const run = await recover(
+      ["redrive", "--from", `${q.dlqUrl}/`, "--to", `${q.url}/`, "--yes", "--watch", "0"],
+      env,
+    );
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(`redrive ${q.dlqArn}\n     to ${q.arn}`);
+    expect(await countMessages(sqs, q.url)).toBe(1);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(0);
+  });
 });
 
 describe("a guard before acting (item 3)", () => {
