@@ -10,7 +10,7 @@ import {
   QueueNotFoundError,
   RecoveryRefusedError,
 } from "@mcp-pipeline/recovery";
-import { awsClients } from "./aws-environment.js";
+import { awsClients, nobodyAnswered } from "./aws-environment.js";
 import { inspect } from "./commands/inspect.js";
 import { peek } from "./commands/peek.js";
 import { redrive } from "./commands/redrive.js";
@@ -218,7 +218,7 @@ export async function main(
       io.err(`refused, nothing done: ${error.message}`);
       return RecoverExit.Refused;
     }
-    io.err(`${(error as Error).name}: ${(error as Error).message}`);
+    io.err(nobodyAnswered(env, error) ?? `${(error as Error).name}: ${(error as Error).message}`);
     return RecoverExit.Failed;
   } finally {
     context?.aws.destroy();

@@ -7,7 +7,7 @@
 import type { CloudWatchClient } from "@aws-sdk/client-cloudwatch";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
+import { InterruptedError, peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
 import { type WaitingGroup, waitingGroups } from "./fifo-groups.js";
 import { type FiringAlarm, firingAlarms, latestMaxima, type MetricRequest } from "./metrics.js";
 import type { PipelineQueue } from "./targets.js";
@@ -44,6 +44,15 @@ export interface StatusReport {
   readonly queues: readonly QueueStatus[];
   /** Pipeline queues that could not be found, and why. */
   readonly missing: readonly { readonly queue: string; readonly why: string }[];
+  /**
+   * Queues SQS did not answer for (the endpoint down, a denial): their figures are unknown, which needs a
+   * person as much as a full DLQ does.
+   */
+  readonly unread: readonly {
+    readonly queue: string;
+    readonly role: "source" | "dlq";
+    readonly why: string;
+  }[];
   readonly stuckGroups:
     | {
         readonly queue: string;
@@ -75,6 +84,8 @@ export interface StatusSources {
   readonly cloudwatchUnreachable?: string;
   /** Stops a DLQ's read at its next receive (the messages read are released): InterruptedError. */
   readonly interrupt?: AbortSignal;
+  /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
+  readonly describeError?: (service: "SQS", error: unknown) => string;
 }
 
 export interface StatusOptions {
@@ -105,13 +116,25 @@ export async function pipelineStatus(
 ): Promise<StatusReport> {
   const refs: { queue: PipelineQueue; role: "source" | "dlq"; ref: QueueRef }[] = [];
   const missing: { queue: string; why: string }[] = [];
+  const unread: { queue: string; role: "source" | "dlq"; why: string }[] = [];
   for (const queue of sources.queues) {
     if (queue.missing) missing.push({ queue: queue.name, why: queue.missing });
     for (const [role, url] of [
       ["source", queue.sourceUrl],
       ["dlq", queue.dlqUrl],
-    ] as const)
-      if (url) refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+    ] as const) {
+      if (!url) continue;
+      try {
+        refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+      } catch (error) {
+        if (error instanceof InterruptedError) throw error;
+        unread.push({
+          queue: queue.name,
+          role,
+          why: sources.describeError?.("SQS", error) ?? errorText(error),
+        });
+      }
+    }
   }
 
   // CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests.
@@ -184,8 +207,14 @@ export async function pipelineStatus(
   }
 
   const fifo = queues.find((q) => q.role === "source" && q.fifo);
+  const fifoUnread = unread.find(
+    (u) => u.role === "source" && sources.queues.find((q) => q.name === u.queue)?.fifo,
+  );
   let stuckGroups: StatusReport["stuckGroups"];
-  if (fifo === undefined) stuckGroups = { unavailable: "no FIFO queue found" };
+  if (fifo === undefined)
+    stuckGroups = {
+      unavailable: fifoUnread ? `the FIFO queue was not read: ${fifoUnread.why}` : "no FIFO queue found",
+    };
   else if (sources.table === undefined)
     stuckGroups = { unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table" };
   else {
@@ -222,6 +251,10 @@ export async function pipelineStatus(
       : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
 
   const attention: string[] = [];
+  if (unread.length > 0)
+    attention.push(
+      `${unread.length} ${unread.length === 1 ? "queue was" : "queues were"} not read (${[...new Set(unread.map((u) => u.why))].join("; ")}): ${unread.length === 1 ? "its" : "their"} depth and age are unknown`,
+    );
   for (const q of queues) {
     const waiting = q.visible + q.inFlight + q.delayed;
     if (q.role === "dlq" && waiting > 0)
@@ -258,6 +291,7 @@ export async function pipelineStatus(
   return {
     queues,
     missing,
+    unread,
     stuckGroups,
     iteratorAge,
     alarms,

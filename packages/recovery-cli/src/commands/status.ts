@@ -1,6 +1,6 @@
 import { wholeNumber } from "@mcp-pipeline/cli";
 import { resourceNames } from "@mcp-pipeline/settings";
-import { unreachable } from "../aws-environment.js";
+import { unanswered, unreachable } from "../aws-environment.js";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
 import { formatSeconds, pipelineStatus, type Reading } from "../status.js";
 import { pipelineQueues } from "../targets.js";
@@ -40,6 +40,7 @@ export async function status(context: Context): Promise<number> {
         : {}),
       ...(cloudwatchUnreachable ? { cloudwatchUnreachable } : {}),
       ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
+      describeError: (service, error) => unanswered(context.env, service, error),
     },
     {
       now: context.io.now(),
@@ -82,6 +83,8 @@ export async function status(context: Context): Promise<number> {
     `  ${"queue".padEnd(36)} ${"visible".padStart(7)} ${"in flight".padStart(9)} ${"delayed".padStart(7)}  oldest message`,
     ...queueRows,
     ...report.missing.map((m) => `  ${m.queue}: not found (${m.why})`),
+    // Why is said once, under attention.
+    ...report.unread.map((u) => `  ${u.queue} ${u.role === "dlq" ? "DLQ" : "queue"}: not read`),
     ...stuckLines,
     ...notStartedLines,
     `processor iterator age: ${shownReading(report.iteratorAge)}`,

@@ -1,0 +1,66 @@
+import { createServer } from "node:net";
+import { EmulatorStack } from "@mcp-pipeline/testing/emulators";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recover, stackEnvironment } from "./run-recover.js";
+
+/**
+ * `status` and `triage` when SQS does not answer (the endpoint down), STS still up: status said
+ * `Error: connect ECONNREFUSED 127.0.0.1:N` and exit 1, naming neither the service nor what it could not
+ * tell. It now shows each queue as not read, says which endpoint did not answer once, and exits 4 (a
+ * person is needed); any other command names the service and the endpoint in its one line.
+ */
+let stack: EmulatorStack;
+let env: Record<string, string>;
+let down: string;
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  stack = await EmulatorStack.start({ sqsS3: true });
+  await stack.createBucket("mcp-dev-quarantine");
+  down = `http://127.0.0.1:${await closedPort()}`;
+  const queue = (name: string) => `${down}/000000000000/${name}`;
+  env = stackEnvironment(stack, {
+    AWS_ENDPOINT_URL_SQS: down,
+    STREAM_NAME: "mcp-dev-events",
+    QUARANTINE_BUCKET: "mcp-dev-quarantine",
+    TOOL_JOBS_QUEUE_URL: queue("mcp-dev-tool-jobs"),
+    TOOL_JOBS_DLQ_URL: queue("mcp-dev-tool-jobs-dlq"),
+    SESSION_JOBS_QUEUE_URL: queue("mcp-dev-session-jobs.fifo"),
+    SESSION_JOBS_DLQ_URL: queue("mcp-dev-session-jobs-dlq.fifo"),
+    STREAM_FAILURES_QUEUE_URL: queue("mcp-dev-stream-failures"),
+    STREAM_FAILURES_DLQ_URL: queue("mcp-dev-stream-failures-dlq"),
+  });
+});
+afterAll(() => stack?.stop());
+
+describe("SQS down", () => {
+  it("status shows every queue as not read, says where once, and exits 4", async () => {
+    const run = await recover(["status"], env);
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toContain("account 000000000000");
+    expect(run.out).toContain("  tool-jobs queue: not read\n  tool-jobs DLQ: not read\n");
+    expect(run.out).toContain(
+      `attention:\n  - 6 queues were not read (SQS at ${down} did not answer (ECONNREFUSED): is the stack running, and AWS_ENDPOINT_URL_SQS right?): their depth and age are unknown`,
+    );
+    expect(run.out).toContain(`stuck FIFO groups: n/a (the FIFO queue was not read: SQS at ${down}`);
+    const json = await recover(["status", "--json"], env);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.out).unread).toHaveLength(6);
+  });
+
+  it("triage names the service and the endpoint that did not answer, in one line (exit 1)", async () => {
+    const run = await recover(["triage"], env);
+    expect(run.code).toBe(1);
+    expect(run.err.trim()).toBe(
+      `SQS at ${down} did not answer (ECONNREFUSED): nothing was changed by this request; is the stack running, and are AWS_ENDPOINT_URL_* right?`,
+    );
+  });
+});
