@@ -4,7 +4,13 @@ import {
   type KinesisClient,
   PutRecordCommand,
 } from "@aws-sdk/client-kinesis";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectTaggingCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  PutObjectTaggingCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
@@ -234,6 +240,62 @@ describe("filters that match nothing, and permanent reasons (item 6)", () => {
     expect(asked.code).toBe(0);
     expect(asked.out).toContain(`1 replayed into ${source.name}`);
     expect((await streamBodies(source.name)).slice(3).sort()).toEqual(['{"n":1}', '{"n":2}', "{oops"].sort());
+  });
+});
+
+describe("quarantine objects with tags from elsewhere", () => {
+  const tagsOf = async (bucket: string, key: string) =>
+    Object.fromEntries(
+      ((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }))).TagSet ?? []).map((t) => [
+        t.Key,
+        t.Value,
+      ]),
+    );
+  const keysOf = async (bucket: string) =>
+    ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map(
+      (o) => o.Key as string,
+    );
+
+  it("a replay keeps an object's other tags (a legal hold) and adds its mark beside them", async () => {
+    const { bucket, env } = await scene();
+    const keys = await keysOf(bucket);
+    for (const key of keys)
+      await s3.send(
+        new PutObjectTaggingCommand({
+          Bucket: bucket,
+          Key: key,
+          Tagging: { TagSet: [{ Key: "legal-hold", Value: "case-7" }] },
+        }),
+      );
+    const run = await recover(["replay", "--yes"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain("2 replayed into");
+    const marked = [];
+    for (const key of keys) {
+      const tags = await tagsOf(bucket, key);
+      // PutObjectTagging replaces the set: the hold was dropped from every object the replay marked.
+      expect(tags["legal-hold"], key).toBe("case-7");
+      if (tags.replayed === "true") marked.push(key);
+    }
+    expect(marked).toHaveLength(2);
+  });
+
+  it("a replayed-at tag without replayed=true is not a mark: the record waits, and a replay marks it", async () => {
+    const { bucket, env, source } = await scene();
+    const [key] = (await keysOf(bucket)).filter((k) => !k.includes("bad")).slice(0, 1) as [string];
+    await s3.send(
+      new PutObjectTaggingCommand({
+        Bucket: bucket,
+        Key: key,
+        Tagging: { TagSet: [{ Key: "replayed-at", Value: "2026-01-01T00:00:00.000Z" }] },
+      }),
+    );
+    const plan = await recover(["replay", "--dry-run"], env);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out).toContain("3 records matched; 0 already replayed; 2 to put back");
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    expect(await tagsOf(bucket, key)).toMatchObject({ replayed: "true" });
+    expect((await streamBodies(source.name)).filter((b) => b !== "{oops")).toHaveLength(4);
   });
 });
 

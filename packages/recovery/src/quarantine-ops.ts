@@ -230,6 +230,9 @@ async function replayMarkOf(
       ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
     }),
   );
+  // The mark is the three tags markReplayed sets; a `replayed-at` without `replayed=true` (set by hand, or
+  // by something else) is not one: such a record is put back once more, which changes nothing.
+  if (TagSet.find((tag) => tag.Key === REPLAYED)?.Value !== "true") return undefined;
   return TagSet.find((tag) => tag.Key === REPLAYED_AT)?.Value;
 }
 
@@ -238,25 +241,34 @@ export function replayedAt(s3: S3Client, bucket: string, key: string): Promise<s
   return replayMarkOf(s3, bucket, key);
 }
 
-/** Tags the object as replayed, with when and the record's new sequence number (the object is not rewritten). */
+const MARK_TAGS: ReadonlySet<string> = new Set([REPLAYED, REPLAYED_AT, REPLAY_SEQUENCE]);
+
+/**
+ * Tags the object as replayed, with when and the record's new sequence number (the object is not
+ * rewritten). PutObjectTagging replaces the whole tag set, so the object's other tags (a legal hold, a
+ * cost tag, what a lifecycle rule selects on) are read first and kept.
+ */
 export async function markReplayed(
   s3: S3Client,
   bucket: string,
   key: string,
   mark: { readonly at: string; readonly sequenceNumber: string; readonly expectedBucketOwner?: string },
 ): Promise<void> {
+  const owner = mark.expectedBucketOwner ? { ExpectedBucketOwner: mark.expectedBucketOwner } : {};
+  const { TagSet = [] } = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key, ...owner }));
   await s3.send(
     new PutObjectTaggingCommand({
       Bucket: bucket,
       Key: key,
       Tagging: {
         TagSet: [
+          ...TagSet.filter((tag) => !MARK_TAGS.has(tag.Key ?? "")),
           { Key: REPLAYED, Value: "true" },
           { Key: REPLAYED_AT, Value: mark.at },
           { Key: REPLAY_SEQUENCE, Value: mark.sequenceNumber },
         ],
       },
-      ...(mark.expectedBucketOwner ? { ExpectedBucketOwner: mark.expectedBucketOwner } : {}),
+      ...owner,
     }),
   );
 }
