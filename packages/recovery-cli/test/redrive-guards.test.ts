@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { countMessages } from "@mcp-pipeline/recovery";
+import { countMessages, peekMessages } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, stackEnvironment } from "./run-recover.js";
@@ -187,6 +187,24 @@ describe("queue ARNs and URLs alike (item 2)", () => {
     expect(run.code, run.out + run.err).toBe(0);
     expect(run.out).toContain(`redrive ${q.dlqArn}\n     to ${q.arn}`);
     expect(await countMessages(sqs, q.url)).toBe(1);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(0);
+  });
+});
+
+describe("two operators at once", () => {
+  it("the same redrive run twice at the same time moves each message once: a message one holds, the other does not see", async () => {
+    const q = await pair(false);
+    const bodies = Array.from({ length: 25 }, (_, i) => `job-${i}`);
+    await dead(q, bodies);
+    const runs = await Promise.all([
+      recover(["redrive", "--from", q.dlqUrl, "--yes", "--watch", "0"], env),
+      recover(["redrive", "--from", q.dlqUrl, "--yes", "--watch", "0"], env),
+    ]);
+    for (const run of runs) expect(run.code, run.out + run.err).toBe(0);
+    const moved = runs.map((r) => Number(/^(\d+) moved back to/m.exec(r.out)?.[1]));
+    expect(moved[0] + moved[1]).toBe(25);
+    const { messages } = await peekMessages(sqs, q.url);
+    expect(messages.map((m) => m.body).sort()).toEqual([...bodies].sort());
     expect(await countMessages(sqs, q.dlqUrl)).toBe(0);
   });
 });

@@ -299,6 +299,28 @@ describe("quarantine objects with tags from elsewhere", () => {
   });
 });
 
+describe("two operators at once", () => {
+  it("the same replay run twice at the same time: both end 0, every record is back and marked, the stream holds each at most twice", async () => {
+    const { env, source } = await scene();
+    const runs = await Promise.all([
+      recover(["replay", "--yes", "--rate", "1"], env),
+      recover(["replay", "--yes", "--rate", "1"], env),
+    ]);
+    for (const run of runs) expect(run.code, run.out + run.err).toBe(0);
+    const bodies = (await streamBodies(source.name)).slice(3);
+    // What was put back: the two retryable records, once or twice each (the processor skips an eventId it has
+    // applied), never the permanent one.
+    for (const body of ['{"n":1}', '{"n":2}']) {
+      const n = bodies.filter((b) => b === body).length;
+      expect(n, body).toBeGreaterThanOrEqual(1);
+      expect(n, body).toBeLessThanOrEqual(2);
+    }
+    expect(bodies).not.toContain("{oops");
+    const after = await recover(["replay", "--dry-run"], env);
+    expect(after.out).toContain("3 records matched; 2 already replayed; 0 to put back");
+  });
+});
+
 describe("finding a record (item 7)", () => {
   it("inspect --list names each key with its reason, kind, age and whether it was replayed; show takes the key", async () => {
     const { bucket, env } = await scene();
