@@ -52,7 +52,7 @@ Filters (inspect, replay)
 
 Where (default: the variables \`npm start -- --serve\` prints, or names from the prefix)
   --bucket NAME           quarantine bucket (default $QUARANTINE_BUCKET)
-  --stream NAME           stream to replay into (default $STREAM_NAME)
+  --stream NAME           stream to replay into, by name or ARN (default $STREAM_NAME)
   --table NAME            tool-calls table, for status (default $TOOL_CALLS_TABLE)
   --prefix NAME           the environment's name prefix (default $NAME_PREFIX, or $STREAM_NAME without -events)
   --queue NAME            tool-jobs, session-jobs or stream-failures: its DLQ and source queue

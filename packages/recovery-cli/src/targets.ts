@@ -4,6 +4,7 @@
  * environment's name prefix and the names Terraform gives (@mcp-pipeline/settings' resourceNames).
  */
 import { GetQueueUrlCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { InvalidArnError, streamNameOfArn } from "@mcp-pipeline/arn";
 import { UsageError } from "@mcp-pipeline/cli";
 import {
   QUEUE_KEYS,
@@ -24,6 +25,8 @@ export interface Targets {
   readonly prefix?: string;
   readonly bucket?: string;
   readonly stream?: string;
+  /** The stream's ARN when --stream gave one (the console shows ARNs): the stream found must be it. */
+  readonly streamArn?: string;
   readonly table?: string;
 }
 
@@ -71,7 +74,26 @@ export function targetsOf(
   },
   env: NodeJS.ProcessEnv,
 ): Targets {
-  const stream = values.stream ?? env.STREAM_NAME;
+  for (const flag of ["prefix", "bucket", "stream", "table"] as const) {
+    const value = values[flag];
+    if (value !== undefined && (value === "" || /\s/.test(value)))
+      throw new UsageError(
+        `--${flag} "${value}" ${value === "" ? "is empty" : "has white space in it"}: a name has none`,
+      );
+  }
+  let streamArn: string | undefined;
+  let named = values.stream;
+  if (named?.startsWith("arn:")) {
+    try {
+      streamArn = named;
+      named = streamNameOfArn(named);
+    } catch (error) {
+      if (error instanceof InvalidArnError)
+        throw new UsageError(`--stream must be a stream's name or ARN: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+  const stream = named ?? env.STREAM_NAME;
   const fromStream = stream?.endsWith(STREAM_SUFFIX) ? stream.slice(0, -STREAM_SUFFIX.length) : undefined;
   const prefix = values.prefix ?? env.NAME_PREFIX ?? fromStream;
   if (prefix)
@@ -82,7 +104,7 @@ export function targetsOf(
         : env.NAME_PREFIX
           ? `NAME_PREFIX=${prefix}`
           : values.stream !== undefined
-            ? `--stream ${stream}`
+            ? `--stream ${values.stream}`
             : `STREAM_NAME=${stream}`,
       env,
     );
@@ -94,6 +116,7 @@ export function targetsOf(
     ...(prefix ? { prefix } : {}),
     ...(bucket ? { bucket } : {}),
     ...((stream ?? names?.stream) ? { stream: (stream ?? names?.stream) as string } : {}),
+    ...(streamArn ? { streamArn } : {}),
     ...(table ? { table } : {}),
   };
 }

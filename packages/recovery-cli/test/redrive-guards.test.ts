@@ -202,7 +202,7 @@ describe("two operators at once", () => {
     ]);
     for (const run of runs) expect(run.code, run.out + run.err).toBe(0);
     const moved = runs.map((r) => Number(/^(\d+) moved back to/m.exec(r.out)?.[1]));
-    expect(moved[0] + moved[1]).toBe(25);
+    expect((moved[0] ?? 0) + (moved[1] ?? 0)).toBe(25);
     const { messages } = await peekMessages(sqs, q.url);
     expect(messages.map((m) => m.body).sort()).toEqual([...bodies].sort());
     expect(await countMessages(sqs, q.dlqUrl)).toBe(0);

@@ -189,6 +189,28 @@ describe("replay: a plan, checks and a guard before acting (items 3, 4, 5)", () 
     expect(await streamBodies(other.name)).toEqual([]);
   });
 
+  it("--stream takes the stream's ARN, as the console shows it; an ARN the caller does not reach is refused", async () => {
+    const { source, env } = await scene();
+    const run = await recover(["replay", "--stream", source.arn, "--dry-run"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(`replay into ${source.name} (${source.arn})`);
+    expect(run.out).toContain("dry run: 2 would be replayed");
+    const elsewhere = source.arn.replace(":us-east-1:", ":eu-west-1:");
+    const refused = await recover(["replay", "--stream", elsewhere, "--yes"], env);
+    expect(refused.code).toBe(3);
+    expect(refused.out).toContain(
+      `stream: --stream ${elsewhere} is not the stream the caller reaches by that name: that is ${source.arn}`,
+    );
+    expect((await streamBodies(source.name)).length).toBe(3);
+  });
+
+  it("a name pasted with white space is refused before any request (exit 2)", async () => {
+    const { source, env } = await scene();
+    const run = await recover(["replay", "--stream", ` ${source.name}`, "--dry-run"], env);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`--stream " ${source.name}" has white space in it: a name has none`);
+  });
+
   it("refuses a bucket named for another account than the credentials'", async () => {
     const { env } = await scene(`mcp-prod-quarantine-${++n}-111122223333`);
     const run = await recover(["replay", "--yes"], env);

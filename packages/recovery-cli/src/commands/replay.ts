@@ -2,6 +2,7 @@ import { wholeNumber } from "@mcp-pipeline/cli";
 import {
   type Check,
   checkReplayStream,
+  failed,
   InterruptedError,
   notChecked,
   planReplay,
@@ -43,9 +44,18 @@ export async function replay(context: Context): Promise<number> {
   const scan = await scanFiltered(context, bucket, filter, caller?.account);
   const plan = planReplay(scan.entries, { includePermanent, ...(max !== undefined ? { max } : {}) });
   const target = await checkReplayStream(context.aws.kinesis, stream, plan.items);
+  const given = context.targets.streamArn;
   const checks: Check[] = [
     identity,
     ...target.checks,
+    ...(given !== undefined && target.streamArn !== undefined && target.streamArn !== given
+      ? [
+          failed(
+            "stream",
+            `--stream ${given} is not the stream the caller reaches by that name: that is ${target.streamArn}`,
+          ),
+        ]
+      : []),
     notChecked(
       "write permissions",
       `kinesis:PutRecords on ${stream} and s3:PutObject on ${bucket} (the marks) cannot be tried without writing; a denial stops the run with what was written marked`,
