@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { PutRecordCommand } from "@aws-sdk/client-kinesis";
+import { GetObjectTaggingCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import {
   GetQueueAttributesCommand,
   SendMessageCommand,
@@ -7,7 +9,10 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { countMessages } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +29,7 @@ let stack: EmulatorStack;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  stack = await EmulatorStack.start({ sqsS3: true });
+  stack = await EmulatorStack.start({ sqsS3: true, kinesis: true });
   sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
 });
 afterAll(async () => {
@@ -32,7 +37,10 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The command in a child process; `stopWhen` sees its stderr so far and says when to send SIGINT. */
+/**
+ * The command in a child process; `stopWhen` sees its stderr so far (on each write, and every 100 ms for
+ * what the test watches itself) and says when to send SIGINT.
+ */
 function interrupted(
   args: readonly string[],
   env: Record<string, string>,
@@ -49,13 +57,17 @@ function interrupted(
   child.stdout?.on("data", (c) => {
     out += c;
   });
-  child.stderr?.on("data", (c) => {
-    err += c;
+  const check = () => {
     if (!sent && stopWhen(err)) {
       sent = true;
       child.kill("SIGINT");
     }
+  };
+  child.stderr?.on("data", (c) => {
+    err += c;
+    check();
   });
+  const poll = setInterval(check, 100);
   return new Promise<{
     code: number | null;
     signal: NodeJS.Signals | null;
@@ -64,7 +76,10 @@ function interrupted(
     sent: boolean;
   }>((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code, signal) => resolve({ code, signal, out, err, sent }));
+    child.on("exit", (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, out, err, sent });
+    });
   });
 }
 
@@ -142,5 +157,97 @@ describe("Ctrl-C during a redrive", () => {
     expect(again.out).toContain(`${jobs - moved} moved back to interrupted (mover)`);
     expect(await countMessages(sqs, q.url)).toBe(jobs);
     expect(await countMessages(sqs, q.dlqUrl)).toBe(3);
+  }, 120_000);
+});
+
+describe("Ctrl-C during a replay", () => {
+  it("stops between records, each record written is marked: exit 130 and the advice; the same replay again puts back only the rest", async () => {
+    const kinesis = kinesisClient(emulatorClientOptions(stack.kinesis));
+    const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
+    try {
+      const stream = "interrupted-events";
+      const bucket = "interrupted-quarantine";
+      await stack.createStream(stream);
+      await stack.createBucket(bucket);
+      const records = 6;
+      for (let i = 0; i < records; i++) {
+        const data = new TextEncoder().encode(`{"n":${i}}`);
+        const put = await kinesis.send(
+          new PutRecordCommand({ StreamName: stream, PartitionKey: `session-${i}`, Data: data }),
+        );
+        // What dlq-redrive stores for a record the processor's event source gave up on.
+        await writeQuarantineRecord(s3, bucket, {
+          formatVersion: QUARANTINE_FORMAT_VERSION,
+          source: {
+            kind: "kinesis",
+            streamArn: `arn:aws:kinesis:us-east-1:000000000000:stream/${stream}`,
+            shardId: put.ShardId ?? "",
+            sequenceNumber: put.SequenceNumber ?? "",
+            partitionKey: `session-${i}`,
+            approximateArrivalTimestamp: Date.now() / 1000,
+          },
+          data: Buffer.from(data).toString("base64"),
+          reason: { code: "RetryAttemptsExhausted", message: "retries exhausted" },
+          failure: {
+            condition: "RetryAttemptsExhausted",
+            approximateInvokeCount: 3,
+            functionError: "Unhandled",
+            requestId: `request-${i}`,
+            functionArn: "arn:aws:lambda:us-east-1:000000000000:function:processor",
+            timestamp: new Date().toISOString(),
+          },
+          quarantinedAt: new Date().toISOString(),
+          quarantinedBy: "dlq-redrive",
+        });
+      }
+      const marked = async () => {
+        const keys = ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map(
+          (o) => o.Key as string,
+        );
+        let n = 0;
+        for (const key of keys) {
+          const { TagSet = [] } = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }));
+          if (TagSet.some((t) => t.Key === "replayed" && t.Value === "true")) n += 1;
+        }
+        return n;
+      };
+      const env = stackEnvironment(stack, {
+        AWS_ENDPOINT_URL_KINESIS: stack.kinesis.endpoint,
+        QUARANTINE_BUCKET: bucket,
+        STREAM_NAME: stream,
+      });
+      const args = ["replay", "--rate", "1", "--yes"];
+      // --rate 1: one record a second. Ctrl-C once the first record is back and marked.
+      let first = false;
+      let ended = false;
+      const watching = (async () => {
+        while (!first && !ended) {
+          if ((await marked()) > 0) first = true;
+          else await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const run = await interrupted(args, env, () => first);
+      ended = true;
+      await watching;
+      expect(run.sent, `${run.out}\n${run.err}`).toBe(true);
+      expect(run.code, `${run.out}\n${run.err}`).toBe(130);
+      const replayed = Number(
+        /records were not put back \(interrupted \(SIGINT\)\); (\d+) were, and are marked/.exec(run.out)?.[1],
+      );
+      expect(replayed).toBeGreaterThan(0);
+      expect(replayed).toBeLessThan(records);
+      expect(run.out).toContain("Run the same replay again to continue: what is marked is skipped.");
+      // Every record written is marked: none was written without its mark, none marked without being written.
+      expect(await marked()).toBe(replayed);
+      const again = await recover(["replay", "--yes"], env);
+      expect(again.code, again.out + again.err).toBe(0);
+      expect(again.out).toContain(
+        `${records - replayed} replayed into ${stream}, ${replayed} already replayed before`,
+      );
+      expect(await marked()).toBe(records);
+    } finally {
+      kinesis.destroy();
+      s3.destroy();
+    }
   }, 120_000);
 });
