@@ -224,7 +224,10 @@ export async function pipelineStatus(
       stuckGroups = { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
     } else {
       try {
-        const { groups, scanned } = await waitingGroups(clients.dynamodb, sources.table);
+        const { groups, scanned } = await waitingGroups(clients.dynamodb, sources.table, {
+          now: options.now,
+          visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2,
+        });
         const waiting = groups
           .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
           .filter((g) => g.waitingSeconds > afterSeconds);

@@ -74,7 +74,7 @@ export async function status(context: Context): Promise<number> {
             `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
             ...stuck.groups.map(
               (g) =>
-                `  ${g.group}: call ${g.callId} (${g.tool}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group`,
+                `  ${g.group}: call ${g.callId} (${g.tool}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
             ),
           ];
   const alarms = report.alarms;
