@@ -157,7 +157,10 @@ export async function resolveQueue(sqs: SQSClient, given: string, flag: string):
   // A URL's path is /<account>/<name>. An endpoint that ignores the account (LocalStack, the emulators)
   // answers for the caller's own queue of that name: not the one the URL names.
   // Not WHATWG's URL: it refuses hosts such as fauxqs's sqs.<region>.127.0.0.1, which the SDK sends to.
-  const [account, name] = url.replace(/^[a-z]+:\/\/[^/]*/i, "").split("/").slice(-2);
+  const [account, name] = url
+    .replace(/^[a-z]+:\/\/[^/]*/i, "")
+    .split("/")
+    .slice(-2);
   if (!given.startsWith("arn:") && queue.arn !== "" && !queue.arn.endsWith(`:${account}:${name}`))
     throw new QueueNotFoundError(
       flag,
