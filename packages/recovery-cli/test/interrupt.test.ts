@@ -2,21 +2,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { GetObjectTaggingCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import {
-  GetQueueAttributesCommand,
-  SendMessageCommand,
-  SetQueueAttributesCommand,
-  type SQSClient,
-} from "@aws-sdk/client-sqs";
+import { GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import { countMessages } from "@mcp-pipeline/recovery";
-import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recover, stackEnvironment, statsJob } from "./run-recover.js";
+import { recover, redrivablePair, stackEnvironment, statsJob } from "./run-recover.js";
 
 /**
  * Ctrl-C in the middle of `npm run recover` (bin/recover.ts in a child process, as a person runs it): the
@@ -95,18 +90,7 @@ async function hidden(url: string): Promise<number> {
 
 describe("Ctrl-C during a redrive", () => {
   it("stops at the next step: exit 130, what moved and how to go on, nothing hidden; the same command again moves the rest once", async () => {
-    const q = (await stack.createQueue({
-      name: "interrupted",
-      dlq: { name: "interrupted-dlq", maxReceiveCount: 3 },
-    })) as Required<StackQueue>;
-    await sqs.send(
-      new SetQueueAttributesCommand({
-        QueueUrl: q.dlqUrl,
-        Attributes: {
-          RedriveAllowPolicy: JSON.stringify({ redrivePermission: "byQueue", sourceQueueArns: [q.arn] }),
-        },
-      }),
-    );
+    const q = await redrivablePair(stack, "interrupted");
     // Poison the worker dead-lettered (left by --reason max-receives, so held while the mover runs), and
     // jobs SQS moved after their receives ran out.
     for (let i = 0; i < 3; i++)

@@ -1,5 +1,7 @@
+import { SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import type { EmulatorStack } from "@mcp-pipeline/testing/emulators";
+import { type EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { main } from "../src/index.js";
 
 export interface Run {
@@ -60,4 +62,29 @@ export function statsJob(callId: string, sessionId: string): string {
     arguments: { text: "back from the DLQ" },
     enqueuedAt: new Date().toISOString(),
   });
+}
+
+/**
+ * A queue and its DLQ as terraform/modules/queue makes them: a redrive policy on the queue, and on the DLQ
+ * a redrive allow policy naming the queue.
+ */
+export async function redrivablePair(stack: EmulatorStack, name: string): Promise<Required<StackQueue>> {
+  const q = (await stack.createQueue({
+    name,
+    dlq: { name: `${name}-dlq`, maxReceiveCount: 3 },
+  })) as Required<StackQueue>;
+  const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
+  try {
+    await sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: q.dlqUrl,
+        Attributes: {
+          RedriveAllowPolicy: JSON.stringify({ redrivePermission: "byQueue", sourceQueueArns: [q.arn] }),
+        },
+      }),
+    );
+  } finally {
+    sqs.destroy();
+  }
+  return q;
 }
