@@ -190,7 +190,7 @@ export async function pipelineQueue(
       ? undefined
       : names
         ? `SQS has no queue ${sourceUrl ? names.dlqName : names.name}`
-        : `set ${sourceUrl ? variables.dlq : variables.queue} (or STREAM_NAME / --prefix, to find it by name)`;
+        : `set ${[sourceUrl ? undefined : variables.queue, dlqUrl ? undefined : variables.dlq].filter(Boolean).join(" and ")} (or STREAM_NAME / --prefix, to find ${sourceUrl || dlqUrl ? "it" : "them"} by name)`;
   return {
     key,
     name: queueSuffix(key),

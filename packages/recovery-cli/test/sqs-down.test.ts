@@ -56,11 +56,49 @@ describe("SQS down", () => {
     expect(JSON.parse(json.out).unread).toHaveLength(6);
   });
 
-  it("triage names the service and the endpoint that did not answer, in one line (exit 1)", async () => {
+  it("triage shows what it could read and names each DLQ it could not, with the endpoint (exit 4)", async () => {
     const run = await recover(["triage"], env);
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toContain(
+      "nothing waits in what was read; some was not read (below): what waits there is unknown",
+    );
+    for (const dlq of ["tool-jobs", "session-jobs", "stream-failures"])
+      expect(run.out).toContain(
+        `not read: ${dlq} DLQ: SQS at ${down} did not answer (ECONNREFUSED): is the stack running, and AWS_ENDPOINT_URL_SQS right?`,
+      );
+  });
+
+  it("any other command names the service and the endpoint that did not answer, in one line (exit 1)", async () => {
+    const run = await recover(["peek", "--queue", "tool-jobs"], env);
     expect(run.code).toBe(1);
     expect(run.err.trim()).toBe(
       `SQS at ${down} did not answer (ECONNREFUSED): nothing was changed by this request; is the stack running, and are AWS_ENDPOINT_URL_* right?`,
+    );
+  });
+});
+
+describe("triage of what is not there", () => {
+  it("a quarantine bucket that is not there: the DLQs are still shown, the bucket named, exit 4 (not 1)", async () => {
+    const run = await recover(
+      ["triage"],
+      stackEnvironment(stack, { QUARANTINE_BUCKET: "no-such-quarantine" }),
+    );
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toMatch(/^not read: quarantine s3:\/\/no-such-quarantine: NoSuchBucket/m);
+    expect(run.out).toContain(
+      "not read: tool-jobs DLQ: set TOOL_JOBS_QUEUE_URL and TOOL_JOBS_DLQ_URL (or STREAM_NAME / --prefix, to find them by name)",
+    );
+  });
+
+  it("DLQs it has no way to find are not 'nothing waits': exit 4, each named", async () => {
+    const run = await recover(
+      ["triage"],
+      stackEnvironment(stack, { QUARANTINE_BUCKET: "mcp-dev-quarantine" }),
+    );
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).not.toContain("nothing waits: the quarantine and the DLQs hold nothing");
+    expect(run.out).toContain(
+      "not read: session-jobs DLQ: set SESSION_JOBS_QUEUE_URL and SESSION_JOBS_DLQ_URL",
     );
   });
 });

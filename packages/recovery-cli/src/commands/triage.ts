@@ -1,4 +1,5 @@
 import { FailureKind } from "@mcp-pipeline/recovery";
+import { unanswered } from "../aws-environment.js";
 import { ageOf, type Context, callerCheck, print, RecoverExit } from "../context.js";
 import { commandFor } from "../next-command.js";
 import { pipelineQueues, quarantineBucket } from "../targets.js";
@@ -17,11 +18,13 @@ export async function triage(context: Context): Promise<number> {
     dlqs: queues.flatMap((q) => (q.dlqUrl ? [{ name: { key: q.name }, url: q.dlqUrl, fifo: q.fifo }] : [])),
     ...(caller ? { expectedBucketOwner: caller.account } : {}),
     ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
+    describeError: (service, error) => unanswered(context.env, service, error),
   });
   const header = `${caller ? `account ${caller.account}, region ${caller.region}` : `caller unknown (${check.detail})`}`;
   const missing = [
     ...(bucket ? [] : ["quarantine: no bucket (pass --bucket, set QUARANTINE_BUCKET, or give the prefix)"]),
     ...queues.filter((q) => q.dlqUrl === undefined).map((q) => `${q.name} DLQ: ${q.missing}`),
+    ...report.unread.map((u) => `${u.source}: ${u.why}`),
   ];
   const rows = report.groups.map((g) => {
     const where = g.where === "quarantine" ? "quarantine" : `${g.source} DLQ`;
@@ -33,7 +36,9 @@ export async function triage(context: Context): Promise<number> {
   const lines = [
     header,
     report.groups.length === 0
-      ? "nothing waits: the quarantine and the DLQs hold nothing to recover"
+      ? missing.length > 0
+        ? "nothing waits in what was read; some was not read (below): what waits there is unknown"
+        : "nothing waits: the quarantine and the DLQs hold nothing to recover"
       : `${report.groups.length} groups wait (${report.groups.length - permanent} retryable: fix the cause, then the command; ${permanent} permanent: the input itself is wrong, look at it first)`,
     ...rows,
     ...report.approximate
@@ -53,7 +58,8 @@ export async function triage(context: Context): Promise<number> {
       : []),
     ...missing.map((m) => `not read: ${m}`),
   ];
-  const waiting = report.groups.length > 0 || report.unreadable.length > 0;
+  // What could not be read may hold failures: unknown is not "nothing needs a person".
+  const waiting = report.groups.length > 0 || report.unreadable.length > 0 || missing.length > 0;
   print(context, lines.join("\n"), {
     caller: caller ?? null,
     groups: report.groups.map((g) => ({ ...g, next: commandFor(g.next) })),
