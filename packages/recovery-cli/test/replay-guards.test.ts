@@ -367,6 +367,19 @@ describe("finding a record (item 7)", () => {
     });
   });
 
+  it("show says a replayed record was replayed, as inspect --list does (the mark is a tag)", async () => {
+    const { env } = await scene();
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    const listed = JSON.parse((await recover(["inspect", "--list", "--json"], env)).out) as {
+      objects: { key: string; replayedAt?: string }[];
+    };
+    const replayed = listed.objects.find((o) => o.replayedAt !== undefined);
+    expect(replayed).toBeDefined();
+    const run = await recover(["show", replayed?.key as string, "--json"], env);
+    expect(run.code, run.err).toBe(0);
+    expect(JSON.parse(run.out).replayedAt).toBe(replayed?.replayedAt);
+  });
+
   it("show of a missing key names the key and the bucket (exit 1)", async () => {
     const { bucket, env } = await scene();
     const run = await recover(["show", "kinesis/events/2026/11/30/shardId-000000000000/1.json"], env);

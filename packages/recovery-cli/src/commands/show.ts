@@ -1,6 +1,6 @@
 import { UsageError } from "@mcp-pipeline/cli";
 import { QuarantineFormatError, readQuarantineObject } from "@mcp-pipeline/quarantine";
-import { quarantineFailureKind, REPLAYED_AT } from "@mcp-pipeline/recovery";
+import { quarantineFailureKind, replayedAt } from "@mcp-pipeline/recovery";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
 import { bucketOf, quarantineBucket, requireBucketSource } from "../targets.js";
 
@@ -32,7 +32,9 @@ export async function show(context: Context): Promise<number> {
     }
     throw error;
   }
-  const { record, metadata } = object;
+  const { record, tagCount } = object;
+  // A replay marks an object by tags (the object is never rewritten): what inspect and replay read too.
+  const replayed = tagCount === 0 ? undefined : await replayedAt(context.aws.s3, bucket, key);
   const bytes = Buffer.from(record.data, "base64");
   const text = bytes.toString("utf8");
   let decoded: unknown = text;
@@ -42,7 +44,7 @@ export async function show(context: Context): Promise<number> {
     // Not JSON: shown as text (or base64 when not UTF-8), which is often why it was quarantined.
     if (Buffer.from(text, "utf8").compare(bytes) !== 0) decoded = { base64: record.data };
   }
-  const shown = { ...record, kind: quarantineFailureKind(record), replayedAt: metadata[REPLAYED_AT] ?? null };
+  const shown = { ...record, kind: quarantineFailureKind(record), replayedAt: replayed ?? null };
   print(context, JSON.stringify({ ...shown, data: decoded }, null, 2), { ...shown, decoded });
   return RecoverExit.Ok;
 }
