@@ -140,12 +140,10 @@ export async function scanFiltered(
   expectedBucketOwner: string | undefined,
 ): Promise<QuarantineScan> {
   const { reason, ...others } = filter;
-  const scan = await scanQuarantine(
-    context.aws.s3,
-    bucket,
-    others,
-    expectedBucketOwner ? { expectedBucketOwner } : {},
-  );
+  const scan = await scanQuarantine(context.aws.s3, bucket, others, {
+    ...(expectedBucketOwner ? { expectedBucketOwner } : {}),
+    ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
+  });
   if (reason === undefined) return scan;
   const present = new Map<string, number>();
   for (const e of scan.entries)

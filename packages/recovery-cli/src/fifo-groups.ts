@@ -5,6 +5,7 @@
  */
 import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { interruption } from "@mcp-pipeline/recovery";
 import { CallStatus } from "@mcp-pipeline/tool-calls";
 
 /** A call whose job has not finished: it may still run (requested, started, or failed and to be retried). */
@@ -53,12 +54,15 @@ export async function waitingGroups(
    * than that long ago may still hold its group; without it, dead-lettered calls are not read.
    */
   hold?: { readonly now: number; readonly visibilityTimeoutSeconds: number },
+  /** Stops the scan before its next page (the table has no index by status: a big table is many pages). */
+  signal?: AbortSignal,
 ): Promise<{ readonly groups: WaitingGroup[]; readonly scanned: number }> {
   const statuses = hold ? HOLDING : UNFINISHED;
   const bySession = new Map<string, WaitingGroup>();
   let scanned = 0;
   let start: Record<string, unknown> | undefined;
   do {
+    if (signal?.aborted) throw interruption(signal);
     const page = await dynamodb.send(
       new ScanCommand({
         TableName: table,

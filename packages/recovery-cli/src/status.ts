@@ -224,10 +224,12 @@ export async function pipelineStatus(
       stuckGroups = { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
     } else {
       try {
-        const { groups, scanned } = await waitingGroups(clients.dynamodb, sources.table, {
-          now: options.now,
-          visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2,
-        });
+        const { groups, scanned } = await waitingGroups(
+          clients.dynamodb,
+          sources.table,
+          { now: options.now, visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2 },
+          sources.interrupt,
+        );
         const waiting = groups
           .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
           .filter((g) => g.waitingSeconds > afterSeconds);
@@ -239,6 +241,7 @@ export async function pipelineStatus(
           scanned,
         };
       } catch (error) {
+        if (error instanceof InterruptedError) throw error;
         stuckGroups = { unavailable: `scanning ${sources.table} failed: ${errorText(error)}` };
       }
     }

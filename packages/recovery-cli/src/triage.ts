@@ -100,7 +100,10 @@ export async function triage(
         clients.s3,
         sources.bucket,
         {},
-        sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {},
+        {
+          ...(sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {}),
+          ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+        },
       );
     } catch (error) {
       notRead(`quarantine s3://${sources.bucket}`, "S3", error);

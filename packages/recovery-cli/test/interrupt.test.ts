@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer, request } from "node:http";
 import { join } from "node:path";
 import { PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { GetObjectTaggingCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
@@ -8,7 +9,7 @@ import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
-import { countMessages } from "@mcp-pipeline/recovery";
+import { countMessages, InterruptedError } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, redrivablePair, stackEnvironment, statsJob } from "./run-recover.js";
@@ -232,6 +233,77 @@ describe("Ctrl-C during a replay", () => {
     } finally {
       kinesis.destroy();
       s3.destroy();
+    }
+  }, 120_000);
+});
+
+describe("Ctrl-C during a long read of the quarantine", () => {
+  it("stops the scan before its next GET (a scan holds nothing): exit 130, not the whole bucket read first", async () => {
+    const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
+    const bucket = "big-quarantine";
+    const objects = 80;
+    await stack.createBucket(bucket);
+    for (let i = 0; i < objects; i++)
+      await writeQuarantineRecord(s3, bucket, {
+        formatVersion: QUARANTINE_FORMAT_VERSION,
+        source: {
+          kind: "kinesis",
+          streamArn: "arn:aws:kinesis:us-east-1:000000000000:stream/big-events",
+          shardId: "shardId-000000000000",
+          sequenceNumber: String(49_000_000_000_000_000_000_000_000_000_000_000_000_000_000n + BigInt(i)),
+          partitionKey: `session-${i}`,
+          approximateArrivalTimestamp: Date.now() / 1000,
+        },
+        data: Buffer.from("{oops").toString("base64"),
+        reason: { code: "bad-json", message: "payload is not JSON" },
+        quarantinedAt: new Date().toISOString(),
+        quarantinedBy: "processor",
+      });
+    s3.destroy();
+    // Between the CLI and S3: counts the objects' GETs (not their ?tagging reads: fauxqs sends no
+    // x-amz-tagging-count, so each object costs a second GET), and "presses Ctrl-C" at the fifth.
+    const upstream = new URL(stack.sqsS3.endpoint);
+    const ctrlC = new AbortController();
+    let gets = 0;
+    const proxy = createServer((incoming, answer) => {
+      if (
+        incoming.method === "GET" &&
+        incoming.url?.includes("/kinesis/") &&
+        !incoming.url.includes("tagging")
+      ) {
+        gets += 1;
+        if (gets === 5) ctrlC.abort(new InterruptedError("SIGINT"));
+      }
+      const forward = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (reply) => {
+          answer.writeHead(reply.statusCode ?? 502, reply.headers);
+          reply.pipe(answer);
+        },
+      );
+      incoming.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = proxy.address() as { port: number };
+      const env = stackEnvironment(stack, {
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+        QUARANTINE_BUCKET: bucket,
+      });
+      const run = await recover(["inspect"], env, ctrlC.signal);
+      expect(run.code, run.out + run.err).toBe(130);
+      expect(run.err).toContain("interrupted (SIGINT): nothing changed");
+      expect(run.out).toBe("");
+      // The GETs in flight when it stopped settle (16 at most), none starts after.
+      expect(gets).toBeLessThan(5 + 16 + 1);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
     }
   }, 120_000);
 });

@@ -15,7 +15,12 @@ export interface Run {
  * stdout and stderr kept. No terminal: a command that would ask must be told --yes (as in a script); the
  * terminal's own path is run under a pseudo-terminal in terminal.test.ts.
  */
-export async function recover(argv: readonly string[], env: Record<string, string>): Promise<Run> {
+export async function recover(
+  argv: readonly string[],
+  env: Record<string, string>,
+  /** What a Ctrl-C would abort (processIo's `interrupt`): the test aborts it itself. */
+  interrupt?: AbortSignal,
+): Promise<Run> {
   let out = "";
   let err = "";
   const code = await main(argv, env, {
@@ -30,6 +35,7 @@ export async function recover(argv: readonly string[], env: Record<string, strin
       ask: () => Promise.reject(new Error("no terminal")),
     },
     now: Date.now,
+    ...(interrupt ? { interrupt } : {}),
   });
   return { code, out, err };
 }

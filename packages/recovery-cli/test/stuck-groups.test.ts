@@ -1,9 +1,11 @@
 import { DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { InterruptedError } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitingGroups } from "../src/fifo-groups.js";
 import { recover, stackEnvironment } from "./run-recover.js";
 
 /**
@@ -89,5 +91,20 @@ describe("status: stuck FIFO groups", () => {
     );
     expect(run.out).toMatch(/ {2}- 1 FIFO group stuck over 5 s \(longest: held, call held-0/);
     expect(run.out).not.toContain("gone");
+  });
+});
+
+describe("status: Ctrl-C during the scan of the tool-calls table", () => {
+  it("stops before its next page with the InterruptedError (the table has no index by status: a big one is many pages)", async () => {
+    const ctrlC = new AbortController();
+    ctrlC.abort(new InterruptedError("SIGINT"));
+    const stopped = waitingGroups(
+      dynamodb,
+      table,
+      { now: Date.now(), visibilityTimeoutSeconds: VISIBILITY },
+      ctrlC.signal,
+    );
+    await expect(stopped).rejects.toBeInstanceOf(InterruptedError);
+    await expect(stopped).rejects.toMatchObject({ signal: "SIGINT" });
   });
 });
