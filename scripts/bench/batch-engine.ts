@@ -1,5 +1,5 @@
 /**
- * Wall-clock throughput of the key-ordered engine against the ideal bound of DESIGN.md:
+ * Wall-clock throughput of the key-ordered engine against the ideal bound of docs/architecture.md ("The batch engine"):
  *   max(ceil(N / C) x L, max_k n_k x L)
  * for N records, concurrency C and per-record latency L (a timer standing in for a downstream call),
  * and, per scheduling rule, what a deadline leaves: the Kinesis checkpoint progress (records before
@@ -266,7 +266,7 @@ machine, which is most of the overhead shown; compare the ratio, not the absolut
 |---|---|---|---|---|
 ${rows.join("\n")}
 
-The DESIGN.md quality bar is "within 10% of the ideal bound". The step-clock property test
+The quality bar (docs/architecture.md, "Quality bars") is "within 10% of the ideal bound". The step-clock property test
 (packages/batch/test/scheduling.test.ts) checks the same bound exactly, without wall-clock time.
 
 ## Scheduling rule, makespan and checkpoint progress under a deadline

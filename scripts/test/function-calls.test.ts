@@ -38,7 +38,7 @@ describe("what the bundles are read to call (the witnesses of issue 25 items 9 a
     const { placed } = placeCalls("dlq-redrive", calls.get("dlq-redrive") as BundleCalls);
     expect(placed.filter((p) => p.operation === "sqs:ChangeMessageVisibilityBatch")).toEqual([
       expect.objectContaining({
-        module: "packages/recovery/src/move-messages.ts",
+        module: "packages/recovery/src/peek-messages.ts",
         on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
       }),
     ]);

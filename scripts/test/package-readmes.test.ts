@@ -1,6 +1,6 @@
 /**
  * The documentation that describes the tree stays true to it (issue 11): every workspace has a README; what
- * a README's TypeScript example imports from @mcp-pipeline/* is exported by that package; the root README's
+ * a README's TypeScript example imports from @mcp-pipeline/* is exported by that package; docs/architecture.md's
  * layout lists exactly the workspaces there are, and names every Terraform module.
  *
  * Exports are read from the source text (a package's `index.ts` is its whole public API), following
@@ -142,11 +142,11 @@ function entryFile(all: readonly Workspace[], specifier: string): string | undef
   return entry === undefined ? undefined : join(root, workspace.dir, entry);
 }
 
-/** The layout block of the root README, and the workspace directories its lines start with. */
+/** The layout block of docs/architecture.md, and the workspace directories its lines start with. */
 function layout(): { readonly block: string; readonly listed: string[] } {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const readme = readFileSync(join(root, "docs", "architecture.md"), "utf8");
   const block = /^## Layout\n+```\n([\s\S]*?)^```/m.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README.md has no "## Layout" code block');
+  if (block === undefined) throw new Error('docs/architecture.md has no "## Layout" code block');
   const listed = block
     .split("\n")
     .map((line) => /^((?:packages|functions)\/[a-z0-9-]+)(?:\s|$)/.exec(line)?.[1])
@@ -293,7 +293,7 @@ describe("README examples import only what packages export", () => {
   });
 });
 
-describe("the root README's layout matches the tree", () => {
+describe("the layout in docs/architecture.md matches the tree", () => {
   it("lists exactly the directories under packages/ and functions/", () => {
     const onDisk = WORKSPACE_DIRS.flatMap((parent) =>
       readdirSync(join(root, parent), { withFileTypes: true })

@@ -37,3 +37,21 @@ describe("paths named in docs and code", () => {
     expect([...new Set(missing)]).toEqual([]);
   });
 });
+
+describe("the repository stands on its own files", () => {
+  it("no tracked file points outside it: no sibling directory, no design note of the team, no machine path", () => {
+    const files = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f !== "" && f !== "package-lock.json" && existsSync(join(root, f)));
+    // Built from parts, so that this file does not name what it looks for.
+    const outside = new RegExp(
+      ["\\.\\./sha", "red/", "|DESIGN\\.md", "|/wo", "rk/(?:main|wt|shared)"].join(""),
+    );
+    const found = files.flatMap((file) =>
+      readFileSync(join(root, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (outside.test(line) ? [`${file}:${i + 1}: ${line.trim().slice(0, 120)}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+});

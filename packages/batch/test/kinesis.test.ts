@@ -119,7 +119,7 @@ describe("Kinesis mode: transient failure (§1.4 'Checkpoint rule': Lambda retri
   });
 });
 
-describe("Kinesis mode: permanent failure (DESIGN.md: quarantine and acknowledge, never block the shard)", () => {
+describe("Kinesis mode: permanent failure (docs/architecture.md: quarantine and acknowledge, never block the shard)", () => {
   it("sets the record aside, acknowledges it and goes on with the same key", async () => {
     const clock = new StepClock();
     const setAside: KinesisStreamRecord[] = [];
@@ -161,7 +161,7 @@ describe("Kinesis mode: permanent failure (DESIGN.md: quarantine and acknowledge
   });
 });
 
-describe("Kinesis mode: deadline (DESIGN.md: start nothing new when remaining time runs low)", () => {
+describe("Kinesis mode: deadline (docs/architecture.md: start nothing new when remaining time runs low)", () => {
   it("reports the first unstarted record once the deadline is reached and finishes every started record", async () => {
     const clock = new StepClock();
     const records = batch("ABCDABCDABCD");

@@ -6,7 +6,7 @@ import { adaptiveRule, FIT_SLACK, idealRemainingMs } from "../src/schedule.js";
 import { StepClock } from "./harness.js";
 
 /**
- * DESIGN.md quality bar: the engine stays close to the ideal bound max(ceil(N / C), max_k n_k) x L.
+ * docs/architecture.md quality bar: the engine stays close to the ideal bound max(ceil(N / C), max_k n_k) x L.
  * With every record taking one step (L = 1), picking the key with the most records left is Hu's rule,
  * which is optimal for chains, so the step count must equal the bound exactly. Wall-clock throughput
  * is measured by the benchmark script instead (docs/batch-engine.md).

@@ -62,7 +62,7 @@ describe("SQS standard mode (docs/aws-semantics.md §2.3 'ReportBatchItemFailure
     expect(sqsBatchResponse(outcome)).toEqual({ batchItemFailures: [{ itemIdentifier: "m-0" }] });
   });
 
-  it("reports every unstarted message when the deadline is reached (DESIGN.md deadline rule)", async () => {
+  it("reports every unstarted message when the deadline is reached (docs/architecture.md deadline rule)", async () => {
     const clock = new StepClock();
     const { result } = await clock.drive(
       processSqsBatch(messages(6), {

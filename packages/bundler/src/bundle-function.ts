@@ -182,6 +182,10 @@ export const directModules: Plugin = {
 export async function bundleFunction(
   functionDir: string,
   outDir: string,
+  options: {
+    /** Plugins run before the bundler's own: a test's patch of a source file (packages/testing's sabotage). */
+    readonly plugins?: readonly Plugin[];
+  } = {},
 ): Promise<{ name: string; codeBytes: number }> {
   const name = basename(functionDir);
   await rm(outDir, { recursive: true, force: true });
@@ -212,7 +216,7 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [lambdaOnly, directModules, sideEffectFree],
+    plugins: [...(options.plugins ?? []), lambdaOnly, directModules, sideEffectFree],
     logLevel: "warning",
   });
 

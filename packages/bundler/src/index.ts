@@ -1,3 +1,4 @@
+export type { Plugin as BundlerPlugin } from "esbuild";
 export {
   bundleFunction,
   directModules,

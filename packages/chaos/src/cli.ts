@@ -38,6 +38,8 @@ Fault rates (each a fraction from 0 to 1)
   --throttle-rate R      (default ${DEFAULT_RATES.throttle})    --exception-rate R   (default ${DEFAULT_RATES.exception})
   --timeout-rate R       (default ${DEFAULT_RATES.timeout})    --dynamodb-rate R    (default ${DEFAULT_RATES.dynamodb})
   --dynamodb-after-write-rate R (default ${DEFAULT_RATES.dynamodbAfterWrite})  --s3-rate R  (default ${DEFAULT_RATES.s3})
+  --stuck-twice-rate R   of the stuck events, those still stuck at the first replay (default ${DEFAULT_RATES.stuckTwice})
+  --reject-rate R        jobs the downstream refuses for good (default ${DEFAULT_RATES.reject})
   --sqs-outage MS        how long the SQS endpoint is down around its restart (default 1000)
 
 Run
@@ -79,6 +81,8 @@ const RATE_OPTIONS = {
   transient: "transient-rate",
   duplicate: "duplicate-rate",
   stuck: "stuck-rate",
+  stuckTwice: "stuck-twice-rate",
+  reject: "reject-rate",
   throttle: "throttle-rate",
   exception: "exception-rate",
   timeout: "timeout-rate",

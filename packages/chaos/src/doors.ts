@@ -12,21 +12,43 @@ import {
   relay,
   startAwsJsonProxy,
 } from "@mcp-pipeline/emulators";
-import { RecordStatus } from "@mcp-pipeline/idempotency";
 import type { FaultPlan } from "./plan.js";
 
-/** A write an emulator accepted: a call's state (processor) or a job's completion (workers). */
+/**
+ * A tool-call item as a write put it in the table (the processor's or a worker's): the effect itself, not
+ * what a function says it did. Versions order a call's writes: each accepted write is conditional on the
+ * version it read, so the versions of one call's accepted writes are distinct and grow.
+ */
+export interface CallWrite {
+  readonly callId: string;
+  readonly version: number;
+  /** The item's `recentEventIds`: the events folded into it, in the order they were folded. */
+  readonly eventIds: readonly string[];
+  readonly status: string;
+  readonly statusEventId: string;
+}
+
+/** A write an emulator accepted that the ledger counts: a tool-call item, or a quarantined record. */
 export type Effect =
-  | { readonly kind: "call-state"; readonly callId: string }
-  | { readonly kind: "job-completed"; readonly callId: string }
+  | { readonly kind: "call-write"; readonly write: CallWrite }
   | { readonly kind: "quarantined"; readonly sequenceNumber: string };
+
+/** A fault a door injected into a request that named these calls (in its keys, item or object key). */
+export interface FaultTouch {
+  readonly callIds: readonly string[];
+  readonly at: number;
+  readonly what: "dynamodb" | "dynamodb-after-write" | "s3";
+}
 
 export interface DoorOptions {
   readonly plan: FaultPlan;
   readonly active: () => boolean;
   readonly onEffect: (effect: Effect) => void;
+  /** Each injected fault, with the calls its request named (`callIdsIn` of the request). */
+  readonly onFault?: (touch: FaultTouch) => void;
+  /** The call ids a request's text names (the workload knows the shape of its own ids). */
+  readonly callIdsIn?: (text: string) => readonly string[];
   readonly toolCallsTable: string;
-  readonly dedupeTable: string;
   readonly quarantineBucket: string;
 }
 
@@ -38,36 +60,47 @@ export interface DoorCounts {
 
 const DYNAMODB = "DynamoDB_20120810.";
 
+type AttributeValue = {
+  readonly S?: string;
+  readonly N?: string;
+  readonly L?: readonly AttributeValue[];
+  readonly M?: Record<string, AttributeValue>;
+};
+type Item = Record<string, AttributeValue>;
+
 interface WriteBody {
   readonly TableName?: string;
-  readonly Item?: { readonly callId?: { readonly S?: string } };
-  readonly Key?: { readonly id?: { readonly S?: string } };
-  readonly ExpressionAttributeValues?: Record<string, { readonly S?: string }>;
+  readonly Item?: Item;
+  readonly TransactItems?: readonly {
+    readonly Put?: { readonly TableName?: string; readonly Item?: Item };
+  }[];
 }
 
-/** The effect a DynamoDB write stands for, if it is one the ledger counts. */
-export function effectOfWrite(
-  target: string,
-  body: string,
-  tables: Pick<DoorOptions, "toolCallsTable" | "dedupeTable">,
-): Effect | undefined {
-  if (target !== `${DYNAMODB}PutItem` && target !== `${DYNAMODB}UpdateItem`) return undefined;
+function callWriteOf(item: Item): CallWrite | undefined {
+  const callId = item.callId?.S;
+  const version = Number(item.version?.N);
+  if (!callId || !Number.isInteger(version)) return undefined;
+  return {
+    callId,
+    version,
+    eventIds: (item.recentEventIds?.L ?? []).flatMap((v) => (v.S ? [v.S] : [])),
+    status: item.status?.S ?? "",
+    statusEventId: item.statusEvent?.M?.eventId?.S ?? "",
+  };
+}
+
+/** The tool-call items a DynamoDB write puts (PutItem, or the Puts of TransactWriteItems), if any. */
+export function callWritesOf(target: string, body: string, toolCallsTable: string): CallWrite[] {
+  if (target !== `${DYNAMODB}PutItem` && target !== `${DYNAMODB}TransactWriteItems`) return [];
   const write = JSON.parse(body) as WriteBody;
-  if (target.endsWith("PutItem") && write.TableName === tables.toolCallsTable) {
-    const callId = write.Item?.callId?.S;
-    return callId ? { kind: "call-state", callId } : undefined;
-  }
-  // The idempotency store's complete(): conditional on the claim, so it succeeds once per key
-  // (packages/idempotency); the key is `<scope>#<callId>`.
-  if (
-    target.endsWith("UpdateItem") &&
-    write.TableName === tables.dedupeTable &&
-    write.ExpressionAttributeValues?.[":completed"]?.S === RecordStatus.Completed
-  ) {
-    const id = write.Key?.id?.S ?? "";
-    return { kind: "job-completed", callId: id.slice(id.lastIndexOf("#") + 1) };
-  }
-  return undefined;
+  const puts = target.endsWith("PutItem")
+    ? [{ TableName: write.TableName, Item: write.Item }]
+    : (write.TransactItems ?? []).map((t) => t.Put ?? {});
+  return puts.flatMap((put) => {
+    if (put.TableName !== toolCallsTable || !put.Item) return [];
+    const written = callWriteOf(put.Item);
+    return written ? [written] : [];
+  });
 }
 
 export async function startDynamoDbDoor(
@@ -76,9 +109,12 @@ export async function startDynamoDbDoor(
   counts: DoorCounts,
 ): Promise<RunningEmulator> {
   const { plan, active } = options;
+  const touched = (what: FaultTouch["what"], text: string) =>
+    options.onFault?.({ callIds: options.callIdsIn?.(text) ?? [], at: Date.now(), what });
   return startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, async (call) => {
     if (active() && plan.draw("dynamodb")) {
       counts.dynamodbFaults += 1;
+      touched("dynamodb", call.body.toString("utf8"));
       // Both are retryable: DynamoDB throttles with a 400 and fails with a 500 (the SDK retries both).
       if (counts.dynamodbFaults % 2 === 0)
         return call.answerJson(400, {
@@ -93,13 +129,20 @@ export async function startDynamoDbDoor(
     const upstreamAnswer = await call.forward();
     const text = await upstreamAnswer.text();
     if (upstreamAnswer.status === 200) {
-      const effect = effectOfWrite(call.target, call.body.toString("utf8"), options);
-      if (effect) {
-        options.onEffect(effect);
+      const body = call.body.toString("utf8");
+      const writes = callWritesOf(call.target, body, options.toolCallsTable);
+      for (const write of writes) options.onEffect({ kind: "call-write", write });
+      if (
+        call.target.endsWith("PutItem") ||
+        call.target.endsWith("UpdateItem") ||
+        call.target.endsWith("DeleteItem") ||
+        call.target.endsWith("TransactWriteItems")
+      ) {
         if (active() && plan.draw("dynamodbAfterWrite")) {
           // The write is done, the answer says it failed: what a 500 from DynamoDB may mean. The caller
           // retries; its condition (version read, claim held) must keep the effect single.
           counts.dynamodbAfterWriteFaults += 1;
+          touched("dynamodb-after-write", body);
           return call.answerJson(500, {
             __type: "com.amazonaws.dynamodb.v20120810#InternalServerError",
             message: "Internal server error after the write (injected by npm run chaos)",
@@ -142,6 +185,11 @@ export function startS3Door(
       const body = await readBody(request);
       if (options.active() && options.plan.draw("s3")) {
         counts.s3Faults += 1;
+        options.onFault?.({
+          callIds: options.callIdsIn?.(decodeURIComponent(request.url ?? "")) ?? [],
+          at: Date.now(),
+          what: "s3",
+        });
         const [status, code] = counts.s3Faults % 2 === 0 ? [503, "SlowDown"] : [500, "InternalError"];
         response.writeHead(status, { "content-type": "application/xml" });
         response.end(

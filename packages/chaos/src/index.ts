@@ -1,16 +1,18 @@
+export { CallEffects, type WriteRegression } from "./call-effects.js";
 export { type CliOptions, main, parseCli, TIMED_OUT, USAGE } from "./cli.js";
-export { type DoorCounts, type Effect, effectOfWrite } from "./doors.js";
+export { type CallWrite, callWritesOf, type DoorCounts, type Effect, type FaultTouch } from "./doors.js";
+export { callIdsIn, type Harness, startHarness } from "./harness.js";
 export { type InvocationFaultCounts, invocationFaults } from "./injector.js";
+export { compareSequence, type FailureRange, Ledger, Phase, putEventOf, type StreamInput } from "./ledger.js";
+export { observeInvocations, observeOutcomes } from "./observer.js";
 export {
-  type Check,
-  compareSequence,
-  type FailureRange,
-  type FinalState,
-  Ledger,
-  Phase,
-  type StallBounds,
-} from "./ledger.js";
-export { observeInvocations } from "./observer.js";
+  compareJobCall,
+  compareStreamCall,
+  type ExpectedCall,
+  expectedCall,
+  type PutEvent,
+  type TableItem,
+} from "./oracle.js";
 export {
   buildPlan,
   type ChaosOptions,
@@ -20,8 +22,20 @@ export {
   type Schedule,
   schedule,
 } from "./plan.js";
+export { MAX_ROUNDS, type Replay } from "./recover.js";
 export { formatJson, formatTable } from "./report.js";
 export { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
-export { type ChaosResult, faultsExercised, type RunOptions, runChaos, stallBounds } from "./run.js";
+export {
+  type ChaosResult,
+  faultsExercised,
+  type RunOptions,
+  recoveryUnderFaults,
+  runChaos,
+  stallBounds,
+} from "./run.js";
 export { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";
+export { Tally } from "./tally.js";
+export { type JobIncident, judgeToolRuns, RunCause, type ToolRunVerdict } from "./tool-runs.js";
+export { type Check, CheckName, type FinalState, judge, type StallBounds, type Verdict } from "./verdict.js";
 export { TimeoutCause, Watchdog } from "./watchdog.js";
+export { RunOutcome, startWitness, type Witness, type WitnessEffect, type WitnessRun } from "./witness.js";

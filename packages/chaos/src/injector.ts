@@ -25,12 +25,14 @@ export function invocationFaults(
   plan: FaultPlan,
   active: () => boolean,
   counts: InvocationFaultCounts,
+  onFault: () => void = () => {},
 ): (name: FunctionName, invoke: InvokeFunction) => InvokeFunction {
   return (name, invoke) => {
     if (!FAULTED.has(name)) return invoke;
     return async (event) => {
       if (active() && plan.draw("throttle")) {
         counts.throttles += 1;
+        onFault();
         if (name !== "processor")
           // SQS: the batch goes back to the queue after its visibility timeout and has used a receive
           // (§5, §2.3); the mapping sees a failed invoke and deletes nothing.
@@ -44,6 +46,7 @@ export function invocationFaults(
         // is made here, after a short wait, until the draw lets the invoke through.
         for (let attempt = 1; active() && plan.draw("throttle"); attempt++) {
           counts.throttles += 1;
+          onFault();
           await sleep(Math.min(1_000, 20 * 2 ** attempt));
         }
         await sleep(20);
@@ -54,12 +57,14 @@ export function invocationFaults(
         // The handler threw after its work: the effects are done and the mapping retries the batch,
         // so idempotency must make the second delivery change nothing (§1.3, §2.3).
         counts.exceptions += 1;
+        onFault();
         return functionError("Error", "handler exception (injected by npm run chaos)", false);
       }
       if (plan.draw("timeout")) {
         // The invocation ran past its timeout: Lambda counts it as a function error (§1.3, §6), and
         // what the handler did before the cut stays done.
         counts.timeouts += 1;
+        onFault();
         return functionError("Sandbox.Timedout", "Task timed out (injected by npm run chaos)", true);
       }
       return result;

@@ -1,16 +1,22 @@
 /**
- * What the mappings hand the functions, seen at the same place the injector stands: the processor's
- * first delivery of each record (delivery order per key, §1.2), the fifo-worker's of each job (stalls),
- * and dlq-redrive's failure records, which name the ranges the Kinesis mapping gave up on (§1.6). The
- * failure queue is dlq-redrive's to consume, so the ledger reads it here instead of receiving from it.
+ * What the mappings hand the functions and what comes back, seen where the Lambda service stands:
+ * - outside the injector (`observeInvocations`): the processor's first delivery of each record and the
+ *   lifecycle events in it (the outcomes the workers published), the fifo-worker's of each job (stalls),
+ *   and dlq-redrive's failure records, which name the ranges the Kinesis mapping gave up on (§1.6); the
+ *   failure queue is dlq-redrive's to consume, so the ledger reads it here instead of receiving from it;
+ * - inside it (`observeOutcomes`): each worker invocation as the function itself ran it, whose jobs had
+ *   their lease end with it when it ran out of time (a real timeout, or a run so long that its deadline
+ *   margin cut the jobs' requests off), an incident that explains a second run of their tools.
  */
 import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
+import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import { failureRangeOf } from "./failure-range.js";
 import type { Ledger } from "./ledger.js";
+import { RunCause } from "./tool-runs.js";
 
 interface Records {
   readonly Records?: readonly {
-    readonly kinesis?: { readonly sequenceNumber?: string };
+    readonly kinesis?: { readonly sequenceNumber?: string; readonly data?: string };
     readonly messageId?: string;
     readonly body?: string;
   }[];
@@ -25,15 +31,17 @@ function callIdOf(body: string): string | undefined {
   }
 }
 
+const recordsOf = (event: unknown) => (event as Records).Records ?? [];
+
 export function observeInvocations(
   ledger: Ledger,
 ): (name: FunctionName, invoke: InvokeFunction) => InvokeFunction {
   return (name, invoke) => async (event) => {
-    const records = (event as Records).Records ?? [];
+    const records = recordsOf(event);
     const now = Date.now();
     if (name === "processor") {
       ledger.processorDelivered(
-        records.map((r) => r.kinesis?.sequenceNumber ?? ""),
+        records.map((r) => ({ sequenceNumber: r.kinesis?.sequenceNumber ?? "", data: r.kinesis?.data })),
         now,
       );
     } else if (name === "fifo-worker") {
@@ -49,5 +57,32 @@ export function observeInvocations(
       }
     }
     return invoke(event);
+  };
+}
+
+const WORKERS = { "tool-worker": "tool_worker", "fifo-worker": "fifo_worker" } as const;
+
+export function observeOutcomes(
+  ledger: Ledger,
+  settings: EnvironmentSettings,
+  timeScale: number,
+): (name: FunctionName, invoke: InvokeFunction) => InvokeFunction {
+  return (name, invoke) => {
+    if (name !== "tool-worker" && name !== "fifo-worker") return invoke;
+    const fn = settings[WORKERS[name]];
+    // Within this much of its timeout a worker starts nothing and cuts its requests off (the deadline margin).
+    const slowFromMs = (fn.timeout_seconds * 1000 - fn.deadline_margin_ms) / timeScale;
+    return async (event) => {
+      const from = Date.now();
+      const result = await invoke(event);
+      const at = Date.now();
+      const timedOut = result.kind === "function-error" && result.timedOut;
+      if (timedOut || at - from >= slowFromMs)
+        for (const r of recordsOf(event)) {
+          const callId = callIdOf(r.body ?? "");
+          if (callId) ledger.incident(callId, { at, from, cause: RunCause.SlowInvocation });
+        }
+      return result;
+    };
   };
 }

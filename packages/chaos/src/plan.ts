@@ -20,6 +20,10 @@ export interface FaultRates {
   readonly duplicate: number;
   /** Stream events whose writes are throttled until the processor's retries run out. */
   readonly stuck: number;
+  /** Of the stuck events, those that stay stuck through their first replay (given up again, replayed again). */
+  readonly stuckTwice: number;
+  /** Jobs the downstream refuses for good (a 422: stored as failed, no effect). */
+  readonly reject: number;
   /** Invocations the Lambda service throttles (the function does not run). */
   readonly throttle: number;
   /** Invocations whose handler throws after it ran (its effects done, its answer lost). */
@@ -45,6 +49,8 @@ export interface ChaosOptions {
   readonly chunk: number;
   /** How long the SQS endpoint refuses connections around its restart, in ms. */
   readonly sqsOutageMs: number;
+  /** The reshard and the SQS restart; false leaves them out (a short run aimed at one check). */
+  readonly disruptions?: boolean;
 }
 
 /**
@@ -56,6 +62,8 @@ export const DEFAULT_RATES: FaultRates = {
   transient: 0.05,
   duplicate: 0.02,
   stuck: 0.005,
+  stuckTwice: 0.3,
+  reject: 0.02,
   throttle: 0.02,
   exception: 0.02,
   timeout: 0.03,
@@ -84,8 +92,10 @@ export interface FaultPlan {
   draw(kind: keyof FaultRates): boolean;
 }
 
-export function schedule(streamItems: number, chunk: number): Schedule {
+/** Chunk 0 never comes: a schedule without disruptions names it for the reshard and the restart. */
+export function schedule(streamItems: number, chunk: number, disruptions = true): Schedule {
   const chunks = Math.max(1, Math.ceil(streamItems / chunk));
+  if (!disruptions) return { chunks, split: 0, merge: 0, sqsRestart: 0 };
   // At least three chunks apart where the run has them, so records flow through the parent, the
   // children and the merged shard; a one-chunk run still splits and merges after it.
   return {
@@ -108,7 +118,12 @@ export function buildPlan(options: ChaosOptions, now: number = Date.now()): Faul
       transientRate: rates.transient,
       duplicateRate: rates.duplicate,
       stuckRate: rates.stuck,
+      stuckTwiceRate: rates.stuckTwice,
+      rejectRate: rates.reject,
       seed: options.seed,
+      // Calls of several events, and jobs whose tool calls the witness (packages/chaos/src/witness.ts).
+      lifecycle: true,
+      downstream: true,
     },
     now,
   );
@@ -130,7 +145,7 @@ export function buildPlan(options: ChaosOptions, now: number = Date.now()): Faul
     scenario,
     duplicateJobs: twice(scenario.jobs.length),
     duplicateFifoJobs: twice(scenario.fifoJobs.length),
-    schedule: schedule(scenario.stream.length, options.chunk),
+    schedule: schedule(scenario.stream.length, options.chunk, options.disruptions ?? true),
     draw: (kind) => {
       if (rates[kind] > 0 && !drawn.has(kind)) {
         drawn.add(kind);

@@ -18,13 +18,15 @@ export function formatTable(result: ChaosResult): string {
   const width = Math.max(...result.checks.map((c) => c.name.length));
   const f = result.faults;
   const c = result.counts;
+  const p = result.proof;
   const splits = describePartialSplits(result.partialSplits);
   const lines = [
     `chaos run, seed ${result.seed}: ${(result.durationMs / 1000).toFixed(1)} s${result.timedOut ? `, TIMED OUT (${timeoutReason(result)})` : ""}`,
     `kinesis: partial splits ${splits.value} (${splits.why})`,
-    `inputs: ${c.streamRecords} stream records (${c.streamKinds.event} events, ${c.streamKinds.stuck} stuck, ${c.streamKinds.duplicate} sent twice, ${c.streamKinds.poison} poison), ${c.jobMessages} job messages (${c.jobs} jobs, ${c.poisonJobs} poison)`,
+    `inputs: ${c.streamRecords} stream records (${c.streamKinds.event} events of ${c.calls} calls, ${c.streamKinds.stuck} stuck, ${c.streamKinds.duplicate} sent twice, ${c.streamKinds.poison} poison), ${c.jobMessages} job messages (${c.jobs} jobs, ${c.poisonJobs} poison)`,
     `faults: ${f.throttles} throttles, ${f.exceptions} handler exceptions, ${f.timeouts} timeouts, ${f.dynamodbFaults} DynamoDB throttles/5xx, ${f.dynamodbAfterWriteFaults} DynamoDB 5xx after the write, ${f.s3Faults} S3 503/500, ${f.stuckWriteRefusals} stuck-write refusals; SQS down ${f.sqsDownMs} ms (${f.sqsRefusedConnections} connections refused)`,
-    `recovery: ${c.quarantineObjects} quarantine objects, ${c.failureRanges} failure records, ${c.deadLettered} DLQ messages; replayed ${f.replayedRecords} records, ${f.redrivenJobs} jobs`,
+    `recovery: ${c.quarantineObjects} quarantine objects, ${c.failureRanges} failure records, ${c.deadLettered} DLQ messages; ${p.replayRounds} rounds replayed ${f.replayedRecords} records and ${f.redrivenJobs} jobs, with ${p.replayPhaseFaults} faults; ${p.givenUpAgainAfterReplay} records given up again after their replay`,
+    `proof: tool runs ${p.toolRuns} (at most ${p.maxRunsPerJob} per job, ${p.jobsRunMoreThanOnce} jobs more than once), witness effects ${p.witnessEffects}; oracle mismatches ${p.oracleMismatches}; effect-order violations ${p.effectOrderViolations}`,
     "",
     `${pad("check", width)}  result  detail`,
     ...result.checks.map(

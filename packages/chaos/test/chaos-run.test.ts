@@ -31,6 +31,7 @@ const SHORT: ChaosOptions = {
     poison: 0.02,
     duplicate: 0.03,
     stuck: 0.01,
+    stuckTwice: 0.5,
     throttle: 0.03,
     exception: 0.02,
     timeout: 0.02,
@@ -66,7 +67,7 @@ function progressLog() {
 }
 
 describe("npm run chaos, a short run", () => {
-  it("survives every fault, a reshard and an SQS restart: every check passes, lost = 0, no duplicate effect", async () => {
+  it("survives every fault, a reshard, an SQS restart and faults during its replay: every check passes, judged by the witness and the oracle", async () => {
     // Prepare
     const settings = await loadSettings(root, "dev");
 
@@ -103,7 +104,13 @@ describe("npm run chaos, a short run", () => {
       expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
       expect.stringMatching(/^longest: \d+\.\d s \(session-\d+\)$/),
     ]);
-    expect(result.counts.duplicateEffects).toBe(0);
+    expect(result.proof).toMatchObject({ oracleMismatches: 0, effectOrderViolations: 0 });
+    // The witness saw every job's tool run, calls of several events were judged by the oracle, and the
+    // replay met faults and a record given up again after its first replay.
+    expect(result.proof.toolRuns).toBeGreaterThanOrEqual(result.counts.jobs - result.counts.poisonJobs);
+    expect(result.counts.calls).toBeLessThan(result.counts.streamKinds.event);
+    expect(result.proof.replayPhaseFaults).toBeGreaterThan(0);
+    expect(result.proof.givenUpAgainAfterReplay).toBeGreaterThan(0);
     expect(result.reshard.map((s) => s.action)).toEqual(["split", "merge"]);
     expect(result.faults.replayedRecords).toBeGreaterThan(0);
   }, 1_200_000);

@@ -106,8 +106,8 @@ describe("Ledger.recordJob", () => {
 
   it("takes a producer's second send of the same job as one more message of that job", () => {
     const ledger = new Ledger();
-    ledger.recordJob(true, "session-1", "call-1", "{}", "m-1");
-    ledger.recordJob(true, "session-1", "call-1", "{}", "m-2");
+    ledger.recordJob(true, "session-1", { callId: "call-1", rejected: false }, "{}", "m-1");
+    ledger.recordJob(true, "session-1", { callId: "call-1", rejected: false }, "{}", "m-2");
     expect(ledger.counts().jobs).toBe(1);
     expect(ledger.counts().jobMessages).toBe(2);
   });

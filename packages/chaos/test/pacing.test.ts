@@ -35,9 +35,14 @@ describe("the producer's pacing", () => {
       ledger.recordStream({
         kind: "event",
         key: (records[w.index] as (typeof records)[number]).partitionKey,
-        callId: `ev-${w.index}`,
         shardId: w.shardId,
         sequenceNumber: w.sequenceNumber,
+        event: {
+          eventId: `ev-${w.index}`,
+          callId: `c-${w.index}`,
+          type: "tool_call.requested",
+          occurredAt: "",
+        },
       });
 
     // The mapping's clock is two hours ahead: every record it reads is past MaximumRecordAge (60 s), so

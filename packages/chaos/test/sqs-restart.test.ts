@@ -121,4 +121,45 @@ describe("the chaos run's restartable SQS (fauxqs persisting to SQLite)", () => 
     expect(again.MessageId).toBe(first.MessageId);
     expect(again.Attributes?.ApproximateReceiveCount).toBe("2");
   });
+
+  it("hands over several messages of a FIFO group in one receive, in order, and keeps a group's order when two come back (§3)", async () => {
+    // Prepare: two groups, three messages each, interleaved.
+    const queue = await createQueueWhenReady(sqs, {
+      QueueName: "batches.fifo",
+      Attributes: { FifoQueue: "true", VisibilityTimeout: HIDDEN_SECONDS },
+    });
+    for (const n of [1, 2, 3])
+      for (const group of ["a", "b"])
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: queue.url,
+            MessageBody: `${group}${n}`,
+            MessageGroupId: group,
+            MessageDeduplicationId: `${group}${n}`,
+          }),
+        );
+    const receive = async () =>
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        )
+      ).Messages ?? [];
+
+    // Act: one receive takes everything; the first two of group a come back (fauxqs puts each back at its
+    // group's front, which alone would reverse them).
+    const first = await receive();
+    const a = first.filter((m) => m.Body?.startsWith("a"));
+    const whileHeld = await receive();
+    for (const message of [a[0], a[1]] as Message[]) await showAgainNow(queue.url, message);
+    const again = await receive();
+
+    // Assess: a group's messages come in order, several at a time; a group with one in flight gives none.
+    expect(first.map((m) => m.Body).sort()).toEqual(["a1", "a2", "a3", "b1", "b2", "b3"]);
+    expect(a.map((m) => m.Body)).toEqual(["a1", "a2", "a3"]);
+    expect(whileHeld).toEqual([]);
+    // a3 is still in flight, so group a stays locked; once it is deleted, a1 and a2 come back in order.
+    expect(again).toEqual([]);
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: a[2]?.ReceiptHandle }));
+    expect((await receive()).map((m) => m.Body)).toEqual(["a1", "a2"]);
+  });
 });

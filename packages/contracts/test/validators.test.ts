@@ -20,7 +20,7 @@ import { b64, job, requested } from "./fixtures.js";
 /**
  * The decoders run hand-written validators (src/validators.ts) instead of the zod schemas, for load
  * time (docs/benchmarks/cold-start.md). The schemas stay the definition: this file runs every case of
- * the bad-input tables (README "What happens to bad input", docs/tool-workers.md) and generated
+ * the bad-input tables (functions/processor/README.md "What happens to bad input", docs/tool-workers.md) and generated
  * near-misses through both, and requires the same verdict, error class, field paths and messages,
  * and on success the same value (unknown fields dropped).
  */
@@ -93,7 +93,7 @@ const failed = {
 };
 const started = { ...requested, type: "tool_call.started", argumentsDigest: undefined, attempt: 2 };
 
-/** README "What happens to bad input (processor)": the schema rows, one case per way to break a field. */
+/** functions/processor/README.md "What happens to bad input": the schema rows, one case per way to break a field. */
 const eventCases: [string, unknown][] = [
   ["a JSON array", []],
   ["a JSON string", "x"],

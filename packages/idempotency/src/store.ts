@@ -36,7 +36,7 @@ export type ClaimResult =
   | { readonly status: "completed" };
 
 /**
- * Two-phase idempotency on DynamoDB (DESIGN.md "Idempotency"):
+ * Two-phase idempotency on DynamoDB (docs/architecture.md "Effects once", docs/idempotency.md):
  * claim (conditional put with a lease that ends with the invocation), complete (conditional on still
  * holding the claim), release on error. The key is the producer's id, so producer retries that
  * carry the same id are caught too, not only Lambda redeliveries.

@@ -48,6 +48,8 @@ export function functionEnvironment(name: FunctionName, inputs: EnvironmentInput
     DEAD_LETTER_QUEUE_URL: dlq.url,
     // The source queue's maxReceiveCount: a job failing at that receive is recorded dead-lettered.
     MAX_RECEIVE_COUNT: String(maxReceiveCount),
+    // The environment's test_tools setting, as Terraform passes it (the local stack turns it on anyway).
+    TEST_TOOLS: settings.test_tools ? "on" : "off",
   });
   const own: Record<FunctionName, Record<string, string>> = {
     processor: { TOOL_CALLS_TABLE: n.toolCallsTable, QUARANTINE_BUCKET: n.quarantineBucket },

@@ -76,11 +76,14 @@ export {
 export { type Progress, runScenario, type Summary } from "./run-scenario.js";
 export {
   buildScenario,
+  downstreamPath,
   type JobItem,
   type Scenario,
   type ScenarioOptions,
   STUCK_PREFIX,
   type StreamItem,
+  stuckEventId,
+  stuckRounds,
 } from "./scenario.js";
 export { HELP_COMMAND, main, type Prepared, prepare, run, SERVE_HINT, stuckWrites } from "./start.js";
 export { exitStatusOf, StopCause, type StopRequests, watchStopRequests } from "./stop-requests.js";

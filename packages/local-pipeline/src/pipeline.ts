@@ -81,6 +81,11 @@ export interface PipelineOptions {
    */
   readonly wrapInvoke?: (name: FunctionName, invoke: InvokeFunction) => InvokeFunction;
   /**
+   * Variables added to a function's environment, over the settings' own: e.g. the downstream the
+   * workers' `http.request` tool calls (HTTP_TOOL_BASE_URL), when the caller runs one.
+   */
+  readonly extraEnvironment?: Partial<Record<FunctionName, Readonly<Record<string, string>>>>;
+  /**
    * With bisect on, whether a partial answer's split uses a retry (@mcp-pipeline/local-esm
    * PartialSplitAccounting; AWS does not document it, docs/aws-semantics.md §1.4). Absent: the local ESM's
    * default, "split-free".
@@ -228,6 +233,7 @@ export class LocalPipeline {
               // The scenarios' jobs run load.latency, a test tool: on in the local runtime whatever the
               // environment's test_tools says (docs/tool-workers.md).
               ...(name === "tool-worker" || name === "fifo-worker" ? { TEST_TOOLS: "on" } : {}),
+              ...this.#options.extraEnvironment?.[name],
             },
             region: this.region,
             logging: FUNCTION_LOGGING,

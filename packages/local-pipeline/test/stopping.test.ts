@@ -80,17 +80,24 @@ describe("stopping npm start -- --serve", () => {
   );
 
   it("Ctrl-C while it is still starting: it finishes starting, then stops, exit status 130", async () => {
-    const command = startEntry(["--serve", "--dist", dist], childEnvironment(tmp));
-    // The temporary folder exists from the moment the functions' code is unpacked, before # ready.
-    await until("the stack's temporary folder", async () =>
-      (await leftovers(tmp)).length > 0 ? true : undefined,
-    );
-    command.child.kill("SIGINT");
-    const { code } = await command.exited;
-    expect(command.stdout()).not.toContain("# ready");
-    expect(code).toBe(130);
-    expect(await leftovers(tmp)).toEqual([]);
-  }, 300_000);
+    // The signal is sent once the temporary folder exists (the functions' code is unpacked before # ready);
+    // on a loaded machine the stack may reach # ready before it lands. That attempt is not the case under
+    // test: it must still stop cleanly, and the case is tried again, a few times at most.
+    let interruptedWhileStarting = false;
+    for (let attempt = 1; attempt <= 3 && !interruptedWhileStarting; attempt++) {
+      const command = startEntry(["--serve", "--dist", dist], childEnvironment(tmp));
+      await until("the stack's temporary folder", async () =>
+        (await leftovers(tmp)).length > 0 ? true : undefined,
+      );
+      const readyBefore = command.stdout().includes("# ready");
+      command.child.kill("SIGINT");
+      const { code } = await command.exited;
+      expect(code).toBe(130);
+      expect(await leftovers(tmp)).toEqual([]);
+      interruptedWhileStarting = !readyBefore && !command.stdout().includes("# ready");
+    }
+    expect(interruptedWhileStarting, "no attempt was interrupted before # ready").toBe(true);
+  }, 600_000);
 
   it("the end of the process that started it (killed outright) stops it: no orphan keeps serving", async () => {
     // bash waits for the stack (`; true` keeps it from exec'ing it): killed with SIGKILL, it passes nothing

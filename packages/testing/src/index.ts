@@ -24,7 +24,7 @@ export {
   SQS_MESSAGE_MAX_BYTES,
   toolCallJobShape,
 } from "./bad-inputs.js";
-export { bundleAll, FUNCTIONS } from "./bundles.js";
+export { bundleAll, FUNCTIONS, type FunctionName, type SourcePatch } from "./bundles.js";
 export { lambdaContext } from "./context.js";
 export {
   type KinesisFidelityProxy,

@@ -1,5 +1,5 @@
 /**
- * The yardsticks of the batch benchmarks: the order-preserving bound (DESIGN.md) and per-key order
+ * The yardsticks of the batch benchmarks: the order-preserving bound (docs/architecture.md) and per-key order
  * violations, computed from the keys of a batch and the order its records' effects were applied in.
  */
 

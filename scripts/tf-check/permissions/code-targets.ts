@@ -73,14 +73,36 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
     { module: "packages/aws/src/producer.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
-    // The manual redrive-dlq: the workers' DLQs are read, counted (received, then released with
-    // ChangeMessageVisibility) and moved; their source queues are sent to.
+    // The replay's checks before it writes: the target stream exists and takes writes.
+    { module: "packages/recovery/src/replay-checks.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
+    // The manual redrive-dlq: its plan reads both queues (by URL, or by ARN through GetQueueUrl), finds the
+    // DLQ's sources and any move task in progress; a dry run counts a standard DLQ by receiving its messages
+    // and then making them visible again (peek-messages.ts); the move receives, sends and deletes, or starts
+    // SQS's own move task.
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: [
+        "sqs:GetQueueAttributes",
+        "sqs:GetQueueUrl",
+        "sqs:ListDeadLetterSourceQueues",
+        "sqs:ListMessageMoveTasks",
+      ],
+      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+    },
+    {
+      module: "packages/recovery/src/redrive-plan.ts",
+      operations: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
+      on: [{ kind: "redrive", side: "source", consumers: ["tool-worker", "fifo-worker"] }],
+    },
+    {
+      module: "packages/recovery/src/peek-messages.ts",
+      on: [{ kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] }],
+    },
     {
       module: "packages/recovery/src/move-messages.ts",
       operations: [
         "sqs:GetQueueAttributes",
         "sqs:ReceiveMessage",
-        "sqs:ChangeMessageVisibilityBatch",
         "sqs:DeleteMessageBatch",
         "sqs:StartMessageMoveTask",
         "sqs:ListMessageMoveTasks",

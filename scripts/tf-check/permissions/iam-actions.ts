@@ -53,6 +53,7 @@ export const PERMISSIONS: Readonly<Record<string, readonly Permission[]>> = {
   "sqs:ChangeMessageVisibilityBatch": [own("sqs", "ChangeMessageVisibility")],
   "sqs:GetQueueAttributes": [own("sqs", "GetQueueAttributes")],
   "sqs:GetQueueUrl": [own("sqs", "GetQueueUrl")],
+  "sqs:ListDeadLetterSourceQueues": [own("sqs", "ListDeadLetterSourceQueues")],
   "sqs:StartMessageMoveTask": [own("sqs", "StartMessageMoveTask")],
   "sqs:ListMessageMoveTasks": [own("sqs", "ListMessageMoveTasks")],
   "sqs:CancelMessageMoveTask": [own("sqs", "CancelMessageMoveTask")],

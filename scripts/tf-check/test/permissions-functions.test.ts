@@ -79,7 +79,7 @@ const dlqRedriveStatements: PolicyStatement[] = [
   allow("KeepMalformedFailureRecords", ["sqs:SendMessage"], `${A}:mcp-t-stream-failures-dlq`),
   allow(
     "RereadAndReplay",
-    ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:PutRecords"],
+    ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:PutRecords", "kinesis:DescribeStreamSummary"],
     `${K}:stream/mcp-t-events`,
   ),
   allow(
@@ -97,12 +97,14 @@ const dlqRedriveStatements: PolicyStatement[] = [
       "sqs:ChangeMessageVisibility",
       "sqs:DeleteMessage",
       "sqs:GetQueueAttributes",
+      "sqs:GetQueueUrl",
+      "sqs:ListDeadLetterSourceQueues",
     ],
     WORKER_DLQS,
   ),
   allow(
     "RedriveTargets",
-    ["sqs:SendMessage", "sqs:GetQueueAttributes"],
+    ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"],
     [`${A}:mcp-t-tool-jobs`, `${A}:mcp-t-session-jobs.fifo`],
   ),
 ];
@@ -110,6 +112,7 @@ const dlqRedriveStatements: PolicyStatement[] = [
 /** The calls dlq-redrive's bundle makes (as sdk-calls.ts reads them from the metafile). */
 const dlqRedriveCalls: BundleCalls = {
   calls: [
+    { operation: "kinesis:DescribeStreamSummary", modules: ["packages/recovery/src/replay-checks.ts"] },
     { operation: "kinesis:GetRecords", modules: ["packages/recovery/src/reread.ts"] },
     { operation: "kinesis:GetShardIterator", modules: ["packages/recovery/src/reread.ts"] },
     { operation: "kinesis:PutRecords", modules: ["packages/aws/src/producer.ts"] },
@@ -118,11 +121,22 @@ const dlqRedriveCalls: BundleCalls = {
     { operation: "s3:ListObjectsV2", modules: ["packages/recovery/src/quarantine-ops.ts"] },
     { operation: "s3:PutObject", modules: ["packages/quarantine/src/store.ts"] },
     { operation: "s3:PutObjectTagging", modules: ["packages/recovery/src/quarantine-ops.ts"] },
-    { operation: "sqs:ChangeMessageVisibilityBatch", modules: ["packages/recovery/src/move-messages.ts"] },
+    { operation: "sqs:ChangeMessageVisibilityBatch", modules: ["packages/recovery/src/peek-messages.ts"] },
     { operation: "sqs:DeleteMessageBatch", modules: ["packages/recovery/src/move-messages.ts"] },
-    { operation: "sqs:GetQueueAttributes", modules: ["packages/recovery/src/move-messages.ts"] },
-    { operation: "sqs:ListMessageMoveTasks", modules: ["packages/recovery/src/move-messages.ts"] },
-    { operation: "sqs:ReceiveMessage", modules: ["packages/recovery/src/move-messages.ts"] },
+    {
+      operation: "sqs:GetQueueAttributes",
+      modules: ["packages/recovery/src/move-messages.ts", "packages/recovery/src/redrive-plan.ts"],
+    },
+    { operation: "sqs:GetQueueUrl", modules: ["packages/recovery/src/redrive-plan.ts"] },
+    { operation: "sqs:ListDeadLetterSourceQueues", modules: ["packages/recovery/src/redrive-plan.ts"] },
+    {
+      operation: "sqs:ListMessageMoveTasks",
+      modules: ["packages/recovery/src/move-messages.ts", "packages/recovery/src/redrive-plan.ts"],
+    },
+    {
+      operation: "sqs:ReceiveMessage",
+      modules: ["packages/recovery/src/move-messages.ts", "packages/recovery/src/peek-messages.ts"],
+    },
     { operation: "sqs:SendMessage", modules: ["packages/aws/src/sqs-client.ts"] },
     { operation: "sqs:SendMessageBatch", modules: ["packages/recovery/src/move-messages.ts"] },
     { operation: "sqs:StartMessageMoveTask", modules: ["packages/recovery/src/move-messages.ts"] },
@@ -211,7 +225,7 @@ describe("dlq-redrive's role against its bundle's calls", () => {
     expect(check("dlq-redrive", environmentState({ dlqRedrive: broken }), dlqRedriveCalls)).toEqual(
       WORKER_DLQS.map(
         (q) =>
-          `missing: sqs:ChangeMessageVisibility on ${q} is not allowed (sqs:ChangeMessageVisibilityBatch from packages/recovery/src/move-messages.ts)`,
+          `missing: sqs:ChangeMessageVisibility on ${q} is not allowed (sqs:ChangeMessageVisibilityBatch from packages/recovery/src/peek-messages.ts)`,
       ),
     );
   });

@@ -252,8 +252,9 @@ locals {
     fifo_worker = concat(local.worker_statements, [local.retry_backoff.fifo_worker])
     dlq_redrive = [
       {
+        # The replay checks the stream first (DescribeStreamSummary: it exists and takes writes).
         sid       = "RereadAndReplay"
-        actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:PutRecords"]
+        actions   = ["kinesis:GetShardIterator", "kinesis:GetRecords", "kinesis:PutRecords", "kinesis:DescribeStreamSummary"]
         resources = [module.stream.arn]
       },
       {
@@ -268,15 +269,17 @@ locals {
         resources = [module.quarantine_bucket.arn]
       },
       {
-        # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources; a dry run counts a
-        # standard DLQ by receiving its messages and then makes them visible again (ChangeMessageVisibility).
+        # Manual "redrive-dlq" invocations move the workers' DLQs back to their sources; the plan finds a
+        # DLQ's sources (ListDeadLetterSourceQueues) and reads a queue named by ARN (GetQueueUrl); a dry run
+        # counts a standard DLQ by receiving its messages and then makes them visible again
+        # (ChangeMessageVisibility).
         sid       = "RedriveDeadLetterQueues"
-        actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+        actions   = ["sqs:StartMessageMoveTask", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListDeadLetterSourceQueues"]
         resources = [module.queue["tool_jobs"].dlq_arn, module.queue["session_jobs"].dlq_arn]
       },
       {
         sid       = "RedriveTargets"
-        actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+        actions   = ["sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"]
         resources = [module.queue["tool_jobs"].arn, module.queue["session_jobs"].arn]
       },
     ]

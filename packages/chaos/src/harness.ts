@@ -1,0 +1,205 @@
+/**
+ * Everything a chaos run stands up before it produces: the emulators (SQS restartable), the doors in front
+ * of DynamoDB and S3, the witness (the jobs' downstream), the local pipeline with the injector and the
+ * observers between its mappings and functions, and the harness's own clients, which go round the doors:
+ * what the run reads is never a fault it injected.
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
+import { LocalPipeline, stuckRounds } from "@mcp-pipeline/local-pipeline";
+import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
+import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
+import { type InvocationFaultCounts, invocationFaults } from "./injector.js";
+import type { Ledger } from "./ledger.js";
+import { observeInvocations, observeOutcomes } from "./observer.js";
+import type { FaultPlan } from "./plan.js";
+import { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";
+import { startWitness, type Witness } from "./witness.js";
+
+export interface HarnessOptions {
+  readonly settings: EnvironmentSettings;
+  readonly timeScale: number;
+  readonly distDir: string;
+  readonly say: (line: string) => void;
+  readonly onLog?: (functionName: string, line: string) => void;
+  readonly partialSplitAccounting?: PartialSplitAccounting;
+}
+
+/** The faults' switches and counts, shared by the doors, the injector and the stuck writes. */
+export interface FaultState {
+  /** Faults on: the doors and the injector draw from the plan. */
+  active: boolean;
+  /** The replay round: a stuck event's writes are refused until the round it is released at. */
+  round: number;
+  readonly doors: DoorCounts;
+  readonly invocations: InvocationFaultCounts;
+  stuckWriteRefusals: number;
+}
+
+export interface Harness {
+  readonly pipeline: LocalPipeline;
+  readonly witness: Witness;
+  readonly sqs: RestartableSqs;
+  readonly faults: FaultState;
+  /** The harness's own clients: straight to the emulators, round the doors. */
+  readonly direct: {
+    readonly dynamodb: DynamoDBClient;
+    readonly s3: S3Client;
+    readonly kinesis: KinesisClient;
+  };
+  /** The S3 client through the door: the operator's replay meets the faults too. */
+  readonly s3ThroughDoor: S3Client;
+  stop(): Promise<void>;
+}
+
+const credentials = { accessKeyId: "local", secretAccessKey: "local" };
+
+/** Call ids of the scenario's shapes (`call-…`, `job-…`, `fifo-…`, with the seed and an index). */
+export function callIdsIn(text: string): string[] {
+  return [...new Set(text.match(/\b(?:call|job|fifo)-\d+-\d+\b/g) ?? [])];
+}
+
+/**
+ * The writes of stuck events are refused (a throttle, as a downstream that keeps refusing them) until
+ * the replay round the event is released at: while faults are on, in the main phase all of them, in the
+ * first replay those released only at the second, which are then given up again after their replay.
+ */
+function stuckWrites(faults: FaultState) {
+  return (target: string, body: string) => {
+    const refused =
+      faults.active &&
+      (target.endsWith(".PutItem") || target.endsWith(".TransactWriteItems")) &&
+      stuckRounds(body).some((round) => round > faults.round);
+    if (!refused) return undefined;
+    faults.stuckWriteRefusals += 1;
+    return {
+      status: 400,
+      type: "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+      message: "Throughput exceeded (a stuck event, injected by npm run chaos)",
+    };
+  };
+}
+
+export async function startHarness(
+  plan: FaultPlan,
+  ledger: Ledger,
+  options: HarnessOptions,
+): Promise<Harness> {
+  const region = options.settings.region;
+  const running: RunningEmulator[] = [];
+  const stopAll = async () => {
+    for (const r of running.reverse()) await r.stop().catch(() => undefined);
+  };
+  const faults: FaultState = {
+    active: false,
+    round: 0,
+    doors: { dynamodbFaults: 0, dynamodbAfterWriteFaults: 0, s3Faults: 0 },
+    invocations: { throttles: 0, exceptions: 0, timeouts: 0 },
+    stuckWriteRefusals: 0,
+  };
+  let pipeline: LocalPipeline | undefined;
+  try {
+    const [dynalite, kinesalite, s3Emulator, sqs, witness] = await Promise.all([
+      startEmulatorThread("dynamodb"),
+      startEmulatorThread("kinesis"),
+      startEmulatorThread("sqs-s3"),
+      startRestartableSqs(),
+      startWitness(),
+    ]);
+    running.push(dynalite, kinesalite, s3Emulator, sqs, witness);
+    await Promise.all([
+      healthCheck(dynalite.endpoint, "dynamodb"),
+      healthCheck(kinesalite.endpoint, "kinesis"),
+      healthCheck(sqs.endpoint, "sqs"),
+    ]);
+    const names = resourceNames(options.settings.name_prefix);
+    const doorOptions = {
+      plan,
+      active: () => faults.active,
+      onEffect: (effect: Parameters<Parameters<typeof startDynamoDbDoor>[1]["onEffect"]>[0]) => {
+        if (effect.kind === "call-write") ledger.callWritten(effect.write, Date.now());
+        else ledger.quarantined(effect.sequenceNumber);
+      },
+      onFault: (touch: Parameters<Ledger["fault"]>[0]) => ledger.fault(touch),
+      callIdsIn,
+      toolCallsTable: names.toolCallsTable,
+      quarantineBucket: names.quarantineBucket,
+    };
+    const [dynamoDbDoor, s3Door] = await Promise.all([
+      startDynamoDbDoor(dynalite.endpoint, doorOptions, faults.doors),
+      startS3Door(s3Emulator.endpoint, doorOptions, faults.doors),
+    ]);
+    running.push(dynamoDbDoor, s3Door);
+    const inject = invocationFaults(
+      plan,
+      () => faults.active,
+      faults.invocations,
+      () => ledger.invocationFault(),
+    );
+    const observe = observeInvocations(ledger);
+    const outcomes = observeOutcomes(ledger, options.settings, options.timeScale);
+    pipeline = new LocalPipeline({
+      settings: options.settings,
+      timeScale: options.timeScale,
+      distDir: options.distDir,
+      endpoints: {
+        dynamodb: dynamoDbDoor.endpoint,
+        kinesis: kinesalite.endpoint,
+        sqs: sqs.endpoint,
+        s3: s3Door.endpoint,
+      },
+      region,
+      onLog: options.onLog ?? (() => {}),
+      onKinesisEvent: (e) => {
+        if (e.type === "request-abandoned")
+          options.say(
+            `the Kinesis mapping's ${e.operation}${e.shardId ? ` (${e.shardId})` : ""} got no answer in ${e.boundMs} ms: abandoned, retrying`,
+          );
+        if (e.type === "destination-failed")
+          options.say(
+            `the Kinesis mapping could not deliver the failure record of ${e.record.KinesisBatchInfo.shardId} ${e.record.KinesisBatchInfo.startSequenceNumber}..${e.record.KinesisBatchInfo.endSequenceNumber} (${e.errorName}): its ${e.record.KinesisBatchInfo.batchSize} records are dropped, as AWS drops them (§6)`,
+          );
+      },
+      // The observer stands outside the injector: it sees what the mapping hands over, once per try; the
+      // outcomes are seen inside it, where the function's own result comes back.
+      wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
+      processorDynamoDbFault: stuckWrites(faults),
+      ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
+      extraEnvironment: {
+        "tool-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
+        "fifo-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
+      },
+    });
+    await pipeline.start();
+    const started = pipeline;
+    const direct = {
+      dynamodb: new DynamoDBClient({ endpoint: dynalite.endpoint, region, credentials }),
+      s3: s3Client({ endpoint: s3Emulator.endpoint, region, credentials }, {}),
+      // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
+      kinesis: kinesisClient({ endpoint: kinesalite.endpoint, region, credentials }),
+    };
+    const s3ThroughDoor = s3Client({ endpoint: s3Door.endpoint, region, credentials }, {});
+    return {
+      pipeline: started,
+      witness,
+      sqs,
+      faults,
+      direct,
+      s3ThroughDoor,
+      stop: async () => {
+        await started.stop();
+        for (const client of [...Object.values(direct), s3ThroughDoor]) client.destroy();
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await pipeline?.stop();
+    await stopAll();
+    throw error;
+  }
+}

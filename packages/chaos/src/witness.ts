@@ -1,0 +1,228 @@
+/**
+ * The witness: the downstream the chaos run's jobs call (the `http.request` tool, over loopback), owned by
+ * the harness. The product can reach it only as a downstream, by HTTP, so what it records is what a tool
+ * really did, not what the product says it did: every request (a tool run) with its call id, its
+ * `Idempotency-Key` header and when it came, and every effect it applied.
+ *
+ * It honours idempotency keys as a careful downstream does (the convention payment and cloud APIs
+ * follow): the first request of a key that succeeds applies the effect and stores its answer; a later
+ * request with the same key gets that answer again and applies nothing; a request that comes while one
+ * with its key is in flight waits for it. A request without a key, or with a key of its own, applies the
+ * effect again: that is how a worker that loses its key shows up as two effects of one job.
+ *
+ * What a job asks of it is in the request body (the scenario wrote it): how long to take, how big an
+ * answer, how many first requests of the call to fail with a 503 (a downstream's passing failure, cured by
+ * a retry), or to refuse every request with a 422 (a permanent failure). The effect is applied when the
+ * answer is ready, whether or not the client still waits for it: a downstream does not know that a
+ * worker's deadline cut the request off, and that is why the next run must carry the same key.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { listenOnLoopback, type RunningEmulator, readBody } from "@mcp-pipeline/emulators";
+
+/** The path a job's request names: `/effects/<callId>`. */
+export const EFFECT_PATH = "/effects/";
+
+/** What a job asks of the downstream (the `http.request` tool's `body`). */
+export interface EffectRequest {
+  readonly latencyMs?: number;
+  readonly resultBytes?: number;
+  /** The first `failFirst` requests of the call are answered 503. */
+  readonly failFirst?: number;
+  /** Every request of the call is answered 422. */
+  readonly reject?: boolean;
+}
+
+export const RunOutcome = {
+  /** The effect was applied by this request. */
+  Applied: "applied",
+  /** The key's stored answer was sent again; nothing applied. */
+  Replayed: "replayed",
+  /** Answered 503 as the job asked: nothing applied, a retry may succeed. */
+  Failed: "failed",
+  /** Answered 422 as the job asked: nothing applied, ever. */
+  Rejected: "rejected",
+  /** Not a request the witness serves (a wrong path or a body that is not JSON): answered 400. */
+  Refused: "refused",
+} as const;
+export type RunOutcome = (typeof RunOutcome)[keyof typeof RunOutcome];
+
+/** One request to the witness: one run of a tool. */
+export interface WitnessRun {
+  readonly callId: string;
+  /** The `Idempotency-Key` header, or undefined when the request carried none. */
+  readonly key: string | undefined;
+  readonly receivedAt: number;
+  answeredAt: number | undefined;
+  outcome: RunOutcome | undefined;
+  /** The effect this request applied or was answered with (`<callId>#<n>`). */
+  effectId: string | undefined;
+  /** The client closed the connection before the answer was sent (a deadline cut it off). */
+  clientGone: boolean;
+}
+
+/** One effect the witness applied, in the order they were applied across all calls. */
+export interface WitnessEffect {
+  readonly callId: string;
+  readonly effectId: string;
+  readonly key: string | undefined;
+  readonly at: number;
+  readonly ordinal: number;
+}
+
+interface StoredAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly effectId: string;
+}
+
+export interface Witness extends RunningEmulator {
+  /** The base URL to give the `http.request` tool (HTTP_TOOL_BASE_URL). */
+  readonly baseUrl: string;
+  runs(callId: string): readonly WitnessRun[];
+  effects(callId: string): readonly WitnessEffect[];
+  /** Every call the witness saw a request for. */
+  calls(): readonly string[];
+  readonly totals: { runs: number; effects: number; refused: number };
+}
+
+const MAX_LATENCY_MS = 60_000;
+const MAX_RESULT_BYTES = 2_000_000;
+
+function parseRequest(body: Buffer): EffectRequest | undefined {
+  if (body.length === 0) return {};
+  try {
+    const value = JSON.parse(body.toString("utf8")) as unknown;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+    const v = value as Record<string, unknown>;
+    const int = (x: unknown, max: number) =>
+      x === undefined
+        ? undefined
+        : Number.isInteger(x) && (x as number) >= 0 && (x as number) <= max
+          ? x
+          : null;
+    const latencyMs = int(v.latencyMs, MAX_LATENCY_MS);
+    const resultBytes = int(v.resultBytes, MAX_RESULT_BYTES);
+    const failFirst = int(v.failFirst, 100);
+    if (latencyMs === null || resultBytes === null || failFirst === null) return undefined;
+    if (v.reject !== undefined && typeof v.reject !== "boolean") return undefined;
+    return {
+      ...(latencyMs !== undefined ? { latencyMs: latencyMs as number } : {}),
+      ...(resultBytes !== undefined ? { resultBytes: resultBytes as number } : {}),
+      ...(failFirst !== undefined ? { failFirst: failFirst as number } : {}),
+      ...(v.reject === true ? { reject: true } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function send(response: ServerResponse, status: number, body: string): void {
+  if (response.destroyed) return;
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(body);
+}
+
+/** Starts the witness on a free loopback port. */
+export async function startWitness(): Promise<Witness> {
+  const runs = new Map<string, WitnessRun[]>();
+  const effects = new Map<string, WitnessEffect[]>();
+  /** Requests seen per call, for `failFirst`. */
+  const seen = new Map<string, number>();
+  const stored = new Map<string, StoredAnswer>();
+  const inFlight = new Map<string, Promise<void>>();
+  const totals = { runs: 0, effects: 0, refused: 0 };
+  let ordinal = 0;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const body = await readBody(request);
+    const path = (request.url ?? "").split("?")[0] ?? "";
+    const asked = request.method === "POST" ? parseRequest(body) : undefined;
+    if (!path.startsWith(EFFECT_PATH) || path.length === EFFECT_PATH.length || asked === undefined) {
+      totals.refused += 1;
+      send(response, 400, JSON.stringify({ error: "not a request the witness serves" }));
+      return;
+    }
+    const callId = decodeURIComponent(path.slice(EFFECT_PATH.length));
+    const header = request.headers["idempotency-key"];
+    const key = typeof header === "string" && header.length > 0 ? header : undefined;
+    const run: WitnessRun = {
+      callId,
+      key,
+      receivedAt: Date.now(),
+      answeredAt: undefined,
+      outcome: undefined,
+      effectId: undefined,
+      clientGone: false,
+    };
+    runs.set(callId, [...(runs.get(callId) ?? []), run]);
+    totals.runs += 1;
+    response.on("close", () => {
+      if (!response.writableFinished) run.clientGone = true;
+    });
+    const answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => {
+      run.outcome = outcome;
+      run.effectId = effectId;
+      run.answeredAt = Date.now();
+      send(response, status, text);
+    };
+
+    // A request whose key is in flight waits for it: the careful downstream never runs one key twice at once.
+    if (key !== undefined) {
+      for (let pending = inFlight.get(key); pending !== undefined; pending = inFlight.get(key)) await pending;
+    }
+    const known = key === undefined ? undefined : stored.get(key);
+    if (known) {
+      answer(RunOutcome.Replayed, known.status, known.body, known.effectId);
+      return;
+    }
+    let done = () => {};
+    if (key !== undefined)
+      inFlight.set(
+        key,
+        new Promise<void>((resolve) => {
+          done = resolve;
+        }),
+      );
+    try {
+      const count = (seen.get(callId) ?? 0) + 1;
+      seen.set(callId, count);
+      if (asked.latencyMs) await new Promise((resolve) => setTimeout(resolve, asked.latencyMs));
+      if (asked.reject) {
+        answer(RunOutcome.Rejected, 422, JSON.stringify({ error: "rejected as the job asked" }));
+        return;
+      }
+      if (count <= (asked.failFirst ?? 0)) {
+        answer(RunOutcome.Failed, 503, JSON.stringify({ error: `request ${count} fails as the job asked` }));
+        return;
+      }
+      const list = effects.get(callId) ?? [];
+      const effectId = `${callId}#${list.length + 1}`;
+      list.push({ callId, effectId, key, at: Date.now(), ordinal: ordinal++ });
+      effects.set(callId, list);
+      totals.effects += 1;
+      const text = JSON.stringify({ callId, effectId, payload: "x".repeat(asked.resultBytes ?? 0) });
+      if (key !== undefined) stored.set(key, { status: 200, body: text, effectId });
+      answer(RunOutcome.Applied, 200, text, effectId);
+    } finally {
+      if (key !== undefined) inFlight.delete(key);
+      done();
+    }
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      send(response, 500, JSON.stringify({ error: String(error) }));
+    });
+  });
+  // Tool runs keep connections alive; a long-lived witness must not close them under a worker.
+  server.keepAliveTimeout = 65_000;
+  const running = await listenOnLoopback(server);
+  return {
+    ...running,
+    baseUrl: `${running.endpoint}/`,
+    runs: (callId) => runs.get(callId) ?? [],
+    effects: (callId) => effects.get(callId) ?? [],
+    calls: () => [...runs.keys()],
+    totals,
+  };
+}
