@@ -1,3 +1,4 @@
+import { createServer, request } from "node:http";
 import {
   GetRecordsCommand,
   GetShardIteratorCommand,
@@ -406,5 +407,57 @@ describe("finding a record (item 7)", () => {
     expect(replay.code).toBe(0);
     expect(replay.out).toContain("1 objects could not be read and are skipped");
     expect(replay.out).toContain("2 replayed");
+  });
+});
+
+describe("a mark the bucket refuses", () => {
+  it("the run stops naming the permission (s3:PutObjectTagging), and says what it put back without a mark (exit 1)", async () => {
+    const { source, bucket, env } = await scene();
+    // Between the CLI and S3: a bucket policy that denies s3:PutObjectTagging, as S3 answers it.
+    const upstream = new URL(stack.sqsS3.endpoint);
+    const proxy = createServer((incoming, answer) => {
+      if (incoming.method === "PUT" && incoming.url?.includes("tagging")) {
+        incoming.resume();
+        answer.writeHead(403, { "content-type": "application/xml" });
+        answer.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+        );
+        return;
+      }
+      const forward = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (reply) => {
+          answer.writeHead(reply.statusCode ?? 502, reply.headers);
+          reply.pipe(answer);
+        },
+      );
+      incoming.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = proxy.address() as { port: number };
+      const run = await recover(["replay", "--yes"], {
+        ...env,
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      });
+      expect(run.code, run.out + run.err).toBe(1);
+      expect(run.err).toBe("");
+      expect(run.out).toContain(
+        `0 records were not put back (AccessDenied: Access Denied); 0 were, and are marked; 2 were put back into ${source.name} but not marked`,
+      );
+      expect(run.out).toContain(`(s3:GetObjectTagging, s3:PutObjectTagging on ${bucket})`);
+      // Put back, unmarked: they still wait, and the same replay again puts them back once more.
+      expect(await streamBodies(source.name)).toEqual(['{"n":1}', '{"n":2}', "{oops", '{"n":1}', '{"n":2}']);
+      const again = await recover(["replay", "--dry-run"], env);
+      expect(again.out).toContain("2 to put back");
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

@@ -58,7 +58,7 @@ export async function replay(context: Context): Promise<number> {
       : []),
     notChecked(
       "write permissions",
-      `kinesis:PutRecords on ${stream} and s3:PutObject on ${bucket} (the marks) cannot be tried without writing; a denial stops the run with what was written marked`,
+      `kinesis:PutRecords on ${stream} and s3:GetObjectTagging, s3:PutObjectTagging on ${bucket} (the marks) cannot be tried without writing; a denial stops the run and says what it put back`,
     ),
   ];
   if (caller !== undefined) {
@@ -149,6 +149,7 @@ export async function replay(context: Context): Promise<number> {
       interrupted: error.interrupted,
       replayed: error.replayed,
       remaining: error.remaining,
+      unmarked: error.unmarked,
     });
   }
 }
