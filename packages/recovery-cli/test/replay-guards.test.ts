@@ -461,3 +461,27 @@ describe("a mark the bucket refuses", () => {
     }
   });
 });
+
+describe("triage's next command (item 8)", () => {
+  it("carries the --bucket and --stream triage was told: pasted in the same shell, it acts on what triage showed", async () => {
+    const { source, bucket, env } = await scene();
+    // A shell without the stack's variables: the operator names the bucket and the stream by their flags.
+    const { QUARANTINE_BUCKET: _b, STREAM_NAME: _s, ...shell } = env;
+    const where = ["--bucket", bucket, "--stream", source.name];
+    const view = await recover(["triage", ...where, "--json"], shell);
+    const groups = JSON.parse(view.out).groups as { reason: string; next: string }[];
+    const retry = groups.find((g) => g.reason === "RetryAttemptsExhausted");
+    expect(retry?.next).toBe(
+      `npm run recover -- replay --reason RetryAttemptsExhausted --bucket ${bucket} --stream ${source.name}`,
+    );
+    const next = (retry?.next ?? "").split(" ").slice(4);
+    const dry = await recover([...next, "--dry-run"], shell);
+    expect(dry.code, dry.out + dry.err).toBe(0);
+    expect(dry.out).toContain(`2 would be replayed into ${source.name}`);
+    const look = groups.find((g) => g.reason === "bad-json");
+    expect(look?.next).toBe(`npm run recover -- inspect --list --reason bad-json --bucket ${bucket}`);
+    const list = await recover((look?.next ?? "").split(" ").slice(4), shell);
+    expect(list.code, list.out + list.err).toBe(0);
+    expect(list.out).toContain("bad-json");
+  });
+});

@@ -26,11 +26,16 @@ export async function triage(context: Context): Promise<number> {
     ...queues.filter((q) => q.dlqUrl === undefined).map((q) => `${q.name} DLQ: ${q.missing}`),
     ...report.unread.map((u) => `${u.source}: ${u.why}`),
   ];
+  const where = {
+    ...(context.flags.prefix !== undefined ? { prefix: context.flags.prefix } : {}),
+    ...(context.flags.bucket !== undefined ? { bucket: context.flags.bucket } : {}),
+    ...(context.flags.stream !== undefined ? { stream: context.flags.stream } : {}),
+  };
   const rows = report.groups.map((g) => {
-    const where = g.where === "quarantine" ? "quarantine" : `${g.source} DLQ`;
+    const source = g.where === "quarantine" ? "quarantine" : `${g.source} DLQ`;
     const count = `${g.count}${g.partial ? "+" : ""}`;
     const again = g.givenUpAgain > 0 ? `, ${g.givenUpAgain} failed again after a replay` : "";
-    return `${where.padEnd(22)} ${g.reason.padEnd(24)} ${g.kind.padEnd(9)} ${count.padStart(6)}  oldest ${ageOf(context, g.oldestAt)} ago${again}\n    next: ${commandFor(g.next)}`;
+    return `${source.padEnd(22)} ${g.reason.padEnd(24)} ${g.kind.padEnd(9)} ${count.padStart(6)}  oldest ${ageOf(context, g.oldestAt)} ago${again}\n    next: ${commandFor(g.next, where)}`;
   });
   const permanent = report.groups.filter((g) => g.kind === FailureKind.Permanent).length;
   const lines = [
@@ -62,7 +67,7 @@ export async function triage(context: Context): Promise<number> {
   const waiting = report.groups.length > 0 || report.unreadable.length > 0 || missing.length > 0;
   print(context, lines.join("\n"), {
     caller: caller ?? null,
-    groups: report.groups.map((g) => ({ ...g, next: commandFor(g.next) })),
+    groups: report.groups.map((g) => ({ ...g, next: commandFor(g.next, where) })),
     unreadable: report.unreadable,
     replayed: report.replayed,
     approximate: report.approximate,
