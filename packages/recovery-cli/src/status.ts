@@ -63,7 +63,11 @@ export interface StatusReport {
         /** Items the table scan read. */
         readonly scanned: number;
       }
-    | { readonly unavailable: string };
+    | {
+        readonly unavailable: string;
+        /** The table is named but its scan failed (missing, denied): unknown, not "nothing stuck". */
+        readonly scanFailed?: true;
+      };
   /** The processor's IteratorAge (CloudWatch, the latest 1-minute maximum). */
   readonly iteratorAge: Reading;
   readonly alarms: readonly FiringAlarm[] | { readonly unavailable: string };
@@ -242,7 +246,10 @@ export async function pipelineStatus(
         };
       } catch (error) {
         if (error instanceof InterruptedError) throw error;
-        stuckGroups = { unavailable: `scanning ${sources.table} failed: ${errorText(error)}` };
+        stuckGroups = {
+          unavailable: `scanning ${sources.table} failed: ${errorText(error)}`,
+          scanFailed: true,
+        };
       }
     }
   }
@@ -289,6 +296,10 @@ export async function pipelineStatus(
         )}${stuckGroups.notStarted.length > 5 ? ", ..." : ""}): their jobs wait in a backlog, or were never sent`,
     );
   }
+  // A table that is named but cannot be scanned (missing, denied): whether a group is stuck is unknown,
+  // which is not "nothing needs a person". A table never named is said in the report, not here.
+  if ("scanFailed" in stuckGroups)
+    attention.push(`stuck FIFO groups are unknown: ${stuckGroups.unavailable}`);
   if ("seconds" in iteratorAge && iteratorAge.seconds > options.maxIteratorAgeSeconds)
     attention.push(
       `the processor lags the stream by ${formatSeconds(iteratorAge.seconds)} (over ${formatSeconds(options.maxIteratorAgeSeconds)})`,

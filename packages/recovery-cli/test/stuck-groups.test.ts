@@ -94,6 +94,19 @@ describe("status: stuck FIFO groups", () => {
   });
 });
 
+describe("status: a tool-calls table it cannot scan", () => {
+  it("is not 'nothing needs a person': the stuck groups are unknown, said under attention, exit 4", async () => {
+    const run = await recover(["status", "--table", "mcp-dev-tool-callz"], env);
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toContain(
+      "stuck FIFO groups: n/a (scanning mcp-dev-tool-callz failed: ResourceNotFoundException",
+    );
+    expect(run.out).toMatch(
+      /^ {2}- stuck FIFO groups are unknown: scanning mcp-dev-tool-callz failed: ResourceNotFoundException/m,
+    );
+  });
+});
+
 describe("status: Ctrl-C during the scan of the tool-calls table", () => {
   it("stops before its next page with the InterruptedError (the table has no index by status: a big one is many pages)", async () => {
     const ctrlC = new AbortController();
