@@ -89,7 +89,7 @@ export interface StatusSources {
   /** Stops a DLQ's read at its next receive (the messages read are released): InterruptedError. */
   readonly interrupt?: AbortSignal;
   /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
-  readonly describeError?: (service: "SQS", error: unknown) => string;
+  readonly describeError?: (service: "SQS" | "CLOUDWATCH" | "DYNAMODB", error: unknown) => string;
 }
 
 export interface StatusOptions {
@@ -118,6 +118,8 @@ export async function pipelineStatus(
   sources: StatusSources,
   options: StatusOptions,
 ): Promise<StatusReport> {
+  const told = (service: "SQS" | "CLOUDWATCH" | "DYNAMODB", error: unknown) =>
+    sources.describeError?.(service, error) ?? errorText(error);
   const refs: { queue: PipelineQueue; role: "source" | "dlq"; ref: QueueRef }[] = [];
   const missing: { queue: string; why: string }[] = [];
   const unread: { queue: string; role: "source" | "dlq"; why: string }[] = [];
@@ -135,7 +137,7 @@ export async function pipelineStatus(
         unread.push({
           queue: queue.name,
           role,
-          why: sources.describeError?.("SQS", error) ?? errorText(error),
+          why: told("SQS", error),
         });
       }
     }
@@ -144,6 +146,8 @@ export async function pipelineStatus(
   // CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests.
   let metrics: ReadonlyMap<string, { value: number; at: number }> | { unavailable: string };
   let alarms: StatusReport["alarms"];
+  // A CloudWatch that is there but did not answer (denied, down): not the local stack's "no CloudWatch".
+  let cloudwatchFailed: { readonly metrics?: string; readonly alarms?: string } = {};
   if (sources.cloudwatchUnreachable !== undefined) {
     metrics = { unavailable: sources.cloudwatchUnreachable };
     alarms = { unavailable: sources.cloudwatchUnreachable };
@@ -164,14 +168,18 @@ export async function pipelineStatus(
     try {
       metrics = await latestMaxima(clients.cloudwatch, requests, { now: options.now });
     } catch (error) {
-      metrics = { unavailable: `CloudWatch GetMetricData failed: ${errorText(error)}` };
+      const why = told("CLOUDWATCH", error);
+      metrics = { unavailable: `CloudWatch GetMetricData failed: ${why}` };
+      cloudwatchFailed = { metrics: why };
     }
     try {
       alarms = sources.alarmPrefix
         ? await firingAlarms(clients.cloudwatch, sources.alarmPrefix)
         : { unavailable: "no name prefix: pass --prefix or set STREAM_NAME" };
     } catch (error) {
-      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${errorText(error)}` };
+      const why = told("CLOUDWATCH", error);
+      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${why}` };
+      cloudwatchFailed = { ...cloudwatchFailed, alarms: why };
     }
   }
   const metric = (id: string): Reading => {
@@ -247,7 +255,7 @@ export async function pipelineStatus(
       } catch (error) {
         if (error instanceof InterruptedError) throw error;
         stuckGroups = {
-          unavailable: `scanning ${sources.table} failed: ${errorText(error)}`,
+          unavailable: `scanning ${sources.table} failed: ${told("DYNAMODB", error)}`,
           scanFailed: true,
         };
       }
@@ -264,6 +272,11 @@ export async function pipelineStatus(
       : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
 
   const attention: string[] = [];
+  // What cannot be seen needs a person too: a queue not found, not read, or CloudWatch not answering.
+  if (missing.length > 0)
+    attention.push(
+      `${missing.length} ${missing.length === 1 ? "queue (with its DLQ) was" : "queues (with their DLQs) were"} not found (${missing.map((m) => `${m.queue}: ${m.why}`).join("; ")}): their depth and age are unknown`,
+    );
   if (unread.length > 0)
     attention.push(
       `${unread.length} ${unread.length === 1 ? "queue was" : "queues were"} not read (${[...new Set(unread.map((u) => u.why))].join("; ")}): ${unread.length === 1 ? "its" : "their"} depth and age are unknown`,
@@ -303,6 +316,14 @@ export async function pipelineStatus(
   if ("seconds" in iteratorAge && iteratorAge.seconds > options.maxIteratorAgeSeconds)
     attention.push(
       `the processor lags the stream by ${formatSeconds(iteratorAge.seconds)} (over ${formatSeconds(options.maxIteratorAgeSeconds)})`,
+    );
+  if (cloudwatchFailed.metrics !== undefined)
+    attention.push(
+      `CloudWatch was not read (${cloudwatchFailed.metrics}): the queues' oldest ages, the processor's lag${cloudwatchFailed.alarms !== undefined ? " and the alarms in ALARM" : ""} are unknown`,
+    );
+  if (cloudwatchFailed.alarms !== undefined && cloudwatchFailed.metrics === undefined)
+    attention.push(
+      `the alarms in ALARM are unknown: CloudWatch DescribeAlarms failed: ${cloudwatchFailed.alarms}`,
     );
   if (Array.isArray(alarms)) for (const a of alarms) attention.push(`alarm ${a.name} is in ALARM`);
   return {

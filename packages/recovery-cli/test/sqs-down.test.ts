@@ -102,3 +102,35 @@ describe("triage of what is not there", () => {
     );
   });
 });
+
+describe("status of what it cannot see", () => {
+  it("queues it has no way to find are not 'nothing needs a person': exit 4, each named", async () => {
+    const run = await recover(["status"], stackEnvironment(stack));
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toContain(
+      "  - 3 queues (with their DLQs) were not found (tool-jobs: set TOOL_JOBS_QUEUE_URL and TOOL_JOBS_DLQ_URL",
+    );
+  });
+
+  it("CloudWatch that does not answer: the ages, the lag and the alarms are unknown, exit 4", async () => {
+    const prefix = "mcp-cw";
+    for (const [name, fifo] of [
+      ["tool-jobs", false],
+      ["session-jobs", true],
+      ["stream-failures", false],
+    ] as const)
+      await stack.createQueue({
+        name: `${prefix}-${name}${fifo ? ".fifo" : ""}`,
+        ...(fifo ? { sharedAttributes: { FifoQueue: "true" } } : {}),
+        dlq: { name: `${prefix}-${name}-dlq${fifo ? ".fifo" : ""}`, maxReceiveCount: 3 },
+      });
+    const run = await recover(
+      ["status", "--prefix", prefix],
+      stackEnvironment(stack, { AWS_ENDPOINT_URL_CLOUDWATCH: down }),
+    );
+    expect(run.code, run.out + run.err).toBe(4);
+    expect(run.out).toContain(
+      `  - CloudWatch was not read (CLOUDWATCH at ${down} did not answer (ECONNREFUSED): is the stack running, and AWS_ENDPOINT_URL_CLOUDWATCH right?): the queues' oldest ages, the processor's lag and the alarms in ALARM are unknown`,
+    );
+  });
+});
