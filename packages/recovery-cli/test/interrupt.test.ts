@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, request } from "node:http";
 import { join } from "node:path";
 import { PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { GetObjectTaggingCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
@@ -12,7 +11,7 @@ import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/
 import { countMessages, InterruptedError } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recover, redrivablePair, stackEnvironment, statsJob } from "./run-recover.js";
+import { interposed, recover, redrivablePair, stackEnvironment, statsJob } from "./run-recover.js";
 
 /**
  * Ctrl-C in the middle of `npm run recover` (bin/recover.ts in a child process, as a person runs it): the
@@ -262,10 +261,9 @@ describe("Ctrl-C during a long read of the quarantine", () => {
     s3.destroy();
     // Between the CLI and S3: counts the objects' GETs (not their ?tagging reads: fauxqs sends no
     // x-amz-tagging-count, so each object costs a second GET), and "presses Ctrl-C" at the fifth.
-    const upstream = new URL(stack.sqsS3.endpoint);
     const ctrlC = new AbortController();
     let gets = 0;
-    const proxy = createServer((incoming, answer) => {
+    const proxy = await interposed(stack.sqsS3.endpoint, (incoming) => {
       if (
         incoming.method === "GET" &&
         incoming.url?.includes("/kinesis/") &&
@@ -274,28 +272,10 @@ describe("Ctrl-C during a long read of the quarantine", () => {
         gets += 1;
         if (gets === 5) ctrlC.abort(new InterruptedError("SIGINT"));
       }
-      const forward = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: incoming.method,
-          path: incoming.url,
-          headers: incoming.headers,
-        },
-        (reply) => {
-          answer.writeHead(reply.statusCode ?? 502, reply.headers);
-          reply.pipe(answer);
-        },
-      );
-      incoming.pipe(forward);
+      return false;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
-      const { port } = proxy.address() as { port: number };
-      const env = stackEnvironment(stack, {
-        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-        QUARANTINE_BUCKET: bucket,
-      });
+      const env = stackEnvironment(stack, { AWS_ENDPOINT_URL_S3: proxy.endpoint, QUARANTINE_BUCKET: bucket });
       const run = await recover(["inspect"], env, ctrlC.signal);
       expect(run.code, run.out + run.err).toBe(130);
       expect(run.err).toContain("interrupted (SIGINT): nothing changed");
@@ -303,7 +283,7 @@ describe("Ctrl-C during a long read of the quarantine", () => {
       // The GETs in flight when it stopped settle (16 at most), none starts after.
       expect(gets).toBeLessThan(5 + 16 + 1);
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   }, 120_000);
 });

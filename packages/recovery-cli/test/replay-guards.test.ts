@@ -1,4 +1,3 @@
-import { createServer, request } from "node:http";
 import {
   GetRecordsCommand,
   GetShardIteratorCommand,
@@ -19,7 +18,7 @@ import { rereadRange, storeFailureRecords } from "@mcp-pipeline/recovery";
 import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recover, stackEnvironment } from "./run-recover.js";
+import { interposed, recover, stackEnvironment } from "./run-recover.js";
 
 /**
  * `npm run recover -- replay`, `inspect` and `show` as an operator runs them (issue 26, items 3 to 7),
@@ -414,38 +413,17 @@ describe("a mark the bucket refuses", () => {
   it("the run stops naming the permission (s3:PutObjectTagging), and says what it put back without a mark (exit 1)", async () => {
     const { source, bucket, env } = await scene();
     // Between the CLI and S3: a bucket policy that denies s3:PutObjectTagging, as S3 answers it.
-    const upstream = new URL(stack.sqsS3.endpoint);
-    const proxy = createServer((incoming, answer) => {
-      if (incoming.method === "PUT" && incoming.url?.includes("tagging")) {
-        incoming.resume();
-        answer.writeHead(403, { "content-type": "application/xml" });
-        answer.end(
-          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
-        );
-        return;
-      }
-      const forward = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: incoming.method,
-          path: incoming.url,
-          headers: incoming.headers,
-        },
-        (reply) => {
-          answer.writeHead(reply.statusCode ?? 502, reply.headers);
-          reply.pipe(answer);
-        },
+    const proxy = await interposed(stack.sqsS3.endpoint, (incoming, answer) => {
+      if (incoming.method !== "PUT" || !incoming.url?.includes("tagging")) return false;
+      incoming.resume();
+      answer.writeHead(403, { "content-type": "application/xml" });
+      answer.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
       );
-      incoming.pipe(forward);
+      return true;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
-      const { port } = proxy.address() as { port: number };
-      const run = await recover(["replay", "--yes"], {
-        ...env,
-        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-      });
+      const run = await recover(["replay", "--yes"], { ...env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
       expect(run.code, run.out + run.err).toBe(1);
       expect(run.err).toBe("");
       expect(run.out).toContain(
@@ -457,7 +435,7 @@ describe("a mark the bucket refuses", () => {
       const again = await recover(["replay", "--dry-run"], env);
       expect(again.out).toContain("2 to put back");
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 });

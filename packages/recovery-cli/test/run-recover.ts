@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
@@ -93,4 +94,39 @@ export async function redrivablePair(stack: EmulatorStack, name: string): Promis
     sqs.destroy();
   }
   return q;
+}
+
+/**
+ * An endpoint between the CLI and `upstream` (an emulator's): each request goes to `intercept` first,
+ * which answers it itself (true) or lets it through (false). For what the emulator does not do: answer
+ * as AWS would (a 403), or see the requests as they go (a Ctrl-C at the fifth).
+ */
+export async function interposed(
+  upstream: string,
+  intercept: (incoming: IncomingMessage, answer: ServerResponse) => boolean,
+): Promise<{ readonly endpoint: string; close(): Promise<void> }> {
+  const to = new URL(upstream);
+  const proxy = createServer((incoming, answer) => {
+    if (intercept(incoming, answer)) return;
+    const forward = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (reply) => {
+        answer.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(answer);
+      },
+    );
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
 }
