@@ -151,6 +151,22 @@ describe("queue ARNs and URLs alike (item 2)", () => {
     expect(bad.err).toContain('--from must be an SQS queue URL or ARN, got "tool-jobs-dlq"');
   });
 
+  it("a stale queue variable behind --queue is named, with its value (exit 3)", async () => {
+    const q = await pair(false);
+    const stale = q.dlqUrl.replace(/guard-\d+-dlq$/, "guard-old-dlq");
+    const shell = { ...env, TOOL_JOBS_QUEUE_URL: q.url, TOOL_JOBS_DLQ_URL: stale };
+    for (const command of ["peek", "redrive"]) {
+      const run = await recover(
+        [command, "--queue", "tool-jobs", "--dry-run"].slice(0, command === "peek" ? 3 : 4),
+        shell,
+      );
+      expect(run.code, run.out + run.err).toBe(3);
+      expect(run.err).toContain(
+        `the queue --queue tool-jobs (TOOL_JOBS_DLQ_URL) names (${stale}) does not exist`,
+      );
+    }
+  });
+
   it("refuses an ARN of another region than the one it acts in", async () => {
     const q = await pair(false);
     const elsewhere = q.dlqArn.replace(":us-east-1:", ":us-west-2:");
