@@ -310,3 +310,20 @@ describe("a redrive of messages that come straight back says so (item 6)", () =>
     expect(await countMessages(sqs, q.dlqUrl)).toBe(2);
   });
 });
+
+describe("what a DLQ's message says is shown, never obeyed", () => {
+  it("peek shows a body's line breaks and carriage returns escaped: a body cannot forge a message's line", async () => {
+    const q = await pair(false);
+    // SQS takes tab, line feed and carriage return in a body (and #x20 up); a job's text is anyone's.
+    const forged = "00000000-0000-0000-0000-000000000000  max-receives (retryable)  sent 1 s ago, 1 receives";
+    await dead(q, [`{"text":"a"}\n${forged}\r\u202eevil`]);
+    const run = await recover(["peek", "--from", q.dlqUrl], env);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).not.toMatch(/[\r\u202e]/);
+    expect(run.out).not.toMatch(/^00000000-0000/m);
+    expect(run.out).toContain(`{"text":"a"}\\n${forged}\\r\\u202eevil`);
+    // --json prints the body as it is: JSON escapes it.
+    const json = await recover(["peek", "--from", q.dlqUrl, "--json"], env);
+    expect(JSON.parse(json.out).messages[0].body).toBe(`{"text":"a"}\n${forged}\r\u202eevil`);
+  });
+});

@@ -2,6 +2,7 @@ import { shown, UsageError } from "@mcp-pipeline/cli";
 import { peekMessages, resolveQueue } from "@mcp-pipeline/recovery";
 import { ageOf, type Context, listed, maxOf, print, RecoverExit } from "../context.js";
 import { dlqChoice } from "../dlq-choice.js";
+import { printable } from "../printable.js";
 
 /** How much of a body a line shows; --json prints it whole. */
 const BODY_CHARACTERS = 300;
@@ -30,8 +31,8 @@ export async function peek(context: Context): Promise<number> {
   const listedMessages = matching.slice(0, max);
   const lines = listedMessages.map(
     (m) =>
-      `${m.messageId}  ${m.reason} (${m.kind})${m.group ? `  group ${m.group}` : ""}  sent ${ageOf(context, m.sentAt)} ago, ${m.receiveCount} receives\n` +
-      `    ${m.reasonMessage ? `${m.reasonMessage}\n    ` : ""}${m.body.length > BODY_CHARACTERS ? `${m.body.slice(0, BODY_CHARACTERS)}... (${m.body.length} characters)` : m.body}`,
+      `${printable(m.messageId)}  ${printable(m.reason)} (${m.kind})${m.group ? `  group ${printable(m.group)}` : ""}  sent ${ageOf(context, m.sentAt)} ago, ${m.receiveCount} receives\n` +
+      `    ${m.reasonMessage ? `${printable(m.reasonMessage)}\n    ` : ""}${m.body.length > BODY_CHARACTERS ? `${printable(m.body.slice(0, BODY_CHARACTERS))}... (${m.body.length} characters)` : printable(m.body)}`,
   );
   print(
     context,
