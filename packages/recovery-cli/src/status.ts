@@ -10,6 +10,7 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import { InterruptedError, peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
 import { type WaitingGroup, waitingGroups } from "./fifo-groups.js";
 import { type FiringAlarm, firingAlarms, latestMaxima, type MetricRequest } from "./metrics.js";
+import { printable } from "./printable.js";
 import type { PipelineQueue } from "./targets.js";
 
 /** A figure, where it came from, or why there is none. */
@@ -295,7 +296,7 @@ export async function pipelineStatus(
   if ("groups" in stuckGroups && stuckGroups.groups.length > 0) {
     const [first] = stuckGroups.groups;
     attention.push(
-      `${stuckGroups.groups.length} FIFO group${stuckGroups.groups.length === 1 ? "" : "s"} stuck over ${formatSeconds(stuckGroups.afterSeconds)} (longest: ${first?.group}, call ${first?.callId}, ${formatSeconds(first?.waitingSeconds ?? 0)})`,
+      `${stuckGroups.groups.length} FIFO group${stuckGroups.groups.length === 1 ? "" : "s"} stuck over ${formatSeconds(stuckGroups.afterSeconds)} (longest: ${printable(first?.group ?? "")}, call ${printable(first?.callId ?? "")}, ${formatSeconds(first?.waitingSeconds ?? 0)})`,
     );
   }
   if ("notStarted" in stuckGroups && stuckGroups.notStarted.length > 0) {
@@ -303,7 +304,7 @@ export async function pipelineStatus(
     attention.push(
       `${calls} call${calls === 1 ? "" : "s"} requested over ${formatSeconds(stuckGroups.afterSeconds)} ago that no worker has started (sessions ${stuckGroups.notStarted
         .slice(0, 5)
-        .map((g) => g.group)
+        .map((g) => printable(g.group))
         .join(
           ", ",
         )}${stuckGroups.notStarted.length > 5 ? ", ..." : ""}): their jobs wait in a backlog, or were never sent`,

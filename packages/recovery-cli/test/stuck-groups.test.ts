@@ -121,3 +121,12 @@ describe("status: Ctrl-C during the scan of the tool-calls table", () => {
     await expect(stopped).rejects.toMatchObject({ signal: "SIGINT" });
   });
 });
+
+describe("status: a session id is anyone's text", () => {
+  it("shows its line breaks and overrides as escapes, never obeys them", async () => {
+    await deadLettered("odd-0", "odd\r\u202esession", 10, 2);
+    const run = await recover(["status", "--stuck-after", "5"], env);
+    expect(run.out).not.toMatch(/[\r\u202e]/);
+    expect(run.out).toContain("  odd\\r\\u202esession: call odd-0 (http.request, dead-lettered, 5 attempts)");
+  });
+});

@@ -2,6 +2,7 @@ import { wholeNumber } from "@mcp-pipeline/cli";
 import { resourceNames } from "@mcp-pipeline/settings";
 import { unanswered, unreachable } from "../aws-environment.js";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
+import { printable } from "../printable.js";
 import { formatSeconds, pipelineStatus, type Reading } from "../status.js";
 import { pipelineQueues } from "../targets.js";
 
@@ -59,7 +60,7 @@ export async function status(context: Context): Promise<number> {
           `sessions whose calls no worker has started for over ${formatSeconds(stuck.afterSeconds)}:`,
           ...stuck.notStarted.map(
             (g) =>
-              `  ${g.group}: call ${g.callId} (${g.tool}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
+              `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
           ),
         ]
       : [];
@@ -74,7 +75,7 @@ export async function status(context: Context): Promise<number> {
             `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
             ...stuck.groups.map(
               (g) =>
-                `  ${g.group}: call ${g.callId} (${g.tool}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
+                `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
             ),
           ];
   const alarms = report.alarms;
