@@ -380,6 +380,33 @@ describe("finding a record (item 7)", () => {
     expect(JSON.parse(run.out).replayedAt).toBe(replayed?.replayedAt);
   });
 
+  it("show holds the bucket to the caller's account, as inspect does (S3's ExpectedBucketOwner)", async () => {
+    const { bucket, env } = await scene();
+    const list = await recover(["inspect", "--list", "--json"], env);
+    const key = JSON.parse(list.out).objects[0].key as string;
+    // fauxqs does not check the header: the requests are watched on their way.
+    const owners: (string | undefined)[] = [];
+    const proxy = await interposed(stack.sqsS3.endpoint, (incoming) => {
+      if (incoming.method === "GET" && incoming.url?.includes(encodeURI(key).split("/").at(-1) ?? key))
+        owners.push(incoming.headers["x-amz-expected-bucket-owner"] as string | undefined);
+      return false;
+    });
+    try {
+      const run = await recover(["show", key, "--bucket", bucket], {
+        ...env,
+        AWS_ENDPOINT_URL_S3: proxy.endpoint,
+      });
+      expect(run.code, run.err).toBe(0);
+      expect(owners.length).toBeGreaterThan(0);
+      expect(
+        owners.every((owner) => owner === "000000000000"),
+        String(owners),
+      ).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("show of a missing key names the key and the bucket (exit 1)", async () => {
     const { bucket, env } = await scene();
     const run = await recover(["show", "kinesis/events/2026/11/30/shardId-000000000000/1.json"], env);

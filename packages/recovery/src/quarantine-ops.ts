@@ -245,8 +245,13 @@ async function replayMarkOf(
 }
 
 /** The replay mark of one object (`show` of a single key). */
-export function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
-  return replayMarkOf(s3, bucket, key);
+export function replayedAt(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly expectedBucketOwner?: string } = {},
+): Promise<string | undefined> {
+  return replayMarkOf(s3, bucket, key, options);
 }
 
 const MARK_TAGS: ReadonlySet<string> = new Set([REPLAYED, REPLAYED_AT, REPLAY_SEQUENCE]);
