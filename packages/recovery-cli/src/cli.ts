@@ -66,7 +66,8 @@ Options
   --include-permanent     replay: records with a permanent reason too
   --list                  inspect: one line per object
   --mode auto|move-task|mover   redrive: how to move (default auto; --max and --reason need the mover)
-  --rate N                records (replay) or messages (redrive) per second, at most (default 100)
+  --rate N                records (replay) or messages (redrive) per second, at most (default 100;
+                          a message move task: 500 at most)
   --watch SECONDS         redrive: how long to watch the DLQ for moved messages coming back (default 20, 0: no)
   --stuck-after SECONDS   status: a FIFO group is stuck when its oldest unfinished call waits longer
                           (default: the FIFO queue's visibility timeout)

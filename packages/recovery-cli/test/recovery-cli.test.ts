@@ -57,6 +57,15 @@ describe("npm run recover: bad command lines get a clear error and exit code 2",
       "--max and --reason need the mover",
     ],
     [["redrive", "--queue", "tool-jobs", "--watch", "-1"], "--watch must be between 0 and 3600, got -1"],
+    // A message move task takes at most 500 a second (§4): a higher --rate was cut to 500 without a word.
+    [
+      ["redrive", "--queue", "tool-jobs", "--rate", "1000", "--mode", "move-task"],
+      "--rate 1000 is over 500, the most a message move task moves a second (MaxNumberOfMessagesPerSecond): pass --rate 500 or less, or --mode mover",
+    ],
+    [
+      ["redrive", "--queue", "tool-jobs", "--rate", "501"],
+      "--rate 501 is over 500, the most a message move task moves a second",
+    ],
     [
       ["replay", "--max", "0", "--bucket", "b", "--stream", "s"],
       "--max must be between 1 and 10000000, got 0",

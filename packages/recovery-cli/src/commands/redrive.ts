@@ -18,6 +18,7 @@ import { progressBar } from "../progress.js";
 import { formatSeconds } from "../status.js";
 
 const MODES = ["auto", "move-task", "mover"] as const;
+const MOVE_TASK_MAX_RATE = 500;
 type Mode = (typeof MODES)[number];
 
 /**
@@ -37,6 +38,11 @@ export async function redrive(context: Context): Promise<number> {
   if (mode === "move-task" && selective)
     throw new UsageError(
       "--max and --reason need the mover (a message move task moves every message): drop --mode move-task",
+    );
+  // A message move task takes at most 500 a second (§4); auto uses one wherever SQS has them.
+  if (mode !== "mover" && !selective && rate > MOVE_TASK_MAX_RATE)
+    throw new UsageError(
+      `--rate ${rate} is over ${MOVE_TASK_MAX_RATE}, the most a message move task moves a second (MaxNumberOfMessagesPerSecond): pass --rate ${MOVE_TASK_MAX_RATE} or less, or --mode mover`,
     );
   const choice = await dlqChoice(context, "redrive");
 
