@@ -169,8 +169,8 @@ export async function scanQuarantine(
       const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
       const { record, tagCount } = await readQuarantineObject(s3, bucket, key, owner);
       // An object without tags was never replayed: its mark costs no second request.
-      const replayedAt = tagCount === 0 ? undefined : await replayMarkOf(s3, bucket, key, owner);
-      read[index] = { key, record, digest: recordDigest(record), ...(replayedAt ? { replayedAt } : {}) };
+      const mark = tagCount === 0 ? undefined : await replayedAt(s3, bucket, key, owner);
+      read[index] = { key, record, digest: recordDigest(record), ...(mark ? { replayedAt: mark } : {}) };
     } catch (error) {
       if (!unreadable(error)) throw error;
       failed.push({ key, error: { name: (error as Error).name, message: (error as Error).message } });
@@ -224,8 +224,11 @@ export async function listQuarantine(
   return scan.entries;
 }
 
-/** When the object's record was put back in the stream (its `replayed-at` tag), if it was. */
-async function replayMarkOf(
+/**
+ * When the object's record was put back in the stream (its `replayed-at` tag), if it was: the replay mark
+ * of one object (`show` of a single key, and each object a scan reads).
+ */
+export async function replayedAt(
   s3: S3Client,
   bucket: string,
   key: string,
@@ -242,16 +245,6 @@ async function replayMarkOf(
   // by something else) is not one: such a record is put back once more, which changes nothing.
   if (TagSet.find((tag) => tag.Key === REPLAYED)?.Value !== "true") return undefined;
   return TagSet.find((tag) => tag.Key === REPLAYED_AT)?.Value;
-}
-
-/** The replay mark of one object (`show` of a single key). */
-export function replayedAt(
-  s3: S3Client,
-  bucket: string,
-  key: string,
-  options: { readonly expectedBucketOwner?: string } = {},
-): Promise<string | undefined> {
-  return replayMarkOf(s3, bucket, key, options);
 }
 
 const MARK_TAGS: ReadonlySet<string> = new Set([REPLAYED, REPLAYED_AT, REPLAY_SEQUENCE]);
