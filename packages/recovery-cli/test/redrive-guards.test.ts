@@ -327,3 +327,30 @@ describe("what a DLQ's message says is shown, never obeyed", () => {
     expect(JSON.parse(json.out).messages[0].body).toBe(`{"text":"a"}\n${forged}\r\u202eevil`);
   });
 });
+
+describe("a FIFO DLQ shows the first message of each group (§3)", () => {
+  it("peek --reason of a reason not read there says the rest may wait behind, not 'matches no message' (exit 0)", async () => {
+    const q = await pair(true);
+    await dead(q, ["job-1"], true);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: q.dlqUrl,
+        MessageBody: "{oops",
+        MessageGroupId: "session-1",
+        MessageDeduplicationId: `d-${n}-behind`,
+        MessageAttributes: { "pipeline.reason.code": { DataType: "String", StringValue: "bad-json" } },
+      }),
+    );
+    const run = await recover(["peek", "--from", q.dlqUrl, "--reason", "bad-json"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(
+      "no message read has reason bad-json; a FIFO queue shows the first messages of each group, and it may wait behind them",
+    );
+    const redrive = await recover(["redrive", "--from", q.dlqUrl, "--reason", "bad-json", "--dry-run"], env);
+    expect(redrive.code).toBe(2);
+    expect(redrive.err).toContain("--reason bad-json matches no message read in guard-");
+    expect(redrive.err).toContain(
+      "(read: max-receives (1)); a FIFO queue shows the first messages of each group",
+    );
+  });
+});

@@ -23,7 +23,10 @@ export async function peek(context: Context): Promise<number> {
   const reasons = new Map<string, number>();
   for (const m of messages) reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
   const { reason } = context.flags;
-  if (reason !== undefined && !reasons.has(reason))
+  // A read that is not the whole queue (a FIFO DLQ shows the first messages of each group) cannot say
+  // that no message has the reason: one may wait behind those read.
+  const unseen = reason !== undefined && !reasons.has(reason);
+  if (unseen && complete)
     throw new UsageError(
       `--reason ${shown(reason)} matches no message of ${dlq.name}; ${reasons.size === 0 ? "it holds none" : `the reasons there are: ${listed(reasons)}`}`,
     );
@@ -41,6 +44,11 @@ export async function peek(context: Context): Promise<number> {
       ...lines,
       ...(matching.length > listedMessages.length
         ? [`... and ${matching.length - listedMessages.length} more (--max)`]
+        : []),
+      ...(unseen
+        ? [
+            `no message read has reason ${printable(reason)}; a FIFO queue shows the first messages of each group, and it may wait behind them`,
+          ]
         : []),
     ].join("\n"),
     { queue: dlq.arn, complete, byReason: Object.fromEntries(reasons), messages: listedMessages },

@@ -76,7 +76,9 @@ export async function redrive(context: Context): Promise<number> {
   for (const m of peek.messages) reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
   if (flags.reason !== undefined && !reasons.has(flags.reason))
     throw new UsageError(
-      `--reason ${shown(flags.reason)} matches no message of ${plan.from.name}; ${reasons.size === 0 ? "it holds none" : `the reasons there are: ${listed(reasons)}`}`,
+      peek.complete
+        ? `--reason ${shown(flags.reason)} matches no message of ${plan.from.name}; ${reasons.size === 0 ? "it holds none" : `the reasons there are: ${listed(reasons)}`}`
+        : `--reason ${shown(flags.reason)} matches no message read in ${plan.from.name} (${reasons.size === 0 ? "none read" : `read: ${listed(reasons)}`}); a FIFO queue shows the first messages of each group, and one behind them moves only once those before it have: redrive them first`,
     );
   const chosen = peek.messages.filter((m) => flags.reason === undefined || m.reason === flags.reason);
   const moving = max === undefined ? chosen.length : Math.min(max, chosen.length);
