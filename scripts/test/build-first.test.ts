@@ -26,6 +26,7 @@ describe("a bad flag is refused before the build, and its error is the last line
     ],
     [["start", "--", "--events", "-5"], "--events must be between 0 and 1000000, got -5"],
     [["start", "--", "--poison-rate", "2"], "--poison-rate must be a number from 0 to 1"],
+    [["start", "--", "--serve", "--events", "10"], "--events is for a scenario run, and --serve runs none"],
     [["run", "chaos", "--", "--events", "0"], "--events must be between 1 and 100000, got 0"],
     [["run", "chaos", "--", "--seed"], "Option '--seed <value>' argument missing"],
     [["run", "bench:local-pipeline", "--", "--runs", "0"], "--runs must be between 1 and 50, got 0"],

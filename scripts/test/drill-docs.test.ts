@@ -91,7 +91,9 @@ describe("docs/operations.md, Drill", () => {
     expect(starting[0]).toBe(
       "rm -f /tmp/drill.env; npm start --silent -- --serve --drill > /tmp/drill.env &",
     );
-    expect(starting[1]).toBe("until grep -qsx '# ready' /tmp/drill.env; do sleep 1; done");
+    expect(starting[1]).toBe(
+      "until grep -qsx '# ready' /tmp/drill.env; do kill -0 $! || break; sleep 1; done",
+    );
     expect(starting[2]).toBe("set -a; . /tmp/drill.env; set +a");
     expect(check).toBe("npm run drill:check");
     expect(commands).toHaveLength(4);

@@ -146,7 +146,7 @@ describe("the commands the operations and local-runtime docs show", () => {
     expect(new Set(starts)).toEqual(
       new Set([
         "rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &",
-        "until grep -qsx '# ready' /tmp/stack.env; do sleep 1; done",
+        "until grep -qsx '# ready' /tmp/stack.env; do kill -0 $! || break; sleep 1; done",
         "set -a; . /tmp/stack.env; set +a",
       ]),
     );

@@ -43,7 +43,9 @@ Run
   --no-report          write no report
   --serve              start the stack and keep it up until Ctrl-C; print, on stdout, a file for
                        \`set -a; . FILE\`: AWS_ENDPOINT_URL_*, AWS_REGION, AWS_DEFAULT_REGION, dummy
-                       credentials and the resource names, ending with the comment line "# ready"
+                       credentials and the resource names, ending with the comment line "# ready";
+                       it runs no scenario: the Scenario options, --json and --report are refused
+                       with it (--seed and --timeout only with --drill)
   --drill              with --serve: leave real failures in the stack for a person to recover (poison
                        in each DLQ, quarantined records of each reason, a stalled FIFO group), print
                        DRILL_LEDGER in the file, and \`npm run drill:check\` says when nothing is left to
@@ -97,6 +99,16 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
   if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
   if (v.drill && !v.serve)
     throw new UsageError("--drill needs --serve: the drill leaves its failures in a served stack");
+  if (v.serve) {
+    // A served stack runs no scenario and prints no summary: these would be ignored without a word.
+    const scenarioOnly = [...SCENARIO_ONLY, ...(v.drill ? [] : (["seed", "timeout"] as const))].filter(
+      (name) => v[name] !== undefined,
+    );
+    if (scenarioOnly.length > 0)
+      throw new UsageError(
+        `${scenarioOnly.map((name) => `--${name}`).join(", ")} ${scenarioOnly.length === 1 ? "is" : "are"} for a scenario run, and --serve runs none${v.drill ? "" : " (--seed and --timeout are for --serve --drill)"}: drop ${scenarioOnly.length === 1 ? "it" : "them"}, or drop --serve`,
+      );
+  }
   if (!ENVIRONMENT_NAME.test(env))
     throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
   return {
@@ -124,6 +136,21 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     help: v.help ?? false,
   };
 }
+
+/** Options that only shape a scenario run or its summary, refused with --serve. */
+const SCENARIO_ONLY = [
+  "events",
+  "jobs",
+  "fifo-jobs",
+  "sessions",
+  "poison-rate",
+  "transient-rate",
+  "duplicate-rate",
+  "stuck-rate",
+  "json",
+  "report",
+  "no-report",
+] as const;
 
 function parse(argv: readonly string[]) {
   return parseCommandLine(argv, {

@@ -37,7 +37,7 @@ export function stuckWrites(target: string, body: string) {
 
 export const SERVE_HINT = [
   "rm -f /tmp/stack.env; npm start --silent -- --serve > /tmp/stack.env &",
-  "until grep -qsx '# ready' /tmp/stack.env; do sleep 1; done",
+  "until grep -qsx '# ready' /tmp/stack.env; do kill -0 $! || break; sleep 1; done",
   "set -a; . /tmp/stack.env; set +a",
   'aws kinesis put-record --stream-name "$STREAM_NAME" --partition-key s1 --data fileb:///tmp/event.json',
 ] as const;

@@ -387,6 +387,12 @@ describe("npm start's command line", () => {
     });
   });
 
+  it("--serve --drill takes --seed and --timeout (the drill's ids and its bound)", () => {
+    const options = parseCli(["--serve", "--drill", "--seed", "7", "--timeout", "60"]);
+    expect(options.scenario.seed).toBe(7);
+    expect(options.timeoutMs).toBe(60_000);
+  });
+
   it("--partial-split-accounting chooses how a bisect-on partial split is counted (§1.4: AWS does not say)", () => {
     expect(parseCli(["--partial-split-accounting", "counts-attempt"]).partialSplitAccounting).toBe(
       "counts-attempt",
@@ -416,6 +422,17 @@ describe("npm start's command line", () => {
       '--partial-split-accounting must be one of split-free, counts-attempt, got "free"',
     ],
     [["--partial-split-accounting="], "--partial-split-accounting must be one of split-free, counts-attempt"],
+    // A served stack runs no scenario: these were ignored without a word.
+    [
+      ["--serve", "--events", "10"],
+      "--events is for a scenario run, and --serve runs none (--seed and --timeout are for --serve --drill): drop it, or drop --serve",
+    ],
+    [
+      ["--serve", "--json", "--no-report"],
+      "--json, --no-report are for a scenario run, and --serve runs none",
+    ],
+    [["--serve", "--seed", "7"], "--seed is for a scenario run, and --serve runs none"],
+    [["--serve", "--drill", "--jobs", "5"], "--jobs is for a scenario run, and --serve runs none: drop it"],
   ])("refuses %j: %s", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -32,7 +32,52 @@ export function unreachable(env: NodeJS.ProcessEnv, service: Service): string | 
   if (endpointOf(env, service) !== undefined) return undefined;
   const overridden = SERVICES.filter((s) => endpointOf(env, s) !== undefined);
   if (overridden.length === 0) return undefined;
-  return `no endpoint for ${service} (AWS_ENDPOINT_URL_${service}) while ${overridden.join(", ")} ${overridden.length === 1 ? "is" : "are"} at ${endpointOf(env, overridden[0] as Service)}`;
+  const at = new Map<string, Service[]>();
+  for (const s of overridden) {
+    const endpoint = endpointOf(env, s) as string;
+    at.set(endpoint, [...(at.get(endpoint) ?? []), s]);
+  }
+  const where = [...at].map(
+    ([endpoint, services]) => `${services.join(", ")} ${services.length === 1 ? "is" : "are"} at ${endpoint}`,
+  );
+  return `no endpoint for ${service} (AWS_ENDPOINT_URL_${service}) while ${where.join("; ")}`;
+}
+
+/** Errors of the network, not of the service: nothing answered at the endpoint. */
+const NETWORK = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/;
+
+/** Whether `error` is the network's (nothing answered), with its code. */
+export function networkCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && NETWORK.test(code) ? code : undefined;
+}
+
+/**
+ * An error of a request to `service`, for a person: where it went when nothing answered there (which of
+ * the endpoints the environment set, or AWS), else the service's own `name: message`.
+ */
+export function unanswered(env: NodeJS.ProcessEnv, service: Service, error: unknown): string {
+  const code = networkCode(error);
+  if (code === undefined) return `${(error as Error).name}: ${(error as Error).message}`;
+  const endpoint = endpointOf(env, service);
+  return `${service} at ${endpoint ?? "its AWS endpoint"} did not answer (${code})${endpoint ? `: is the stack running, and AWS_ENDPOINT_URL_${service} right?` : ""}`;
+}
+
+/**
+ * A network error of any request, for a person: which of the environment's endpoints did not answer
+ * (matched by the address the error names), or the address.
+ */
+export function nobodyAnswered(env: NodeJS.ProcessEnv, error: unknown): string | undefined {
+  const code = networkCode(error);
+  if (code === undefined) return undefined;
+  const { address, port, hostname } = error as { address?: string; port?: number; hostname?: string };
+  const at = address !== undefined ? `${address}${port !== undefined ? `:${port}` : ""}` : hostname;
+  const services = SERVICES.filter((s) => at !== undefined && endpointOf(env, s)?.includes(at));
+  const where =
+    services.length > 0
+      ? `${services.join(", ")} at ${endpointOf(env, services[0] as Service)}`
+      : `the endpoint ${at ?? "(unknown)"}`;
+  return `${where} did not answer (${code}): nothing was changed by this request; is the stack running, and are AWS_ENDPOINT_URL_* right?`;
 }
 
 export interface AwsClients {

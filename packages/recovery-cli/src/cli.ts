@@ -4,8 +4,13 @@
  * standard variables of the environment it is given: AWS_REGION, credentials, AWS_ENDPOINT_URL_*.
  */
 import { parseCommandLine, UsageError } from "@mcp-pipeline/cli";
-import { InvalidQueueReferenceError, QueueNotFoundError, RecoveryRefusedError } from "@mcp-pipeline/recovery";
-import { awsClients } from "./aws-environment.js";
+import {
+  InterruptedError,
+  InvalidQueueReferenceError,
+  QueueNotFoundError,
+  RecoveryRefusedError,
+} from "@mcp-pipeline/recovery";
+import { awsClients, nobodyAnswered } from "./aws-environment.js";
 import { inspect } from "./commands/inspect.js";
 import { peek } from "./commands/peek.js";
 import { redrive } from "./commands/redrive.js";
@@ -14,6 +19,7 @@ import { show } from "./commands/show.js";
 import { status } from "./commands/status.js";
 import { triage } from "./commands/triage.js";
 import { type Context, type Flags, type Io, RecoverExit } from "./context.js";
+import { interruptedStatus, processInterrupt } from "./interrupt.js";
 import { targetsOf } from "./targets.js";
 import { processTerminal } from "./terminal.js";
 
@@ -46,7 +52,7 @@ Filters (inspect, replay)
 
 Where (default: the variables \`npm start -- --serve\` prints, or names from the prefix)
   --bucket NAME           quarantine bucket (default $QUARANTINE_BUCKET)
-  --stream NAME           stream to replay into (default $STREAM_NAME)
+  --stream NAME           stream to replay into, by name or ARN (default $STREAM_NAME)
   --table NAME            tool-calls table, for status (default $TOOL_CALLS_TABLE)
   --prefix NAME           the environment's name prefix (default $NAME_PREFIX, or $STREAM_NAME without -events)
   --queue NAME            tool-jobs, session-jobs or stream-failures: its DLQ and source queue
@@ -60,7 +66,8 @@ Options
   --include-permanent     replay: records with a permanent reason too
   --list                  inspect: one line per object
   --mode auto|move-task|mover   redrive: how to move (default auto; --max and --reason need the mover)
-  --rate N                records (replay) or messages (redrive) per second, at most (default 100)
+  --rate N                records (replay) or messages (redrive) per second, at most (default 100;
+                          a message move task: 500 at most)
   --watch SECONDS         redrive: how long to watch the DLQ for moved messages coming back (default 20, 0: no)
   --stuck-after SECONDS   status: a FIFO group is stuck when its oldest unfinished call waits longer
                           (default: the FIFO queue's visibility timeout)
@@ -70,7 +77,8 @@ Options
 
 Exit status: 0 done (status, triage: nothing needs a person), 1 failed (or moved messages came straight
 back), 2 bad command line, 3 refused (a check failed or nobody said yes: nothing changed), 4 status or
-triage found something that needs a person.`;
+triage found something that needs a person, 130 (143, 129) stopped by Ctrl-C (SIGTERM, SIGHUP) at its
+next step: what it did is said, nothing it read stays hidden, the same command again goes on.`;
 
 function parse(argv: readonly string[]) {
   return parseCommandLine(argv, {
@@ -139,11 +147,13 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function processIo(): Io {
+  const err = (text: string) => process.stderr.write(text.startsWith("\r") ? text : `${text}\n`);
   return {
     out: (text) => process.stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(text.startsWith("\r") ? text : `${text}\n`),
+    err,
     terminal: processTerminal(),
     now: Date.now,
+    interrupt: processInterrupt((text) => err(`\n${text}`)),
   };
 }
 
@@ -200,11 +210,16 @@ export async function main(
       io.err(`${error.message}\n\n${USAGE}`);
       return RecoverExit.Usage;
     }
+    if (error instanceof InterruptedError) {
+      // Stopped while reading (triage, status, peek, a plan): nothing was changed, nothing is held.
+      io.err(`${error.message}: nothing changed; every message read is visible again`);
+      return interruptedStatus(error);
+    }
     if (error instanceof QueueNotFoundError || error instanceof RecoveryRefusedError) {
       io.err(`refused, nothing done: ${error.message}`);
       return RecoverExit.Refused;
     }
-    io.err(`${(error as Error).name}: ${(error as Error).message}`);
+    io.err(nobodyAnswered(env, error) ?? `${(error as Error).name}: ${(error as Error).message}`);
     return RecoverExit.Failed;
   } finally {
     context?.aws.destroy();

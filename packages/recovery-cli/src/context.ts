@@ -54,6 +54,8 @@ export interface Io {
   readonly err: (text: string) => void;
   readonly terminal: Terminal;
   readonly now: () => number;
+  /** Aborted when a person asks the command to stop (Ctrl-C): long operations stop at their next step. */
+  readonly interrupt?: AbortSignal;
 }
 
 export interface Context {
@@ -71,11 +73,29 @@ export function print(context: Context, text: string, data: unknown): void {
   context.io.out(context.flags.json ? JSON.stringify(data) : text);
 }
 
+/** An ISO 8601 instant with its zone: a date, a time to the minute at least, and `Z` or an offset. */
+const INSTANT = /^(\d{4})-(\d\d)-(\d\d)T\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)?$/;
+
+/**
+ * `--since`/`--until`: an instant, in UTC or with an offset. Without a zone Date.parse reads the time in
+ * the machine's zone, so the same command would select other records on a laptop in another zone; and it
+ * rolls an impossible date over (February 30 is March 2): both are refused, with what to type.
+ */
 function instant(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
+  const example = "e.g. 2026-11-30T10:00:00Z, or 2026-11-30T11:00:00+01:00";
+  const match = INSTANT.exec(value);
   const ms = Date.parse(value);
-  if (!/^\d{4}-\d\d-\d\dT/.test(value) || Number.isNaN(ms))
-    throw new UsageError(`--${name} must be an ISO instant, got "${shown(value)}"`);
+  if (match === null || Number.isNaN(ms))
+    throw new UsageError(`--${name} must be an ISO instant (${example}), got "${shown(value)}"`);
+  if (match[4] === undefined)
+    throw new UsageError(
+      `--${name} "${shown(value)}" has no zone, and would be read in this machine's: add Z for UTC or an offset (${example})`,
+    );
+  const [year, month, day] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    throw new UsageError(`--${name} "${shown(value)}" is not a date of the calendar (${example})`);
   return ms;
 }
 
@@ -120,12 +140,10 @@ export async function scanFiltered(
   expectedBucketOwner: string | undefined,
 ): Promise<QuarantineScan> {
   const { reason, ...others } = filter;
-  const scan = await scanQuarantine(
-    context.aws.s3,
-    bucket,
-    others,
-    expectedBucketOwner ? { expectedBucketOwner } : {},
-  );
+  const scan = await scanQuarantine(context.aws.s3, bucket, others, {
+    ...(expectedBucketOwner ? { expectedBucketOwner } : {}),
+    ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
+  });
   if (reason === undefined) return scan;
   const present = new Map<string, number>();
   for (const e of scan.entries)

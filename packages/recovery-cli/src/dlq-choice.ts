@@ -1,5 +1,6 @@
 import { UsageError } from "@mcp-pipeline/cli";
 import { checkQueueReference } from "@mcp-pipeline/recovery";
+import { queueUrlVariables } from "@mcp-pipeline/settings";
 import type { Context } from "./context.js";
 import { pipelineQueue, QUEUE_NAMES } from "./targets.js";
 import type { QueueName } from "./triage.js";
@@ -25,13 +26,17 @@ export async function dlqChoice(context: Context, command: string): Promise<DlqC
     const queue = await pipelineQueue(context.aws.sqs, key, context.env, context.targets);
     if (queue.dlqUrl === undefined) throw new UsageError(`--queue ${flags.queue}: ${queue.missing}`);
     const to = flags.to ?? queue.sourceUrl;
+    // A URL a variable gave is named with it: a stale one is then found where it is set.
+    const variables = queueUrlVariables(key);
+    const given = (variable: string) =>
+      context.env[variable] ? `--queue ${flags.queue} (${variable})` : `--queue ${flags.queue}`;
     return {
       from: queue.dlqUrl,
       ...(to ? { to } : {}),
       name: { key: flags.queue },
       flags: {
-        from: `--queue ${flags.queue}`,
-        to: flags.to !== undefined ? "--to" : `--queue ${flags.queue}`,
+        from: given(variables.dlq),
+        to: flags.to !== undefined ? "--to" : given(variables.queue),
       },
     };
   }

@@ -5,10 +5,18 @@
  */
 import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { interruption } from "@mcp-pipeline/recovery";
 import { CallStatus } from "@mcp-pipeline/tool-calls";
 
 /** A call whose job has not finished: it may still run (requested, started, or failed and to be retried). */
 const UNFINISHED = [CallStatus.Requested, CallStatus.Started, CallStatus.Retrying] as const;
+
+/**
+ * Read too: a call whose last attempt failed is dead-lettered in the table at once, but SQS moves its
+ * message to the DLQ only on a receive after that attempt's visibility timeout (docs/aws-semantics.md
+ * §2.3), and until then the message holds its FIFO group (§3): the group is stuck behind it.
+ */
+const HOLDING = [...UNFINISHED, CallStatus.DeadLettered] as const;
 
 export interface WaitingGroup {
   /** The message group: the session. */
@@ -41,21 +49,28 @@ export interface WaitingGroup {
 export async function waitingGroups(
   dynamodb: DynamoDBClient,
   table: string,
+  /**
+   * For dead-lettered calls: now (ms) and the FIFO queue's visibility timeout. A call dead-lettered less
+   * than that long ago may still hold its group; without it, dead-lettered calls are not read.
+   */
+  hold?: { readonly now: number; readonly visibilityTimeoutSeconds: number },
+  /** Stops the scan before its next page (the table has no index by status: a big table is many pages). */
+  signal?: AbortSignal,
 ): Promise<{ readonly groups: WaitingGroup[]; readonly scanned: number }> {
+  const statuses = hold ? HOLDING : UNFINISHED;
   const bySession = new Map<string, WaitingGroup>();
   let scanned = 0;
   let start: Record<string, unknown> | undefined;
   do {
+    if (signal?.aborted) throw interruption(signal);
     const page = await dynamodb.send(
       new ScanCommand({
         TableName: table,
-        FilterExpression: "#status IN (:a, :b, :c)",
+        FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`,
         ProjectionExpression:
           "callId, sessionId, tool, #status, requestedAt, startedAt, lastEventAt, attempts",
         ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: Object.fromEntries(
-          UNFINISHED.map((status, i) => [`:${"abc"[i]}`, { S: status }]),
-        ),
+        ExpressionAttributeValues: Object.fromEntries(statuses.map((status, i) => [`:s${i}`, { S: status }])),
         ...(start ? { ExclusiveStartKey: start as never } : {}),
       }),
     );
@@ -71,6 +86,12 @@ export async function waitingGroups(
         lastEventAt: string;
         attempts?: number;
       };
+      if (
+        item.status === CallStatus.DeadLettered &&
+        hold !== undefined &&
+        hold.now - Date.parse(item.lastEventAt) > hold.visibilityTimeoutSeconds * 1000
+      )
+        continue; // In the DLQ by now: its group has moved on.
       const since = Date.parse(item.requestedAt ?? item.startedAt ?? item.lastEventAt);
       const previous = bySession.get(item.sessionId);
       const oldest: Omit<WaitingGroup, "unfinished" | "started"> =

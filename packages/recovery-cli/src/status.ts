@@ -7,9 +7,10 @@
 import type { CloudWatchClient } from "@aws-sdk/client-cloudwatch";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
+import { InterruptedError, peekMessages, type QueueRef, resolveQueue } from "@mcp-pipeline/recovery";
 import { type WaitingGroup, waitingGroups } from "./fifo-groups.js";
 import { type FiringAlarm, firingAlarms, latestMaxima, type MetricRequest } from "./metrics.js";
+import { printable } from "./printable.js";
 import type { PipelineQueue } from "./targets.js";
 
 /** A figure, where it came from, or why there is none. */
@@ -44,6 +45,15 @@ export interface StatusReport {
   readonly queues: readonly QueueStatus[];
   /** Pipeline queues that could not be found, and why. */
   readonly missing: readonly { readonly queue: string; readonly why: string }[];
+  /**
+   * Queues SQS did not answer for (the endpoint down, a denial): their figures are unknown, which needs a
+   * person as much as a full DLQ does.
+   */
+  readonly unread: readonly {
+    readonly queue: string;
+    readonly role: "source" | "dlq";
+    readonly why: string;
+  }[];
   readonly stuckGroups:
     | {
         readonly queue: string;
@@ -54,7 +64,11 @@ export interface StatusReport {
         /** Items the table scan read. */
         readonly scanned: number;
       }
-    | { readonly unavailable: string };
+    | {
+        readonly unavailable: string;
+        /** The table is named but its scan failed (missing, denied): unknown, not "nothing stuck". */
+        readonly scanFailed?: true;
+      };
   /** The processor's IteratorAge (CloudWatch, the latest 1-minute maximum). */
   readonly iteratorAge: Reading;
   readonly alarms: readonly FiringAlarm[] | { readonly unavailable: string };
@@ -73,6 +87,10 @@ export interface StatusSources {
   readonly alarmPrefix?: string;
   /** Why CloudWatch cannot be asked here (aws-environment.ts `unreachable`), if it cannot. */
   readonly cloudwatchUnreachable?: string;
+  /** Stops a DLQ's read at its next receive (the messages read are released): InterruptedError. */
+  readonly interrupt?: AbortSignal;
+  /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
+  readonly describeError?: (service: "SQS" | "CLOUDWATCH" | "DYNAMODB", error: unknown) => string;
 }
 
 export interface StatusOptions {
@@ -101,20 +119,36 @@ export async function pipelineStatus(
   sources: StatusSources,
   options: StatusOptions,
 ): Promise<StatusReport> {
+  const told = (service: "SQS" | "CLOUDWATCH" | "DYNAMODB", error: unknown) =>
+    sources.describeError?.(service, error) ?? errorText(error);
   const refs: { queue: PipelineQueue; role: "source" | "dlq"; ref: QueueRef }[] = [];
   const missing: { queue: string; why: string }[] = [];
+  const unread: { queue: string; role: "source" | "dlq"; why: string }[] = [];
   for (const queue of sources.queues) {
     if (queue.missing) missing.push({ queue: queue.name, why: queue.missing });
     for (const [role, url] of [
       ["source", queue.sourceUrl],
       ["dlq", queue.dlqUrl],
-    ] as const)
-      if (url) refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+    ] as const) {
+      if (!url) continue;
+      try {
+        refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+      } catch (error) {
+        if (error instanceof InterruptedError) throw error;
+        unread.push({
+          queue: queue.name,
+          role,
+          why: told("SQS", error),
+        });
+      }
+    }
   }
 
   // CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests.
   let metrics: ReadonlyMap<string, { value: number; at: number }> | { unavailable: string };
   let alarms: StatusReport["alarms"];
+  // A CloudWatch that is there but did not answer (denied, down): not the local stack's "no CloudWatch".
+  let cloudwatchFailed: { readonly metrics?: string; readonly alarms?: string } = {};
   if (sources.cloudwatchUnreachable !== undefined) {
     metrics = { unavailable: sources.cloudwatchUnreachable };
     alarms = { unavailable: sources.cloudwatchUnreachable };
@@ -135,14 +169,18 @@ export async function pipelineStatus(
     try {
       metrics = await latestMaxima(clients.cloudwatch, requests, { now: options.now });
     } catch (error) {
-      metrics = { unavailable: `CloudWatch GetMetricData failed: ${errorText(error)}` };
+      const why = told("CLOUDWATCH", error);
+      metrics = { unavailable: `CloudWatch GetMetricData failed: ${why}` };
+      cloudwatchFailed = { metrics: why };
     }
     try {
       alarms = sources.alarmPrefix
         ? await firingAlarms(clients.cloudwatch, sources.alarmPrefix)
         : { unavailable: "no name prefix: pass --prefix or set STREAM_NAME" };
     } catch (error) {
-      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${errorText(error)}` };
+      const why = told("CLOUDWATCH", error);
+      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${why}` };
+      cloudwatchFailed = { ...cloudwatchFailed, alarms: why };
     }
   }
   const metric = (id: string): Reading => {
@@ -158,7 +196,10 @@ export async function pipelineStatus(
     let oldest = metric(ref.name);
     // A DLQ has no consumer, so reading it (and releasing at once) harms nothing: its age is there to read.
     if ("unavailable" in oldest && role === "dlq" && ref.visible + ref.inFlight > 0) {
-      const { messages } = await peekMessages(clients.sqs, ref.url, { fifo: ref.fifo });
+      const { messages } = await peekMessages(clients.sqs, ref.url, {
+        fifo: ref.fifo,
+        ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+      });
       if (messages.length > 0)
         oldest = { seconds: (options.now - Math.min(...messages.map((m) => m.sentAt))) / 1000, from: "read" };
     } else if ("unavailable" in oldest && ref.visible + ref.inFlight + ref.delayed === 0) {
@@ -179,8 +220,14 @@ export async function pipelineStatus(
   }
 
   const fifo = queues.find((q) => q.role === "source" && q.fifo);
+  const fifoUnread = unread.find(
+    (u) => u.role === "source" && sources.queues.find((q) => q.name === u.queue)?.fifo,
+  );
   let stuckGroups: StatusReport["stuckGroups"];
-  if (fifo === undefined) stuckGroups = { unavailable: "no FIFO queue found" };
+  if (fifo === undefined)
+    stuckGroups = {
+      unavailable: fifoUnread ? `the FIFO queue was not read: ${fifoUnread.why}` : "no FIFO queue found",
+    };
   else if (sources.table === undefined)
     stuckGroups = { unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table" };
   else {
@@ -190,7 +237,12 @@ export async function pipelineStatus(
       stuckGroups = { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
     } else {
       try {
-        const { groups, scanned } = await waitingGroups(clients.dynamodb, sources.table);
+        const { groups, scanned } = await waitingGroups(
+          clients.dynamodb,
+          sources.table,
+          { now: options.now, visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2 },
+          sources.interrupt,
+        );
         const waiting = groups
           .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
           .filter((g) => g.waitingSeconds > afterSeconds);
@@ -202,7 +254,11 @@ export async function pipelineStatus(
           scanned,
         };
       } catch (error) {
-        stuckGroups = { unavailable: `scanning ${sources.table} failed: ${errorText(error)}` };
+        if (error instanceof InterruptedError) throw error;
+        stuckGroups = {
+          unavailable: `scanning ${sources.table} failed: ${told("DYNAMODB", error)}`,
+          scanFailed: true,
+        };
       }
     }
   }
@@ -217,6 +273,15 @@ export async function pipelineStatus(
       : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
 
   const attention: string[] = [];
+  // What cannot be seen needs a person too: a queue not found, not read, or CloudWatch not answering.
+  if (missing.length > 0)
+    attention.push(
+      `${missing.length} ${missing.length === 1 ? "queue (with its DLQ) was" : "queues (with their DLQs) were"} not found (${missing.map((m) => `${m.queue}: ${m.why}`).join("; ")}): their depth and age are unknown`,
+    );
+  if (unread.length > 0)
+    attention.push(
+      `${unread.length} ${unread.length === 1 ? "queue was" : "queues were"} not read (${[...new Set(unread.map((u) => u.why))].join("; ")}): ${unread.length === 1 ? "its" : "their"} depth and age are unknown`,
+    );
   for (const q of queues) {
     const waiting = q.visible + q.inFlight + q.delayed;
     if (q.role === "dlq" && waiting > 0)
@@ -231,7 +296,7 @@ export async function pipelineStatus(
   if ("groups" in stuckGroups && stuckGroups.groups.length > 0) {
     const [first] = stuckGroups.groups;
     attention.push(
-      `${stuckGroups.groups.length} FIFO group${stuckGroups.groups.length === 1 ? "" : "s"} stuck over ${formatSeconds(stuckGroups.afterSeconds)} (longest: ${first?.group}, call ${first?.callId}, ${formatSeconds(first?.waitingSeconds ?? 0)})`,
+      `${stuckGroups.groups.length} FIFO group${stuckGroups.groups.length === 1 ? "" : "s"} stuck over ${formatSeconds(stuckGroups.afterSeconds)} (longest: ${printable(first?.group ?? "")}, call ${printable(first?.callId ?? "")}, ${formatSeconds(first?.waitingSeconds ?? 0)})`,
     );
   }
   if ("notStarted" in stuckGroups && stuckGroups.notStarted.length > 0) {
@@ -239,20 +304,33 @@ export async function pipelineStatus(
     attention.push(
       `${calls} call${calls === 1 ? "" : "s"} requested over ${formatSeconds(stuckGroups.afterSeconds)} ago that no worker has started (sessions ${stuckGroups.notStarted
         .slice(0, 5)
-        .map((g) => g.group)
+        .map((g) => printable(g.group))
         .join(
           ", ",
         )}${stuckGroups.notStarted.length > 5 ? ", ..." : ""}): their jobs wait in a backlog, or were never sent`,
     );
   }
+  // A table that is named but cannot be scanned (missing, denied): whether a group is stuck is unknown,
+  // which is not "nothing needs a person". A table never named is said in the report, not here.
+  if ("scanFailed" in stuckGroups)
+    attention.push(`stuck FIFO groups are unknown: ${stuckGroups.unavailable}`);
   if ("seconds" in iteratorAge && iteratorAge.seconds > options.maxIteratorAgeSeconds)
     attention.push(
       `the processor lags the stream by ${formatSeconds(iteratorAge.seconds)} (over ${formatSeconds(options.maxIteratorAgeSeconds)})`,
+    );
+  if (cloudwatchFailed.metrics !== undefined)
+    attention.push(
+      `CloudWatch was not read (${cloudwatchFailed.metrics}): the queues' oldest ages, the processor's lag${cloudwatchFailed.alarms !== undefined ? " and the alarms in ALARM" : ""} are unknown`,
+    );
+  if (cloudwatchFailed.alarms !== undefined && cloudwatchFailed.metrics === undefined)
+    attention.push(
+      `the alarms in ALARM are unknown: CloudWatch DescribeAlarms failed: ${cloudwatchFailed.alarms}`,
     );
   if (Array.isArray(alarms)) for (const a of alarms) attention.push(`alarm ${a.name} is in ALARM`);
   return {
     queues,
     missing,
+    unread,
     stuckGroups,
     iteratorAge,
     alarms,

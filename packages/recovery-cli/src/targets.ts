@@ -4,6 +4,7 @@
  * environment's name prefix and the names Terraform gives (@mcp-pipeline/settings' resourceNames).
  */
 import { GetQueueUrlCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { InvalidArnError, streamNameOfArn } from "@mcp-pipeline/arn";
 import { UsageError } from "@mcp-pipeline/cli";
 import {
   QUEUE_KEYS,
@@ -24,11 +25,45 @@ export interface Targets {
   readonly prefix?: string;
   readonly bucket?: string;
   readonly stream?: string;
+  /** The stream's ARN when --stream gave one (the console shows ARNs): the stream found must be it. */
+  readonly streamArn?: string;
   readonly table?: string;
 }
 
 /** `-events`: what every stream name ends with after its prefix. */
 const STREAM_SUFFIX = resourceNames("x").stream.slice(1);
+
+/** The variables that name one resource of an environment, each read as the resource's name. */
+function namingVariables(env: NodeJS.ProcessEnv): { readonly variable: string; readonly name: string }[] {
+  const named: { variable: string; name: string }[] = [];
+  for (const variable of ["STREAM_NAME", "QUARANTINE_BUCKET", "TOOL_CALLS_TABLE"]) {
+    const value = env[variable];
+    if (value) named.push({ variable, name: value });
+  }
+  for (const key of QUEUE_KEYS)
+    for (const variable of Object.values(queueUrlVariables(key))) {
+      const url = env[variable];
+      // A queue URL ends with the queue's name.
+      if (url) named.push({ variable, name: url.replace(/\/+$/, "").split("/").at(-1) ?? url });
+    }
+  return named;
+}
+
+/**
+ * Refuses variables that name another environment's resources than the prefix (a shell that loaded dev's
+ * file and then is told `--prefix mcp-prod`, or a stale STREAM_NAME beside fresh queue URLs): each would
+ * otherwise win over the prefix, and the command would act on, or report, the wrong environment. Names
+ * given by flags are the operator's explicit choice and are not held to it.
+ */
+function refuseOtherEnvironments(prefix: string, source: string, env: NodeJS.ProcessEnv): void {
+  const foreign = namingVariables(env).filter(({ name }) => !name.startsWith(`${prefix}-`));
+  if (env.NAME_PREFIX && env.NAME_PREFIX !== prefix)
+    foreign.unshift({ variable: "NAME_PREFIX", name: env.NAME_PREFIX });
+  if (foreign.length === 0) return;
+  throw new UsageError(
+    `${source} names the environment ${prefix}, but ${foreign.map((f) => `${f.variable} names ${f.name}`).join(", ")}: another environment's (a stale shell?). Unset ${foreign.length === 1 ? "it" : "them"} or load the environment's own file, or name the resource by its flag (--stream, --bucket, --table, --from)`,
+  );
+}
 
 export function targetsOf(
   values: {
@@ -39,11 +74,40 @@ export function targetsOf(
   },
   env: NodeJS.ProcessEnv,
 ): Targets {
-  const stream = values.stream ?? env.STREAM_NAME;
-  const prefix =
-    values.prefix ??
-    env.NAME_PREFIX ??
-    (stream?.endsWith(STREAM_SUFFIX) ? stream.slice(0, -STREAM_SUFFIX.length) : undefined);
+  for (const flag of ["prefix", "bucket", "stream", "table"] as const) {
+    const value = values[flag];
+    if (value !== undefined && (value === "" || /\s/.test(value)))
+      throw new UsageError(
+        `--${flag} "${value}" ${value === "" ? "is empty" : "has white space in it"}: a name has none`,
+      );
+  }
+  let streamArn: string | undefined;
+  let named = values.stream;
+  if (named?.startsWith("arn:")) {
+    try {
+      streamArn = named;
+      named = streamNameOfArn(named);
+    } catch (error) {
+      if (error instanceof InvalidArnError)
+        throw new UsageError(`--stream must be a stream's name or ARN: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+  const stream = named ?? env.STREAM_NAME;
+  const fromStream = stream?.endsWith(STREAM_SUFFIX) ? stream.slice(0, -STREAM_SUFFIX.length) : undefined;
+  const prefix = values.prefix ?? env.NAME_PREFIX ?? fromStream;
+  if (prefix)
+    refuseOtherEnvironments(
+      prefix,
+      values.prefix !== undefined
+        ? `--prefix ${prefix}`
+        : env.NAME_PREFIX
+          ? `NAME_PREFIX=${prefix}`
+          : values.stream !== undefined
+            ? `--stream ${values.stream}`
+            : `STREAM_NAME=${stream}`,
+      env,
+    );
   const names = prefix ? resourceNames(prefix) : undefined;
   // From the prefix only with the account (quarantineBucket below): in AWS a bucket's name ends with it.
   const bucket = values.bucket ?? env.QUARANTINE_BUCKET;
@@ -52,6 +116,7 @@ export function targetsOf(
     ...(prefix ? { prefix } : {}),
     ...(bucket ? { bucket } : {}),
     ...((stream ?? names?.stream) ? { stream: (stream ?? names?.stream) as string } : {}),
+    ...(streamArn ? { streamArn } : {}),
     ...(table ? { table } : {}),
   };
 }
@@ -125,7 +190,7 @@ export async function pipelineQueue(
       ? undefined
       : names
         ? `SQS has no queue ${sourceUrl ? names.dlqName : names.name}`
-        : `set ${sourceUrl ? variables.dlq : variables.queue} (or STREAM_NAME / --prefix, to find it by name)`;
+        : `set ${[sourceUrl ? undefined : variables.queue, dlqUrl ? undefined : variables.dlq].filter(Boolean).join(" and ")} (or STREAM_NAME / --prefix, to find ${sourceUrl || dlqUrl ? "it" : "them"} by name)`;
   return {
     key,
     name: queueSuffix(key),

@@ -14,6 +14,10 @@ export function processTerminal(): Terminal {
       const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
       try {
         return await prompt.question(question);
+      } catch (error) {
+        // Ctrl-C (or Ctrl-D) at the question: readline rejects with an AbortError. Not a yes: nothing is done.
+        if ((error as Error).name === "AbortError") return "";
+        throw error;
       } finally {
         prompt.close();
       }

@@ -7,6 +7,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { GetQueueAttributesCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import {
   FailureKind,
+  InterruptedError,
   MAX_RECEIVES_REASON,
   peekMessages,
   planReplay,
@@ -53,6 +54,11 @@ export interface TriageReport {
   readonly unreadable: readonly UnreadableObject[];
   /** Quarantined records already put back, nothing of them waiting. */
   readonly replayed: number;
+  /**
+   * Sources that could not be read (a bucket that is not there, an endpoint that does not answer): what
+   * waits there is unknown, which needs a person as much as what is seen.
+   */
+  readonly unread: readonly { readonly source: string; readonly why: string }[];
   /** Per FIFO DLQ, SQS's approximate count beside what the read saw. */
   readonly approximate: readonly {
     readonly source: string;
@@ -70,20 +76,40 @@ export async function triage(
     readonly bucket?: string;
     readonly dlqs: readonly TriageDlq[];
     readonly expectedBucketOwner?: string;
+    /** Stops the read at its next receive (the messages read are released): InterruptedError. */
+    readonly interrupt?: AbortSignal;
+    /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
+    readonly describeError?: (service: "S3" | "SQS", error: unknown) => string;
   },
 ): Promise<TriageReport> {
   const groups: TriageGroup[] = [];
   let unreadable: UnreadableObject[] = [];
   let replayed = 0;
+  const unread: { source: string; why: string }[] = [];
+  const notRead = (source: string, service: "S3" | "SQS", error: unknown) => {
+    if (error instanceof InterruptedError) throw error;
+    unread.push({
+      source,
+      why: sources.describeError?.(service, error) ?? `${(error as Error).name}: ${(error as Error).message}`,
+    });
+  };
   if (sources.bucket !== undefined) {
-    const scan = await scanQuarantine(
-      clients.s3,
-      sources.bucket,
-      {},
-      sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {},
-    );
-    unreadable = scan.unreadable;
-    const plan = planReplay(scan.entries, { includePermanent: true });
+    let scan: Awaited<ReturnType<typeof scanQuarantine>> | undefined;
+    try {
+      scan = await scanQuarantine(
+        clients.s3,
+        sources.bucket,
+        {},
+        {
+          ...(sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {}),
+          ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+        },
+      );
+    } catch (error) {
+      notRead(`quarantine s3://${sources.bucket}`, "S3", error);
+    }
+    unreadable = scan?.unreadable ?? [];
+    const plan = planReplay(scan?.entries ?? [], { includePermanent: true });
     replayed = plan.alreadyReplayed;
     const byReason = new Map<string, TriageGroup>();
     for (const item of plan.items) {
@@ -108,7 +134,16 @@ export async function triage(
   }
   const approximate: TriageReport["approximate"][number][] = [];
   for (const dlq of sources.dlqs) {
-    const { messages } = await peekMessages(clients.sqs, dlq.url, { fifo: dlq.fifo });
+    let messages: Awaited<ReturnType<typeof peekMessages>>["messages"];
+    try {
+      ({ messages } = await peekMessages(clients.sqs, dlq.url, {
+        fifo: dlq.fifo,
+        ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+      }));
+    } catch (error) {
+      notRead(`${nameOf(dlq.name)} DLQ`, "SQS", error);
+      continue;
+    }
     const reasons = new Map<string, { count: number; oldestAt: number; kind: FailureKind }>();
     for (const m of messages) {
       const previous = reasons.get(m.reason);
@@ -157,5 +192,5 @@ export async function triage(
       Number(a.kind === FailureKind.Permanent) - Number(b.kind === FailureKind.Permanent) ||
       a.oldestAt - b.oldestAt,
   );
-  return { groups, unreadable, replayed, approximate };
+  return { groups, unreadable, replayed, unread, approximate };
 }

@@ -16,6 +16,21 @@ describe("npm run recover: bad command lines get a clear error and exit code 2",
     [["inspect", "--nope"], "Unknown option '--nope'"],
     [["inspect"], "no quarantine bucket"],
     [["inspect", "--bucket", "b", "--since", "yesterday"], "--since must be an ISO instant"],
+    // Date.parse reads a time without a zone in the machine's zone: another zone's laptop selects other records.
+    [
+      ["inspect", "--bucket", "b", "--since", "2026-11-30T10:00:00"],
+      '--since "2026-11-30T10:00:00" has no zone, and would be read in this machine\'s: add Z for UTC or an offset',
+    ],
+    [
+      ["replay", "--bucket", "b", "--stream", "s", "--until", "2026-11-30T10:00"],
+      '--until "2026-11-30T10:00" has no zone',
+    ],
+    // Date.parse rolls February 30 over to March 2.
+    [
+      ["inspect", "--bucket", "b", "--since", "2026-02-30T10:00:00Z"],
+      '--since "2026-02-30T10:00:00Z" is not a date of the calendar',
+    ],
+    [["inspect", "--bucket", "b", "--since", "2026-11-30 10:00:00Z"], "--since must be an ISO instant"],
     [["replay", "--bucket", "b"], "no stream"],
     [
       ["replay", "--bucket", "b", "--stream", "s", "--rate", "0"],
@@ -42,6 +57,15 @@ describe("npm run recover: bad command lines get a clear error and exit code 2",
       "--max and --reason need the mover",
     ],
     [["redrive", "--queue", "tool-jobs", "--watch", "-1"], "--watch must be between 0 and 3600, got -1"],
+    // A message move task takes at most 500 a second (§4): a higher --rate was cut to 500 without a word.
+    [
+      ["redrive", "--queue", "tool-jobs", "--rate", "1000", "--mode", "move-task"],
+      "--rate 1000 is over 500, the most a message move task moves a second (MaxNumberOfMessagesPerSecond): pass --rate 500 or less, or --mode mover",
+    ],
+    [
+      ["redrive", "--queue", "tool-jobs", "--rate", "501"],
+      "--rate 501 is over 500, the most a message move task moves a second",
+    ],
     [
       ["replay", "--max", "0", "--bucket", "b", "--stream", "s"],
       "--max must be between 1 and 10000000, got 0",

@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { countMessages } from "@mcp-pipeline/recovery";
+import { countMessages, peekMessages } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, stackEnvironment } from "./run-recover.js";
@@ -151,12 +151,77 @@ describe("queue ARNs and URLs alike (item 2)", () => {
     expect(bad.err).toContain('--from must be an SQS queue URL or ARN, got "tool-jobs-dlq"');
   });
 
+  it("a stale queue variable behind --queue is named, with its value (exit 3)", async () => {
+    const q = await pair(false);
+    const stale = q.dlqUrl.replace(/guard-\d+-dlq$/, "guard-old-dlq");
+    const shell = { ...env, TOOL_JOBS_QUEUE_URL: q.url, TOOL_JOBS_DLQ_URL: stale };
+    for (const command of ["peek", "redrive"]) {
+      const run = await recover(
+        [command, "--queue", "tool-jobs", "--dry-run"].slice(0, command === "peek" ? 3 : 4),
+        shell,
+      );
+      expect(run.code, run.out + run.err).toBe(3);
+      expect(run.err).toContain(
+        `the queue --queue tool-jobs (TOOL_JOBS_DLQ_URL) names (${stale}) does not exist`,
+      );
+    }
+  });
+
   it("refuses an ARN of another region than the one it acts in", async () => {
     const q = await pair(false);
     const elsewhere = q.dlqArn.replace(":us-east-1:", ":us-west-2:");
     const run = await recover(["redrive", "--from", elsewhere, "--dry-run"], env);
     expect(run.code).toBe(3);
     expect(run.err).toContain(`is not the queue the caller reaches by that name: that is ${q.dlqArn}`);
+  });
+
+  it("refuses a URL of another account, which the emulator answers with the caller's own queue of that name", async () => {
+    const q = await pair(false);
+    await dead(q, ["job"]);
+    const elsewhere = q.dlqUrl.replace("/000000000000/", "/111111111111/");
+    const run = await recover(["redrive", "--from", elsewhere, "--yes", "--watch", "0"], env);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(1);
+    expect(run.code, run.out + run.err).toBe(3);
+    expect(run.err).toContain(
+      `the queue --from names (${elsewhere}) is not the queue that answered for it: that is ${q.dlqArn}, not queue ${q.dlqArn.split(":").at(-1)} of account 111111111111`,
+    );
+    const to = await recover(
+      ["redrive", "--from", q.dlqUrl, "--to", q.url.replace("/000000000000/", "/111111111111/"), "--dry-run"],
+      env,
+    );
+    expect(to.code).toBe(3);
+    expect(to.err).toContain("the queue --to names");
+  });
+
+  it("takes a URL pasted with a trailing slash as the queue it names", async () => {
+    const q = await pair(false);
+    await dead(q, ["job"]);
+    const run = await recover(
+      ["redrive", "--from", `${q.dlqUrl}/`, "--to", `${q.url}/`, "--yes", "--watch", "0"],
+      env,
+    );
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(`redrive ${q.dlqArn}\n     to ${q.arn}`);
+    expect(await countMessages(sqs, q.url)).toBe(1);
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(0);
+  });
+});
+
+describe("two operators at once", () => {
+  it("the same redrive run twice at the same time moves each message once: a message one holds, the other does not see", async () => {
+    const q = await pair(false);
+    const bodies = Array.from({ length: 25 }, (_, i) => `job-${i}`);
+    await dead(q, bodies);
+    const runs = await Promise.all([
+      recover(["redrive", "--from", q.dlqUrl, "--yes", "--watch", "0"], env),
+      recover(["redrive", "--from", q.dlqUrl, "--yes", "--watch", "0"], env),
+    ]);
+    for (const run of runs) expect(run.code, run.out + run.err).toBe(0);
+    const moved = runs.map((r) => Number(/^(\d+) moved back to/m.exec(r.out)?.[1]));
+    expect((moved[0] ?? 0) + (moved[1] ?? 0)).toBe(25);
+    const { messages } = await peekMessages(sqs, q.url);
+    expect(messages.map((m) => m.body).sort()).toEqual([...bodies].sort());
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(0);
   });
 });
 
@@ -243,5 +308,49 @@ describe("a redrive of messages that come straight back says so (item 6)", () =>
       /2 of them came straight back to the DLQ within .* \(schema-violation \(2\)\): still failing/,
     );
     expect(await countMessages(sqs, q.dlqUrl)).toBe(2);
+  });
+});
+
+describe("what a DLQ's message says is shown, never obeyed", () => {
+  it("peek shows a body's line breaks and carriage returns escaped: a body cannot forge a message's line", async () => {
+    const q = await pair(false);
+    // SQS takes tab, line feed and carriage return in a body (and #x20 up); a job's text is anyone's.
+    const forged = "00000000-0000-0000-0000-000000000000  max-receives (retryable)  sent 1 s ago, 1 receives";
+    await dead(q, [`{"text":"a"}\n${forged}\r\u202eevil`]);
+    const run = await recover(["peek", "--from", q.dlqUrl], env);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).not.toMatch(/[\r\u202e]/);
+    expect(run.out).not.toMatch(/^00000000-0000/m);
+    expect(run.out).toContain(`{"text":"a"}\\n${forged}\\r\\u202eevil`);
+    // --json prints the body as it is: JSON escapes it.
+    const json = await recover(["peek", "--from", q.dlqUrl, "--json"], env);
+    expect(JSON.parse(json.out).messages[0].body).toBe(`{"text":"a"}\n${forged}\r\u202eevil`);
+  });
+});
+
+describe("a FIFO DLQ shows the first message of each group (§3)", () => {
+  it("peek --reason of a reason not read there says the rest may wait behind, not 'matches no message' (exit 0)", async () => {
+    const q = await pair(true);
+    await dead(q, ["job-1"], true);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: q.dlqUrl,
+        MessageBody: "{oops",
+        MessageGroupId: "session-1",
+        MessageDeduplicationId: `d-${n}-behind`,
+        MessageAttributes: { "pipeline.reason.code": { DataType: "String", StringValue: "bad-json" } },
+      }),
+    );
+    const run = await recover(["peek", "--from", q.dlqUrl, "--reason", "bad-json"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(
+      "no message read has reason bad-json; a FIFO queue shows the first messages of each group, and it may wait behind them",
+    );
+    const redrive = await recover(["redrive", "--from", q.dlqUrl, "--reason", "bad-json", "--dry-run"], env);
+    expect(redrive.code).toBe(2);
+    expect(redrive.err).toContain("--reason bad-json matches no message read in guard-");
+    expect(redrive.err).toContain(
+      "(read: max-receives (1)); a FIFO queue shows the first messages of each group",
+    );
   });
 });

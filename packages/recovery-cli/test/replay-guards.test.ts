@@ -4,7 +4,13 @@ import {
   type KinesisClient,
   PutRecordCommand,
 } from "@aws-sdk/client-kinesis";
-import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectTaggingCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  PutObjectTaggingCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
@@ -12,7 +18,7 @@ import { rereadRange, storeFailureRecords } from "@mcp-pipeline/recovery";
 import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recover, stackEnvironment } from "./run-recover.js";
+import { interposed, recover, stackEnvironment } from "./run-recover.js";
 
 /**
  * `npm run recover -- replay`, `inspect` and `show` as an operator runs them (issue 26, items 3 to 7),
@@ -183,6 +189,28 @@ describe("replay: a plan, checks and a guard before acting (items 3, 4, 5)", () 
     expect(await streamBodies(other.name)).toEqual([]);
   });
 
+  it("--stream takes the stream's ARN, as the console shows it; an ARN the caller does not reach is refused", async () => {
+    const { source, env } = await scene();
+    const run = await recover(["replay", "--stream", source.arn, "--dry-run"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(`replay into ${source.name} (${source.arn})`);
+    expect(run.out).toContain("dry run: 2 would be replayed");
+    const elsewhere = source.arn.replace(":us-east-1:", ":eu-west-1:");
+    const refused = await recover(["replay", "--stream", elsewhere, "--yes"], env);
+    expect(refused.code).toBe(3);
+    expect(refused.out).toContain(
+      `stream: --stream ${elsewhere} is not the stream the caller reaches by that name: that is ${source.arn}`,
+    );
+    expect((await streamBodies(source.name)).length).toBe(3);
+  });
+
+  it("a name pasted with white space is refused before any request (exit 2)", async () => {
+    const { source, env } = await scene();
+    const run = await recover(["replay", "--stream", ` ${source.name}`, "--dry-run"], env);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`--stream " ${source.name}" has white space in it: a name has none`);
+  });
+
   it("refuses a bucket named for another account than the credentials'", async () => {
     const { env } = await scene(`mcp-prod-quarantine-${++n}-111122223333`);
     const run = await recover(["replay", "--yes"], env);
@@ -237,6 +265,84 @@ describe("filters that match nothing, and permanent reasons (item 6)", () => {
   });
 });
 
+describe("quarantine objects with tags from elsewhere", () => {
+  const tagsOf = async (bucket: string, key: string) =>
+    Object.fromEntries(
+      ((await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key }))).TagSet ?? []).map((t) => [
+        t.Key,
+        t.Value,
+      ]),
+    );
+  const keysOf = async (bucket: string) =>
+    ((await s3.send(new ListObjectsV2Command({ Bucket: bucket }))).Contents ?? []).map(
+      (o) => o.Key as string,
+    );
+
+  it("a replay keeps an object's other tags (a legal hold) and adds its mark beside them", async () => {
+    const { bucket, env } = await scene();
+    const keys = await keysOf(bucket);
+    for (const key of keys)
+      await s3.send(
+        new PutObjectTaggingCommand({
+          Bucket: bucket,
+          Key: key,
+          Tagging: { TagSet: [{ Key: "legal-hold", Value: "case-7" }] },
+        }),
+      );
+    const run = await recover(["replay", "--yes"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain("2 replayed into");
+    const marked = [];
+    for (const key of keys) {
+      const tags = await tagsOf(bucket, key);
+      // PutObjectTagging replaces the set: the hold was dropped from every object the replay marked.
+      expect(tags["legal-hold"], key).toBe("case-7");
+      if (tags.replayed === "true") marked.push(key);
+    }
+    expect(marked).toHaveLength(2);
+  });
+
+  it("a replayed-at tag without replayed=true is not a mark: the record waits, and a replay marks it", async () => {
+    const { bucket, env, source } = await scene();
+    const [key] = (await keysOf(bucket)).filter((k) => !k.includes("bad")).slice(0, 1) as [string];
+    await s3.send(
+      new PutObjectTaggingCommand({
+        Bucket: bucket,
+        Key: key,
+        Tagging: { TagSet: [{ Key: "replayed-at", Value: "2026-01-01T00:00:00.000Z" }] },
+      }),
+    );
+    const plan = await recover(["replay", "--dry-run"], env);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out).toContain("3 records matched; 0 already replayed; 2 to put back");
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    expect(await tagsOf(bucket, key)).toMatchObject({ replayed: "true" });
+    expect((await streamBodies(source.name)).filter((b) => b !== "{oops")).toHaveLength(4);
+  });
+});
+
+describe("two operators at once", () => {
+  it("the same replay run twice at the same time: both end 0, every record is back and marked, the stream holds each at most twice", async () => {
+    const { env, source } = await scene();
+    const runs = await Promise.all([
+      recover(["replay", "--yes", "--rate", "1"], env),
+      recover(["replay", "--yes", "--rate", "1"], env),
+    ]);
+    for (const run of runs) expect(run.code, run.out + run.err).toBe(0);
+    const bodies = (await streamBodies(source.name)).slice(3);
+    // What was put back: the two retryable records, once or twice each (the processor skips an eventId it has
+    // applied), never the permanent one.
+    for (const body of ['{"n":1}', '{"n":2}']) {
+      const n = bodies.filter((b) => b === body).length;
+      expect(n, body).toBeGreaterThanOrEqual(1);
+      expect(n, body).toBeLessThanOrEqual(2);
+    }
+    expect(bodies).not.toContain("{oops");
+    const after = await recover(["replay", "--dry-run"], env);
+    expect(after.out).toContain("3 records matched; 2 already replayed; 0 to put back");
+  });
+});
+
 describe("finding a record (item 7)", () => {
   it("inspect --list names each key with its reason, kind, age and whether it was replayed; show takes the key", async () => {
     const { bucket, env } = await scene();
@@ -259,6 +365,46 @@ describe("finding a record (item 7)", () => {
       reason: { code: "bad-json" },
       kind: "permanent",
     });
+  });
+
+  it("show says a replayed record was replayed, as inspect --list does (the mark is a tag)", async () => {
+    const { env } = await scene();
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    const listed = JSON.parse((await recover(["inspect", "--list", "--json"], env)).out) as {
+      objects: { key: string; replayedAt?: string }[];
+    };
+    const replayed = listed.objects.find((o) => o.replayedAt !== undefined);
+    expect(replayed).toBeDefined();
+    const run = await recover(["show", replayed?.key as string, "--json"], env);
+    expect(run.code, run.err).toBe(0);
+    expect(JSON.parse(run.out).replayedAt).toBe(replayed?.replayedAt);
+  });
+
+  it("show holds the bucket to the caller's account, as inspect does (S3's ExpectedBucketOwner)", async () => {
+    const { bucket, env } = await scene();
+    const list = await recover(["inspect", "--list", "--json"], env);
+    const key = JSON.parse(list.out).objects[0].key as string;
+    // fauxqs does not check the header: the requests are watched on their way.
+    const owners: (string | undefined)[] = [];
+    const proxy = await interposed(stack.sqsS3.endpoint, (incoming) => {
+      if (incoming.method === "GET" && incoming.url?.includes(encodeURI(key).split("/").at(-1) ?? key))
+        owners.push(incoming.headers["x-amz-expected-bucket-owner"] as string | undefined);
+      return false;
+    });
+    try {
+      const run = await recover(["show", key, "--bucket", bucket], {
+        ...env,
+        AWS_ENDPOINT_URL_S3: proxy.endpoint,
+      });
+      expect(run.code, run.err).toBe(0);
+      expect(owners.length).toBeGreaterThan(0);
+      expect(
+        owners.every((owner) => owner === "000000000000"),
+        String(owners),
+      ).toBe(true);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("show of a missing key names the key and the bucket (exit 1)", async () => {
@@ -287,5 +433,60 @@ describe("finding a record (item 7)", () => {
     expect(replay.code).toBe(0);
     expect(replay.out).toContain("1 objects could not be read and are skipped");
     expect(replay.out).toContain("2 replayed");
+  });
+});
+
+describe("a mark the bucket refuses", () => {
+  it("the run stops naming the permission (s3:PutObjectTagging), and says what it put back without a mark (exit 1)", async () => {
+    const { source, bucket, env } = await scene();
+    // Between the CLI and S3: a bucket policy that denies s3:PutObjectTagging, as S3 answers it.
+    const proxy = await interposed(stack.sqsS3.endpoint, (incoming, answer) => {
+      if (incoming.method !== "PUT" || !incoming.url?.includes("tagging")) return false;
+      incoming.resume();
+      answer.writeHead(403, { "content-type": "application/xml" });
+      answer.end(
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+      );
+      return true;
+    });
+    try {
+      const run = await recover(["replay", "--yes"], { ...env, AWS_ENDPOINT_URL_S3: proxy.endpoint });
+      expect(run.code, run.out + run.err).toBe(1);
+      expect(run.err).toBe("");
+      expect(run.out).toContain(
+        `0 records were not put back (AccessDenied: Access Denied); 0 were, and are marked; 2 were put back into ${source.name} but not marked`,
+      );
+      expect(run.out).toContain(`(s3:GetObjectTagging, s3:PutObjectTagging on ${bucket})`);
+      // Put back, unmarked: they still wait, and the same replay again puts them back once more.
+      expect(await streamBodies(source.name)).toEqual(['{"n":1}', '{"n":2}', "{oops", '{"n":1}', '{"n":2}']);
+      const again = await recover(["replay", "--dry-run"], env);
+      expect(again.out).toContain("2 to put back");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("triage's next command (item 8)", () => {
+  it("carries the --bucket and --stream triage was told: pasted in the same shell, it acts on what triage showed", async () => {
+    const { source, bucket, env } = await scene();
+    // A shell without the stack's variables: the operator names the bucket and the stream by their flags.
+    const { QUARANTINE_BUCKET: _b, STREAM_NAME: _s, ...shell } = env;
+    const where = ["--bucket", bucket, "--stream", source.name];
+    const view = await recover(["triage", ...where, "--json"], shell);
+    const groups = JSON.parse(view.out).groups as { reason: string; next: string }[];
+    const retry = groups.find((g) => g.reason === "RetryAttemptsExhausted");
+    expect(retry?.next).toBe(
+      `npm run recover -- replay --reason RetryAttemptsExhausted --bucket ${bucket} --stream ${source.name}`,
+    );
+    const next = (retry?.next ?? "").split(" ").slice(4);
+    const dry = await recover([...next, "--dry-run"], shell);
+    expect(dry.code, dry.out + dry.err).toBe(0);
+    expect(dry.out).toContain(`2 would be replayed into ${source.name}`);
+    const look = groups.find((g) => g.reason === "bad-json");
+    expect(look?.next).toBe(`npm run recover -- inspect --list --reason bad-json --bucket ${bucket}`);
+    const list = await recover((look?.next ?? "").split(" ").slice(4), shell);
+    expect(list.code, list.out + list.err).toBe(0);
+    expect(list.out).toContain("bad-json");
   });
 });

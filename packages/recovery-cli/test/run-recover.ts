@@ -1,5 +1,8 @@
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import type { EmulatorStack } from "@mcp-pipeline/testing/emulators";
+import { type EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { main } from "../src/index.js";
 
 export interface Run {
@@ -13,7 +16,12 @@ export interface Run {
  * stdout and stderr kept. No terminal: a command that would ask must be told --yes (as in a script); the
  * terminal's own path is run under a pseudo-terminal in terminal.test.ts.
  */
-export async function recover(argv: readonly string[], env: Record<string, string>): Promise<Run> {
+export async function recover(
+  argv: readonly string[],
+  env: Record<string, string>,
+  /** What a Ctrl-C would abort (processIo's `interrupt`): the test aborts it itself. */
+  interrupt?: AbortSignal,
+): Promise<Run> {
   let out = "";
   let err = "";
   const code = await main(argv, env, {
@@ -28,6 +36,7 @@ export async function recover(argv: readonly string[], env: Record<string, strin
       ask: () => Promise.reject(new Error("no terminal")),
     },
     now: Date.now,
+    ...(interrupt ? { interrupt } : {}),
   });
   return { code, out, err };
 }
@@ -60,4 +69,64 @@ export function statsJob(callId: string, sessionId: string): string {
     arguments: { text: "back from the DLQ" },
     enqueuedAt: new Date().toISOString(),
   });
+}
+
+/**
+ * A queue and its DLQ as terraform/modules/queue makes them: a redrive policy on the queue, and on the DLQ
+ * a redrive allow policy naming the queue.
+ */
+export async function redrivablePair(stack: EmulatorStack, name: string): Promise<Required<StackQueue>> {
+  const q = (await stack.createQueue({
+    name,
+    dlq: { name: `${name}-dlq`, maxReceiveCount: 3 },
+  })) as Required<StackQueue>;
+  const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
+  try {
+    await sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: q.dlqUrl,
+        Attributes: {
+          RedriveAllowPolicy: JSON.stringify({ redrivePermission: "byQueue", sourceQueueArns: [q.arn] }),
+        },
+      }),
+    );
+  } finally {
+    sqs.destroy();
+  }
+  return q;
+}
+
+/**
+ * An endpoint between the CLI and `upstream` (an emulator's): each request goes to `intercept` first,
+ * which answers it itself (true) or lets it through (false). For what the emulator does not do: answer
+ * as AWS would (a 403), or see the requests as they go (a Ctrl-C at the fifth).
+ */
+export async function interposed(
+  upstream: string,
+  intercept: (incoming: IncomingMessage, answer: ServerResponse) => boolean,
+): Promise<{ readonly endpoint: string; close(): Promise<void> }> {
+  const to = new URL(upstream);
+  const proxy = createServer((incoming, answer) => {
+    if (intercept(incoming, answer)) return;
+    const forward = request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (reply) => {
+        answer.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(answer);
+      },
+    );
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
 }

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { SendMessageCommand, SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { countMessages } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stackEnvironment } from "./run-recover.js";
+import { redrivablePair, stackEnvironment } from "./run-recover.js";
 
 /**
  * The confirmation at a terminal (issue 26, item 3): `npm run recover`'s entry (bin/recover.ts) under a
@@ -42,19 +42,8 @@ function atTerminal(args: readonly string[], env: Record<string, string>, answer
 }
 
 async function dlqWithOneJob(name: string): Promise<Required<StackQueue>> {
+  const q = await redrivablePair(stack, name);
   const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
-  const q = (await stack.createQueue({
-    name,
-    dlq: { name: `${name}-dlq`, maxReceiveCount: 3 },
-  })) as Required<StackQueue>;
-  await sqs.send(
-    new SetQueueAttributesCommand({
-      QueueUrl: q.dlqUrl,
-      Attributes: {
-        RedriveAllowPolicy: JSON.stringify({ redrivePermission: "byQueue", sourceQueueArns: [q.arn] }),
-      },
-    }),
-  );
   await sqs.send(new SendMessageCommand({ QueueUrl: q.dlqUrl, MessageBody: "a job" }));
   sqs.destroy();
   return q;
@@ -79,6 +68,17 @@ describe("npm run recover at a terminal", () => {
     expect(run.code).toBe(0);
     const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
     expect(await countMessages(sqs, q.url)).toBe(1);
+    sqs.destroy();
+  }, 120_000);
+
+  it("Ctrl-C at the question does nothing and exits 3, as a no does (not a failure, exit 1)", async () => {
+    const q = await dlqWithOneJob("tty-ctrl-c");
+    const run = await atTerminal(["redrive", "--from", q.dlqUrl], stackEnvironment(stack), "\u0003");
+    expect(run.screen).toContain("nothing done: not confirmed");
+    expect(run.screen).not.toContain("AbortError");
+    expect(run.code).toBe(3);
+    const sqs = sqsClient(emulatorClientOptions(stack.sqsS3));
+    expect(await countMessages(sqs, q.dlqUrl)).toBe(1);
     sqs.destroy();
   }, 120_000);
 

@@ -11,6 +11,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 import { deadLetterReason } from "./failure-kind.js";
+import { pause } from "./interrupted.js";
 import { countMessages, HOLD_SECONDS, RECEIVE, release } from "./peek-messages.js";
 
 export interface MoveOptions {
@@ -33,6 +34,12 @@ export interface MoveOptions {
   readonly onProgress?: (moved: number, total: number) => void;
   readonly sleep?: Sleep;
   readonly now?: () => number;
+  /**
+   * An abort stops the move between steps: the mover ends the step it is in (what the source took is
+   * deleted from the DLQ), makes every message it holds visible again, and returns with `interrupted`; a
+   * move task is left to SQS, its handle returned to cancel it with.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface MoveSummary {
@@ -60,6 +67,10 @@ export interface MoveSummary {
   readonly startedAt: number;
   /** bodyDigest of each message the mover moved (empty for a move task: SQS does not say). */
   readonly movedDigests: readonly string[];
+  /** The move stopped early on an abort (`signal`): what was not moved is in the DLQ, visible. */
+  readonly interrupted: boolean;
+  /** The message move task's handle (move-task mode), e.g. to cancel a task left running. */
+  readonly taskHandle?: string;
 }
 
 /** SHA-256 of a message body: how a moved message is recognised when it comes back under a new id. */
@@ -137,6 +148,7 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       leftByChoice: 0,
       startedAt,
       movedDigests: [],
+      interrupted: false,
     };
   }
   const selective = options.max !== undefined || options.reason !== undefined;
@@ -156,7 +168,7 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
         }),
       );
       for (;;) {
-        await sleep(options.pollIntervalMs ?? 2_000);
+        await pause(sleep, options.pollIntervalMs ?? 2_000, options.signal);
         const { Results = [] } = await sqs.send(
           new ListMessageMoveTasksCommand({ SourceArn: dlq.arn, MaxResults: 10 }),
         );
@@ -164,9 +176,10 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
         const moved = task?.ApproximateNumberOfMessagesMoved ?? 0;
         const toMove = task?.ApproximateNumberOfMessagesToMove ?? dlq.waiting;
         options.onProgress?.(moved, toMove);
-        if (task && task.Status !== "RUNNING") {
-          if (task.Status !== "COMPLETED")
-            throw new Error(`message move task ${task.Status}: ${task.FailureReason ?? "no reason given"}`);
+        const interrupted = options.signal?.aborted === true && task?.Status === "RUNNING";
+        if (interrupted || (task && task.Status !== "RUNNING")) {
+          if (!interrupted && task?.Status !== "COMPLETED")
+            throw new Error(`message move task ${task?.Status}: ${task?.FailureReason ?? "no reason given"}`);
           return {
             mode: "move-task",
             waiting: toMove,
@@ -178,6 +191,8 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
             leftByChoice: 0,
             startedAt,
             movedDigests: [],
+            interrupted,
+            ...(TaskHandle ? { taskHandle: TaskHandle } : {}),
           };
         }
       }
@@ -198,10 +213,16 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
   // FIFO groups with a message left in the DLQ: their later messages stay too, so a group's order holds
   // (a job of a group never runs before an earlier one that --reason or --max left behind, §3).
   const heldGroups = new Set<string>();
+  let interrupted = false;
   // Sent after the run started: the run cannot have sent it before, so it is not part of the snapshot.
   const isNew = (m: Message) => Number(m.Attributes?.SentTimestamp ?? 0) > startedAt;
   try {
     for (;;) {
+      // Between steps only: a receive answered after the abort would hold messages with no one to release them.
+      if (options.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
       const started = now();
       const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({ QueueUrl: options.dlqUrl, ...RECEIVE, VisibilityTimeout: HOLD_SECONDS }),
@@ -293,7 +314,7 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
       if (options.ratePerSecond) {
         const budget = (fresh.length / options.ratePerSecond) * 1000;
         const elapsed = now() - started;
-        if (elapsed < budget) await sleep(budget - elapsed);
+        if (elapsed < budget) await pause(sleep, budget - elapsed, options.signal);
       }
     }
   } finally {
@@ -314,5 +335,6 @@ export async function moveMessages(sqs: SQSClient, options: MoveOptions): Promis
     leftByChoice,
     startedAt,
     movedDigests,
+    interrupted,
   };
 }

@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { deadLetterFailureKind, deadLetterReason, type FailureKind } from "./failure-kind.js";
+import { throwIfInterrupted } from "./interrupted.js";
 
 /** Makes received messages visible again at once, so nothing is hidden after we are done. */
 export async function release(sqs: SQSClient, url: string, receipts: readonly string[]): Promise<void> {
@@ -95,12 +96,14 @@ function peeked(m: Message): PeekedMessage {
  * Reads the messages a queue holds without taking them: each is received and held invisible until the
  * read is done (so none is read twice), then every one is made visible again at once. For DLQs only: a
  * receive counts towards a source queue's maxReceiveCount. ApproximateNumberOfMessages lags, on AWS too;
- * this is what is there.
+ * this is what is there. An abort of `signal` stops the read between receives, makes what it held visible
+ * again and throws an InterruptedError: a read cut short must neither pass for the whole queue nor hide
+ * its messages for HOLD_SECONDS.
  */
 export async function peekMessages(
   sqs: SQSClient,
   url: string,
-  options: { readonly fifo?: boolean; readonly limit?: number } = {},
+  options: { readonly fifo?: boolean; readonly limit?: number; readonly signal?: AbortSignal } = {},
 ): Promise<Peek> {
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   const seen = new Map<string, Message>();
@@ -108,6 +111,7 @@ export async function peekMessages(
   let full = false;
   try {
     for (;;) {
+      if (options.signal?.aborted) break;
       const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({ QueueUrl: url, ...RECEIVE, VisibilityTimeout: HOLD_SECONDS }),
       );
@@ -128,6 +132,7 @@ export async function peekMessages(
   } finally {
     await release(sqs, url, [...receipts.values()]);
   }
+  throwIfInterrupted(options.signal);
   return {
     messages: [...seen.values()].slice(0, limit).map(peeked),
     complete: !full && options.fifo !== true,
@@ -138,6 +143,6 @@ export async function peekMessages(
  * Counts the messages a standard queue holds by reading them (peekMessages). Not for FIFO queues: a held
  * message hides the rest of its group, so only the first messages of each group would be counted.
  */
-export async function countMessages(sqs: SQSClient, url: string): Promise<number> {
-  return (await peekMessages(sqs, url)).messages.length;
+export async function countMessages(sqs: SQSClient, url: string, signal?: AbortSignal): Promise<number> {
+  return (await peekMessages(sqs, url, signal ? { signal } : {})).messages.length;
 }

@@ -9,6 +9,7 @@ import { compareSequenceNumbers } from "@mcp-pipeline/aws";
 import { QuarantineFormatError, type QuarantineRecord, readQuarantineObject } from "@mcp-pipeline/quarantine";
 import { forEachBounded } from "./bounded.js";
 import { type FailureKind, quarantineFailureKind } from "./failure-kind.js";
+import { throwIfInterrupted } from "./interrupted.js";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {
@@ -109,6 +110,11 @@ export interface ScanOptions {
   readonly concurrency?: number;
   /** The account that must own the bucket: S3 answers 403 for a bucket of another account. */
   readonly expectedBucketOwner?: string;
+  /**
+   * An abort stops the scan before its next LIST or GET (those in flight settle) with an InterruptedError:
+   * a scan holds nothing, so a person's Ctrl-C need not wait for a bucket of 50,000 objects.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -127,6 +133,7 @@ async function listKeys(s3: S3Client, bucket: string, options: ScanOptions): Pro
   const keys: string[] = [];
   let token: string | undefined;
   do {
+    throwIfInterrupted(options.signal);
     const page = await s3.send(
       new ListObjectsV2Command({
         Bucket: bucket,
@@ -157,12 +164,13 @@ export async function scanQuarantine(
     new Array(keys.length);
   const failed: UnreadableObject[] = [];
   await forEachBounded(keys, options.concurrency ?? 16, async (key, index) => {
+    throwIfInterrupted(options.signal);
     try {
       const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
       const { record, tagCount } = await readQuarantineObject(s3, bucket, key, owner);
       // An object without tags was never replayed: its mark costs no second request.
-      const replayedAt = tagCount === 0 ? undefined : await replayMarkOf(s3, bucket, key, owner);
-      read[index] = { key, record, digest: recordDigest(record), ...(replayedAt ? { replayedAt } : {}) };
+      const mark = tagCount === 0 ? undefined : await replayedAt(s3, bucket, key, owner);
+      read[index] = { key, record, digest: recordDigest(record), ...(mark ? { replayedAt: mark } : {}) };
     } catch (error) {
       if (!unreadable(error)) throw error;
       failed.push({ key, error: { name: (error as Error).name, message: (error as Error).message } });
@@ -216,8 +224,11 @@ export async function listQuarantine(
   return scan.entries;
 }
 
-/** When the object's record was put back in the stream (its `replayed-at` tag), if it was. */
-async function replayMarkOf(
+/**
+ * When the object's record was put back in the stream (its `replayed-at` tag), if it was: the replay mark
+ * of one object (`show` of a single key, and each object a scan reads).
+ */
+export async function replayedAt(
   s3: S3Client,
   bucket: string,
   key: string,
@@ -230,33 +241,40 @@ async function replayMarkOf(
       ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
     }),
   );
+  // The mark is the three tags markReplayed sets; a `replayed-at` without `replayed=true` (set by hand, or
+  // by something else) is not one: such a record is put back once more, which changes nothing.
+  if (TagSet.find((tag) => tag.Key === REPLAYED)?.Value !== "true") return undefined;
   return TagSet.find((tag) => tag.Key === REPLAYED_AT)?.Value;
 }
 
-/** The replay mark of one object (`show` of a single key). */
-export function replayedAt(s3: S3Client, bucket: string, key: string): Promise<string | undefined> {
-  return replayMarkOf(s3, bucket, key);
-}
+const MARK_TAGS: ReadonlySet<string> = new Set([REPLAYED, REPLAYED_AT, REPLAY_SEQUENCE]);
 
-/** Tags the object as replayed, with when and the record's new sequence number (the object is not rewritten). */
+/**
+ * Tags the object as replayed, with when and the record's new sequence number (the object is not
+ * rewritten). PutObjectTagging replaces the whole tag set, so the object's other tags (a legal hold, a
+ * cost tag, what a lifecycle rule selects on) are read first and kept.
+ */
 export async function markReplayed(
   s3: S3Client,
   bucket: string,
   key: string,
   mark: { readonly at: string; readonly sequenceNumber: string; readonly expectedBucketOwner?: string },
 ): Promise<void> {
+  const owner = mark.expectedBucketOwner ? { ExpectedBucketOwner: mark.expectedBucketOwner } : {};
+  const { TagSet = [] } = await s3.send(new GetObjectTaggingCommand({ Bucket: bucket, Key: key, ...owner }));
   await s3.send(
     new PutObjectTaggingCommand({
       Bucket: bucket,
       Key: key,
       Tagging: {
         TagSet: [
+          ...TagSet.filter((tag) => !MARK_TAGS.has(tag.Key ?? "")),
           { Key: REPLAYED, Value: "true" },
           { Key: REPLAYED_AT, Value: mark.at },
           { Key: REPLAY_SEQUENCE, Value: mark.sequenceNumber },
         ],
       },
-      ...(mark.expectedBucketOwner ? { ExpectedBucketOwner: mark.expectedBucketOwner } : {}),
+      ...owner,
     }),
   );
 }

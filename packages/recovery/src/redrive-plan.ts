@@ -115,7 +115,8 @@ export function checkQueueReference(
  * the same name in another region is not it.
  */
 export async function resolveQueue(sqs: SQSClient, given: string, flag: string): Promise<QueueRef> {
-  let url = given;
+  // A URL pasted with a trailing slash names the same queue; SQS would not read it as one.
+  let url = given.replace(/\/+$/, "");
   const { arn } = checkQueueReference(given, flag);
   if (arn !== undefined) {
     try {
@@ -152,6 +153,19 @@ export async function resolveQueue(sqs: SQSClient, given: string, flag: string):
       flag,
       given,
       `is not the queue the caller reaches by that name: that is ${queue.arn} (its account and region are the credentials' and AWS_REGION's)`,
+    );
+  // A URL's path is /<account>/<name>. An endpoint that ignores the account (LocalStack, the emulators)
+  // answers for the caller's own queue of that name: not the one the URL names.
+  // Not WHATWG's URL: it refuses hosts such as fauxqs's sqs.<region>.127.0.0.1, which the SDK sends to.
+  const [account, name] = url
+    .replace(/^[a-z]+:\/\/[^/]*/i, "")
+    .split("/")
+    .slice(-2);
+  if (!given.startsWith("arn:") && queue.arn !== "" && !queue.arn.endsWith(`:${account}:${name}`))
+    throw new QueueNotFoundError(
+      flag,
+      given,
+      `is not the queue that answered for it: that is ${queue.arn}, not queue ${name} of account ${account}`,
     );
   return queue;
 }

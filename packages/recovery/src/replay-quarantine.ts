@@ -3,6 +3,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
 import { FailureKind } from "./failure-kind.js";
+import { InterruptedError, interruption, pause } from "./interrupted.js";
 import { markReplayed, type QuarantineEntry, sameRecordGroups } from "./quarantine-ops.js";
 
 /** One record a replay would put back, with the objects its write marks. */
@@ -100,6 +101,11 @@ export interface ReplayOptions extends ReplayPlanOptions {
   readonly expectedBucketOwner?: string;
   readonly now?: () => number;
   readonly sleep?: Sleep;
+  /**
+   * An abort stops the replay between chunks, once the chunk written is marked (never between a write
+   * and its mark): it ends with a ReplayIncompleteError whose `interrupted` is true.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReplaySummary {
@@ -125,21 +131,35 @@ export interface ReplaySummary {
 /**
  * Some records were not put back: `replayed` were written and marked; `cause` says why the rest were
  * not, and `advice` what to do (a throttled write is worth running again; a missing stream is not).
+ * `unmarked` were written but their mark failed (S3 refused the tagging): they still wait, and the same
+ * replay again puts them back once more (the processor skips an eventId it applied).
  */
 export class ReplayIncompleteError extends Error {
   readonly replayed: number;
   readonly remaining: number;
+  readonly unmarked: number;
   readonly advice: string;
+  /** A person stopped it (its cause is an InterruptedError), not a failure. */
+  readonly interrupted: boolean;
 
-  constructor(replayed: number, remaining: number, reason: string, advice: string, options?: ErrorOptions) {
+  constructor(
+    replayed: number,
+    remaining: number,
+    reason: string,
+    advice: string,
+    options?: ErrorOptions & { readonly unmarked?: { readonly count: number; readonly streamName: string } },
+  ) {
+    const unmarked = options?.unmarked;
     super(
-      `${remaining} records were not put back (${reason}); ${replayed} were, and are marked. ${advice}`,
-      options,
+      `${remaining} records were not put back (${reason}); ${replayed} were, and are marked${unmarked && unmarked.count > 0 ? `; ${unmarked.count} were put back into ${unmarked.streamName} but not marked: they still wait, and the same replay again puts them back once more (the processor skips an eventId it applied)` : ""}. ${advice}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.name = "ReplayIncompleteError";
     this.replayed = replayed;
     this.remaining = remaining;
+    this.unmarked = unmarked?.count ?? 0;
     this.advice = advice;
+    this.interrupted = options?.cause instanceof InterruptedError;
   }
 }
 
@@ -150,7 +170,7 @@ const TRANSIENT =
 function adviceFor(code: string, streamName: string): string {
   if (TRANSIENT.test(code)) return "Run the same replay again to continue: what is marked is skipped.";
   if (/AccessDenied|UnauthorizedOperation|NotAuthorized/i.test(code))
-    return `The caller may not write to ${streamName} (kinesis:PutRecords) or mark the objects (s3:PutObject): fix the permissions, then run the same replay again.`;
+    return `The caller may not write to ${streamName} (kinesis:PutRecords): fix the permissions, then run the same replay again.`;
   if (/ResourceNotFound/i.test(code))
     return `The stream ${streamName} is not there: check --stream (a dry run checks it), then run again.`;
   return "Fix the cause, then run the same replay again: what is marked is skipped.";
@@ -193,6 +213,16 @@ export async function replayQuarantine(
   const chunk = Math.max(1, Math.min(500, rate));
   let replayed = 0;
   for (let i = 0; i < pending.length; i += chunk) {
+    if (options.signal?.aborted) {
+      const cause = interruption(options.signal);
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        cause.message,
+        "Run the same replay again to continue: what is marked is skipped.",
+        { cause },
+      );
+    }
     const started = now();
     const batch = pending.slice(i, i + chunk);
     let result: Awaited<ReturnType<typeof putRecords>>;
@@ -216,14 +246,29 @@ export async function replayQuarantine(
         { cause: error },
       );
     }
-    for (const written of result.written) {
+    for (const [n, written] of result.written.entries()) {
       const { unmarked } = batch[written.index] as ReplayItem;
-      for (const key of unmarked) {
-        await markReplayed(s3, bucket, key, {
-          at: new Date(now()).toISOString(),
-          sequenceNumber: written.sequenceNumber,
-          ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
-        });
+      try {
+        for (const key of unmarked) {
+          await markReplayed(s3, bucket, key, {
+            at: new Date(now()).toISOString(),
+            sequenceNumber: written.sequenceNumber,
+            ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
+          });
+        }
+      } catch (error) {
+        // Written, not marked: this record and the rest of the chunk written after it.
+        const notMarked = result.written.length - n;
+        const code = (error as Error).name;
+        throw new ReplayIncompleteError(
+          replayed,
+          pending.length - replayed - notMarked,
+          `${code}: ${(error as Error).message}`,
+          /AccessDenied|Forbidden/i.test(code)
+            ? `The caller may not mark the objects (s3:GetObjectTagging, s3:PutObjectTagging on ${bucket}): fix the permissions, then run the same replay again.`
+            : adviceFor(`${code} ${(error as Error).message}`, options.streamName),
+          { cause: error, unmarked: { count: notMarked, streamName: options.streamName } },
+        );
       }
       replayed += 1;
       options.onWritten?.(written.sequenceNumber);
@@ -240,7 +285,7 @@ export async function replayQuarantine(
     }
     const elapsed = now() - started;
     const budget = (batch.length / rate) * 1000;
-    if (i + chunk < pending.length && elapsed < budget) await sleep(budget - elapsed);
+    if (i + chunk < pending.length && elapsed < budget) await pause(sleep, budget - elapsed, options.signal);
   }
   return summaryOf(plan, replayed, false);
 }

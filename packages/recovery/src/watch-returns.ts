@@ -1,5 +1,6 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
+import { pause } from "./interrupted.js";
 import { bodyDigest } from "./move-messages.js";
 import { peekMessages } from "./peek-messages.js";
 
@@ -14,6 +15,8 @@ export interface WatchOptions {
   readonly pollMs?: number;
   readonly now?: () => number;
   readonly sleep?: Sleep;
+  /** An abort ends the watch early (what it saw so far is the answer, `interrupted` says so). */
+  readonly signal?: AbortSignal;
 }
 
 export interface Returns {
@@ -25,6 +28,8 @@ export interface Returns {
   readonly arrived: number;
   /** How long it watched (ms). */
   readonly watchedMs: number;
+  /** The watch was cut short by an abort: fewer may have come back than will. */
+  readonly interrupted: boolean;
 }
 
 /**
@@ -38,9 +43,21 @@ export async function watchReturns(sqs: SQSClient, dlqUrl: string, options: Watc
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? realSleep;
   const started = now();
-  let result: Omit<Returns, "watchedMs"> = { cameBack: 0, byReason: {}, arrived: 0 };
+  let result: Omit<Returns, "watchedMs" | "interrupted"> = { cameBack: 0, byReason: {}, arrived: 0 };
+  const { signal } = options;
   for (;;) {
-    const { messages } = await peekMessages(sqs, dlqUrl, options.fifo ? { fifo: true } : {});
+    if (signal?.aborted) break;
+    let messages: Awaited<ReturnType<typeof peekMessages>>["messages"];
+    try {
+      ({ messages } = await peekMessages(sqs, dlqUrl, {
+        ...(options.fifo ? { fifo: true } : {}),
+        ...(signal ? { signal } : {}),
+      }));
+    } catch (error) {
+      // Interrupted mid-read: the read released what it held; the last whole read is the answer.
+      if (signal?.aborted) break;
+      throw error;
+    }
     const arrived = messages.filter((m) => m.sentAt > options.since);
     // A multiset: two moved messages with one body come back as two.
     const expected = new Map<string, number>();
@@ -57,7 +74,11 @@ export async function watchReturns(sqs: SQSClient, dlqUrl: string, options: Watc
     }
     result = { cameBack, byReason, arrived: arrived.length };
     if (cameBack >= options.digests.length || now() - started >= options.timeoutMs) break;
-    await sleep(Math.min(options.pollMs ?? 2_000, Math.max(0, options.timeoutMs - (now() - started))));
+    await pause(
+      sleep,
+      Math.min(options.pollMs ?? 2_000, Math.max(0, options.timeoutMs - (now() - started))),
+      signal,
+    );
   }
-  return { ...result, watchedMs: now() - started };
+  return { ...result, watchedMs: now() - started, interrupted: signal?.aborted === true };
 }

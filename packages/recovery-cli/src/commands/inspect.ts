@@ -9,6 +9,7 @@ import {
   RecoverExit,
   scanFiltered,
 } from "../context.js";
+import { printable } from "../printable.js";
 import { bucketOf, requireBucketSource } from "../targets.js";
 
 /** Where a record stands: never replayed, replayed and given up again since, or put back. */
@@ -30,7 +31,9 @@ export async function inspect(context: Context): Promise<number> {
   const { caller } = await callerCheck(context);
   const bucket = bucketOf(context.targets, caller?.account);
   const scan = await scanFiltered(context, bucket, filter, caller?.account);
-  const unreadable = scan.unreadable.map((u) => `  ${u.key}: ${u.error.name}: ${u.error.message}`);
+  const unreadable = scan.unreadable.map(
+    (u) => `  ${printable(u.key)}: ${u.error.name}: ${printable(u.error.message)}`,
+  );
   const unreadableText =
     unreadable.length === 0
       ? ""
@@ -40,7 +43,7 @@ export async function inspect(context: Context): Promise<number> {
     const shown = max === undefined ? scan.entries : scan.entries.slice(0, max);
     const rows = shown.map(
       (e) =>
-        `${e.key}\n    ${e.record.reason.code} (${e.kind}), quarantined ${ageOf(context, Date.parse(e.record.quarantinedAt))} ago, session ${e.record.source.partitionKey}, ${state(e)}`,
+        `${e.key}\n    ${e.record.reason.code} (${e.kind}), quarantined ${ageOf(context, Date.parse(e.record.quarantinedAt))} ago, session ${printable(e.record.source.partitionKey)}, ${state(e)}`,
     );
     const more = scan.entries.length - shown.length;
     print(

@@ -13,10 +13,12 @@ import {
 import { environmentChecks } from "../caller.js";
 import { type Context, callerCheck, confirm, listed, maxOf, plannedRun, RecoverExit } from "../context.js";
 import { dlqChoice } from "../dlq-choice.js";
+import { interruptedStatus } from "../interrupt.js";
 import { progressBar } from "../progress.js";
 import { formatSeconds } from "../status.js";
 
 const MODES = ["auto", "move-task", "mover"] as const;
+const MOVE_TASK_MAX_RATE = 500;
 type Mode = (typeof MODES)[number];
 
 /**
@@ -36,6 +38,11 @@ export async function redrive(context: Context): Promise<number> {
   if (mode === "move-task" && selective)
     throw new UsageError(
       "--max and --reason need the mover (a message move task moves every message): drop --mode move-task",
+    );
+  // A message move task takes at most 500 a second (§4); auto uses one wherever SQS has them.
+  if (mode !== "mover" && !selective && rate > MOVE_TASK_MAX_RATE)
+    throw new UsageError(
+      `--rate ${rate} is over ${MOVE_TASK_MAX_RATE}, the most a message move task moves a second (MaxNumberOfMessagesPerSecond): pass --rate ${MOVE_TASK_MAX_RATE} or less, or --mode mover`,
     );
   const choice = await dlqChoice(context, "redrive");
 
@@ -62,12 +69,16 @@ export async function redrive(context: Context): Promise<number> {
     );
   if (mode !== "mover" && !selective) checks.push(await moveTaskCheck(context.aws.sqs, plan.from.arn));
   // What is there, read without taking it (a FIFO DLQ shows the first messages of each group only, §3).
-  const peek = await peekMessages(context.aws.sqs, plan.from.url, { fifo: plan.from.fifo });
+  const signal = context.io.interrupt;
+  const interruptible = signal ? { signal } : {};
+  const peek = await peekMessages(context.aws.sqs, plan.from.url, { fifo: plan.from.fifo, ...interruptible });
   const reasons = new Map<string, number>();
   for (const m of peek.messages) reasons.set(m.reason, (reasons.get(m.reason) ?? 0) + 1);
   if (flags.reason !== undefined && !reasons.has(flags.reason))
     throw new UsageError(
-      `--reason ${shown(flags.reason)} matches no message of ${plan.from.name}; ${reasons.size === 0 ? "it holds none" : `the reasons there are: ${listed(reasons)}`}`,
+      peek.complete
+        ? `--reason ${shown(flags.reason)} matches no message of ${plan.from.name}; ${reasons.size === 0 ? "it holds none" : `the reasons there are: ${listed(reasons)}`}`
+        : `--reason ${shown(flags.reason)} matches no message read in ${plan.from.name} (${reasons.size === 0 ? "none read" : `read: ${listed(reasons)}`}); a FIFO queue shows the first messages of each group, and one behind them moves only once those before it have: redrive them first`,
     );
   const chosen = peek.messages.filter((m) => flags.reason === undefined || m.reason === flags.reason);
   const moving = max === undefined ? chosen.length : Math.min(max, chosen.length);
@@ -125,6 +136,7 @@ export async function redrive(context: Context): Promise<number> {
     ratePerSecond: rate,
     ...(max !== undefined ? { max } : {}),
     ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
+    ...interruptible,
     // The total is SQS's approximate count when the move started: the bar is a guide, the summary counts.
     onProgress: (moved, total) => {
       if (tty) context.io.err(`\r${progressBar(moved, Math.max(total, moved))}`);
@@ -137,6 +149,17 @@ export async function redrive(context: Context): Promise<number> {
   if (tty) context.io.err("");
   // The mover knows what it moved; for a move task, what the DLQ held before it started.
   const digests = summary.mode === "mover" ? summary.movedDigests : chosen.map((m) => bodyDigest(m.body));
+  if (summary.interrupted) {
+    const left =
+      summary.mode === "move-task"
+        ? `the message move task ${summary.taskHandle ?? ""} goes on in SQS: aws sqs cancel-message-move-task --task-handle ${summary.taskHandle ?? "<handle>"} stops it`
+        : `the rest are in the DLQ, visible again: run the same command again to move them (what moved is not moved twice)`;
+    return outcome(
+      interruptedStatus(signal),
+      `interrupted: ${summary.moved} moved back to ${plan.to.name} (${summary.mode}) before the stop, ${summary.failed} refused or not taken; ${left}`,
+      { summary: { ...summary, movedDigests: undefined }, interrupted: true },
+    );
+  }
   const returns =
     watchSeconds > 0 && summary.moved > 0
       ? await watchReturns(context.aws.sqs, plan.from.url, {
@@ -144,6 +167,7 @@ export async function redrive(context: Context): Promise<number> {
           digests: digests.slice(0, summary.moved),
           timeoutMs: watchSeconds * 1000,
           fifo: plan.from.fifo,
+          ...interruptible,
         })
       : undefined;
   const moved = `${summary.moved} moved back to ${plan.to.name} (${summary.mode}), ${summary.failed} refused or not taken (left in the DLQ), ${summary.arrivedAfterStart} arrived in the DLQ after the start (left for the next run)${summary.leftByChoice > 0 ? `, ${summary.leftByChoice} left by --max or --reason` : ""}`;
@@ -154,9 +178,11 @@ export async function redrive(context: Context): Promise<number> {
         : ""
       : returns.cameBack > 0
         ? `${returns.cameBack} of them came straight back to the DLQ within ${formatSeconds(returns.watchedMs / 1000)} (${listed(returns.byReason)}): still failing; fix the cause (peek shows them), then redrive again`
-        : `none came back to the DLQ in ${formatSeconds(returns.watchedMs / 1000)} of watching`;
+        : `none came back to the DLQ in ${formatSeconds(returns.watchedMs / 1000)} of watching${returns.interrupted ? " (the watch was interrupted: peek --queue shows what is there)" : ""}`;
   const ok = summary.failed === 0 && (returns?.cameBack ?? 0) === 0;
-  return outcome(ok ? RecoverExit.Ok : RecoverExit.Failed, [moved, back].filter(Boolean).join("\n"), {
+  const status =
+    returns?.interrupted && signal ? interruptedStatus(signal) : ok ? RecoverExit.Ok : RecoverExit.Failed;
+  return outcome(status, [moved, back].filter(Boolean).join("\n"), {
     summary: { ...summary, movedDigests: undefined },
     cameBack: returns?.cameBack ?? null,
     cameBackByReason: returns?.byReason ?? null,

@@ -2,6 +2,8 @@ import { wholeNumber } from "@mcp-pipeline/cli";
 import {
   type Check,
   checkReplayStream,
+  failed,
+  InterruptedError,
   notChecked,
   planReplay,
   ReplayIncompleteError,
@@ -19,6 +21,7 @@ import {
   RecoverExit,
   scanFiltered,
 } from "../context.js";
+import { interruptedStatus } from "../interrupt.js";
 import { progressBar } from "../progress.js";
 import { bucketOf, requireBucketSource, required } from "../targets.js";
 
@@ -41,12 +44,21 @@ export async function replay(context: Context): Promise<number> {
   const scan = await scanFiltered(context, bucket, filter, caller?.account);
   const plan = planReplay(scan.entries, { includePermanent, ...(max !== undefined ? { max } : {}) });
   const target = await checkReplayStream(context.aws.kinesis, stream, plan.items);
+  const given = context.targets.streamArn;
   const checks: Check[] = [
     identity,
     ...target.checks,
+    ...(given !== undefined && target.streamArn !== undefined && target.streamArn !== given
+      ? [
+          failed(
+            "stream",
+            `--stream ${given} is not the stream the caller reaches by that name: that is ${target.streamArn}`,
+          ),
+        ]
+      : []),
     notChecked(
       "write permissions",
-      `kinesis:PutRecords on ${stream} and s3:PutObject on ${bucket} (the marks) cannot be tried without writing; a denial stops the run with what was written marked`,
+      `kinesis:PutRecords on ${stream} and s3:GetObjectTagging, s3:PutObjectTagging on ${bucket} (the marks) cannot be tried without writing; a denial stops the run and says what it put back`,
     ),
   ];
   if (caller !== undefined) {
@@ -115,6 +127,7 @@ export async function replay(context: Context): Promise<number> {
       includePermanent,
       ...(max !== undefined ? { max } : {}),
       ...(caller ? { expectedBucketOwner: caller.account } : {}),
+      ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
       onProgress: (done, total) => {
         if (tty) context.io.err(`\r${progressBar(done, total)}`);
         else if (done === total) context.io.err(progressBar(done, total));
@@ -127,9 +140,16 @@ export async function replay(context: Context): Promise<number> {
     );
   } catch (error) {
     if (!(error instanceof ReplayIncompleteError)) throw error;
-    return outcome(RecoverExit.Failed, error.message, {
+    if (tty) context.io.err("");
+    const status =
+      error.interrupted && error.cause instanceof InterruptedError
+        ? interruptedStatus(error.cause)
+        : RecoverExit.Failed;
+    return outcome(status, error.message, {
+      interrupted: error.interrupted,
       replayed: error.replayed,
       remaining: error.remaining,
+      unmarked: error.unmarked,
     });
   }
 }

@@ -1,8 +1,8 @@
 import { UsageError } from "@mcp-pipeline/cli";
 import { QuarantineFormatError, readQuarantineObject } from "@mcp-pipeline/quarantine";
-import { quarantineFailureKind, REPLAYED_AT } from "@mcp-pipeline/recovery";
+import { quarantineFailureKind, replayedAt } from "@mcp-pipeline/recovery";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
-import { bucketOf, quarantineBucket, requireBucketSource } from "../targets.js";
+import { bucketOf, requireBucketSource } from "../targets.js";
 
 /** `show KEY`: one quarantined record, its data decoded. A key that is not there is named with its bucket. */
 export async function show(context: Context): Promise<number> {
@@ -12,12 +12,13 @@ export async function show(context: Context): Promise<number> {
       "show needs the object key, e.g. kinesis/<stream>/2026/11/30/<shard>/<seq>.json (inspect --list prints them)",
     );
   requireBucketSource(context.targets);
-  const bucket =
-    quarantineBucket(context.targets, undefined) ??
-    bucketOf(context.targets, (await callerCheck(context)).caller?.account);
+  // The bucket is held to the caller's account (S3 answers 403 for another's), as inspect and replay do.
+  const { caller } = await callerCheck(context);
+  const bucket = bucketOf(context.targets, caller?.account);
+  const owner = caller ? { expectedBucketOwner: caller.account } : {};
   let object: Awaited<ReturnType<typeof readQuarantineObject>>;
   try {
-    object = await readQuarantineObject(context.aws.s3, bucket, key);
+    object = await readQuarantineObject(context.aws.s3, bucket, key, owner);
   } catch (error) {
     const name = (error as Error).name;
     if (name === "NoSuchKey" || name === "NotFound") {
@@ -32,7 +33,9 @@ export async function show(context: Context): Promise<number> {
     }
     throw error;
   }
-  const { record, metadata } = object;
+  const { record, tagCount } = object;
+  // A replay marks an object by tags (the object is never rewritten): what inspect and replay read too.
+  const replayed = tagCount === 0 ? undefined : await replayedAt(context.aws.s3, bucket, key, owner);
   const bytes = Buffer.from(record.data, "base64");
   const text = bytes.toString("utf8");
   let decoded: unknown = text;
@@ -42,7 +45,7 @@ export async function show(context: Context): Promise<number> {
     // Not JSON: shown as text (or base64 when not UTF-8), which is often why it was quarantined.
     if (Buffer.from(text, "utf8").compare(bytes) !== 0) decoded = { base64: record.data };
   }
-  const shown = { ...record, kind: quarantineFailureKind(record), replayedAt: metadata[REPLAYED_AT] ?? null };
+  const shown = { ...record, kind: quarantineFailureKind(record), replayedAt: replayed ?? null };
   print(context, JSON.stringify({ ...shown, data: decoded }, null, 2), { ...shown, decoded });
   return RecoverExit.Ok;
 }

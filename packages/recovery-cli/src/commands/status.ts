@@ -1,7 +1,8 @@
 import { wholeNumber } from "@mcp-pipeline/cli";
 import { resourceNames } from "@mcp-pipeline/settings";
-import { unreachable } from "../aws-environment.js";
+import { unanswered, unreachable } from "../aws-environment.js";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
+import { printable } from "../printable.js";
 import { formatSeconds, pipelineStatus, type Reading } from "../status.js";
 import { pipelineQueues } from "../targets.js";
 
@@ -39,6 +40,8 @@ export async function status(context: Context): Promise<number> {
         ? { processorFunction: resourceNames(prefix).functions.processor, alarmPrefix: prefix }
         : {}),
       ...(cloudwatchUnreachable ? { cloudwatchUnreachable } : {}),
+      ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
+      describeError: (service, error) => unanswered(context.env, service, error),
     },
     {
       now: context.io.now(),
@@ -57,7 +60,7 @@ export async function status(context: Context): Promise<number> {
           `sessions whose calls no worker has started for over ${formatSeconds(stuck.afterSeconds)}:`,
           ...stuck.notStarted.map(
             (g) =>
-              `  ${g.group}: call ${g.callId} (${g.tool}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
+              `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
           ),
         ]
       : [];
@@ -72,7 +75,7 @@ export async function status(context: Context): Promise<number> {
             `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
             ...stuck.groups.map(
               (g) =>
-                `  ${g.group}: call ${g.callId} (${g.tool}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group`,
+                `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
             ),
           ];
   const alarms = report.alarms;
@@ -81,6 +84,8 @@ export async function status(context: Context): Promise<number> {
     `  ${"queue".padEnd(36)} ${"visible".padStart(7)} ${"in flight".padStart(9)} ${"delayed".padStart(7)}  oldest message`,
     ...queueRows,
     ...report.missing.map((m) => `  ${m.queue}: not found (${m.why})`),
+    // Why is said once, under attention.
+    ...report.unread.map((u) => `  ${u.queue} ${u.role === "dlq" ? "DLQ" : "queue"}: not read`),
     ...stuckLines,
     ...notStartedLines,
     `processor iterator age: ${shownReading(report.iteratorAge)}`,

@@ -1,4 +1,5 @@
 import { FailureKind } from "@mcp-pipeline/recovery";
+import { unanswered } from "../aws-environment.js";
 import { ageOf, type Context, callerCheck, print, RecoverExit } from "../context.js";
 import { commandFor } from "../next-command.js";
 import { pipelineQueues, quarantineBucket } from "../targets.js";
@@ -16,23 +17,33 @@ export async function triage(context: Context): Promise<number> {
     ...(bucket ? { bucket } : {}),
     dlqs: queues.flatMap((q) => (q.dlqUrl ? [{ name: { key: q.name }, url: q.dlqUrl, fifo: q.fifo }] : [])),
     ...(caller ? { expectedBucketOwner: caller.account } : {}),
+    ...(context.io.interrupt ? { interrupt: context.io.interrupt } : {}),
+    describeError: (service, error) => unanswered(context.env, service, error),
   });
   const header = `${caller ? `account ${caller.account}, region ${caller.region}` : `caller unknown (${check.detail})`}`;
   const missing = [
     ...(bucket ? [] : ["quarantine: no bucket (pass --bucket, set QUARANTINE_BUCKET, or give the prefix)"]),
     ...queues.filter((q) => q.dlqUrl === undefined).map((q) => `${q.name} DLQ: ${q.missing}`),
+    ...report.unread.map((u) => `${u.source}: ${u.why}`),
   ];
+  const where = {
+    ...(context.flags.prefix !== undefined ? { prefix: context.flags.prefix } : {}),
+    ...(context.flags.bucket !== undefined ? { bucket: context.flags.bucket } : {}),
+    ...(context.flags.stream !== undefined ? { stream: context.flags.stream } : {}),
+  };
   const rows = report.groups.map((g) => {
-    const where = g.where === "quarantine" ? "quarantine" : `${g.source} DLQ`;
+    const source = g.where === "quarantine" ? "quarantine" : `${g.source} DLQ`;
     const count = `${g.count}${g.partial ? "+" : ""}`;
     const again = g.givenUpAgain > 0 ? `, ${g.givenUpAgain} failed again after a replay` : "";
-    return `${where.padEnd(22)} ${g.reason.padEnd(24)} ${g.kind.padEnd(9)} ${count.padStart(6)}  oldest ${ageOf(context, g.oldestAt)} ago${again}\n    next: ${commandFor(g.next)}`;
+    return `${source.padEnd(22)} ${g.reason.padEnd(24)} ${g.kind.padEnd(9)} ${count.padStart(6)}  oldest ${ageOf(context, g.oldestAt)} ago${again}\n    next: ${commandFor(g.next, where)}`;
   });
   const permanent = report.groups.filter((g) => g.kind === FailureKind.Permanent).length;
   const lines = [
     header,
     report.groups.length === 0
-      ? "nothing waits: the quarantine and the DLQs hold nothing to recover"
+      ? missing.length > 0
+        ? "nothing waits in what was read; some was not read (below): what waits there is unknown"
+        : "nothing waits: the quarantine and the DLQs hold nothing to recover"
       : `${report.groups.length} groups wait (${report.groups.length - permanent} retryable: fix the cause, then the command; ${permanent} permanent: the input itself is wrong, look at it first)`,
     ...rows,
     ...report.approximate
@@ -52,10 +63,11 @@ export async function triage(context: Context): Promise<number> {
       : []),
     ...missing.map((m) => `not read: ${m}`),
   ];
-  const waiting = report.groups.length > 0 || report.unreadable.length > 0;
+  // What could not be read may hold failures: unknown is not "nothing needs a person".
+  const waiting = report.groups.length > 0 || report.unreadable.length > 0 || missing.length > 0;
   print(context, lines.join("\n"), {
     caller: caller ?? null,
-    groups: report.groups.map((g) => ({ ...g, next: commandFor(g.next) })),
+    groups: report.groups.map((g) => ({ ...g, next: commandFor(g.next, where) })),
     unreadable: report.unreadable,
     replayed: report.replayed,
     approximate: report.approximate,
