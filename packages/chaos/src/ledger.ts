@@ -18,7 +18,7 @@ import { CallEffects } from "./call-effects.js";
 import type { CallWrite, FaultTouch } from "./doors.js";
 import type { PutEvent } from "./oracle.js";
 import { Tally } from "./tally.js";
-import { type JobIncident, RunCause } from "./tool-runs.js";
+import { type InvocationWindow, type JobIncident, RunCause } from "./tool-runs.js";
 
 export const Phase = { Main: "main", Replay: "replay" } as const;
 export type Phase = (typeof Phase)[keyof typeof Phase];
@@ -127,6 +127,8 @@ export class Ledger {
   readonly #published = new Map<string, Set<string>>();
   /** What the harness did to each job's requests, or saw happen to its invocations. */
   readonly #incidents = new Map<string, JobIncident[]>();
+  /** The worker invocations each job was handed (a fault explains a second run only inside the one that ran it). */
+  readonly #invocations = new Map<string, InvocationWindow[]>();
   #faultsByPhase = { main: 0, replay: 0 };
   #streamSettled = 0;
   #jobsSettled = 0;
@@ -236,6 +238,17 @@ export class Ledger {
 
   incidents(callId: string): readonly JobIncident[] {
     return this.#incidents.get(callId) ?? [];
+  }
+
+  /** A worker invocation that was handed the job, from its start to its end. */
+  invoked(callId: string, window: InvocationWindow): void {
+    const list = this.#invocations.get(callId);
+    if (list) list.push(window);
+    else this.#invocations.set(callId, [window]);
+  }
+
+  invocations(callId: string): readonly InvocationWindow[] {
+    return this.#invocations.get(callId) ?? [];
   }
 
   /** Replayed records not yet received by the processor, by their new sequence numbers. */

@@ -199,6 +199,7 @@ export function judge(input: VerdictInput): Verdict {
       runs: witness.runs(j.callId as string),
       effects: witness.effects(j.callId as string),
       incidents: ledger.incidents(j.callId as string),
+      invocations: ledger.invocations(j.callId as string),
     })),
   );
   const unsettled = ledger.unsettled(5);
