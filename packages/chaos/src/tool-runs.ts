@@ -63,11 +63,7 @@ export interface ToolRunVerdict {
 }
 
 /** The cause of `run` following `before`, if the harness saw one. */
-function causeOf(
-  before: WitnessRun,
-  run: WitnessRun,
-  job: JobToJudge,
-): RunCause | undefined {
+function causeOf(before: WitnessRun, run: WitnessRun, job: JobToJudge): RunCause | undefined {
   if (before.outcome === RunOutcome.Failed) return RunCause.DownstreamFailed;
   if (before.clientGone) return RunCause.AnswerCutOff;
   // The invocations that may have held the earlier run: handed the job before it, still running at it.
