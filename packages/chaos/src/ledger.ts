@@ -31,6 +31,8 @@ export interface StreamInput {
   readonly sequenceNumber: string;
   /** The lifecycle event, for a valid record. */
   readonly event: PutEvent | undefined;
+  /** The bytes put (the plan's own array, not a copy): a quarantine object must hold exactly these. */
+  readonly data?: Uint8Array;
 }
 
 export interface JobInput {
@@ -97,6 +99,10 @@ export class Ledger {
   readonly #jobByCallId = new Map<string, number>();
   readonly #jobByMessageId = new Map<string, number>();
   readonly #quarantined = new Set<string>();
+  /** Records whose quarantine object holds bytes that are not theirs (lost, whatever the key says). */
+  readonly #quarantinedWrong = new Set<string>();
+  /** Quarantine objects' bytes (base64) of records whose put was not answered yet: checked when it is. */
+  readonly #quarantinedEarly = new Map<string, string>();
   /** First delivery of each stream record to the processor, by sequence number: when. */
   readonly #deliveredAt = new Map<string, number>();
   readonly #streamByShard = new Map<string, StreamInput[]>();
@@ -137,6 +143,14 @@ export class Ledger {
   recordStream(input: StreamInput): void {
     this.#bySequence.set(input.sequenceNumber, this.stream.length);
     this.stream.push(input);
+    const early = this.#quarantinedEarly.get(input.sequenceNumber);
+    if (early !== undefined) {
+      this.#quarantinedEarly.delete(input.sequenceNumber);
+      if (!this.#ownBytes(input, early)) {
+        this.#quarantined.delete(input.sequenceNumber);
+        this.#quarantinedWrong.add(input.sequenceNumber);
+      }
+    }
     const shard = this.#streamByShard.get(input.shardId) ?? [];
     shard.push(input);
     this.#streamByShard.set(input.shardId, shard);
@@ -204,9 +218,28 @@ export class Ledger {
     this.effects.record(write, at);
   }
 
-  quarantined(sequenceNumber: string): void {
+  /**
+   * A quarantine object stored under a record's sequence number, with the bytes it holds (base64, from the
+   * object the door saw written): it accounts for a produced record only if those are the record's bytes.
+   */
+  quarantined(sequenceNumber: string, data?: string): void {
+    if (this.#quarantinedWrong.has(sequenceNumber)) return;
+    const index = this.#bySequence.get(sequenceNumber);
+    if (data !== undefined && index === undefined && !this.#replayed.has(sequenceNumber))
+      this.#quarantinedEarly.set(sequenceNumber, data);
+    const input = index === undefined ? undefined : this.stream[index];
+    if (input !== undefined && data !== undefined && !this.#quarantined.has(sequenceNumber)) {
+      if (!this.#ownBytes(input, data)) {
+        this.#quarantinedWrong.add(sequenceNumber);
+        return;
+      }
+    }
     if (this.#replayed.has(sequenceNumber) && !this.#quarantined.has(sequenceNumber)) this.#givenUpAgain += 1;
     this.#quarantined.add(sequenceNumber);
+  }
+
+  #ownBytes(input: StreamInput, data: string): boolean {
+    return input.data === undefined || Buffer.from(data, "base64").equals(input.data);
   }
 
   /** Replayed records that were given up again and quarantined again (under their replay's sequence number). */
@@ -397,7 +430,12 @@ export class Ledger {
         if (i === this.#streamSettled) this.#streamSettled += 1;
         continue;
       }
-      out.add(`${s.kind} record ${s.shardId}/${s.sequenceNumber}${s.event ? ` (${s.event.eventId})` : ""}`);
+      const wrong = this.#quarantinedWrong.has(s.sequenceNumber)
+        ? " (quarantined with bytes that are not the record's)"
+        : "";
+      out.add(
+        `${s.kind} record ${s.shardId}/${s.sequenceNumber}${s.event ? ` (${s.event.eventId})` : ""}${wrong}`,
+      );
     }
     for (let index = this.#jobsSettled; index < this.jobs.length; index++) {
       const j = this.jobs[index] as JobInput;
