@@ -86,7 +86,7 @@ function eventsByCall(
 }
 
 function oracleMismatches(input: VerdictInput, byCall: ReturnType<typeof eventsByCall>): Tally {
-  const { ledger, witness, final } = input;
+  const { ledger, final } = input;
   const out = new Tally(5);
   const jobs = new Map(ledger.jobs.flatMap((j) => (j.callId ? [[j.callId, j] as const] : [])));
   for (const [callId, events] of byCall) {
@@ -95,7 +95,9 @@ function oracleMismatches(input: VerdictInput, byCall: ReturnType<typeof eventsB
     const problems = job
       ? compareJobCall(
           {
-            status: job.rejected || witness.effects(callId).length === 0 ? "failed" : "completed",
+            // From the job as it was sent: the downstream refuses it for good, or accepts it (a job that
+            // fails first is retried). What the witness saw is judged by the tool-effect checks.
+            status: job.rejected ? "failed" : "completed",
             requestedEventId: (events[0] as { event: PutEvent }).event.eventId,
             requestedAt: (events[0] as { event: PutEvent }).event.occurredAt,
           },
@@ -136,7 +138,7 @@ function outcomes(input: VerdictInput, validJobs: readonly JobInput[]): Tally {
   for (const job of validJobs) {
     const callId = job.callId as string;
     const effect = witness.effects(callId)[0];
-    const want = job.rejected || effect === undefined ? "tool_call.failed" : "tool_call.completed";
+    const want = job.rejected ? "tool_call.failed" : "tool_call.completed";
     if (!ledger.published(callId).has(want)) out.add(`${callId}: no ${want} published`);
     if (effect && !(final.results.get(callId) ?? "").includes(JSON.stringify(effect.effectId)))
       out.add(`${callId}: the stored result is not the downstream's answer (${effect.effectId})`);

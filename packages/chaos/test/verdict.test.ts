@@ -118,6 +118,44 @@ describe("the verdict", () => {
       });
   });
 
+  it("expects a job's call from the job as it was sent, not from what the downstream saw: a job never run is no failure", () => {
+    // A worker that records a valid job as failed without running its tool: the witness saw nothing, and the
+    // model must still say "completed", as the producer sent a job the downstream accepts.
+    const ledger = new Ledger();
+    ledger.recordStream(
+      record(1, { eventId: "req-j", callId: "j", type: "tool_call.requested", occurredAt: at(0) }),
+    );
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    ledger.callWritten({ ...write(2, ["req-j", "failed-j"], "failed"), callId: "j" }, 0);
+    ledger.processorDelivered(
+      [
+        {
+          sequenceNumber: "900",
+          data: Buffer.from(
+            JSON.stringify({ eventId: "failed-j", callId: "j", type: "tool_call.failed", occurredAt: at(5) }),
+          ).toString("base64"),
+        },
+      ],
+      0,
+    );
+    const failed: TableItem = {
+      callId: "j",
+      status: "failed",
+      requestedAt: at(0),
+      recentEventIds: ["req-j", "failed-j"],
+      version: 2,
+    };
+    const { checks } = judge({ ledger, witness: noWitness, final: final([failed]), bounds, timedOut: false });
+    expect(named(checks, CheckName.Oracle)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining('j: status "failed", expected "completed"'),
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining("j: no tool_call.completed published"),
+    });
+  });
+
   it("judges a FIFO group's order on the witness's effects, a job that went to a DLQ exempt (§3)", () => {
     const effectOf = (callId: string, ordinal: number): WitnessEffect => ({
       callId,
