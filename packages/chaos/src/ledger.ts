@@ -66,6 +66,12 @@ function addRange(ranges: Map<string, FailureRange[]>, range: FailureRange): voi
   ranges.set(range.shardId, list);
 }
 
+function append<T>(lists: Map<string, T[]>, key: string, value: T): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
+}
+
 const TERMINAL_EVENTS = new Set(["tool_call.completed", "tool_call.failed"]);
 
 /** A lifecycle event read from a record's bytes by the harness (JSON, not the product's decoder). */
@@ -264,9 +270,7 @@ export class Ledger {
   }
 
   incident(callId: string, incident: JobIncident): void {
-    const list = this.#incidents.get(callId);
-    if (list) list.push(incident);
-    else this.#incidents.set(callId, [incident]);
+    append(this.#incidents, callId, incident);
   }
 
   incidents(callId: string): readonly JobIncident[] {
@@ -275,9 +279,7 @@ export class Ledger {
 
   /** A worker invocation that was handed the job, from its start to its end. */
   invoked(callId: string, window: InvocationWindow): void {
-    const list = this.#invocations.get(callId);
-    if (list) list.push(window);
-    else this.#invocations.set(callId, [window]);
+    append(this.#invocations, callId, window);
   }
 
   invocations(callId: string): readonly InvocationWindow[] {
