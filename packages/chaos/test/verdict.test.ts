@@ -156,6 +156,31 @@ describe("the verdict", () => {
     });
   });
 
+  it("fails a job whose outcome was published both ways: a consumer of the stream saw it fail and complete", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    const published = (n: number, type: string) => ({
+      sequenceNumber: String(900 + n),
+      data: Buffer.from(JSON.stringify({ eventId: `e-${n}`, callId: "j", type, occurredAt: at(n) })).toString(
+        "base64",
+      ),
+    });
+    ledger.processorDelivered([published(1, "tool_call.failed"), published(2, "tool_call.completed")], 0);
+    const effect: WitnessEffect = { callId: "j", effectId: "j#1", key: "k", at: 0, ordinal: 0 };
+    const witness: WitnessView = { runs: () => [], effects: (callId) => (callId === "j" ? [effect] : []) };
+    const { checks } = judge({
+      ledger,
+      witness,
+      final: { ...final([]), results: new Map([["j", JSON.stringify({ effectId: "j#1" })]]) },
+      bounds,
+      timedOut: false,
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: "1: j: tool_call.failed published as well",
+    });
+  });
+
   it("judges a FIFO group's order on the witness's effects, a job that went to a DLQ exempt (§3)", () => {
     const effectOf = (callId: string, ordinal: number): WitnessEffect => ({
       callId,
