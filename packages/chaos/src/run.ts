@@ -288,6 +288,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         : await recover(harness, ledger, clock, options.replay ?? replayQuarantine);
     settled = recovery.settled;
     const timedOut = settled === Settled.OutOfTime;
+    const endedAt = Date.now();
     await pipeline.stop();
     const final = await readFinalState(harness.direct.dynamodb, harness.direct.s3, pipeline);
     const bounds = stallBounds(
@@ -296,7 +297,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       plan.options.sqsOutageMs,
       options.stallMarginMs,
     );
-    const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut });
+    const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut, endedAt });
     const checks = [
       ...verdict.checks,
       ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),

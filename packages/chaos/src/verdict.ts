@@ -44,6 +44,11 @@ export interface VerdictInput {
   readonly final: FinalState;
   readonly bounds: StallBounds;
   readonly timedOut: boolean;
+  /**
+   * When the run stopped waiting: an input delivered and still without its effect then has stalled its
+   * key or group until then (a product that hides an input makes the run time out, and that is no excuse).
+   */
+  readonly endedAt?: number;
 }
 
 export interface Verdict {
@@ -173,23 +178,34 @@ function fifoOrder(input: VerdictInput): Tally {
  * failing batch are. Inputs that left for the failure destination or a DLQ are bounded by the retries.
  */
 export function stalls(input: VerdictInput) {
-  const { ledger, witness } = input;
-  const partitionKey = { ms: 0, key: "" };
+  const { ledger, witness, endedAt } = input;
+  const longest = () => ({ ms: 0, key: "", pending: false });
+  /** From delivery to effect, or to the end of the run for a delivered input still without its effect. */
+  const measure = (
+    into: ReturnType<typeof longest>,
+    key: string,
+    delivered: number | undefined,
+    applied: number | undefined,
+  ) => {
+    const until = applied ?? endedAt;
+    if (delivered === undefined || until === undefined || until - delivered <= into.ms) return;
+    Object.assign(into, { ms: until - delivered, key, pending: applied === undefined });
+  };
+  const partitionKey = longest();
   for (const s of ledger.stream) {
     if (s.kind !== "event" || s.event === undefined || ledger.givenUp(s)) continue;
-    const delivered = ledger.deliveredAt(s.sequenceNumber);
-    const applied = ledger.effects.appliedAt(s.event.eventId);
-    if (delivered === undefined || applied === undefined) continue;
-    if (applied - delivered > partitionKey.ms)
-      Object.assign(partitionKey, { ms: applied - delivered, key: s.key });
+    measure(
+      partitionKey,
+      s.key,
+      ledger.deliveredAt(s.sequenceNumber),
+      ledger.effects.appliedAt(s.event.eventId),
+    );
   }
-  const group = { ms: 0, key: "" };
+  const group = longest();
   ledger.jobs.forEach((j, index) => {
-    if (!j.fifo || j.callId === undefined || ledger.jobDead(index)) return;
-    const delivered = ledger.jobDeliveredAt(j.callId);
-    const applied = witness.effects(j.callId)[0]?.at;
-    if (delivered !== undefined && applied !== undefined && applied - delivered > group.ms)
-      Object.assign(group, { ms: applied - delivered, key: j.group });
+    // A job the downstream refuses has no effect ever.
+    if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
+    measure(group, j.group, ledger.jobDeliveredAt(j.callId), witness.effects(j.callId)[0]?.at);
   });
   return { partitionKey, group };
 }
@@ -301,12 +317,12 @@ export function judge(input: VerdictInput): Verdict {
     {
       name: `no partition key stalled over ${seconds(bounds.partitionKeyMs)}`,
       pass: stall.partitionKey.ms <= bounds.partitionKeyMs,
-      detail: `longest: ${seconds(stall.partitionKey.ms)}${stall.partitionKey.key ? ` (${stall.partitionKey.key})` : ""}`,
+      detail: `longest: ${seconds(stall.partitionKey.ms)}${stall.partitionKey.key ? ` (${stall.partitionKey.key})` : ""}${stall.partitionKey.pending ? ", still without its effect" : ""}`,
     },
     {
       name: `no FIFO group stalled over ${seconds(bounds.groupMs)}`,
       pass: stall.group.ms <= bounds.groupMs,
-      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}`,
+      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}`,
     },
   ];
   return { checks, toolRuns, oracleMismatches: mismatches.count, orderViolations: order.count };

@@ -211,6 +211,34 @@ describe("the verdict", () => {
     ).toBe(true);
   });
 
+  it("counts a delivered job still without its effect when the run stopped as stalled until then: hiding it is no timeout", () => {
+    // A fifo-worker that hides a failed job for hours makes the run time out; the job was delivered and its
+    // group held past the bound, which is a failure seen on the way, not slowness (verdictOf then says FAIL).
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
+    ledger.recordJob(true, "g", { callId: "j-2", rejected: true }, "{}", "m-2");
+    ledger.fifoDelivered(["j-2"], 0);
+    ledger.fifoDelivered(["j-1"], 1_000);
+    const stall = (endedAt?: number) =>
+      judge({
+        ledger,
+        witness: noWitness,
+        final: final([]),
+        bounds,
+        timedOut: true,
+        ...(endedAt !== undefined ? { endedAt } : {}),
+      }).checks.find((c) => c.name.startsWith("no FIFO group stalled"));
+    expect(stall(20_000)).toMatchObject({
+      pass: false,
+      detail: "longest: 19.0 s (g), still without its effect",
+    });
+    // A job the downstream refuses (j-2, delivered first) has no effect ever: it is no stall.
+    expect(stall(5_000)).toMatchObject({
+      pass: true,
+      detail: "longest: 4.0 s (g), still without its effect",
+    });
+  });
+
   it("measures a key's stall from a record's first delivery to its effect, and judges it against the bound", () => {
     const ledger = new Ledger();
     ledger.recordStream(record(1, requested));
