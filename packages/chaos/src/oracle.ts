@@ -126,7 +126,7 @@ export function compareStreamCall(expected: ExpectedCall, item: TableItem | unde
   return out;
 }
 
-/** What a job's call must show: the witness's outcome, and the producer's request folded in. */
+/** What a job's call must show: the outcome the job as sent asks for, and the producer's request folded in. */
 export interface ExpectedJobCall {
   /** failed when the job asks the downstream to refuse it, completed otherwise. */
   readonly status: "completed" | "failed";
