@@ -13,7 +13,7 @@ import { partialSplitAccountingOption } from "@mcp-pipeline/local-pipeline";
 import { ENVIRONMENT_NAME, loadSettings, SettingsError } from "@mcp-pipeline/settings";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "./plan.js";
 import { formatJson, formatTable } from "./report.js";
-import { runChaos } from "./run.js";
+import { RunVerdict, runChaos, verdictOf } from "./run.js";
 
 export const USAGE = `npm run chaos -- [options]
 
@@ -58,7 +58,8 @@ Run
   --json               print the result as one JSON object on stdout (progress goes to stderr)
   -h, --help           show this help
 
-Exit status: 0 when every check passes, 1 when one fails, 2 on a bad option, 3 when the run timed out.`;
+Exit status: 0 when every check passes, 1 when one fails (also in a run out of time), 2 on a bad option,
+3 when the run timed out with no check failed.`;
 
 export interface CliOptions {
   readonly chaos: ChaosOptions;
@@ -198,6 +199,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       : {}),
   });
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
-  if (result.timedOut) return TIMED_OUT;
-  return result.pass ? ExitCode.Ok : ExitCode.Failed;
+  const verdict = verdictOf(result);
+  if (verdict === RunVerdict.TimedOut) return TIMED_OUT;
+  return verdict === RunVerdict.Pass ? ExitCode.Ok : ExitCode.Failed;
 }

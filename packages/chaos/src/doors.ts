@@ -31,7 +31,12 @@ export interface CallWrite {
 /** A write an emulator accepted that the ledger counts: a tool-call item, or a quarantined record. */
 export type Effect =
   | { readonly kind: "call-write"; readonly write: CallWrite }
-  | { readonly kind: "quarantined"; readonly sequenceNumber: string };
+  | {
+      readonly kind: "quarantined";
+      readonly sequenceNumber: string;
+      /** The record's bytes the object holds (its `data`, base64). */
+      readonly data: string;
+    };
 
 /** A fault a door injected into a request that named these calls (in its keys, item or object key). */
 export interface FaultTouch {
@@ -174,6 +179,16 @@ function forwardRest(upstream: string, request: IncomingMessage, body: Buffer): 
   });
 }
 
+/** The `data` (the record's bytes, base64) of a quarantine object's body, if it is one. */
+function dataOf(body: Buffer): string | undefined {
+  try {
+    const data = (JSON.parse(body.toString("utf8")) as { data?: unknown }).data;
+    return typeof data === "string" ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** S3 speaks REST with XML errors, not AWS JSON: its own small proxy. */
 export function startS3Door(
   upstream: string,
@@ -200,12 +215,14 @@ export function startS3Door(
       const answer = await forwardRest(upstream, request, body);
       if (answer.status === 200 && request.method === "PUT") {
         const { bucket, key } = bucketAndKey(request.url ?? "/");
-        if (bucket === options.quarantineBucket && key.endsWith(".json")) {
+        // A quarantine object (a replay's mark, PutObjectTagging, puts no record: it has no `data`).
+        const data = bucket === options.quarantineBucket && key.endsWith(".json") ? dataOf(body) : undefined;
+        if (data !== undefined)
           options.onEffect({
             kind: "quarantined",
             sequenceNumber: key.slice(key.lastIndexOf("/") + 1, -".json".length),
+            data,
           });
-        }
       }
       await relay(response, answer);
     } catch (error) {

@@ -123,7 +123,7 @@ export async function startHarness(
       active: () => faults.active,
       onEffect: (effect: Parameters<Parameters<typeof startDynamoDbDoor>[1]["onEffect"]>[0]) => {
         if (effect.kind === "call-write") ledger.callWritten(effect.write, Date.now());
-        else ledger.quarantined(effect.sequenceNumber);
+        else ledger.quarantined(effect.sequenceNumber, effect.data);
       },
       onFault: (touch: Parameters<Ledger["fault"]>[0]) => ledger.fault(touch),
       callIdsIn,

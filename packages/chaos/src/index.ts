@@ -29,9 +29,11 @@ export {
   type ChaosResult,
   faultsExercised,
   type RunOptions,
+  RunVerdict,
   recoveryUnderFaults,
   runChaos,
   stallBounds,
+  verdictOf,
 } from "./run.js";
 export { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";
 export { Tally } from "./tally.js";

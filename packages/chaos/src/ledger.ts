@@ -18,7 +18,7 @@ import { CallEffects } from "./call-effects.js";
 import type { CallWrite, FaultTouch } from "./doors.js";
 import type { PutEvent } from "./oracle.js";
 import { Tally } from "./tally.js";
-import { type JobIncident, RunCause } from "./tool-runs.js";
+import { type InvocationWindow, type JobIncident, RunCause } from "./tool-runs.js";
 
 export const Phase = { Main: "main", Replay: "replay" } as const;
 export type Phase = (typeof Phase)[keyof typeof Phase];
@@ -31,6 +31,8 @@ export interface StreamInput {
   readonly sequenceNumber: string;
   /** The lifecycle event, for a valid record. */
   readonly event: PutEvent | undefined;
+  /** The bytes put (the plan's own array, not a copy): a quarantine object must hold exactly these. */
+  readonly data?: Uint8Array;
 }
 
 export interface JobInput {
@@ -62,6 +64,12 @@ function addRange(ranges: Map<string, FailureRange[]>, range: FailureRange): voi
   const list = ranges.get(range.shardId) ?? [];
   list.push(range);
   ranges.set(range.shardId, list);
+}
+
+function append<T>(lists: Map<string, T[]>, key: string, value: T): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
 }
 
 const TERMINAL_EVENTS = new Set(["tool_call.completed", "tool_call.failed"]);
@@ -97,6 +105,10 @@ export class Ledger {
   readonly #jobByCallId = new Map<string, number>();
   readonly #jobByMessageId = new Map<string, number>();
   readonly #quarantined = new Set<string>();
+  /** Records whose quarantine object holds bytes that are not theirs (lost, whatever the key says). */
+  readonly #quarantinedWrong = new Set<string>();
+  /** Quarantine objects' bytes (base64) of records whose put was not answered yet: checked when it is. */
+  readonly #quarantinedEarly = new Map<string, string>();
   /** First delivery of each stream record to the processor, by sequence number: when. */
   readonly #deliveredAt = new Map<string, number>();
   readonly #streamByShard = new Map<string, StreamInput[]>();
@@ -127,6 +139,8 @@ export class Ledger {
   readonly #published = new Map<string, Set<string>>();
   /** What the harness did to each job's requests, or saw happen to its invocations. */
   readonly #incidents = new Map<string, JobIncident[]>();
+  /** The worker invocations each job was handed (a fault explains a second run only inside the one that ran it). */
+  readonly #invocations = new Map<string, InvocationWindow[]>();
   #faultsByPhase = { main: 0, replay: 0 };
   #streamSettled = 0;
   #jobsSettled = 0;
@@ -135,6 +149,14 @@ export class Ledger {
   recordStream(input: StreamInput): void {
     this.#bySequence.set(input.sequenceNumber, this.stream.length);
     this.stream.push(input);
+    const early = this.#quarantinedEarly.get(input.sequenceNumber);
+    if (early !== undefined) {
+      this.#quarantinedEarly.delete(input.sequenceNumber);
+      if (!this.#ownBytes(input, early)) {
+        this.#quarantined.delete(input.sequenceNumber);
+        this.#quarantinedWrong.add(input.sequenceNumber);
+      }
+    }
     const shard = this.#streamByShard.get(input.shardId) ?? [];
     shard.push(input);
     this.#streamByShard.set(input.shardId, shard);
@@ -202,9 +224,28 @@ export class Ledger {
     this.effects.record(write, at);
   }
 
-  quarantined(sequenceNumber: string): void {
+  /**
+   * A quarantine object stored under a record's sequence number, with the bytes it holds (base64, from the
+   * object the door saw written): it accounts for a produced record only if those are the record's bytes.
+   */
+  quarantined(sequenceNumber: string, data?: string): void {
+    if (this.#quarantinedWrong.has(sequenceNumber)) return;
+    const index = this.#bySequence.get(sequenceNumber);
+    if (data !== undefined && index === undefined && !this.#replayed.has(sequenceNumber))
+      this.#quarantinedEarly.set(sequenceNumber, data);
+    const input = index === undefined ? undefined : this.stream[index];
+    if (input !== undefined && data !== undefined && !this.#quarantined.has(sequenceNumber)) {
+      if (!this.#ownBytes(input, data)) {
+        this.#quarantinedWrong.add(sequenceNumber);
+        return;
+      }
+    }
     if (this.#replayed.has(sequenceNumber) && !this.#quarantined.has(sequenceNumber)) this.#givenUpAgain += 1;
     this.#quarantined.add(sequenceNumber);
+  }
+
+  #ownBytes(input: StreamInput, data: string): boolean {
+    return input.data === undefined || Buffer.from(data, "base64").equals(input.data);
   }
 
   /** Replayed records that were given up again and quarantined again (under their replay's sequence number). */
@@ -229,13 +270,20 @@ export class Ledger {
   }
 
   incident(callId: string, incident: JobIncident): void {
-    const list = this.#incidents.get(callId);
-    if (list) list.push(incident);
-    else this.#incidents.set(callId, [incident]);
+    append(this.#incidents, callId, incident);
   }
 
   incidents(callId: string): readonly JobIncident[] {
     return this.#incidents.get(callId) ?? [];
+  }
+
+  /** A worker invocation that was handed the job, from its start to its end. */
+  invoked(callId: string, window: InvocationWindow): void {
+    append(this.#invocations, callId, window);
+  }
+
+  invocations(callId: string): readonly InvocationWindow[] {
+    return this.#invocations.get(callId) ?? [];
   }
 
   /** Replayed records not yet received by the processor, by their new sequence numbers. */
@@ -384,7 +432,12 @@ export class Ledger {
         if (i === this.#streamSettled) this.#streamSettled += 1;
         continue;
       }
-      out.add(`${s.kind} record ${s.shardId}/${s.sequenceNumber}${s.event ? ` (${s.event.eventId})` : ""}`);
+      const wrong = this.#quarantinedWrong.has(s.sequenceNumber)
+        ? " (quarantined with bytes that are not the record's)"
+        : "";
+      out.add(
+        `${s.kind} record ${s.shardId}/${s.sequenceNumber}${s.event ? ` (${s.event.eventId})` : ""}${wrong}`,
+      );
     }
     for (let index = this.#jobsSettled; index < this.jobs.length; index++) {
       const j = this.jobs[index] as JobInput;

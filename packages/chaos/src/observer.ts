@@ -4,9 +4,11 @@
  *   lifecycle events in it (the outcomes the workers published), the fifo-worker's of each job (stalls),
  *   and dlq-redrive's failure records, which name the ranges the Kinesis mapping gave up on (§1.6); the
  *   failure queue is dlq-redrive's to consume, so the ledger reads it here instead of receiving from it;
- * - inside it (`observeOutcomes`): each worker invocation as the function itself ran it, whose jobs had
- *   their lease end with it when it ran out of time (a real timeout, or a run so long that its deadline
- *   margin cut the jobs' requests off), an incident that explains a second run of their tools.
+ * - inside it (`observeOutcomes`): each worker invocation as the function itself ran it, from its start
+ *   to its end, for each of its jobs (a door's fault explains a second run of a job's tool only inside the
+ *   invocation that held the first), and whose jobs had their lease end with it when it ran out of time (a
+ *   real timeout, or a run so long that its deadline margin cut the jobs' requests off), an incident that
+ *   explains a second run of their tools.
  */
 import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
@@ -76,12 +78,13 @@ export function observeOutcomes(
       const from = Date.now();
       const result = await invoke(event);
       const at = Date.now();
-      const timedOut = result.kind === "function-error" && result.timedOut;
-      if (timedOut || at - from >= slowFromMs)
-        for (const r of recordsOf(event)) {
-          const callId = callIdOf(r.body ?? "");
-          if (callId) ledger.incident(callId, { at, from, cause: RunCause.SlowInvocation });
-        }
+      const slow = (result.kind === "function-error" && result.timedOut) || at - from >= slowFromMs;
+      for (const r of recordsOf(event)) {
+        const callId = callIdOf(r.body ?? "");
+        if (callId === undefined) continue;
+        ledger.invoked(callId, { from, at });
+        if (slow) ledger.incident(callId, { at, from, cause: RunCause.SlowInvocation });
+      }
       return result;
     };
   };

@@ -14,8 +14,8 @@
  * arrival (a request, one or two starts of growing attempts, at most one terminal event), so the model
  * can also say which events the item lists and what its version is. A job's call gets the producer's
  * request and the worker's own events, which the producer does not see: for it the model says what the
- * witness saw (completed with the downstream's effect, or failed when the downstream refused the job) and
- * that the producer's request is in it.
+ * job as sent makes it (completed, or failed when the job asks the downstream to refuse it for good), not
+ * what the witness saw, and that the producer's request is in it.
  */
 
 /** One lifecycle event as the producer put it (read back from the bytes it put, not from the product). */
@@ -126,9 +126,9 @@ export function compareStreamCall(expected: ExpectedCall, item: TableItem | unde
   return out;
 }
 
-/** What a job's call must show: the witness's outcome, and the producer's request folded in. */
+/** What a job's call must show: the outcome the job as sent asks for, and the producer's request folded in. */
 export interface ExpectedJobCall {
-  /** completed when the downstream applied the effect, failed when it refused the job. */
+  /** failed when the job asks the downstream to refuse it, completed otherwise. */
   readonly status: "completed" | "failed";
   readonly requestedEventId: string;
   readonly requestedAt: string;

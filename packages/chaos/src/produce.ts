@@ -133,6 +133,7 @@ export async function produce(
         shardId: w.shardId,
         sequenceNumber: w.sequenceNumber,
         event: item.kind === "poison" ? undefined : putEventOf(item.data),
+        data: item.data,
       });
     }
     for (const [fifo, all, twice, url] of [

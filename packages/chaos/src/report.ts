@@ -1,6 +1,6 @@
 /** The verdict as people read it (a pass/fail table) and as machines do (one JSON object). */
 import { describePartialSplits } from "@mcp-pipeline/local-pipeline";
-import type { ChaosResult } from "./run.js";
+import { type ChaosResult, RunVerdict, verdictOf } from "./run.js";
 import { TimeoutCause } from "./watchdog.js";
 
 const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - text.length));
@@ -35,7 +35,15 @@ export function formatTable(result: ChaosResult): string {
   ];
   if (result.timedOut)
     lines.push("", `timed out: still in flight (not lost): ${result.inFlight.join("; ") || "nothing named"}`);
-  lines.push("", result.timedOut ? "verdict: timed out" : result.pass ? "verdict: pass" : "verdict: FAIL");
+  const verdict = verdictOf(result);
+  lines.push(
+    "",
+    verdict === RunVerdict.TimedOut
+      ? "verdict: timed out"
+      : verdict === RunVerdict.Pass
+        ? "verdict: pass"
+        : `verdict: FAIL${result.timedOut ? " (and timed out: what only the end shows was not judged)" : ""}`,
+  );
   return lines.join("\n");
 }
 

@@ -76,6 +76,21 @@ export interface ChaosResult {
   readonly bounds: StallBounds;
   /** What was still in flight when the run timed out (empty otherwise). */
   readonly inFlight: readonly string[];
+  /** The checks of the product that failed (a run out of time fails those judged at any time). */
+  readonly productFailures: readonly string[];
+}
+
+export const RunVerdict = { Pass: "pass", Fail: "fail", TimedOut: "timed out" } as const;
+export type RunVerdict = (typeof RunVerdict)[keyof typeof RunVerdict];
+
+/**
+ * A run out of time is "timed out" only when no check of the product failed: a job's second effect, a
+ * second run without a cause, or events applied out of order are failures seen on the way, not slowness,
+ * and must not be read as a machine too slow for the run.
+ */
+export function verdictOf(result: Pick<ChaosResult, "pass" | "timedOut" | "productFailures">): RunVerdict {
+  if (result.timedOut) return result.productFailures.length > 0 ? RunVerdict.Fail : RunVerdict.TimedOut;
+  return result.pass ? RunVerdict.Pass : RunVerdict.Fail;
 }
 
 /** What a loaded machine may add to a stall, on top of what the settings allow. */
@@ -273,6 +288,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         : await recover(harness, ledger, clock, options.replay ?? replayQuarantine);
     settled = recovery.settled;
     const timedOut = settled === Settled.OutOfTime;
+    const endedAt = Date.now();
     await pipeline.stop();
     const final = await readFinalState(harness.direct.dynamodb, harness.direct.s3, pipeline);
     const bounds = stallBounds(
@@ -281,7 +297,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       plan.options.sqsOutageMs,
       options.stallMarginMs,
     );
-    const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut });
+    const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut, endedAt });
     const checks = [
       ...verdict.checks,
       ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),
@@ -326,6 +342,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       reshard,
       bounds,
       inFlight,
+      productFailures: verdict.checks.filter((c) => !c.pass).map((c) => c.name),
     };
   } finally {
     await harness.stop();

@@ -7,9 +7,10 @@
  * store happened, so the next delivery runs it again (that is why the run carries the same idempotency
  * key, which the downstream honours). Each run after the first must therefore have a cause that could
  * have kept the run before it from storing its outcome: the downstream failed that run, the worker gave up
- * waiting for its answer (its deadline), a fault hit a request for that job between the two runs, or the
- * invocation holding it ran out of time (its lease ended with it). A redelivery alone is no cause: a
- * delivery of a job whose outcome is stored must find it and run nothing.
+ * waiting for its answer (its deadline), a fault hit a request for that job after the run, made by the
+ * invocation that held the run (storing the result, recording the outcome), or that invocation ran out of
+ * time (its lease ended with it). A redelivery alone is no cause, nor is a fault on the redelivery's own
+ * requests (its pre-read, its claim): a delivery of a job whose outcome is stored must find it and run nothing.
  */
 import { Tally } from "./tally.js";
 import { RunOutcome, type WitnessEffect, type WitnessRun } from "./witness.js";
@@ -37,6 +38,13 @@ export interface JobToJudge {
   readonly runs: readonly WitnessRun[];
   readonly effects: readonly WitnessEffect[];
   readonly incidents: readonly JobIncident[];
+  /** The worker invocations the job was handed: when each began and ended. */
+  readonly invocations: readonly InvocationWindow[];
+}
+
+export interface InvocationWindow {
+  readonly from: number;
+  readonly at: number;
 }
 
 export interface ToolRunVerdict {
@@ -55,20 +63,20 @@ export interface ToolRunVerdict {
 }
 
 /** The cause of `run` following `before`, if the harness saw one. */
-function causeOf(
-  before: WitnessRun,
-  run: WitnessRun,
-  incidents: readonly JobIncident[],
-): RunCause | undefined {
+function causeOf(before: WitnessRun, run: WitnessRun, job: JobToJudge): RunCause | undefined {
   if (before.outcome === RunOutcome.Failed) return RunCause.DownstreamFailed;
   if (before.clientGone) return RunCause.AnswerCutOff;
-  for (const incident of incidents) {
+  // The invocations that may have held the earlier run: handed the job before it, still running at it.
+  const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
+  for (const incident of job.incidents) {
     const from = incident.from ?? incident.at;
-    // A fault between the two runs, or an invocation that held the earlier run and ran out of time.
+    // A fault after the earlier run, on a request of an invocation that held it; or an invocation that
+    // held the earlier run and ran out of time.
     if (
       incident.cause === RunCause.FaultAfterRun &&
       incident.at >= before.receivedAt &&
-      incident.at <= run.receivedAt
+      incident.at <= run.receivedAt &&
+      holders.some((i) => incident.at <= i.at)
     )
       return incident.cause;
     if (
@@ -100,7 +108,7 @@ export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVe
     if (keys.size > 1 || keys.has("(none)")) keyProblems.add(`${job.callId}: keys ${[...keys].join(", ")}`);
     job.runs.forEach((run, i) => {
       if (i === 0) return;
-      const cause = causeOf(job.runs[i - 1] as WitnessRun, run, job.incidents);
+      const cause = causeOf(job.runs[i - 1] as WitnessRun, run, job);
       if (cause) causes[cause] += 1;
       else unexplained.add(`${job.callId} run ${i + 1}`);
     });

@@ -44,6 +44,11 @@ export interface VerdictInput {
   readonly final: FinalState;
   readonly bounds: StallBounds;
   readonly timedOut: boolean;
+  /**
+   * When the run stopped waiting: an input delivered and still without its effect then has stalled its
+   * key or group until then (a product that hides an input makes the run time out, and that is no excuse).
+   */
+  readonly endedAt?: number;
 }
 
 export interface Verdict {
@@ -86,7 +91,7 @@ function eventsByCall(
 }
 
 function oracleMismatches(input: VerdictInput, byCall: ReturnType<typeof eventsByCall>): Tally {
-  const { ledger, witness, final } = input;
+  const { ledger, final } = input;
   const out = new Tally(5);
   const jobs = new Map(ledger.jobs.flatMap((j) => (j.callId ? [[j.callId, j] as const] : [])));
   for (const [callId, events] of byCall) {
@@ -95,7 +100,9 @@ function oracleMismatches(input: VerdictInput, byCall: ReturnType<typeof eventsB
     const problems = job
       ? compareJobCall(
           {
-            status: job.rejected || witness.effects(callId).length === 0 ? "failed" : "completed",
+            // From the job as it was sent: the downstream refuses it for good, or accepts it (a job that
+            // fails first is retried). What the witness saw is judged by the tool-effect checks.
+            status: job.rejected ? "failed" : "completed",
             requestedEventId: (events[0] as { event: PutEvent }).event.eventId,
             requestedAt: (events[0] as { event: PutEvent }).event.occurredAt,
           },
@@ -136,8 +143,12 @@ function outcomes(input: VerdictInput, validJobs: readonly JobInput[]): Tally {
   for (const job of validJobs) {
     const callId = job.callId as string;
     const effect = witness.effects(callId)[0];
-    const want = job.rejected || effect === undefined ? "tool_call.failed" : "tool_call.completed";
-    if (!ledger.published(callId).has(want)) out.add(`${callId}: no ${want} published`);
+    const want = job.rejected ? "tool_call.failed" : "tool_call.completed";
+    const other = job.rejected ? "tool_call.completed" : "tool_call.failed";
+    const published = ledger.published(callId);
+    if (!published.has(want)) out.add(`${callId}: no ${want} published`);
+    // The table keeps the first outcome; the stream's consumers saw every one published.
+    if (published.has(other)) out.add(`${callId}: ${other} published as well`);
     if (effect && !(final.results.get(callId) ?? "").includes(JSON.stringify(effect.effectId)))
       out.add(`${callId}: the stored result is not the downstream's answer (${effect.effectId})`);
   }
@@ -167,23 +178,34 @@ function fifoOrder(input: VerdictInput): Tally {
  * failing batch are. Inputs that left for the failure destination or a DLQ are bounded by the retries.
  */
 export function stalls(input: VerdictInput) {
-  const { ledger, witness } = input;
-  const partitionKey = { ms: 0, key: "" };
+  const { ledger, witness, endedAt } = input;
+  const longest = () => ({ ms: 0, key: "", pending: false });
+  /** From delivery to effect, or to the end of the run for a delivered input still without its effect. */
+  const measure = (
+    into: ReturnType<typeof longest>,
+    key: string,
+    delivered: number | undefined,
+    applied: number | undefined,
+  ) => {
+    const until = applied ?? endedAt;
+    if (delivered === undefined || until === undefined || until - delivered <= into.ms) return;
+    Object.assign(into, { ms: until - delivered, key, pending: applied === undefined });
+  };
+  const partitionKey = longest();
   for (const s of ledger.stream) {
     if (s.kind !== "event" || s.event === undefined || ledger.givenUp(s)) continue;
-    const delivered = ledger.deliveredAt(s.sequenceNumber);
-    const applied = ledger.effects.appliedAt(s.event.eventId);
-    if (delivered === undefined || applied === undefined) continue;
-    if (applied - delivered > partitionKey.ms)
-      Object.assign(partitionKey, { ms: applied - delivered, key: s.key });
+    measure(
+      partitionKey,
+      s.key,
+      ledger.deliveredAt(s.sequenceNumber),
+      ledger.effects.appliedAt(s.event.eventId),
+    );
   }
-  const group = { ms: 0, key: "" };
+  const group = longest();
   ledger.jobs.forEach((j, index) => {
-    if (!j.fifo || j.callId === undefined || ledger.jobDead(index)) return;
-    const delivered = ledger.jobDeliveredAt(j.callId);
-    const applied = witness.effects(j.callId)[0]?.at;
-    if (delivered !== undefined && applied !== undefined && applied - delivered > group.ms)
-      Object.assign(group, { ms: applied - delivered, key: j.group });
+    // A job the downstream refuses has no effect ever.
+    if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
+    measure(group, j.group, ledger.jobDeliveredAt(j.callId), witness.effects(j.callId)[0]?.at);
   });
   return { partitionKey, group };
 }
@@ -199,6 +221,7 @@ export function judge(input: VerdictInput): Verdict {
       runs: witness.runs(j.callId as string),
       effects: witness.effects(j.callId as string),
       incidents: ledger.incidents(j.callId as string),
+      invocations: ledger.invocations(j.callId as string),
     })),
   );
   const unsettled = ledger.unsettled(5);
@@ -294,12 +317,12 @@ export function judge(input: VerdictInput): Verdict {
     {
       name: `no partition key stalled over ${seconds(bounds.partitionKeyMs)}`,
       pass: stall.partitionKey.ms <= bounds.partitionKeyMs,
-      detail: `longest: ${seconds(stall.partitionKey.ms)}${stall.partitionKey.key ? ` (${stall.partitionKey.key})` : ""}`,
+      detail: `longest: ${seconds(stall.partitionKey.ms)}${stall.partitionKey.key ? ` (${stall.partitionKey.key})` : ""}${stall.partitionKey.pending ? ", still without its effect" : ""}`,
     },
     {
       name: `no FIFO group stalled over ${seconds(bounds.groupMs)}`,
       pass: stall.group.ms <= bounds.groupMs,
-      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}`,
+      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}`,
     },
   ];
   return { checks, toolRuns, oracleMismatches: mismatches.count, orderViolations: order.count };

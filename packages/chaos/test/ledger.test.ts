@@ -128,6 +128,23 @@ describe("the chaos ledger", () => {
     expect([...ledger.published("j-2")]).toEqual([]);
   });
 
+  it("accounts for a record by its quarantine object only when the object holds the record's own bytes", () => {
+    // A processor that stores a neighbour's bytes (or none) under a poison record's key has lost the record:
+    // nothing else ever judges a poison record's quarantine, so the bytes the producer put are compared here.
+    const ledger = new Ledger();
+    const bytes = new TextEncoder().encode("not json {");
+    ledger.recordStream({ ...poison("200"), data: bytes });
+    ledger.recordStream({ ...poison("201"), data: bytes });
+    ledger.quarantined("200", Buffer.from("something else").toString("base64"));
+    ledger.quarantined("201", Buffer.from(bytes).toString("base64"));
+    expect(ledger.unsettled().names).toEqual([
+      "poison record shard-0/200 (quarantined with bytes that are not the record's)",
+    ]);
+    // S3 keeps the first object of a key (the writers' If-None-Match): a later write does not repair it.
+    ledger.quarantined("200", Buffer.from(bytes).toString("base64"));
+    expect(ledger.unsettled().count).toBe(1);
+  });
+
   it("counts faults per phase and a replayed record quarantined again as given up again", () => {
     const ledger = new Ledger();
     ledger.fault({ callIds: ["job-1"], at: 5, what: "s3" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatTable } from "../src/report.js";
-import type { ChaosResult } from "../src/run.js";
+import { type ChaosResult, RunVerdict, verdictOf } from "../src/run.js";
 import { TimeoutCause } from "../src/watchdog.js";
 
 const timedOut: ChaosResult = {
@@ -56,6 +56,7 @@ const timedOut: ChaosResult = {
   reshard: [],
   bounds: { partitionKeyMs: 54_500, groupMs: 75_500 },
   inFlight: ["job job-7-28"],
+  productFailures: [],
 };
 
 describe("the chaos run's table", () => {
@@ -66,6 +67,19 @@ describe("the chaos run's table", () => {
     );
     expect(table).toContain("timed out: still in flight (not lost): job job-7-28");
     expect(table.split("\n").at(-1)).toBe("verdict: timed out");
+  });
+
+  it("says FAIL, not timed out, when a check judged before the end failed: a second effect is no slowness", () => {
+    const failed = {
+      ...timedOut,
+      productFailures: ["one tool effect per completed job, none per refused one (witness)"],
+    };
+    expect(formatTable(failed).split("\n").at(-1)).toBe(
+      "verdict: FAIL (and timed out: what only the end shows was not judged)",
+    );
+    expect(verdictOf(failed)).toBe(RunVerdict.Fail);
+    expect(verdictOf(timedOut)).toBe(RunVerdict.TimedOut);
+    expect(verdictOf({ ...timedOut, timedOut: false, pass: true })).toBe(RunVerdict.Pass);
   });
 
   it("says which accounting of a bisect-on partial split the mapping ran with (AWS does not say, §1.4)", () => {

@@ -222,6 +222,19 @@ const SABOTAGES: Sabotage[] = [
     options: run({ poison: 0.05 }),
   },
   {
+    what: "a processor that quarantines a poison record without its bytes",
+    check: CheckName.Accounted,
+    functions: ["processor"],
+    patches: [
+      {
+        file: PROCESSOR_CORE,
+        find: "data: kinesisDataOf(record),",
+        replace: 'data: Buffer.from("not the record").toString("base64"),',
+      },
+    ],
+    options: run({ poison: 0.05 }),
+  },
+  {
     what: "a fifo-worker that runs a group's messages at once, not in order",
     check: CheckName.FifoOrder,
     functions: ["fifo-worker"],
@@ -271,6 +284,23 @@ const SABOTAGES: Sabotage[] = [
     options: run({ stuck: 0.05 }),
     replay: (s3, kinesis, bucket, entries, options) =>
       replayQuarantine(s3, kinesis, bucket, entries.slice(1), options),
+  },
+  {
+    // Issue 24, defect 2 put back: a record any object of which a replay marked is taken as replayed, so
+    // one given up again after its replay (a stuck event released only at the second round) stays out.
+    what: "an operator's replay that skips a record given up again after its replay",
+    check: CheckName.Lost,
+    functions: [],
+    patches: [],
+    options: run({ stuck: 0.05, stuckTwice: 1 }),
+    replay: (s3, kinesis, bucket, entries, options) =>
+      replayQuarantine(
+        s3,
+        kinesis,
+        bucket,
+        entries.filter((e) => e.objects.every((o) => o.replayedAt === undefined)),
+        options,
+      ),
   },
 ];
 

@@ -23,6 +23,8 @@ const job = (partial: Partial<JobToJudge>): JobToJudge => ({
   runs: [run(100)],
   effects: [effect],
   incidents: [],
+  // The invocations handed the job: by default one that held every run of these tests.
+  invocations: [{ from: 0, at: 1_000 }],
   ...partial,
 });
 
@@ -70,6 +72,34 @@ describe("the tools' runs, judged from the witness", () => {
     });
     expect(verdict.unexplained.names).toEqual(["e run 2"]);
     expect([verdict.maxRuns, verdict.rerun]).toEqual([2, 5]);
+  });
+
+  it("explains a second run by a fault only when it hit a request of the invocation that held the run before", () => {
+    // A redelivery's own requests (its pre-read, its claim) come after the run's invocation ended: a fault on
+    // them cannot have kept that run's outcome from being stored, so it does not excuse running the tool again.
+    const later = { at: 150, cause: RunCause.FaultAfterRun } as const;
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-the-redelivery",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [later],
+        invocations: [
+          { from: 90, at: 120 },
+          { from: 140, at: 210 },
+        ],
+      }),
+      job({
+        callId: "fault-in-the-run's-invocation",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [later],
+        invocations: [
+          { from: 90, at: 160 },
+          { from: 170, at: 210 },
+        ],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-the-redelivery run 2"]);
+    expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
   });
 
   it("counts effects against the job's outcome: one for a job, none for a refused one", () => {

@@ -118,6 +118,69 @@ describe("the verdict", () => {
       });
   });
 
+  it("expects a job's call from the job as it was sent, not from what the downstream saw: a job never run is no failure", () => {
+    // A worker that records a valid job as failed without running its tool: the witness saw nothing, and the
+    // model must still say "completed", as the producer sent a job the downstream accepts.
+    const ledger = new Ledger();
+    ledger.recordStream(
+      record(1, { eventId: "req-j", callId: "j", type: "tool_call.requested", occurredAt: at(0) }),
+    );
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    ledger.callWritten({ ...write(2, ["req-j", "failed-j"], "failed"), callId: "j" }, 0);
+    ledger.processorDelivered(
+      [
+        {
+          sequenceNumber: "900",
+          data: Buffer.from(
+            JSON.stringify({ eventId: "failed-j", callId: "j", type: "tool_call.failed", occurredAt: at(5) }),
+          ).toString("base64"),
+        },
+      ],
+      0,
+    );
+    const failed: TableItem = {
+      callId: "j",
+      status: "failed",
+      requestedAt: at(0),
+      recentEventIds: ["req-j", "failed-j"],
+      version: 2,
+    };
+    const { checks } = judge({ ledger, witness: noWitness, final: final([failed]), bounds, timedOut: false });
+    expect(named(checks, CheckName.Oracle)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining('j: status "failed", expected "completed"'),
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining("j: no tool_call.completed published"),
+    });
+  });
+
+  it("fails a job whose outcome was published both ways: a consumer of the stream saw it fail and complete", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    const published = (n: number, type: string) => ({
+      sequenceNumber: String(900 + n),
+      data: Buffer.from(JSON.stringify({ eventId: `e-${n}`, callId: "j", type, occurredAt: at(n) })).toString(
+        "base64",
+      ),
+    });
+    ledger.processorDelivered([published(1, "tool_call.failed"), published(2, "tool_call.completed")], 0);
+    const effect: WitnessEffect = { callId: "j", effectId: "j#1", key: "k", at: 0, ordinal: 0 };
+    const witness: WitnessView = { runs: () => [], effects: (callId) => (callId === "j" ? [effect] : []) };
+    const { checks } = judge({
+      ledger,
+      witness,
+      final: { ...final([]), results: new Map([["j", JSON.stringify({ effectId: "j#1" })]]) },
+      bounds,
+      timedOut: false,
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: "1: j: tool_call.failed published as well",
+    });
+  });
+
   it("judges a FIFO group's order on the witness's effects, a job that went to a DLQ exempt (§3)", () => {
     const effectOf = (callId: string, ordinal: number): WitnessEffect => ({
       callId,
@@ -146,6 +209,34 @@ describe("the verdict", () => {
       named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder)
         .pass,
     ).toBe(true);
+  });
+
+  it("counts a delivered job still without its effect when the run stopped as stalled until then: hiding it is no timeout", () => {
+    // A fifo-worker that hides a failed job for hours makes the run time out; the job was delivered and its
+    // group held past the bound, which is a failure seen on the way, not slowness (verdictOf then says FAIL).
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
+    ledger.recordJob(true, "g", { callId: "j-2", rejected: true }, "{}", "m-2");
+    ledger.fifoDelivered(["j-2"], 0);
+    ledger.fifoDelivered(["j-1"], 1_000);
+    const stall = (endedAt?: number) =>
+      judge({
+        ledger,
+        witness: noWitness,
+        final: final([]),
+        bounds,
+        timedOut: true,
+        ...(endedAt !== undefined ? { endedAt } : {}),
+      }).checks.find((c) => c.name.startsWith("no FIFO group stalled"));
+    expect(stall(20_000)).toMatchObject({
+      pass: false,
+      detail: "longest: 19.0 s (g), still without its effect",
+    });
+    // A job the downstream refuses (j-2, delivered first) has no effect ever: it is no stall.
+    expect(stall(5_000)).toMatchObject({
+      pass: true,
+      detail: "longest: 4.0 s (g), still without its effect",
+    });
   });
 
   it("measures a key's stall from a record's first delivery to its effect, and judges it against the bound", () => {
