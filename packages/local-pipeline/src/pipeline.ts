@@ -238,6 +238,8 @@ export class LocalPipeline {
             region: this.region,
             logging: FUNCTION_LOGGING,
             tracing: FUNCTION_TRACING_ACTIVE,
+            // Shared by the function's sandboxes, removed with the unpacked code at stop.
+            compileCacheDir: join(codeDir, ".compile-cache", name),
           },
           baseEnv,
           sink,
