@@ -97,7 +97,7 @@ export function parseBenchCli(argv: readonly string[]): BenchOptions {
   };
 }
 
-interface RunResult {
+export interface RunResult {
   readonly inputs: number;
   /** Inputs accounted for: all of them, unless the run timed out. */
   readonly accounted: number;
@@ -108,7 +108,7 @@ interface RunResult {
   readonly requests: Record<string, Record<string, number>>;
 }
 
-async function once(cli: CliOptions): Promise<RunResult> {
+export async function once(cli: CliOptions): Promise<RunResult> {
   const settings = await loadSettings(root, "dev");
   const pipeline = new LocalPipeline({
     settings,
