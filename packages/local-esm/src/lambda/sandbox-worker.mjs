@@ -42,7 +42,11 @@ const loaded = load();
 // The init phase (loading the code) is not part of an invocation's timeout, as in Lambda. An init error
 // is logged as the runtime logs it, and every invocation of this sandbox fails with it.
 loaded.then(
-  () => parentPort.postMessage({ ready: true }),
+  () => {
+    // Written now, not at the thread's exit: a sandbox destroyed after a timeout never exits cleanly.
+    if (compileCache) module.flushCompileCache?.();
+    parentPort.postMessage({ ready: true });
+  },
   (error) => {
     logError("Uncaught Exception", error);
     parentPort.postMessage({
