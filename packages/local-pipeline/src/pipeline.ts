@@ -346,15 +346,20 @@ export class LocalPipeline {
    * of the last invocation, so what any function put into the stream has been read and its batch is done.
    * What a caller waits on instead of a quiet period: a hand-off in progress (a record in the stream
    * not yet polled, a failure record not yet received) keeps it false.
+   *
+   * `deadLetteredFailureRecords`: failure records the caller took out of the failure queue's DLQ. SQS
+   * moves a failure record there after dlq-redrive failed it maxReceiveCount times (§2.3), and the
+   * mapping never deletes it: without this count, one such record kept the pipeline from ever being
+   * drained, and a chaos run waited for its stall timeout with every input accounted for.
    */
-  drained(since: number): boolean {
+  drained(since: number, deadLetteredFailureRecords = 0): boolean {
     const kinesis = this.kinesisEsm;
     if (!kinesis) return false;
     const functions = [...this.functions.values()];
     if (functions.some((f) => f.inFlight > 0)) return false;
     if ([...this.sqsEsms.values()].some((s) => s.inHand > 0)) return false;
     const redriven = this.sqsEsms.get("dlq-redrive")?.stats.deletedMessages ?? 0;
-    if (redriven < kinesis.stats.onFailureMessages) return false;
+    if (redriven + deadLetteredFailureRecords < kinesis.stats.onFailureMessages) return false;
     return kinesis.caughtUpSince(Math.max(since, ...functions.map((f) => f.lastFinishedAt)));
   }
 
