@@ -515,43 +515,26 @@ export async function main(argv: readonly string[]): Promise<number> {
   const pipeline = values["no-pipeline"] ? undefined : await runPipelineOnce(cli);
   const loadAtEnd = loadavg();
 
-  // Each emulator's ceiling: its thread is one core at most, so 1,000 ms of its busy time a second,
-  // divided among the requests the pipeline makes of it per input.
-  const emulatorThreads = [
-    ["dynalite", ["dynamodb"]],
-    ["kinesalite", ["kinesis"]],
-    ["fauxqs (SQS and S3 share it)", ["sqs", "s3"]],
-  ] as const;
-  const costOf = (services: readonly Service[], pick: (o: OperationResult) => number) => {
-    let ms = 0;
-    let covered = 0;
-    let total = 0;
-    if (pipeline)
-      for (const service of services)
-        for (const [operation, n] of Object.entries(pipeline.requests[service] ?? {})) {
-          total += n;
-          // An operation not measured alone costs what the service's measured ones cost on average.
-          const measured = operations.find((o) => o.service === service && o.operation === operation);
-          const alike = operations.filter((o) => o.service === service);
-          const each = measured
-            ? pick(measured)
-            : alike.reduce((a, o) => a + pick(o), 0) / Math.max(1, alike.length);
-          if (measured) covered += n;
-          ms += (each * n) / pipeline.inputs;
-        }
-    return { ms, covered: total === 0 ? 1 : covered / total };
-  };
-  const ceilings = emulatorThreads.map(([name, services]) => {
-    const cost = costOf(services, (o) => o.emulatorPerRequestMs);
-    return { name, msPerInput: cost.ms, covered: cost.covered, inputsPerSecond: 1000 / cost.ms };
-  });
-  const allServices: readonly Service[] = ["dynamodb", "kinesis", "sqs", "s3"];
-  const requestCpu = costOf(allServices, (o) => o.cpuPerRequestMs);
+  // Each emulator's ceiling: its thread is one core at most, and in the pipeline's run it was busy this
+  // long per input. The cores' ceiling: the pipeline's own CPU per input (every thread), on all cores.
   const cores = cpus().length;
-  const cpuCeiling = (cores * 1000) / requestCpu.ms;
+  const emulatorThreads = [
+    ["dynalite (DynamoDB)", "dynamodb"],
+    ["kinesalite (Kinesis)", "kinesis"],
+    ["fauxqs (SQS and S3)", "sqsS3"],
+  ] as const;
+  const ceilings = emulatorThreads.map(([name, key]) => {
+    const msPerInput = pipeline ? (pipeline.emulatorBusyMs[key] ?? Number.NaN) / pipeline.inputs : Number.NaN;
+    return { name, msPerInput, inputsPerSecond: 1000 / msPerInput };
+  });
   const measuredRate = pipeline ? pipeline.accounted / (pipeline.accountedMs / 1000) : Number.NaN;
   const pipelineCpuPerInput = pipeline ? pipeline.cpuMs / pipeline.inputs : Number.NaN;
-  const lowest = [...ceilings.map((c) => c.inputsPerSecond), cpuCeiling].reduce((a, b) => Math.min(a, b));
+  const cpuCeiling = (cores * 1000) / pipelineCpuPerInput;
+  const bounds = [
+    ...ceilings.map((c) => ({ name: `${c.name}'s thread`, rate: c.inputsPerSecond })),
+    { name: `${cores} cores`, rate: cpuCeiling },
+  ];
+  const binding = bounds.reduce((a, b) => (b.rate < a.rate ? b : a));
 
   const generated = `${BEGIN}
 
@@ -591,18 +574,17 @@ ${pipeline.inputs} inputs, ${pipeline.accounted} accounted for in ${fmt(pipeline
 
 ### The ceiling, and the pipeline as a ratio of it
 
-| bound | cost per input | inputs/s at most | the pipeline's ${fmt(measuredRate)} inputs/s as a share of it |
-| ----- | -------------- | ---------------- | ------------------------------------------------------------- |
+| bound | cost per input, in the pipeline's run | inputs/s at most | the pipeline's ${fmt(measuredRate)} inputs/s as a share of it |
+| ----- | ------------------------------------- | ---------------- | ------------------------------------------------------------- |
 ${ceilings
   .map(
     (c) =>
-      `| ${c.name}'s thread (one core at most) | ${fmt(c.msPerInput, 3)} ms of its thread${c.covered < 0.95 ? ` (${fmt(c.covered * 100)}% of its requests measured alone, the rest at their service's mean)` : ""} | ${fmt(c.inputsPerSecond)} | ${fmt((100 * measuredRate) / c.inputsPerSecond, 1)}% |`,
+      `| ${c.name}'s thread (one core at most) | ${fmt(c.msPerInput, 3)} ms of its thread | ${fmt(c.inputsPerSecond)} | ${fmt((100 * measuredRate) / c.inputsPerSecond, 1)}% |`,
   )
   .join("\n")}
-| ${cores} cores, the requests alone (emulators and their SDK clients) | ${fmt(requestCpu.ms, 2)} ms of CPU | ${fmt(cpuCeiling)} | ${fmt((100 * measuredRate) / cpuCeiling, 1)}% |
-| ${cores} cores, the pipeline's own CPU per input | ${fmt(pipelineCpuPerInput, 2)} ms of CPU | ${fmt((cores * 1000) / pipelineCpuPerInput)} | ${fmt((100 * measuredRate * pipelineCpuPerInput) / (cores * 1000), 1)}% |
+| ${cores} cores: the pipeline's CPU per input (every thread: emulators, sandboxes, mappings) | ${fmt(pipelineCpuPerInput, 2)} ms of CPU | ${fmt(cpuCeiling)} | ${fmt((100 * measuredRate) / cpuCeiling, 1)}% |
 
-**The ceiling: ${fmt(lowest)} inputs/s** (the lowest of the emulators' threads and the CPU the requests alone need); the pipeline reached **${fmt((100 * measuredRate) / lowest, 1)}%** of it. The last row is what its own CPU per input allows on ${cores} idle cores: below 100% the pipeline waited, above it the cores were not the pipeline's alone.`
+**The ceiling: ${fmt(binding.rate)} inputs/s, set by ${binding.name}**; the pipeline reached **${fmt((100 * measuredRate) / binding.rate, 1)}%** of it. The emulators' rows say how far each emulator is from being the bound (its thread's busy time in this run, per input); the cores' row is what the pipeline's own CPU per input allows on ${cores} cores that do nothing else. The goal of 1,000 inputs/s needs at most ${fmt((cores * 1000) / 1000, 1)} ms of CPU per input on ${cores} cores.`
     : "The whole pipeline was not run (--no-pipeline)."
 }
 

@@ -106,6 +106,8 @@ export interface RunResult {
   readonly summary: Summary;
   readonly cpuMs: number;
   readonly requests: Record<string, Record<string, number>>;
+  /** How long each emulator's thread was busy during the run, ms (dynamodb, kinesis, sqsS3). */
+  readonly emulatorBusyMs: Record<string, number>;
 }
 
 export async function once(cli: CliOptions): Promise<RunResult> {
@@ -124,6 +126,7 @@ export async function once(cli: CliOptions): Promise<RunResult> {
     const cpu = process.cpuUsage();
     const none: Record<string, Record<string, number>> = {};
     const before: Record<string, Record<string, number>> = (await pipeline.emulatorRequests()) ?? none;
+    const busyBefore: Record<string, number> = (await pipeline.emulatorBusyMs()) ?? {};
     let accountedMs = Number.NaN;
     let inputs = 0;
     let last = { accounted: 0, elapsedMs: 0 };
@@ -150,6 +153,10 @@ export async function once(cli: CliOptions): Promise<RunResult> {
         Object.fromEntries(Object.entries(counts).map(([op, n]) => [op, n - (before[service]?.[op] ?? 0)])),
       ]),
     );
+    const busyAfter: Record<string, number> = (await pipeline.emulatorBusyMs()) ?? {};
+    const emulatorBusyMs = Object.fromEntries(
+      Object.entries(busyAfter).map(([name, ms]) => [name, ms - (busyBefore[name] ?? 0)]),
+    );
     const complete = !Number.isNaN(accountedMs);
     return {
       inputs,
@@ -158,6 +165,7 @@ export async function once(cli: CliOptions): Promise<RunResult> {
       summary,
       cpuMs: (used.user + used.system) / 1000,
       requests,
+      emulatorBusyMs,
     };
   } finally {
     await pipeline.stop();

@@ -340,6 +340,22 @@ export class LocalPipeline {
   }
 
   /**
+   * How long each embedded emulator's thread has been busy since it started, in ms (its event loop's active
+   * time); undefined when the pipeline runs on endpoints it did not start. What bench:ceiling divides by
+   * the inputs: an emulator's thread is one core at most.
+   */
+  async emulatorBusyMs(): Promise<Record<"dynamodb" | "kinesis" | "sqsS3", number> | undefined> {
+    const emulators = this.#emulators;
+    if (!emulators) return undefined;
+    const [dynamodb, kinesis, sqsS3] = await Promise.all([
+      emulators.dynamodb.busyMs(),
+      emulators.kinesis.busyMs(),
+      emulators.sqsS3.busyMs(),
+    ]);
+    return { dynamodb, kinesis, sqsS3 };
+  }
+
+  /**
    * True when nothing is moving through the pipeline: no invocation in flight, no SQS message in a
    * mapping's hands, every failure record sent to the on-failure destination deleted by dlq-redrive's
    * mapping, and every shard polled empty after the later of `since` (the caller's last put) and the end
