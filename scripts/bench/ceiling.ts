@@ -17,7 +17,6 @@
  *   npm run bench:ceiling -- [--seconds S] [--events N] [--no-pipeline] [--no-write]
  */
 import { randomUUID } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import {
@@ -49,7 +48,7 @@ import {
 import { type InvokeResult, KinesisEventSource, SqsEventSource } from "@mcp-pipeline/local-esm";
 import { parseCli } from "@mcp-pipeline/local-pipeline";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { formatPages } from "./lib/write-page.ts";
+import { writeGeneratedPart } from "./lib/write-page.ts";
 import { once as runPipelineOnce } from "./local-pipeline.ts";
 
 const root = join(import.meta.dirname, "../..");
@@ -351,6 +350,36 @@ const noOp = (): Promise<InvokeResult> =>
     requestId: randomUUID(),
   });
 
+/**
+ * A no-op function for a mapping: counts what it is handed and, once it has seen `expected` items, what
+ * the mapping cost (from the counter's creation: the mapping is started right after).
+ */
+function noOpCounter(expected: number) {
+  let items = 0;
+  let invocations = 0;
+  let resolve: () => void = () => {};
+  const all = new Promise<void>((done) => {
+    resolve = done;
+  });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  return {
+    arn: "arn:aws:lambda:eu-west-1:000000000000:function:no-op",
+    invoke: (event: unknown) => {
+      invocations += 1;
+      items += (event as { Records: unknown[] }).Records.length;
+      if (items >= expected) resolve();
+      return noOp();
+    },
+    async result(mapping: string): Promise<MappingResult> {
+      await all;
+      const seconds = (performance.now() - started) / 1000;
+      const used = process.cpuUsage(cpu);
+      return { mapping, items, seconds, cpuPerItemMs: (used.user + used.system) / 1000 / items, invocations };
+    },
+  };
+}
+
 /** The Kinesis and SQS mappings with dev's settings (durations ÷10, npm start's scale), a no-op function. */
 async function mappingsAlone(records: number, messages: number): Promise<MappingResult[]> {
   const settings = await loadSettings(root, "dev");
@@ -372,14 +401,7 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
         }),
       );
     const esm = settings.processor.esm;
-    let delivered = 0;
-    let invocations = 0;
-    let done: () => void = () => {};
-    const all = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    const cpu = process.cpuUsage();
-    const started = performance.now();
+    const kinesisFunction = noOpCounter(records);
     const source = new KinesisEventSource({
       kinesis,
       streamName: "bench",
@@ -388,15 +410,7 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
         region,
         roleArn: "arn:aws:iam::000000000000:role/no-op",
       },
-      function: {
-        arn: "arn:aws:lambda:eu-west-1:000000000000:function:no-op",
-        invoke: (event) => {
-          invocations += 1;
-          delivered += (event as { Records: unknown[] }).Records.length;
-          if (delivered >= records) done();
-          return noOp();
-        },
-      },
+      function: kinesisFunction,
       parameters: {
         batchSize: esm.batch_size,
         batchingWindowMs: scale(esm.maximum_batching_window_in_seconds * 1000),
@@ -410,17 +424,12 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
       pollIntervalMs: scale(1_000),
     });
     source.start();
-    await all;
-    const elapsed = (performance.now() - started) / 1000;
-    const used = process.cpuUsage(cpu);
+    out.push(
+      await kinesisFunction.result(
+        `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
+      ),
+    );
     await source.stop();
-    out.push({
-      mapping: `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
-      items: delivered,
-      seconds: elapsed,
-      cpuPerItemMs: (used.user + used.system) / 1000 / delivered,
-      invocations,
-    });
 
     const tool = settings.tool_worker;
     const queue = await createQueueWhenReady(sqs, {
@@ -434,27 +443,11 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
           Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `{"job":${i + n}}` })),
         }),
       );
-    let received = 0;
-    let sqsInvocations = 0;
-    let sqsDone: () => void = () => {};
-    const allMessages = new Promise<void>((resolve) => {
-      sqsDone = resolve;
-    });
-    const sqsCpu = process.cpuUsage();
-    const sqsStarted = performance.now();
+    const sqsFunction = noOpCounter(messages);
     const sqsSource = new SqsEventSource({
       sqs,
       queueUrl: queue.url,
-      function: {
-        arn: "arn:aws:lambda:eu-west-1:000000000000:function:no-op",
-        timeoutMs: scale(tool.timeout_seconds * 1000),
-        invoke: (event) => {
-          sqsInvocations += 1;
-          received += (event as { Records: unknown[] }).Records.length;
-          if (received >= messages) sqsDone();
-          return noOp();
-        },
-      },
+      function: { ...sqsFunction, timeoutMs: scale(tool.timeout_seconds * 1000) },
       parameters: {
         batchSize: tool.esm.batch_size,
         batchingWindowMs: scale(tool.esm.maximum_batching_window_in_seconds * 1000),
@@ -464,17 +457,12 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
       waitTimeSeconds: 1,
     });
     await sqsSource.start();
-    await allMessages;
-    const sqsElapsed = (performance.now() - sqsStarted) / 1000;
-    const sqsUsed = process.cpuUsage(sqsCpu);
+    out.push(
+      await sqsFunction.result(
+        `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
+      ),
+    );
     await sqsSource.stop();
-    out.push({
-      mapping: `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
-      items: received,
-      seconds: sqsElapsed,
-      cpuPerItemMs: (sqsUsed.user + sqsUsed.system) / 1000 / received,
-      invocations: sqsInvocations,
-    });
     kinesis.destroy();
     sqs.destroy();
     return out;
@@ -592,17 +580,11 @@ ${END}`;
 
   if (values["no-write"]) process.stdout.write(`${generated}\n`);
   else {
-    const current = await readFile(DOC, "utf8").catch(
-      () => `# The local pipeline's ceiling\n\n${BEGIN}\n${END}\n`,
+    await writeGeneratedPart(
+      DOC,
+      { begin: BEGIN, end: END, title: "The local pipeline's ceiling" },
+      generated,
     );
-    const start = current.indexOf(BEGIN);
-    const end = current.indexOf(END);
-    const doc =
-      start === -1 || end === -1
-        ? `${current.trimEnd()}\n\n${generated}\n`
-        : `${current.slice(0, start)}${generated}${current.slice(end + END.length)}`;
-    await writeFile(DOC, doc);
-    await formatPages([DOC]);
     process.stderr.write(`wrote ${DOC}\n`);
   }
   return 0;

@@ -11,8 +11,6 @@
  * Its command line is checked before the build (scripts/build-first.ts), so a bad option is the last thing
  * on the screen.
  */
-import { execFileSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseCommandLine, refuseInOneLine, runIfMain, wholeNumber } from "@mcp-pipeline/cli";
@@ -27,6 +25,7 @@ import {
   stuckWrites,
 } from "@mcp-pipeline/local-pipeline";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { writeGeneratedPart } from "./lib/write-page.ts";
 
 const root = join(import.meta.dirname, "../..");
 const DOC = join(root, "docs/benchmarks/local-pipeline.md");
@@ -253,18 +252,7 @@ export async function main(options: BenchOptions): Promise<number> {
 
   if (!options.write) process.stdout.write(`${generated}\n`);
   else {
-    const current = await readFile(DOC, "utf8").catch(
-      () => `# Local pipeline throughput\n\n${BEGIN}\n${END}\n`,
-    );
-    const start = current.indexOf(BEGIN);
-    const end = current.indexOf(END);
-    const doc =
-      start === -1 || end === -1
-        ? `${current.trimEnd()}\n\n${generated}\n`
-        : `${current.slice(0, start)}${generated}${current.slice(end + END.length)}`;
-    await writeFile(DOC, doc);
-    // The repository's formatter pads the tables, as for every page of docs/.
-    execFileSync(join(root, "node_modules/.bin/biome"), ["format", "--write", DOC], { stdio: "ignore" });
+    await writeGeneratedPart(DOC, { begin: BEGIN, end: END, title: "Local pipeline throughput" }, generated);
     process.stderr.write(`wrote ${DOC}\n`);
   }
   return 0;
