@@ -91,6 +91,17 @@ const PARTS: readonly Part[] = [
     capturesJson: false,
   },
   {
+    name: "ceiling",
+    page: "ceiling.md",
+    what: "each emulator alone, the mappings against a no-op function, the pipeline: the ceiling and the ratio reached",
+    command: "npm run bench:ceiling",
+    script: "scripts/bench/ceiling.ts",
+    args: [],
+    quickArgs: ["--seconds", "1", "--records", "2000", "--events", "500", "--no-write"],
+    needsBuild: true,
+    capturesJson: false,
+  },
+  {
     name: "chaos",
     page: "chaos.md",
     what: "the chaos run: faults, a reshard, an emulator restart; the ledger's invariants",

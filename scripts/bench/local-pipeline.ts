@@ -11,8 +11,6 @@
  * Its command line is checked before the build (scripts/build-first.ts), so a bad option is the last thing
  * on the screen.
  */
-import { execFileSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseCommandLine, refuseInOneLine, runIfMain, wholeNumber } from "@mcp-pipeline/cli";
@@ -27,6 +25,7 @@ import {
   stuckWrites,
 } from "@mcp-pipeline/local-pipeline";
 import { loadSettings } from "@mcp-pipeline/settings";
+import { writeGeneratedPart } from "./lib/write-page.ts";
 
 const root = join(import.meta.dirname, "../..");
 const DOC = join(root, "docs/benchmarks/local-pipeline.md");
@@ -97,7 +96,7 @@ export function parseBenchCli(argv: readonly string[]): BenchOptions {
   };
 }
 
-interface RunResult {
+export interface RunResult {
   readonly inputs: number;
   /** Inputs accounted for: all of them, unless the run timed out. */
   readonly accounted: number;
@@ -106,9 +105,11 @@ interface RunResult {
   readonly summary: Summary;
   readonly cpuMs: number;
   readonly requests: Record<string, Record<string, number>>;
+  /** How long each emulator's thread was busy during the run, ms (dynamodb, kinesis, sqsS3). */
+  readonly emulatorBusyMs: Record<string, number>;
 }
 
-async function once(cli: CliOptions): Promise<RunResult> {
+export async function once(cli: CliOptions): Promise<RunResult> {
   const settings = await loadSettings(root, "dev");
   const pipeline = new LocalPipeline({
     settings,
@@ -124,6 +125,7 @@ async function once(cli: CliOptions): Promise<RunResult> {
     const cpu = process.cpuUsage();
     const none: Record<string, Record<string, number>> = {};
     const before: Record<string, Record<string, number>> = (await pipeline.emulatorRequests()) ?? none;
+    const busyBefore: Record<string, number> = (await pipeline.emulatorBusyMs()) ?? {};
     let accountedMs = Number.NaN;
     let inputs = 0;
     let last = { accounted: 0, elapsedMs: 0 };
@@ -150,6 +152,10 @@ async function once(cli: CliOptions): Promise<RunResult> {
         Object.fromEntries(Object.entries(counts).map(([op, n]) => [op, n - (before[service]?.[op] ?? 0)])),
       ]),
     );
+    const busyAfter: Record<string, number> = (await pipeline.emulatorBusyMs()) ?? {};
+    const emulatorBusyMs = Object.fromEntries(
+      Object.entries(busyAfter).map(([name, ms]) => [name, ms - (busyBefore[name] ?? 0)]),
+    );
     const complete = !Number.isNaN(accountedMs);
     return {
       inputs,
@@ -158,6 +164,7 @@ async function once(cli: CliOptions): Promise<RunResult> {
       summary,
       cpuMs: (used.user + used.system) / 1000,
       requests,
+      emulatorBusyMs,
     };
   } finally {
     await pipeline.stop();
@@ -245,18 +252,7 @@ export async function main(options: BenchOptions): Promise<number> {
 
   if (!options.write) process.stdout.write(`${generated}\n`);
   else {
-    const current = await readFile(DOC, "utf8").catch(
-      () => `# Local pipeline throughput\n\n${BEGIN}\n${END}\n`,
-    );
-    const start = current.indexOf(BEGIN);
-    const end = current.indexOf(END);
-    const doc =
-      start === -1 || end === -1
-        ? `${current.trimEnd()}\n\n${generated}\n`
-        : `${current.slice(0, start)}${generated}${current.slice(end + END.length)}`;
-    await writeFile(DOC, doc);
-    // The repository's formatter pads the tables, as for every page of docs/.
-    execFileSync(join(root, "node_modules/.bin/biome"), ["format", "--write", DOC], { stdio: "ignore" });
+    await writeGeneratedPart(DOC, { begin: BEGIN, end: END, title: "Local pipeline throughput" }, generated);
     process.stderr.write(`wrote ${DOC}\n`);
   }
   return 0;

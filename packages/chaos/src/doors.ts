@@ -3,13 +3,14 @@
  * (and nothing of the ledger's) reaches them. They inject the plan's faults while faults are on, and they
  * see each write the emulator accepted: the effects the ledger counts, where they happen.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer } from "node:http";
 import {
   AwsJsonContentType,
+  answerWith,
+  exchange,
   listenOnLoopback,
   type RunningEmulator,
   readBody,
-  relay,
   startAwsJsonProxy,
 } from "@mcp-pipeline/emulators";
 import type { FaultPlan } from "./plan.js";
@@ -131,8 +132,7 @@ export async function startDynamoDbDoor(
         message: "Internal server error (injected by npm run chaos)",
       });
     }
-    const upstreamAnswer = await call.forward();
-    const text = await upstreamAnswer.text();
+    const upstreamAnswer = await call.exchange();
     if (upstreamAnswer.status === 200) {
       const body = call.body.toString("utf8");
       const writes = callWritesOf(call.target, body, options.toolCallsTable);
@@ -155,7 +155,7 @@ export async function startDynamoDbDoor(
         }
       }
     }
-    call.answer(upstreamAnswer.status, text);
+    answerWith(call.response, upstreamAnswer);
   });
 }
 
@@ -164,19 +164,6 @@ function bucketAndKey(url: string): { bucket: string; key: string } {
   const path = decodeURIComponent((url.split("?")[0] ?? "").slice(1));
   const slash = path.indexOf("/");
   return slash < 0 ? { bucket: path, key: "" } : { bucket: path.slice(0, slash), key: path.slice(slash + 1) };
-}
-
-/** Like the emulators' `forward`, which serves POST-only JSON protocols: GET and HEAD carry no body. */
-function forwardRest(upstream: string, request: IncomingMessage, body: Buffer): Promise<Response> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers))
-    if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-  const method = request.method ?? "GET";
-  return fetch(`${upstream}${request.url ?? "/"}`, {
-    method,
-    headers,
-    ...(method === "GET" || method === "HEAD" ? {} : { body: new Uint8Array(body) }),
-  });
 }
 
 /** The `data` (the record's bytes, base64) of a quarantine object's body, if it is one. */
@@ -212,7 +199,7 @@ export function startS3Door(
         );
         return;
       }
-      const answer = await forwardRest(upstream, request, body);
+      const answer = await exchange(upstream, request, body);
       if (answer.status === 200 && request.method === "PUT") {
         const { bucket, key } = bucketAndKey(request.url ?? "/");
         // A quarantine object (a replay's mark, PutObjectTagging, puts no record: it has no `data`).
@@ -224,7 +211,7 @@ export function startS3Door(
             data,
           });
       }
-      await relay(response, answer);
+      answerWith(response, answer);
     } catch (error) {
       if (!response.headersSent) {
         response.writeHead(500, { "content-type": "application/xml" });

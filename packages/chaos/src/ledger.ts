@@ -354,6 +354,11 @@ export class Ledger {
       }
   }
 
+  /** Failure records found in the failure queue's DLQ: dlq-redrive's mapping will never delete them. */
+  get deadLetteredFailureRecords(): number {
+    return this.#deadRangeIds.size;
+  }
+
   /** A failure record found in the failure queue's DLQ (SQS moved it there after maxReceiveCount, §2.3). */
   failureRecordDeadLettered(id: string, range: FailureRange): void {
     this.failureRange(id, range);

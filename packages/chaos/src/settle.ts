@@ -66,9 +66,12 @@ async function queuedMessages(harness: Harness): Promise<number> {
   return total;
 }
 
-/** Whether nothing can move: the pipeline drained since `since` and the source queues empty. */
-export async function idle(harness: Harness, since: number): Promise<boolean> {
-  if (!harness.pipeline.drained(since)) return false;
+/**
+ * Whether nothing can move: the pipeline drained since `since` (the failure records SQS dead-lettered, which
+ * dlq-redrive's mapping never deletes, counted as done with) and the source queues empty.
+ */
+export async function idle(harness: Harness, since: number, ledger: Ledger): Promise<boolean> {
+  if (!harness.pipeline.drained(since, ledger.deadLetteredFailureRecords)) return false;
   return (await queuedMessages(harness).catch(() => 1)) === 0;
 }
 
@@ -94,7 +97,7 @@ export async function settle(
         `${status()}; ${clock.activity()}; nothing moved for ${(clock.quietMs() / 1000).toFixed(0)} s`,
       );
     if (!clock.moving()) return Settled.OutOfTime;
-    const now = await idle(harness, since);
+    const now = await idle(harness, since, ledger);
     // Twice in a row, a poll apart: a hand-over between two pollers is not taken for the end.
     if (now && idleBefore) return done() ? Settled.Done : Settled.Idle;
     idleBefore = now;

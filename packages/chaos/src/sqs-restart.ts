@@ -12,7 +12,13 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { forward, listenOnLoopback, type RunningEmulator, readBody, relay } from "@mcp-pipeline/emulators";
+import {
+  answerWith,
+  exchange,
+  listenOnLoopback,
+  type RunningEmulator,
+  readBody,
+} from "@mcp-pipeline/emulators";
 import { sleep } from "@mcp-pipeline/retry";
 
 export interface RestartableSqs extends RunningEmulator {
@@ -66,7 +72,7 @@ export async function startRestartableSqs(): Promise<RestartableSqs> {
     }
     try {
       // Queue URLs name the queue by path, so they stay valid on the restarted server's new port.
-      await relay(response, await forward(upstream.address, request, body));
+      answerWith(response, await exchange(upstream.address, request, body));
     } catch {
       refused += 1;
       request.socket.destroy();

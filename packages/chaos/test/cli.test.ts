@@ -18,7 +18,7 @@ describe("npm run chaos: the command line", () => {
     expect(options.chaos.rates).toEqual(DEFAULT_RATES);
     expect(options).toMatchObject({
       env: "dev",
-      timeScale: 20,
+      timeScale: 10,
       timeoutMs: 600_000,
       stallTimeoutMs: 300_000,
       json: false,

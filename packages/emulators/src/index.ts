@@ -22,8 +22,10 @@ export { MotoStartError, motoServerPath, type RunningMoto, startMoto } from "./m
 export {
   type AwsJsonCall,
   AwsJsonContentType,
+  answerWith,
   behindProxy,
   callAwsJson,
+  exchange,
   forward,
   type InjectedFault,
   type ProxiedCall,
@@ -32,6 +34,7 @@ export {
   relay,
   startAwsJsonProxy,
   startFaultProxy,
+  type UpstreamAnswer,
 } from "./proxy.js";
 export {
   createBucketWhenReady,
@@ -132,6 +135,8 @@ export type RequestCounts = Readonly<Record<string, number>>;
 /** An emulator in its own thread, which counts the requests it answers. */
 export interface EmulatorThread extends RunningEmulator {
   requests(): Promise<RequestCounts>;
+  /** How long the emulator's thread has been busy (its event loop not idle) since it started, in ms. */
+  busyMs(): Promise<number>;
 }
 
 /** Starts one emulator in its own worker thread; stopping it closes the server, then the thread. */
@@ -163,6 +168,11 @@ export function startEmulatorThread(
           const counts = answer<RequestCounts>("requests");
           worker.postMessage("requests");
           return counts;
+        },
+        busyMs: () => {
+          const busy = answer<number>("busy");
+          worker.postMessage("busy");
+          return busy;
         },
         stop: () =>
           new Promise<void>((done) => {

@@ -2,6 +2,7 @@ import {
   Agent,
   createServer,
   request as httpRequest,
+  type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
   type ServerResponse,
@@ -54,6 +55,73 @@ const upstreamAgent = new Agent({ keepAlive: true });
 /** Hop-by-hop headers: they describe one connection, not the message, and are not passed on. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "host", "content-length"]);
 
+/** An upstream's whole answer, read as bytes: nothing decoded, nothing re-encoded. */
+export interface UpstreamAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** The request's own headers, less the hop-by-hop ones, with the length of the body sent on. */
+function headersToForward(request: IncomingMessage, body: Uint8Array): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = { "content-length": body.byteLength };
+  for (const [name, value] of Object.entries(request.headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  return headers;
+}
+
+/**
+ * Sends a proxied request on to `upstream` (its method, path and headers, with `body`) over a kept-alive
+ * connection and reads the whole answer. What `forward` does, without fetch: a proxy that every request of
+ * a run crosses (the chaos run's doors, its restartable SQS) spent more CPU in fetch's decoding and web
+ * streams than the emulators spent answering (docs/benchmarks/ceiling.md). GET and HEAD send no body.
+ */
+export function exchange(
+  upstream: string,
+  request: IncomingMessage,
+  body: Uint8Array,
+): Promise<UpstreamAnswer> {
+  const url = new URL(request.url ?? "/", upstream);
+  const method = request.method ?? "POST";
+  const bodyless = method === "GET" || method === "HEAD";
+  const headers = headersToForward(request, bodyless ? new Uint8Array(0) : body);
+  if (bodyless) delete headers["content-length"];
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method,
+        headers,
+        agent: upstreamAgent,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (c: Buffer) => chunks.push(c));
+        answer.once("end", () =>
+          resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) }),
+        );
+        answer.once("error", reject);
+      },
+    );
+    outgoing.once("error", reject);
+    outgoing.end(bodyless ? undefined : body);
+  });
+}
+
+/** Writes an upstream's answer read by `exchange` back to the proxied client, byte for byte. */
+export function answerWith(response: ServerResponse, answer: UpstreamAnswer): void {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(answer.headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  // A HEAD answer's length is the object's, not its (empty) body's.
+  const length = response.req?.method === "HEAD" ? answer.headers["content-length"] : answer.body.byteLength;
+  if (length !== undefined) headers["content-length"] = length;
+  response.writeHead(answer.status, headers);
+  response.end(answer.body);
+}
+
 /**
  * Forwards a proxied request as received and streams the upstream's answer back byte for byte (status,
  * headers, body; an encoded body stays encoded). Unlike `forward` + `relay` it decodes nothing and
@@ -68,9 +136,7 @@ export function passThrough(
   response: ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? "/", upstream);
-  const headers: OutgoingHttpHeaders = { "content-length": body.byteLength };
-  for (const [name, value] of Object.entries(request.headers))
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  const headers = headersToForward(request, body);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       {
@@ -131,6 +197,8 @@ export interface ProxiedCall {
   readonly target: string;
   /** Sends the request to the upstream, with `body` in place of the one received. */
   forward(body?: Uint8Array): Promise<Response>;
+  /** Like `forward`, over a kept-alive connection and without fetch: the answer's bytes as they came. */
+  exchange(body?: Uint8Array): Promise<UpstreamAnswer>;
   /** Forwards the request as received and streams the upstream's answer back untouched (passThrough). */
   pass(): Promise<void>;
   /** Answers with `text` (an upstream's body already read, or JSON) in the protocol's content type. */
@@ -162,6 +230,7 @@ export function startAwsJsonProxy(
         body,
         target: String(request.headers["x-amz-target"] ?? ""),
         forward: (replacement = body) => forward(upstream, request, replacement),
+        exchange: (replacement = body) => exchange(upstream, request, replacement),
         pass: () => passThrough(upstream, request, body, response),
         answer,
         answerJson: (status, value) => answer(status, JSON.stringify(value)),

@@ -2,8 +2,10 @@ import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AwsJsonContentType,
+  answerWith,
   behindProxy,
   callAwsJson,
+  exchange,
   listenOnLoopback,
   type RunningEmulator,
   startAwsJsonProxy,
@@ -65,6 +67,24 @@ describe("startAwsJsonProxy", () => {
       expect(response.headers.get("content-type")).toBe("application/x-amz-json-1.1");
       expect(await response.json()).toEqual({
         target: "Kinesis_20131202.GetRecords",
+        body: '{"replaced":true}',
+      });
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it("exchanges a replaced body and answers with the upstream's bytes, status and headers", async () => {
+    const proxy = await startAwsJsonProxy(upstream.endpoint, AwsJsonContentType.V1_0, async (call) => {
+      const answer = await call.exchange(Buffer.from('{"replaced":true}'));
+      answerWith(call.response, { ...answer, status: 201 });
+    });
+    try {
+      const response = await post(proxy.endpoint, "DynamoDB_20120810.PutItem", "{}");
+      expect(response.status).toBe(201);
+      expect(response.headers.get("x-upstream")).toBe("yes");
+      expect(await response.json()).toEqual({
+        target: "DynamoDB_20120810.PutItem",
         body: '{"replaced":true}',
       });
     } finally {
@@ -136,5 +156,30 @@ describe("behindProxy", () => {
       "no port free",
     );
     expect(state.stopped).toBe(1);
+  });
+});
+
+describe("exchange", () => {
+  it("sends a HEAD without a body and keeps the length the upstream gave for it", async () => {
+    const object = await listenOnLoopback(
+      createServer((request, response) => {
+        response.writeHead(200, { "content-length": "1234", "x-method": request.method ?? "" });
+        response.end();
+      }),
+    );
+    const proxy = await listenOnLoopback(
+      createServer(async (request, response) => {
+        answerWith(response, await exchange(object.endpoint, request, Buffer.alloc(0)));
+      }),
+    );
+    try {
+      const response = await fetch(`${proxy.endpoint}/bucket/key`, { method: "HEAD" });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-method")).toBe("HEAD");
+      expect(response.headers.get("content-length")).toBe("1234");
+    } finally {
+      await proxy.stop();
+      await object.stop();
+    }
   });
 });

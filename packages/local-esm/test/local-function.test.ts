@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +10,10 @@ afterEach(async () => {
   await Promise.all(functions.splice(0).map((f) => f.stop()));
 });
 
-function make(codeFile: string, options: { timeoutMs?: number; handlerExport?: string } = {}) {
+function make(
+  codeFile: string,
+  options: { timeoutMs?: number; handlerExport?: string; compileCacheDir?: string } = {},
+) {
   const fn = new LocalFunction(
     {
       name: "f",
@@ -19,6 +22,7 @@ function make(codeFile: string, options: { timeoutMs?: number; handlerExport?: s
       memoryMb: 128,
       environment: {},
       ...(options.handlerExport ? { handlerExport: options.handlerExport } : {}),
+      ...(options.compileCacheDir ? { compileCacheDir: options.compileCacheDir } : {}),
     },
     {},
     () => {},
@@ -29,6 +33,17 @@ function make(codeFile: string, options: { timeoutMs?: number; handlerExport?: s
 const event = (payload: object) => ({ Records: [{ messageId: "m1", body: JSON.stringify(payload) }] });
 
 describe("Lambda-like invocation (local sandboxes)", () => {
+  it("with a compile cache, the sandboxes keep the code they compiled there, and still run the handler", async () => {
+    const cache = await mkdtemp(join(tmpdir(), "compile-cache-"));
+    try {
+      const fn = make(SCRIPTED_HANDLER, { compileCacheDir: cache });
+      expect(await fn.invoke(event({ id: "a" }))).toMatchObject({ kind: "ok" });
+      expect((await readdir(cache)).length).toBeGreaterThan(0);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+
   it("code that cannot load fails every invocation with Runtime.ImportModuleError", async () => {
     const fn = make(join(import.meta.dirname, "fixtures", "missing.mjs"));
     expect(await fn.invoke(event({ id: "a" }))).toMatchObject({

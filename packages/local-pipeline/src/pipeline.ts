@@ -238,6 +238,8 @@ export class LocalPipeline {
             region: this.region,
             logging: FUNCTION_LOGGING,
             tracing: FUNCTION_TRACING_ACTIVE,
+            // Shared by the function's sandboxes, removed with the unpacked code at stop.
+            compileCacheDir: join(codeDir, ".compile-cache", name),
           },
           baseEnv,
           sink,
@@ -338,21 +340,42 @@ export class LocalPipeline {
   }
 
   /**
+   * How long each embedded emulator's thread has been busy since it started, in ms (its event loop's active
+   * time); undefined when the pipeline runs on endpoints it did not start. What bench:ceiling divides by
+   * the inputs: an emulator's thread is one core at most.
+   */
+  async emulatorBusyMs(): Promise<Record<"dynamodb" | "kinesis" | "sqsS3", number> | undefined> {
+    const emulators = this.#emulators;
+    if (!emulators) return undefined;
+    const [dynamodb, kinesis, sqsS3] = await Promise.all([
+      emulators.dynamodb.busyMs(),
+      emulators.kinesis.busyMs(),
+      emulators.sqsS3.busyMs(),
+    ]);
+    return { dynamodb, kinesis, sqsS3 };
+  }
+
+  /**
    * True when nothing is moving through the pipeline: no invocation in flight, no SQS message in a
    * mapping's hands, every failure record sent to the on-failure destination deleted by dlq-redrive's
    * mapping, and every shard polled empty after the later of `since` (the caller's last put) and the end
    * of the last invocation, so what any function put into the stream has been read and its batch is done.
    * What a caller waits on instead of a quiet period: a hand-off in progress (a record in the stream
    * not yet polled, a failure record not yet received) keeps it false.
+   *
+   * `deadLetteredFailureRecords`: failure records the caller took out of the failure queue's DLQ. SQS
+   * moves a failure record there after dlq-redrive failed it maxReceiveCount times (§2.3), and the
+   * mapping never deletes it: without this count, one such record kept the pipeline from ever being
+   * drained, and a chaos run waited for its stall timeout with every input accounted for.
    */
-  drained(since: number): boolean {
+  drained(since: number, deadLetteredFailureRecords = 0): boolean {
     const kinesis = this.kinesisEsm;
     if (!kinesis) return false;
     const functions = [...this.functions.values()];
     if (functions.some((f) => f.inFlight > 0)) return false;
     if ([...this.sqsEsms.values()].some((s) => s.inHand > 0)) return false;
     const redriven = this.sqsEsms.get("dlq-redrive")?.stats.deletedMessages ?? 0;
-    if (redriven < kinesis.stats.onFailureMessages) return false;
+    if (redriven + deadLetteredFailureRecords < kinesis.stats.onFailureMessages) return false;
     return kinesis.caughtUpSince(Math.max(since, ...functions.map((f) => f.lastFinishedAt)));
   }
 

@@ -186,6 +186,24 @@ const DESTINATION_RETRY_SPAN_MS = 60_000;
 const REQUEST_BOUND_MS = 30_000;
 
 /** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
+/**
+ * Records asked for per GetRecords (§9.1 item 2): enough for a batch in every lane twice over, at least
+ * 1,000, at most the 10,000 Kinesis allows. AWS does not say how many its pollers ask for [ours]. Asking
+ * for 10,000 whatever the batch size made each read of a long backlog a large answer (several MB that the
+ * emulator builds and the poller parses in one piece) of which one round of batches used 200 records and
+ * the rest waited in the buffer, walked again by every round; on a busy machine such a read outlasted the
+ * request bound and was abandoned and asked again (docs/benchmarks/ceiling.md).
+ */
+export function getRecordsLimit(parameters: {
+  readonly batchSize: number;
+  readonly parallelizationFactor: number;
+}): number {
+  return Math.min(
+    10_000,
+    Math.max(1_000, 2 * parameters.batchSize * Math.max(1, parameters.parallelizationFactor)),
+  );
+}
+
 function laneOf(partitionKey: string, lanes: number): number {
   let hash = 0;
   for (let i = 0; i < partitionKey.length; i++)
@@ -396,6 +414,7 @@ export class KinesisEventSource {
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
     const { parameters } = this.#options;
     const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
+    const readLimit = getRecordsLimit(parameters);
     let iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
     this.#opened.add(shardId);
@@ -414,7 +433,7 @@ export class KinesisEventSource {
         try {
           const current = iterator;
           page = await this.#send("GetRecords", shardId, (abortSignal) =>
-            this.#options.kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: 10_000 }), {
+            this.#options.kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: readLimit }), {
               abortSignal,
             }),
           );
