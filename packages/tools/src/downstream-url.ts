@@ -139,7 +139,7 @@ const URI_DECODE = (text: string): string | undefined => {
 
 /**
  * Whether a segment is `.` or `..` to some server: percent-encoded dots decoded, and path parameters
- * (`;` and what follows, RFC 3986 §3.3) dropped, as Tomcat and Jetty do before they normalise the path.
+ * (`;` and what follows, RFC 3986 section 3.3) dropped, as Tomcat and Jetty do before they normalise the path.
  */
 function isDotSegment(segment: string): boolean {
   const bare = segment.replace(ENCODED_DOT, ".").replace(ENCODED_SEMICOLON, ";").split(";")[0];
