@@ -9,10 +9,10 @@
  */
 import { listGivenUp } from "@mcp-pipeline/local-pipeline";
 import type { ReplaySummary, replayQuarantine } from "@mcp-pipeline/recovery";
-import { sleep } from "@mcp-pipeline/retry";
 import { failureRangeOf } from "./failure-range.js";
 import type { Harness } from "./harness.js";
 import { type Ledger, Phase } from "./ledger.js";
+import { runAgainWhileRefused } from "./operator-retry.js";
 import { sendInTens, sendJobs } from "./produce.js";
 import { type RunClock, Settled, settle } from "./settle.js";
 
@@ -56,11 +56,19 @@ async function redriveFailureRecords(
   return records.length;
 }
 
-/** The replay, run again after a failure (its marks make it resume): a few tries, then the failure is the run's. */
-async function replayGivenUp(harness: Harness, ledger: Ledger, replay: Replay): Promise<number> {
+/**
+ * The replay, run again while S3 refuses it for the moment (its marks make it resume), as long as the run
+ * is moving; 0 when the run ran out of time meanwhile (the next wait says so).
+ */
+async function replayGivenUp(
+  harness: Harness,
+  ledger: Ledger,
+  replay: Replay,
+  clock: RunClock,
+): Promise<number> {
   const { pipeline } = harness;
-  for (let attempt = 1; ; attempt++) {
-    try {
+  const replayed = await runAgainWhileRefused(
+    async () => {
       const givenUp = await listGivenUp(harness.s3ThroughDoor, pipeline.names.quarantineBucket);
       if (givenUp.length === 0) return 0;
       const summary: ReplaySummary = await replay(
@@ -75,11 +83,14 @@ async function replayGivenUp(harness: Harness, ledger: Ledger, replay: Replay): 
         },
       );
       return summary.replayed;
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      await sleep(500);
-    }
-  }
+    },
+    {
+      moving: clock.moving,
+      onRetry: (error, attempt) =>
+        clock.say(`replay refused for the moment (${(error as Error).name}), running it again (${attempt})`),
+    },
+  );
+  return replayed ?? 0;
 }
 
 /** Valid jobs dead-lettered more often than they were sent back: to their queue again. */
@@ -148,7 +159,7 @@ export async function recover(
       );
     }
     if (settled === Settled.OutOfTime) break;
-    const replayed = await replayGivenUp(harness, ledger, replay);
+    const replayed = await replayGivenUp(harness, ledger, replay, clock);
     const jobs = await redriveJobs(harness, ledger, sentBack);
     replayedRecords += replayed;
     redrivenJobs += jobs;
