@@ -16,8 +16,15 @@ export function refusedForTheMoment(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     if (status !== undefined && (status >= 500 || status === 429)) return true;
-    if (/^(SlowDown|Throttling|ThrottlingException|TooManyRequestsException|RequestTimeout)$/.test(e.name))
+    if (
+      /^(SlowDown|Throttling|ThrottlingException|TooManyRequestsException|RequestTimeout|ProvisionedThroughputExceededException)$/.test(
+        e.name,
+      )
+    )
       return true;
+    // A connection that broke or was refused (no answer at all): the SDK's own retries were spent.
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)$/.test(code)) return true;
   }
   return false;
 }

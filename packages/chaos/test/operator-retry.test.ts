@@ -32,6 +32,10 @@ describe("the operator's command, run again while the service refuses it for the
     const wrapped = new Error("3 records were not put back (SlowDown)", { cause: s3Error("SlowDown", 503) });
     expect(refusedForTheMoment(wrapped)).toBe(true);
     expect(refusedForTheMoment(s3Error("InternalError", 500))).toBe(true);
+    expect(refusedForTheMoment(s3Error("ProvisionedThroughputExceededException", 400))).toBe(true);
+    expect(refusedForTheMoment(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))).toBe(
+      true,
+    );
     expect(refusedForTheMoment(s3Error("AccessDenied", 403))).toBe(false);
     expect(refusedForTheMoment(new TypeError("x is undefined"))).toBe(false);
   });
