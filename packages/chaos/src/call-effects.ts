@@ -69,7 +69,8 @@ export class CallEffects {
   /**
    * Writes that do not extend the write before them: each accepted write must keep every event id the
    * previous one had (but those cut at the front beyond 32), add each new one once, and raise the version
-   * by the number it added (one per event that changed the item). A write over state it did not read (a
+   * by the number it added (one per event that changed the item), or by one for a new claim registered
+   * over a `started` the item already had. A write over state it did not read (a
    * lost update) drops ids; an event applied twice repeats one.
    */
   regressions(limit = Number.POSITIVE_INFINITY): { count: number; examples: WriteRegression[] } {
@@ -99,7 +100,11 @@ function regression(previous: CallWrite | undefined, write: CallWrite): string |
   if (expected.join("\n") !== write.eventIds.join("\n"))
     return `dropped ${before.filter((id) => !write.eventIds.includes(id) && expected.includes(id)).join(", ") || "events"} that version ${previous?.version ?? 0} had`;
   const raise = write.version - (previous?.version ?? 0);
-  if (raise !== added.length)
+  // A worker's claim registered on the item bumps the version even when its `started` is folded already
+  // (the same attempt delivered twice): the bump is what fences a late outcome write of the claim before
+  // it (docs/idempotency.md "Fencing outcomes by the claim"). One version for a new claim, no more.
+  const registered = write.claimToken !== undefined && write.claimToken !== previous?.claimToken ? 1 : 0;
+  if (raise !== added.length && !(added.length === 0 && raise === registered))
     return `version ${previous?.version ?? 0} -> ${write.version} for ${added.length} new events`;
   return undefined;
 }

@@ -27,6 +27,8 @@ export interface CallWrite {
   readonly eventIds: readonly string[];
   readonly status: string;
   readonly statusEventId: string;
+  /** The token of the worker's claim registered on the item, if any (docs/idempotency.md "Fencing outcomes by the claim"). */
+  readonly claimToken?: string;
 }
 
 /** A write an emulator accepted that the ledger counts: a tool-call item, or a quarantined record. */
@@ -92,6 +94,7 @@ function callWriteOf(item: Item): CallWrite | undefined {
     eventIds: (item.recentEventIds?.L ?? []).flatMap((v) => (v.S ? [v.S] : [])),
     status: item.status?.S ?? "",
     statusEventId: item.statusEvent?.M?.eventId?.S ?? "",
+    ...(item.claim?.M?.token?.S ? { claimToken: item.claim.M.token.S } : {}),
   };
 }
 

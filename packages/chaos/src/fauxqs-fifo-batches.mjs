@@ -2,7 +2,8 @@
 // that comes back (its visibility ended, or was set to 0) keeps its place in its group (docs/aws-semantics.md
 // §3). fauxqs 2.4.1 answers one message per group per receive (docs/emulator-fidelity.md), so a worker that
 // ran a batch's messages of a group out of order could never be seen doing it here; and it puts a returning
-// message at the front of its group, which reverses two that return together. This patch, for the chaos
+// message at the front of its group, which reverses two that return together (made visible, or their
+// visibility ended: a batch whose invocation failed as a whole). This patch, for the chaos
 // run's SQS host only, makes a receive take the next messages of the groups it takes, and keeps each group
 // in sequence-number order, so the FIFO order check judges the worker, not the emulator.
 const { SqsQueue } = await import(new URL("./sqs/sqsStore.js", import.meta.resolve("fauxqs")).href);
@@ -31,9 +32,19 @@ export function patchFauxqsFifoBatches() {
     );
   if (original.patchedForBatches) return;
   const dequeueFifo = function dequeueFifo(maxCount, ...rest) {
+    // fauxqs's receive first puts back the messages whose visibility ended, each at its group's front:
+    // a batch that failed as a whole comes back reversed. So they are put back here, then every group
+    // sorted, and no pass below puts any back after the sort.
+    this.processTimers();
     for (const messages of this.fifoMessages.values()) messages.sort(bySequence);
     const count = Math.min(maxCount, 10);
-    const result = original.call(this, count, ...rest);
+    this.processTimers = () => {};
+    let result;
+    try {
+      result = original.call(this, count, ...rest);
+    } finally {
+      delete this.processTimers;
+    }
     // fauxqs takes one message of a group and locks the group. Each further pass shows fauxqs only the
     // groups this answer took, unlocked, so that it takes their next messages; the locks then count them.
     while (result.length < count) {
@@ -47,7 +58,7 @@ export function patchFauxqsFifoBatches() {
       const all = this.fifoMessages;
       this.fifoMessages = new Map([...groups.keys()].map((group) => [group, all.get(group)]));
       for (const group of groups.keys()) this.fifoLockedGroups.delete(group);
-      // Expired visibilities were returned by the first pass: none may land in the narrowed view.
+      // Expired visibilities were put back before the first pass: none may land in the narrowed view.
       this.processTimers = () => {};
       let more = [];
       try {

@@ -59,6 +59,9 @@ export interface Harness {
 
 const credentials = { accessKeyId: "local", secretAccessKey: "local" };
 
+/** SDK attempts per request of the operator's commands (the replay): see s3ThroughDoor. */
+const OPERATOR_S3_ATTEMPTS = 8;
+
 /** Call ids of the scenario's shapes (`call-…`, `job-…`, `fifo-…`, with the seed and an index). */
 export function callIdsIn(text: string): string[] {
   return [...new Set(text.match(/\b(?:call|job|fifo)-\d+-\d+\b/g) ?? [])];
@@ -183,7 +186,14 @@ export async function startHarness(
       // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
       kinesis: kinesisClient({ endpoint: kinesalite.endpoint, region, credentials }),
     };
-    const s3ThroughDoor = s3Client({ endpoint: s3Door.endpoint, region, credentials }, {});
+    // The operator's client. The door refuses one S3 request in ten; with the SDK's default three attempts
+    // one request in a thousand still fails, and a replay lists the whole quarantine (two requests an
+    // object), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
+    // the faults still hit the replay, and the SDK's backoff meets them, as an operator's bulk command should.
+    const s3ThroughDoor = s3Client(
+      { endpoint: s3Door.endpoint, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
+      {},
+    );
     return {
       pipeline: started,
       witness,

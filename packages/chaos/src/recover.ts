@@ -8,11 +8,11 @@
  * again) is quarantined again and replayed by the next round; so is a job dead-lettered again.
  */
 import { listGivenUp } from "@mcp-pipeline/local-pipeline";
-import type { replayQuarantine } from "@mcp-pipeline/recovery";
-import { sleep } from "@mcp-pipeline/retry";
+import type { ReplaySummary, replayQuarantine } from "@mcp-pipeline/recovery";
 import { failureRangeOf } from "./failure-range.js";
 import type { Harness } from "./harness.js";
 import { type Ledger, Phase } from "./ledger.js";
+import { runAgainWhileRefused } from "./operator-retry.js";
 import { sendInTens, sendJobs } from "./produce.js";
 import { type RunClock, Settled, settle } from "./settle.js";
 
@@ -57,36 +57,40 @@ async function redriveFailureRecords(
 }
 
 /**
- * The replay, run again after a failure (its marks make it resume), as an operator runs it again: for as
- * long as each run puts records back, and a few runs more that put none; then the failure is the run's.
- * Through the S3 door's faults, a replay of thousands of quarantined records meets a request that fails
- * all its SDK attempts every few hundred records: a fixed five runs ended 10,000-event runs in the
- * replay, with the replay still moving (docs/benchmarks/ceiling.md).
+ * The replay, run again while S3 refuses it for the moment (its marks make it resume), as long as the run
+ * is moving; 0 when the run ran out of time meanwhile (the next wait says so).
  */
-async function replayGivenUp(harness: Harness, ledger: Ledger, replay: Replay): Promise<number> {
+async function replayGivenUp(
+  harness: Harness,
+  ledger: Ledger,
+  replay: Replay,
+  clock: RunClock,
+): Promise<number> {
   const { pipeline } = harness;
-  let written = 0;
-  let writtenBefore = 0;
-  for (let fruitless = 0; ; ) {
-    try {
+  const replayed = await runAgainWhileRefused(
+    async () => {
       const givenUp = await listGivenUp(harness.s3ThroughDoor, pipeline.names.quarantineBucket);
-      if (givenUp.length === 0) return written;
-      await replay(harness.s3ThroughDoor, harness.direct.kinesis, pipeline.names.quarantineBucket, givenUp, {
-        streamName: pipeline.names.stream,
-        ratePerSecond: 1_000,
-        onWritten: (sequenceNumber) => {
-          written += 1;
-          ledger.replayWritten(sequenceNumber);
+      if (givenUp.length === 0) return 0;
+      const summary: ReplaySummary = await replay(
+        harness.s3ThroughDoor,
+        harness.direct.kinesis,
+        pipeline.names.quarantineBucket,
+        givenUp,
+        {
+          streamName: pipeline.names.stream,
+          ratePerSecond: 1_000,
+          onWritten: (sequenceNumber) => ledger.replayWritten(sequenceNumber),
         },
-      });
-      return written;
-    } catch (error) {
-      fruitless = written > writtenBefore ? 0 : fruitless + 1;
-      writtenBefore = written;
-      if (fruitless >= 5) throw error;
-      await sleep(500);
-    }
-  }
+      );
+      return summary.replayed;
+    },
+    {
+      moving: clock.moving,
+      onRetry: (error, attempt) =>
+        clock.say(`replay refused for the moment (${(error as Error).name}), running it again (${attempt})`),
+    },
+  );
+  return replayed ?? 0;
 }
 
 /** Valid jobs dead-lettered more often than they were sent back: to their queue again. */
@@ -155,7 +159,7 @@ export async function recover(
       );
     }
     if (settled === Settled.OutOfTime) break;
-    const replayed = await replayGivenUp(harness, ledger, replay);
+    const replayed = await replayGivenUp(harness, ledger, replay, clock);
     const jobs = await redriveJobs(harness, ledger, sentBack);
     replayedRecords += replayed;
     redrivenJobs += jobs;

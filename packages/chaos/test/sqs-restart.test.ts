@@ -162,4 +162,42 @@ describe("the chaos run's restartable SQS (fauxqs persisting to SQLite)", () => 
     await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: a[2]?.ReceiptHandle }));
     expect((await receive()).map((m) => m.Body)).toEqual(["a1", "a2"]);
   });
+
+  it("keeps a FIFO group's order when its messages' visibility ends together, as after a failed invocation (§2.3, §3)", async () => {
+    // Prepare: one group of three, all received by one receive, as a worker's batch.
+    const queue = await createQueueWhenReady(sqs, {
+      QueueName: "expired-together.fifo",
+      Attributes: { FifoQueue: "true", VisibilityTimeout: "1" },
+    });
+    for (const n of [1, 2, 3])
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: `g${n}`,
+          MessageGroupId: "g",
+          MessageDeduplicationId: `g${n}`,
+        }),
+      );
+    // Short polls: no long poll is waiting, so the receive itself finds the visibilities ended (a long
+    // poll's own timer would put them back between two receives).
+    const receive = async () =>
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+        )
+      ).Messages ?? [];
+    const first = await receive();
+
+    // Act: the invocation failed as a whole (nothing deleted, no visibility changed); receive until the
+    // visibility timeout has ended and the group comes back.
+    let again: Message[] = [];
+    while (again.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await receive();
+    }
+
+    // Assess: the group comes back in the order it was sent, not reversed.
+    expect(first.map((m) => m.Body)).toEqual(["g1", "g2", "g3"]);
+    expect(again.map((m) => m.Body)).toEqual(["g1", "g2", "g3"]);
+  });
 });

@@ -253,6 +253,20 @@ describe("fencing a call's outcome by the claim that took it (issue 24, defect 5
     }
   });
 
+  it("a second claim over a start the call already has is registered with the version raised, so that the first claim's outcome is fenced", async () => {
+    const store = new ToolCallStore({ client, tableName: table });
+    // Two deliveries at the same receive count (a producer's second send): the same `started` event id.
+    await store.claimCall(started("f-5", "s-1", 1), claimOf("a"));
+    const first = await store.get("f-5");
+    await store.claimCall(started("f-5", "s-1", 1), claimOf("b"));
+    const second = await store.get("f-5");
+    expect(second?.recentEventIds).toEqual(first?.recentEventIds);
+    expect(second).toMatchObject({ version: (first?.version ?? 0) + 1, claim: { token: "b" } });
+    await expect(
+      store.apply(outcome.completed("f-5", "2026-11-30T10:00:09.000Z"), new Map(), "{}", {}, held("a")),
+    ).rejects.toBeInstanceOf(ClaimSupersededError);
+  });
+
   it("claimCall returns a call that already has its outcome as decided, writing nothing, whatever the cache said", async () => {
     const store = new ToolCallStore({ client, tableName: table });
     const preRead = await store.prefetch(["f-3"]); // "no such call yet", read before the claim
