@@ -131,30 +131,24 @@ export async function recover(
   let redrivenJobs = 0;
   let settled: Settled = Settled.Done;
   let round = 0;
+  const allQuarantined = () => ledger.givenUpNotQuarantined().count === 0;
   while (round < MAX_ROUNDS && ledger.unapplied().count > 0) {
     round += 1;
     harness.faults.round = round;
     // Every given-up record must be in the quarantine before it is listed: the replay reads only that.
-    settled = await settle(
-      harness,
-      ledger,
-      clock,
-      Date.now(),
-      () => ledger.givenUpNotQuarantined().count === 0,
-      () => {
-        const open = ledger.givenUpNotQuarantined(3);
-        return `round ${round}, before the replay: ${open.count} given-up records not yet in the quarantine (${open.names.join("; ")}); ${redriven.size} failure records redriven from the failure queue's DLQ`;
-      },
-    );
+    settled = await settle(harness, ledger, clock, Date.now(), allQuarantined, () => {
+      const open = ledger.givenUpNotQuarantined(3);
+      return `round ${round}, before the replay: ${open.count} given-up records not yet in the quarantine (${open.names.join("; ")}); ${redriven.size} failure records redriven from the failure queue's DLQ`;
+    });
     await redriveFailureRecords(harness, ledger, redriven);
-    if (ledger.givenUpNotQuarantined().count > 0) {
+    if (!allQuarantined()) {
       // Redriven just now: wait for dlq-redrive to store them.
       settled = await settle(
         harness,
         ledger,
         clock,
         Date.now(),
-        () => ledger.givenUpNotQuarantined().count === 0,
+        allQuarantined,
         () => `round ${round}: waiting for dlq-redrive to store the redriven failure records`,
       );
     }
