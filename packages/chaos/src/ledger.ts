@@ -470,11 +470,16 @@ export class Ledger {
     return out;
   }
 
-  /** Valid jobs found in a DLQ and not finished, to send back to their queue (a redrive makes new messages, §4). */
+  /**
+   * Valid jobs found in a DLQ, to send back to their queue (a redrive makes new messages, §4), finished or
+   * not, as the operator's `recover -- redrive` moves every message: a job can reach the DLQ with its
+   * outcome stored and not published (its last receive stored it, then its publish was cut off), and only
+   * its redelivery publishes that outcome.
+   */
   deadValidJobs(): { fifo: boolean; group: string; callId: string; body: string }[] {
     const out: { fifo: boolean; group: string; callId: string; body: string }[] = [];
     this.jobs.forEach((j, index) => {
-      if (j.callId !== undefined && !this.effects.finished(j.callId) && this.jobDead(index))
+      if (j.callId !== undefined && this.jobDead(index))
         out.push({ fifo: j.fifo, group: j.group, callId: j.callId, body: j.body });
     });
     return out;

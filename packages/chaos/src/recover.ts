@@ -93,12 +93,25 @@ async function replayGivenUp(
   return replayed ?? 0;
 }
 
+/** Valid jobs dead-lettered more often than they were sent back (`sentBack`, per call): due for a redrive. */
+export function jobsToRedrive(ledger: Ledger, sentBack: ReadonlyMap<string, number>) {
+  return ledger
+    .deadValidJobs()
+    .filter((j) => (sentBack.get(j.callId) ?? 0) < ledger.deadMessagesOf(j.callId));
+}
+
+/**
+ * Whether the operator has more to do: a valid input not applied yet, or a valid job in a DLQ not sent back
+ * yet, whose call may be finished while its outcome was never published (ledger.deadValidJobs).
+ */
+export function recoveryDue(ledger: Ledger, sentBack: ReadonlyMap<string, number>): boolean {
+  return ledger.unapplied().count > 0 || jobsToRedrive(ledger, sentBack).length > 0;
+}
+
 /** Valid jobs dead-lettered more often than they were sent back: to their queue again. */
 async function redriveJobs(harness: Harness, ledger: Ledger, sentBack: Map<string, number>): Promise<number> {
   const { pipeline } = harness;
-  const due = ledger
-    .deadValidJobs()
-    .filter((j) => (sentBack.get(j.callId) ?? 0) < ledger.deadMessagesOf(j.callId));
+  const due = jobsToRedrive(ledger, sentBack);
   for (const fifo of [false, true]) {
     const jobs = due.filter((j) => j.fifo === fifo);
     await sendJobs(
@@ -132,7 +145,7 @@ export async function recover(
   let settled: Settled = Settled.Done;
   let round = 0;
   const allQuarantined = () => ledger.givenUpNotQuarantined().count === 0;
-  while (round < MAX_ROUNDS && ledger.unapplied().count > 0) {
+  while (round < MAX_ROUNDS && recoveryDue(ledger, sentBack)) {
     round += 1;
     harness.faults.round = round;
     // Every given-up record must be in the quarantine before it is listed: the replay reads only that.

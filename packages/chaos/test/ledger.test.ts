@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CallWrite } from "../src/doors.js";
 import { compareSequence, Ledger, Phase, type StreamInput } from "../src/ledger.js";
 import type { PutEvent } from "../src/oracle.js";
+import { jobsToRedrive, recoveryDue } from "../src/recover.js";
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 /** Record n of key `key`: the requested event of call c-n (event ev-n), at sequence number 100 + n. */
@@ -105,8 +106,24 @@ describe("the chaos ledger", () => {
     expect(ledger.deadMessagesOf("j-1")).toBe(1);
     ledger.deadLettered("fifo", message("d-9", { "pipeline.source.messageId": "m-2" }));
     expect(ledger.deadMessagesOf("j-1")).toBe(2);
+  });
+
+  it("sends a dead-lettered job back even when its call is finished: its outcome may be stored and never published", () => {
+    // A last receive that stored the outcome and then could not publish it: SQS moved the job to the DLQ
+    // (§2.3). Only its redelivery publishes the stored outcome, so the operator's redrive, which moves
+    // every message, must not skip it.
+    const ledger = new Ledger();
+    ledger.recordJob(false, "g", job("j-1"), '{"callId":"j-1"}', "m-1");
     ledger.callWritten(write("j-1", ["x"], "completed"), 0);
-    expect(ledger.deadValidJobs()).toEqual([]);
+    ledger.deadLettered("tool", message("m-1"));
+    expect(ledger.unapplied().count).toBe(0);
+    expect(ledger.deadValidJobs()).toEqual([
+      { fifo: false, group: "g", callId: "j-1", body: '{"callId":"j-1"}' },
+    ]);
+    // The recovery goes on until it is sent back, although every input is applied; then it is done.
+    expect(jobsToRedrive(ledger, new Map()).map((j) => j.callId)).toEqual(["j-1"]);
+    expect(recoveryDue(ledger, new Map())).toBe(true);
+    expect(recoveryDue(ledger, new Map([["j-1", 1]]))).toBe(false);
   });
 
   it("reads the outcomes the workers published from what the processor was handed", () => {

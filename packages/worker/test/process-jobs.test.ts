@@ -376,6 +376,44 @@ describe("tool-worker on a standard queue (docs/aws-semantics.md §2)", () => {
     expect(completed.map((e) => e.eventId)).toEqual([(await stack.call(j.callId))?.statusEvent.eventId]);
   });
 
+  it("a job that stored its outcome at its last receive but could not publish it leaves for the DLQ, and its redrive publishes exactly that outcome without running the tool", async () => {
+    // maxReceiveCount 1: the first receive is the last (§2.3). The outcome is stored, then the stream is
+    // unreachable: SQS moves the job to the DLQ with its outcome stored and unpublished; only a redrive
+    // (the operator's, a new message, §4) can publish it.
+    await stack.reset(1, ESM_VISIBILITY_SECONDS);
+    const j = job("http.request", ok("last-receive"));
+    await stack.send(stack.standard, [body(j)]);
+    const limit = { deadLetterAfter: { maxReceiveCount: 1, queue: stack.standard.dlqUrl } };
+    const crashing = stack.deps("standard", {
+      ...limit,
+      publish: async (events) => {
+        if (events.some((e) => e.type === "tool_call.completed")) throw new Error("connect ECONNREFUSED");
+      },
+    });
+    const healthy = stack.deps("standard", limit);
+    const esm = await stack.esm(stack.standard, (n) => (n === 0 ? crashing : healthy));
+    try {
+      const [dead] = await deadLettered(stack.standard.dlqUrl, 1);
+      const stored = await stack.call(j.callId);
+      // The dead-lettered mark never outranks the stored outcome.
+      expect(stored?.status).toBe("completed");
+      expect((await stack.events()).filter((e) => e.type === "tool_call.completed")).toEqual([]);
+
+      await stack.send(stack.standard, [{ body: dead?.body ?? "" }]);
+      await vi.waitFor(() => expect(esm.invocations).toHaveLength(2), ESM_WAIT);
+      expect(esm.invocations[1]?.result.response.batchItemFailures).toEqual([]);
+      expect(stack.downstream.requests.filter((p) => p === "/ok/last-receive")).toHaveLength(1);
+      const published = (await stack.events()).filter(
+        (e) => e.type === "tool_call.completed" || e.type === "tool_call.failed",
+      );
+      expect(published.map((e) => [e.type, e.eventId])).toEqual([
+        ["tool_call.completed", stored?.statusEvent.eventId],
+      ]);
+    } finally {
+      await esm.stop();
+    }
+  });
+
   it("reports jobs it did not start when the invocation's remaining time runs low", async () => {
     // The invocation's remaining time is scripted, not waited for: 10 s until two runs have started,
     // then 0.5 s, below the 1 s margin. The two runs wait for each other, so no third job can start
