@@ -290,16 +290,14 @@ set (functions/processor/src/quarantine-writer.ts), as are the workers' S3 resul
 first result over the inline limit), their DLQ send with its SQS client (packages/worker/src/dead-letter-queue.ts,
 on the first poison message; a failed load fails that message, which SQS redelivers) and dlq-redrive's SQS
 client (functions/dlq-redrive/src/sqs.ts: only a message that is not an on-failure record, sent to the DLQ, and
-a manual DLQ redrive need it). Nothing on the import path loads zod or Ajv: the decoders and encoders run hand-written validators held to the zod schemas by
-packages/contracts/test/validators.test.ts; the quarantine format's writer and reader one held to its schema
-by packages/quarantine/test/validate.test.ts; dlq-redrive's failure records one held to theirs by
-packages/recovery/test/failure-record.test.ts; every function's configuration (and dlq-redrive's manual
-actions) is declared with @mcp-pipeline/contracts/light-schema, typed schemas on the same hand-written rules,
-each held to the zod schema it replaced by its function's test/config.test.ts (the workers':
-packages/worker/test/config.test.ts); the workers check tool arguments with validators compiled at build time
-by Ajv's \`standalone\` module (\`npm run generate:validators\`), held to Ajv's start-up compiler by
-packages/tools/test/input-validators.test.ts. The zod schemas stay the definitions, in files that the bundles
-do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file it loads).
+a manual DLQ redrive need it). Nothing on the import path loads zod or Ajv. The lifecycle events and jobs,
+dlq-redrive's on-failure records and manual actions, and every function's configuration are each declared once
+with @mcp-pipeline/contracts/light-schema (small typed builders with zod's semantics and messages, checked
+against zod by packages/contracts/test/light-schema.test.ts), and checked with that declaration; the quarantine
+format's writer and reader run hand-written rules held to its zod schema by packages/quarantine/test/validate.test.ts,
+a schema in a file the bundles do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file
+it loads); the workers check tool arguments with validators compiled at build time by Ajv's \`standalone\` module
+(\`npm run generate:validators\`), held to Ajv's start-up compiler by packages/tools/test/input-validators.test.ts.
 
 Why a chunk loaded on first use stays out of the import: esbuild assigns whole files to chunks by static
 reachability before it shakes unused exports, so a file that a lazy chunk uses and that index.mjs reaches

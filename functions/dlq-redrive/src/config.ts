@@ -2,9 +2,8 @@ import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
 import { DLQ_REDRIVE_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
 
-// Hand-written field rules, not zod: zod's full build was an eighth of what dlq-redrive's cold start
-// loaded, for a configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
-// test/config.test.ts holds both schemas to the zod ones they replace: the same values, paths and messages.
+// light-schema, not zod: zod's full build was an eighth of what dlq-redrive's cold start loaded, for a
+// configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
 
 const queueUrl = s.sqsQueueUrl();
 

@@ -1,50 +1,12 @@
-import { sqsQueueUrlSchema, streamNameSchema } from "@mcp-pipeline/aws";
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
 import { dlqRedriveConfigSchema, manualActionSchema } from "../src/config.js";
 
 /**
- * src/config.ts declares dlq-redrive's environment and its manual actions with hand-written field rules,
- * not zod, for load time (docs/benchmarks/cold-start.md). The zod schemas they replaced, below as they were,
- * are the reference: every bad case and generated inputs must give the same verdict and value, and the
- * same problems (path and message).
+ * What dlq-redrive makes of each environment and manual action of the tables below (src/config.ts, declared
+ * once with light-schema): the values, or the problems (path and message). The snapshot
+ * (__snapshots__/config.test.ts.snap) was written when zod copies of the schemas were the reference, and
+ * matched them, so a changed range, default or message shows here.
  */
-const queueUrl = sqsQueueUrlSchema;
-const referenceConfig = z.object({
-  QUARANTINE_BUCKET: z.string().min(3).max(63),
-  STREAM_NAME: streamNameSchema,
-  DEAD_LETTER_QUEUE_URL: queueUrl,
-  FAILURE_RECORD_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  QUARANTINE_PUT_CONCURRENCY: z.coerce.number().int().min(1).max(128).default(32),
-  DEADLINE_MARGIN_MS: z.coerce.number().int().min(0).max(900_000).default(10_000),
-});
-const referenceAction = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("replay"),
-    filter: z
-      .object({
-        reason: z.string().optional(),
-        since: z.iso.datetime().optional(),
-        until: z.iso.datetime().optional(),
-        session: z.string().optional(),
-        shardId: z.string().optional(),
-      })
-      .default({}),
-    dryRun: z.boolean().default(true),
-    ratePerSecond: z.number().int().min(1).max(1_000).default(100),
-    includePermanent: z.boolean().default(false),
-    max: z.number().int().min(1).max(1_000_000).optional(),
-  }),
-  z.object({
-    action: z.literal("redrive-dlq"),
-    dlqUrl: queueUrl,
-    sourceUrl: queueUrl,
-    dryRun: z.boolean().default(true),
-    ratePerSecond: z.number().int().min(1).max(500).optional(),
-  }),
-]);
-
 type Parser = { safeParse(input: unknown): { success: boolean; data?: unknown; error?: unknown } };
 type Failure = { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
 
@@ -120,57 +82,12 @@ const actionCases: [string, unknown][] = [
   ["a redrive with a queue name", { action: "redrive-dlq", dlqUrl: "failures-dlq", sourceUrl: dlq }],
 ];
 
-describe("dlq-redrive's configuration and manual actions against the zod schemas they replaced", () => {
-  it.each(configCases)("configuration, %s: the same values or the same problems", (_label, env) => {
-    expect(outcome(dlqRedriveConfigSchema, env)).toEqual(outcome(referenceConfig, env));
+describe("dlq-redrive's configuration and manual actions", () => {
+  it.each(configCases)("configuration, %s: its values or its problems", (_label, env) => {
+    expect(outcome(dlqRedriveConfigSchema, env)).toMatchSnapshot();
   });
 
-  it.each(actionCases)("manual action, %s: the same values or the same problems", (_label, event) => {
-    expect(outcome(manualActionSchema, event)).toEqual(outcome(referenceAction, event));
-  });
-
-  it("agree on generated manual actions", () => {
-    const value = fc.oneof(
-      fc.constantFrom(
-        undefined,
-        null,
-        true,
-        false,
-        0,
-        1,
-        100,
-        501,
-        1000,
-        1.5,
-        "x",
-        dlq,
-        "2026-11-30T00:00:00Z",
-      ),
-      fc.string({ maxLength: 10 }),
-      fc.integer(),
-    );
-    const action = fc.record(
-      {
-        action: fc.oneof(fc.constantFrom("replay", "redrive-dlq", "other"), value),
-        filter: fc.oneof(
-          value,
-          fc.record(
-            { reason: value, since: value, until: value, session: value, shardId: value },
-            { requiredKeys: [] },
-          ),
-        ),
-        dryRun: value,
-        ratePerSecond: value,
-        dlqUrl: value,
-        sourceUrl: value,
-      },
-      { requiredKeys: [] },
-    );
-    fc.assert(
-      fc.property(fc.oneof(action, value), (event) => {
-        expect(outcome(manualActionSchema, event)).toEqual(outcome(referenceAction, event));
-      }),
-      { numRuns: 3_000 },
-    );
+  it.each(actionCases)("manual action, %s: its values or its problems", (_label, event) => {
+    expect(outcome(manualActionSchema, event)).toMatchSnapshot();
   });
 });

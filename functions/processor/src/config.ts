@@ -2,9 +2,8 @@ import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
 import { PROCESSOR_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
 
-// Hand-written field rules, not zod: this schema was the only zod on the processor's path, and zod's load
-// time is a large part of a cold start's own code (docs/benchmarks/cold-start.md). test/config.test.ts holds
-// it to the zod schema it replaces: the same values, variables named and messages.
+// light-schema, not zod: zod's load time is a large part of a cold start's own code
+// (docs/benchmarks/cold-start.md).
 
 /**
  * The processor's environment, set by terraform/modules/function and by the local runtime.

@@ -5,11 +5,11 @@ import {
   SchemaViolationError,
   UnsupportedVersionError,
 } from "./decode-error.js";
-import type { ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import { lifecycleEventSchema, type ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import * as s from "./light-schema.js";
 import { jsonErrorForLogs } from "./redact.js";
-import { SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
-import type { ToolCallJob } from "./tool-call-job.js";
-import { isSpecVersion, type Validated, validateLifecycleEvent, validateToolCallJob } from "./validators.js";
+import { SPEC_VERSION_PATTERN, SUPPORTED_SPEC_VERSIONS } from "./spec-version.js";
+import { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";
 
 export type DecodeResult<T> =
   | { readonly ok: true; readonly value: T }
@@ -41,12 +41,8 @@ function parseJson(text: string): DecodeResult<unknown> {
   }
 }
 
-/**
- * Version first, so that a v2 payload is reported as unsupported rather than as a schema violation.
- * The schema check is validators.ts (the zod schemas without zod's load time, held to the same
- * verdicts by test/validators.test.ts).
- */
-function validate<T>(value: unknown, check: (value: unknown) => Validated<T>): DecodeResult<T> {
+/** Version first, so that a v2 payload is reported as unsupported rather than as a schema violation. */
+function validate<T>(value: unknown, schema: s.Field<T>): DecodeResult<T> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail(new SchemaViolationError([{ path: "(root)", message: "expected a JSON object" }]));
   }
@@ -54,16 +50,16 @@ function validate<T>(value: unknown, check: (value: unknown) => Validated<T>): D
   if (version === undefined) {
     return fail(new SchemaViolationError([{ path: "specVersion", message: "required" }]));
   }
-  if (!isSpecVersion(version)) {
+  if (typeof version !== "string" || !SPEC_VERSION_PATTERN.test(version)) {
     return fail(new UnsupportedVersionError(version, SUPPORTED_SPEC_VERSIONS));
   }
-  const checked = check(value);
+  const checked = s.check(schema, value);
   return checked.ok ? checked : fail(new SchemaViolationError(checked.issues));
 }
 
-function decodeText<T>(text: string, check: (value: unknown) => Validated<T>): DecodeResult<T> {
+function decodeText<T>(text: string, schema: s.Field<T>): DecodeResult<T> {
   const json = parseJson(text);
-  return json.ok ? validate(json.value, check) : json;
+  return json.ok ? validate(json.value, schema) : json;
 }
 
 export function decodeBase64(data: string): DecodeResult<Uint8Array> {
@@ -74,7 +70,7 @@ export function decodeBase64(data: string): DecodeResult<Uint8Array> {
 /** Decodes the raw bytes of a Kinesis record (as PutRecords wrote them) into a lifecycle event. */
 export function decodeLifecycleEventBytes(bytes: Uint8Array): DecodeResult<ToolCallLifecycleEvent> {
   const text = toUtf8(bytes);
-  return text.ok ? decodeText(text.value, validateLifecycleEvent) : text;
+  return text.ok ? decodeText(text.value, lifecycleEventSchema) : text;
 }
 
 /** Decodes `kinesis.data` of a Lambda Kinesis record (base64) into a lifecycle event. */
@@ -85,5 +81,5 @@ export function decodeLifecycleEvent(base64Data: string): DecodeResult<ToolCallL
 
 /** Decodes an SQS message body into a tool-call job. */
 export function decodeToolCallJob(body: string): DecodeResult<ToolCallJob> {
-  return decodeText(body, validateToolCallJob);
+  return decodeText(body, toolCallJobSchema);
 }

@@ -1,7 +1,7 @@
 import type { SchemaIssue } from "./decode-error.js";
-import type { ToolCallLifecycleEvent } from "./lifecycle-event.js";
-import type { ToolCallJob } from "./tool-call-job.js";
-import { validateLifecycleEvent, validateToolCallJob } from "./validators.js";
+import { lifecycleEventSchema, type ToolCallLifecycleEvent } from "./lifecycle-event.js";
+import * as s from "./light-schema.js";
+import { type ToolCallJob, toolCallJobSchema } from "./tool-call-job.js";
 
 export class EncodeError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -20,16 +20,12 @@ const utf8 = new TextEncoder();
 
 const listed = (issues: readonly SchemaIssue[]) => issues.map((i) => `${i.path}: ${i.message}`).join("; ");
 
-// The hand-written validators, not the zod schemas: the workers encode an event per step of every job,
-// and zod's load time would be a large part of their cold start (docs/benchmarks/cold-start.md).
-// test/validators.test.ts holds them to the schemas: the same verdicts, issues and values.
-
 /**
  * Serialises an event after validating it, so that a producer can never publish what a consumer
  * would quarantine. `decodeLifecycleEvent(base64(encode(e)))` returns `e`.
  */
 export function encodeLifecycleEvent(event: ToolCallLifecycleEvent): string {
-  const checked = validateLifecycleEvent(event);
+  const checked = s.check(lifecycleEventSchema, event);
   if (!checked.ok) throw new EncodeError(`invalid lifecycle event: ${listed(checked.issues)}`);
   return JSON.stringify(checked.value);
 }
@@ -40,7 +36,7 @@ export function encodeLifecycleEventRecord(event: ToolCallLifecycleEvent): Kines
 
 /** Serialises a job as an SQS body. `decodeToolCallJob(encodeToolCallJob(j))` returns `j`. */
 export function encodeToolCallJob(job: ToolCallJob): string {
-  const checked = validateToolCallJob(job);
+  const checked = s.check(toolCallJobSchema, job);
   if (!checked.ok) throw new EncodeError(`invalid tool-call job: ${listed(checked.issues)}`);
   return JSON.stringify(checked.value);
 }

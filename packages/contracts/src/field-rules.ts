@@ -1,10 +1,9 @@
 import type { SchemaIssue } from "./decode-error.js";
 
 /**
- * The building blocks of the hand-written validators (validators.ts): the decode path of every
- * record runs these instead of zod, whose module evaluation every cold start would pay
- * (docs/benchmarks/cold-start.md). The zod schemas stay the definition; test/validators.test.ts
- * holds the two to the same verdicts, field paths and messages. Messages follow zod's English ones.
+ * The untyped rules under the typed builders of light-schema.ts: each checks a value at a path, pushes
+ * what is wrong, and returns the value to keep. Semantics and messages are zod's English ones
+ * (test/light-schema.test.ts checks the builders against zod).
  */
 
 /** Checks `value` at `path`; pushes what is wrong and returns the value to keep (objects are rebuilt). */
@@ -94,42 +93,11 @@ export function string(rule: StringRule = {}): Rule {
 }
 
 /**
- * zod's `iso.datetime({ precision: 3 })`: UTC only, milliseconds required, calendar dates checked
- * (February 29th only in leap years). The same expression as zod's, so the two cannot disagree.
+ * The calendar date of zod's ISO datetimes: February 29th only in leap years. The same expression as
+ * zod's, so the two cannot disagree.
  */
 export const DATE =
   "(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))";
-const INSTANT = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$`);
-
-export function instant(): Rule {
-  return string({ pattern: INSTANT, patternMessage: "Invalid ISO datetime" });
-}
-
-/** A safe integer of at least `min`, as `z.number().int().min(min)`. */
-export function integer(min: number): Rule {
-  return (value, path, issues) => {
-    if (typeof value !== "number" || Number.isNaN(value)) {
-      expected(issues, path, "number", value);
-      return value;
-    }
-    if (!Number.isInteger(value)) {
-      expected(issues, path, "int", value);
-      return value;
-    }
-    // Outside the safe integers zod reports it and still applies the minimum, so both may appear.
-    if (!Number.isSafeInteger(value)) {
-      issue(
-        issues,
-        path,
-        value > 0
-          ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`
-          : `Too small: expected int to be >=${Number.MIN_SAFE_INTEGER}`,
-      );
-    }
-    if (value < min) issue(issues, path, `Too small: expected number to be >=${min}`);
-    return value;
-  };
-}
 
 export function boolean(): Rule {
   return (value, path, issues) => {
@@ -146,7 +114,7 @@ export function literal(expectedValue: string): Rule {
   };
 }
 
-/** A plain JSON object, passed through as it is (not rebuilt), as the job's `z.custom` arguments. */
+/** A plain JSON object, passed through as it is (not rebuilt). */
 export function plainObject(message: string): Rule {
   return (value, path, issues) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) issue(issues, path, message);

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { LifecycleEventType } from "./lifecycle-event-type.js";
+import * as s from "./light-schema.js";
 import {
   callIdSchema,
   eventIdSchema,
@@ -22,59 +22,66 @@ const envelope = {
   occurredAt: instantSchema,
 };
 
-const requestedSchema = z.object({
+const nonNegative = s.integer({ min: 0 });
+
+const requestedSchema = s.object({
   ...envelope,
-  type: z.literal(LifecycleEventType.Requested),
+  type: s.literal(LifecycleEventType.Requested),
   /** SHA-256 (hex) of the canonical arguments: enough to correlate without storing them twice. */
-  argumentsDigest: z.string().regex(DIGEST_PATTERN, DIGEST_MESSAGE),
+  argumentsDigest: s.text({ pattern: DIGEST_PATTERN, patternMessage: DIGEST_MESSAGE }),
 });
 
-const startedSchema = z.object({
+const startedSchema = s.object({
   ...envelope,
-  type: z.literal(LifecycleEventType.Started),
+  type: s.literal(LifecycleEventType.Started),
   /** 1 for the first delivery of the job, then the SQS receive count. */
-  attempt: z.number().int().min(1),
+  attempt: s.integer({ min: 1 }),
 });
 
-export const resultLocationSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("inline") }),
-  z.object({ kind: z.literal("s3"), bucket: z.string().min(3).max(63), key: z.string().min(1).max(1024) }),
-]);
+export const resultLocationSchema = s.oneOf("kind", {
+  inline: s.object({ kind: s.literal("inline") }),
+  s3: s.object({
+    kind: s.literal("s3"),
+    bucket: s.text({ min: 3, max: 63 }),
+    key: s.text({ min: 1, max: 1024 }),
+  }),
+});
 
-const completedSchema = z.object({
+const completedSchema = s.object({
   ...envelope,
-  type: z.literal(LifecycleEventType.Completed),
-  durationMs: z.number().int().min(0),
-  result: z.object({
-    sizeBytes: z.number().int().min(0),
+  type: s.literal(LifecycleEventType.Completed),
+  durationMs: nonNegative,
+  result: s.object({
+    sizeBytes: nonNegative,
     /** A short human-readable summary; the result itself lives in the table or S3. */
-    summary: z.string().max(1024),
+    summary: s.text({ max: 1024 }),
     location: resultLocationSchema,
   }),
 });
 
-const failedSchema = z.object({
+const failedSchema = s.object({
   ...envelope,
-  type: z.literal(LifecycleEventType.Failed),
-  durationMs: z.number().int().min(0),
-  error: z.object({
-    code: z.string().min(1).max(128),
-    message: z.string().max(2048),
+  type: s.literal(LifecycleEventType.Failed),
+  durationMs: nonNegative,
+  error: s.object({
+    code: s.text({ min: 1, max: 128 }),
+    message: s.text({ max: 2048 }),
     /** false when the worker gave up for good (permanent error); true when SQS may still retry. */
-    retryable: z.boolean(),
+    retryable: s.boolean(),
   }),
 });
 
-export const lifecycleEventSchema = z.discriminatedUnion("type", [
-  requestedSchema,
-  startedSchema,
-  completedSchema,
-  failedSchema,
-]);
+/** The lifecycle events on the stream, told apart by `type`. */
+export const lifecycleEventSchema = s.oneOf("type", {
+  [LifecycleEventType.Requested]: requestedSchema,
+  [LifecycleEventType.Started]: startedSchema,
+  [LifecycleEventType.Completed]: completedSchema,
+  [LifecycleEventType.Failed]: failedSchema,
+});
 
-export type ToolCallLifecycleEvent = z.infer<typeof lifecycleEventSchema>;
-export type ToolCallRequested = z.infer<typeof requestedSchema>;
-export type ToolCallStarted = z.infer<typeof startedSchema>;
-export type ToolCallCompleted = z.infer<typeof completedSchema>;
-export type ToolCallFailed = z.infer<typeof failedSchema>;
-export type ResultLocation = z.infer<typeof resultLocationSchema>;
+export type ToolCallLifecycleEvent = s.Infer<typeof lifecycleEventSchema>;
+export type ToolCallRequested = s.Infer<typeof requestedSchema>;
+export type ToolCallStarted = s.Infer<typeof startedSchema>;
+export type ToolCallCompleted = s.Infer<typeof completedSchema>;
+export type ToolCallFailed = s.Infer<typeof failedSchema>;
+export type ResultLocation = s.Infer<typeof resultLocationSchema>;

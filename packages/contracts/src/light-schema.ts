@@ -7,17 +7,22 @@ import {
   literal as literalRule,
   object as objectRule,
   optional as optionalRule,
+  plainObject as plainObjectRule,
   type Rule,
   type StringRule,
   string,
 } from "./field-rules.js";
 
 /**
- * Typed schemas built on the hand-written field rules (field-rules.ts), for what a function parses at
- * cold start (its environment) or rarely (a manual action): the same verdicts, field paths and messages
- * as the zod schemas they replace, at a fraction of zod's load time (docs/benchmarks/cold-start.md). Each
- * user holds its schema to the zod one by a test. `safeParse` has the shape of zod's, so loadConfig
- * (@mcp-pipeline/aws) takes either.
+ * The one way this repository declares and checks what comes from outside on a function's path: the
+ * lifecycle events and jobs (lifecycle-event.ts, tool-call-job.ts), each function's environment, the
+ * on-failure records and manual actions. Each schema is declared once, with these typed builders on the
+ * field rules of field-rules.ts, and gives its TypeScript type (`Infer`). Why not zod: its module
+ * evaluation was a large part of a function's cold start, and a copy of each schema in hand-written rules,
+ * held to zod by parity tests, was the price (docs/benchmarks/cold-start.md). The builders take zod's
+ * names and semantics, and their messages are zod's English ones (test/light-schema.test.ts checks them
+ * against zod): a quarantine reason or a configuration error reads as before. `safeParse` has the shape of
+ * zod's, so loadConfig (@mcp-pipeline/aws) takes either.
  */
 
 /** One field: a rule that carries its output type, and parses a value alone (e.g. to read a default). */
@@ -48,6 +53,8 @@ export interface ObjectSchema<S extends Shape> extends Schema<Output<S>> {
 
 type Shape = Readonly<Record<string, Field<unknown>>>;
 type OutputOf<F> = F extends Field<infer T> ? T : never;
+/** The type a schema or field gives: zod's `z.infer`. */
+export type Infer<F extends Field<unknown>> = OutputOf<F>;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** The object a shape gives; fields that may be undefined are optional keys, as zod infers them. */
 export type Output<S extends Shape> = Simplify<
@@ -91,6 +98,17 @@ function schema<T>(rule: Rule): Schema<T> {
   });
 }
 
+/** A check's verdict with its issues as decode errors list them: dotted paths, `(root)` for the value itself. */
+export type Checked<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] };
+
+/** Checks `value` against `schema`: what the decoders and encoders run on every record. */
+export function check<T>(schema: Field<T>, value: unknown): Checked<T> {
+  const { value: kept, issues } = run(schema, value);
+  return issues.length === 0 ? { ok: true, value: kept as T } : { ok: false, issues };
+}
+
 /** As `z.object(shape)`: every field checked, unknown keys dropped, absent optional fields left out. */
 export function object<S extends Shape>(shape: S): ObjectSchema<S> {
   return Object.assign(schema<Output<S>>(objectRule(shape)), { shape });
@@ -117,6 +135,22 @@ const DATETIME = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:
 /** As `z.iso.datetime()`. */
 export function datetime(): Field<string> {
   return text({ pattern: DATETIME, patternMessage: "Invalid ISO datetime" });
+}
+
+/** zod's `iso.datetime({ precision: 3 })`: as DATETIME, with exactly three digits of milliseconds. */
+const INSTANT = new RegExp(`^${DATE}T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}(?:Z))$`);
+
+/** As `z.iso.datetime({ precision: 3 })`: a UTC instant with milliseconds. */
+export function instant(): Field<string> {
+  return text({ pattern: INSTANT, patternMessage: "Invalid ISO datetime" });
+}
+
+/**
+ * As `z.custom` of a plain JSON object, with `message` for anything else: the object is kept as it is, not
+ * rebuilt, so that a key named `__proto__` stays a key (z.record would drop it).
+ */
+export function plainObject(message: string): Field<Record<string, unknown>> {
+  return field(plainObjectRule(message));
 }
 
 /** As `.optional()`: absent stays absent; present must pass. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as s from "./light-schema.js";
 import {
   callIdSchema,
   instantSchema,
@@ -9,7 +9,7 @@ import {
 import { ARGUMENTS_MESSAGE } from "./spec-version.js";
 
 /** A request to run one tool call, carried by SQS (standard or FIFO, group = sessionId). */
-export const toolCallJobSchema = z.object({
+export const toolCallJobSchema = s.object({
   specVersion: specVersionSchema,
   /** The idempotency key of the job: a redelivered or duplicated job never runs twice. */
   callId: callIdSchema,
@@ -17,15 +17,12 @@ export const toolCallJobSchema = z.object({
   tool: toolNameSchema,
   /**
    * Validated against the tool's own JSON Schema by the worker, not here. Checked as a plain object
-   * without being rebuilt: z.record would silently drop an argument named `__proto__`.
+   * without being rebuilt, so that an argument named `__proto__` stays an argument.
    */
-  arguments: z.custom<Record<string, unknown>>(
-    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    { message: ARGUMENTS_MESSAGE },
-  ),
+  arguments: s.plainObject(ARGUMENTS_MESSAGE),
   enqueuedAt: instantSchema,
   /** After this instant the result is useless to the caller: the job fails permanently unrun. */
-  deadline: instantSchema.optional(),
+  deadline: s.optional(instantSchema),
 });
 
-export type ToolCallJob = z.infer<typeof toolCallJobSchema>;
+export type ToolCallJob = s.Infer<typeof toolCallJobSchema>;

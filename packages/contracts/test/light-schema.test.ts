@@ -4,11 +4,10 @@ import * as z from "zod";
 import * as s from "../src/light-schema.js";
 
 /**
- * The functions declare their environment (and dlq-redrive its manual actions) with these hand-written
- * schemas instead of zod, for load time (docs/benchmarks/cold-start.md). Each must give what the zod schema
- * it stands for gives: the same verdict and value, and the same issues (path and message). The functions'
- * own tests hold their whole schemas to the zod ones; this file holds each building block, over the
- * awkward values and generated ones.
+ * The builders take zod's names, semantics and English messages (src/light-schema.ts), so zod is the
+ * oracle here: each building block must give what its zod namesake gives, the same verdict and value and
+ * the same issues (path and message), over the awkward values and generated ones. The schemas built with
+ * them are tested as what they are (test/schemas.test.ts, the functions' config tests).
  */
 
 type ZodLike = { safeParse(input: unknown): z.ZodSafeParseResult<unknown> };
@@ -206,6 +205,60 @@ describe("light schemas against zod", () => {
       ),
       { numRuns: 1_000 },
     );
+  });
+
+  it("instant() is z.iso.datetime({ precision: 3 })", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.constantFrom(
+            "2026-11-30T10:00:00.000Z",
+            "2026-11-30T10:00:00Z",
+            "2026-11-30T10:00:00.1Z",
+            "2026-11-30T10:00:00.0001Z",
+            "2026-11-30T10:00:00.000+01:00",
+            "2026-02-29T10:00:00.000Z",
+            "2028-02-29T10:00:00.000Z",
+            "2026-11-30",
+          ),
+          anyValue,
+        ),
+        (v) => expectSame(s.instant(), z.iso.datetime({ precision: 3 }), v),
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it("plainObject(message) is z.custom of a plain object, kept as it is", () => {
+    const isPlain = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+    const reference = z.custom<Record<string, unknown>>(isPlain, { message: "expected an object" });
+    fc.assert(
+      fc.property(fc.oneof(anyValue, fc.jsonValue({ maxDepth: 2 }), fc.object()), (v) =>
+        expectSame(s.plainObject("expected an object"), reference, v),
+      ),
+      { numRuns: 1_000 },
+    );
+    const withProto = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
+    const parsed = s.plainObject("expected an object").parse(withProto);
+    expect(parsed).toBe(withProto);
+    expect(Object.keys(parsed)).toEqual(["__proto__", "a"]);
+  });
+
+  it("check(schema, value) lists issues with dotted paths, (root) for the value itself", () => {
+    const schema = s.object({ a: s.object({ b: s.integer({ min: 1 }) }), c: s.optional(s.text()) });
+    expect(s.check(schema, { a: { b: 2 }, d: 1 })).toEqual({ ok: true, value: { a: { b: 2 } } });
+    expect(s.check(schema, { a: { b: 0 }, c: 3 })).toEqual({
+      ok: false,
+      issues: [
+        { path: "a.b", message: "Too small: expected number to be >=1" },
+        { path: "c", message: "Invalid input: expected string, received number" },
+      ],
+    });
+    expect(s.check(s.integer({ min: 1 }), "x")).toEqual({
+      ok: false,
+      issues: [{ path: "(root)", message: "Invalid input: expected number, received string" }],
+    });
   });
 
   it("oneOf(...) is z.discriminatedUnion(...), nested objects and literals included", () => {

@@ -15,8 +15,6 @@ export {
   quarantineFailureKind,
 } from "./failure-kind.js";
 export { decodeFailureRecord } from "./failure-record.js";
-// The zod schema: the definition, for tools and tests; decodeFailureRecord does not use it, so a bundle
-// that does not use this export carries no zod (the package has no side effects).
 export { type KinesisFailureRecord, kinesisFailureRecordSchema } from "./failure-record-schema.js";
 export { InterruptedError, interruption } from "./interrupted.js";
 export { bodyDigest, type MoveOptions, type MoveSummary, moveMessages } from "./move-messages.js";

@@ -1,33 +1,19 @@
 import { type DecodeResult, SchemaViolationError } from "@mcp-pipeline/contracts";
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeFailureRecord, kinesisFailureRecordSchema } from "../src/index.js";
+import { decodeFailureRecord } from "../src/index.js";
 
 /**
- * decodeFailureRecord runs hand-written rules, not the zod schema, for dlq-redrive's load time
- * (docs/benchmarks/cold-start.md). The schema stays the definition: every bad case below and generated
- * near-misses must get the same verdict, error class, field paths and messages, and on success the same
- * value (unknown fields dropped).
+ * What decodeFailureRecord makes of each case: the verdict, and the error's class and issues (path and
+ * message, as the DLQ's attributes keep them). The snapshot (__snapshots__/failure-record.test.ts.snap)
+ * was written by the decoder as it was when the record was declared twice (zod, and hand-written rules
+ * held to zod), so a change of verdict, path or wording shows here.
  */
-
-/** What decodeFailureRecord did with the zod schema: the reference. */
-function zodDecode(value: unknown) {
-  const parsed = kinesisFailureRecordSchema.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`);
-  return { ok: false, error: "SchemaViolationError", issues: issues.sort() };
-}
 
 function outcome(result: DecodeResult<unknown>) {
   if (result.ok) return { ok: true, value: result.value };
   expect(result.error).toBeInstanceOf(SchemaViolationError);
   const issues = (result.error as SchemaViolationError).issues.map((i) => `${i.path}: ${i.message}`);
-  return { ok: false, error: result.error.name, issues: issues.sort() };
-}
-
-function expectSame(value: unknown): void {
-  const text = JSON.stringify(value);
-  expect(outcome(decodeFailureRecord(text))).toEqual(zodDecode(JSON.parse(text)));
+  return { ok: false, error: result.error.name, issues };
 }
 
 /** docs/aws-semantics.md §1.6: the on-failure record Lambda's Kinesis ESM sends. */
@@ -106,55 +92,29 @@ const cases: [string, unknown][] = [
   ],
 ];
 
-describe("decodeFailureRecord decides as kinesisFailureRecordSchema does", () => {
-  it.each(cases)("%s", (_label, value) => expectSame(value));
+describe("decodeFailureRecord on each case", () => {
+  it.each(cases)("%s", (_label, value) => {
+    expect(outcome(decodeFailureRecord(JSON.stringify(value)))).toMatchSnapshot();
+  });
 
-  it("agrees on generated near-misses", () => {
-    const tricky = fc.oneof(
-      fc.jsonValue({ maxDepth: 1 }),
-      fc.constantFrom(
-        "",
-        "1",
-        "x".repeat(129),
-        "2026-11-30T10:00:00Z",
-        "2026-02-30T10:00:00Z",
-        info.streamArn,
-      ),
-      fc.constantFrom(-1, 0, 1, 1.5, 2 ** 60, null),
-      fc.constant(undefined),
+  it("accepts exactly the records of §1.6's shape", () => {
+    const accepted = cases
+      .filter(([, value]) => decodeFailureRecord(JSON.stringify(value)).ok)
+      .map(([l]) => l);
+    expect(accepted).toEqual([
+      "a failure record",
+      "a record age exceeded (no responseContext)",
+      "a null functionError",
+      "extra fields",
+      "a stream ARN in a partition",
+    ]);
+  });
+
+  it("drops the fields it does not know", () => {
+    const decoded = decodeFailureRecord(
+      JSON.stringify({ ...record, extra: 1, KinesisBatchInfo: { ...info, extra: true } }),
     );
-    const paths = [
-      ["requestContext"],
-      ["requestContext", "requestId"],
-      ["requestContext", "condition"],
-      ["requestContext", "approximateInvokeCount"],
-      ["responseContext"],
-      ["responseContext", "statusCode"],
-      ["responseContext", "functionError"],
-      ["version"],
-      ["timestamp"],
-      ["KinesisBatchInfo"],
-      ["KinesisBatchInfo", "shardId"],
-      ["KinesisBatchInfo", "startSequenceNumber"],
-      ["KinesisBatchInfo", "approximateArrivalOfLastRecord"],
-      ["KinesisBatchInfo", "batchSize"],
-      ["KinesisBatchInfo", "streamArn"],
-    ];
-    const mutate = (path: readonly string[], v: unknown): unknown => {
-      const copy = structuredClone(record) as Record<string, unknown>;
-      let at: Record<string, unknown> = copy;
-      for (const key of path.slice(0, -1)) {
-        const next = at[key];
-        if (typeof next !== "object" || next === null) return copy;
-        at = next as Record<string, unknown>;
-      }
-      at[path.at(-1) as string] = v;
-      return copy;
-    };
-    fc.assert(
-      fc.property(fc.constantFrom(...paths), tricky, (path, v) => expectSame(mutate(path, v))),
-      { numRuns: 2_000 },
-    );
+    expect(decoded).toEqual({ ok: true, value: record });
   });
 });
 
