@@ -7,7 +7,7 @@
  * the files; scripts/test/terraform-variables.test.ts fails when they are stale.
  */
 import { join } from "node:path";
-import { environmentSettingsSchema, TUNING, type Tuning } from "@mcp-pipeline/settings";
+import { environmentSettingsSchema } from "@mcp-pipeline/settings";
 import { TERRAFORM_ROOT } from "@mcp-pipeline/terraform-hcl";
 import { z } from "zod";
 
@@ -198,29 +198,6 @@ function variableBlock(name: string, node: Node, withValidations: boolean): stri
   return [`variable "${name}" {`, ...head, ...checks, "}"];
 }
 
-/** The environment variable each function's tuning field becomes, for the pipeline module's locals. */
-function tuningLocals(): string[] {
-  const entries = Object.entries(TUNING).map(
-    ([fn, fields]) =>
-      [
-        fn,
-        [
-          `{ ${Object.entries(fields as Readonly<Record<string, Tuning>>)
-            .map(([f, t]) => `${f} = ${literal(t.variable)}`)
-            .join(", ")} }`,
-        ],
-      ] as const,
-  );
-  return [
-    "# Each function's tuning field -> the environment variable the function reads (packages/settings/src/tuning.ts).",
-    "locals {",
-    "  tuning_variables = {",
-    ...aligned(entries, "    "),
-    "  }",
-    "}",
-  ];
-}
-
 /** The generated part of a variables.tf, its marker lines included. */
 export function settingsVariables(target: keyof typeof GENERATED_FILES): string {
   const schema = settingsJsonSchema();
@@ -231,8 +208,7 @@ export function settingsVariables(target: keyof typeof GENERATED_FILES): string 
     target === "pipeline"
       ? []
       : ["# The roots pass these to modules/pipeline, which validates them: types only here.", ""];
-  const sections = [...blocks, ...(target === "pipeline" ? [tuningLocals()] : [])];
-  const text = [...HEADER, "", ...intro, sections.map((lines) => lines.join("\n")).join("\n\n")].join("\n");
+  const text = [...HEADER, "", ...intro, blocks.map((lines) => lines.join("\n")).join("\n\n")].join("\n");
   return `${BEGIN_MARKER}\n${text}\n${END_MARKER}\n`;
 }
 

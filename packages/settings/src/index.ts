@@ -1,3 +1,12 @@
+export {
+  type DeclaredVariable,
+  declaredVariables,
+  functionEnvironment,
+  WIRING_SOURCES,
+  type WiringInputs,
+  type WiringSource,
+  wiredVariables,
+} from "./function-environment.js";
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
   DEFAULT_APPLICATION_LOG_LEVEL,
@@ -34,12 +43,11 @@ export {
 } from "./schema.js";
 export {
   DLQ_REDRIVE_TUNING,
+  MAX_RECEIVE_COUNT,
   PROCESSOR_TUNING,
   TUNING,
-  TUNING_FIELDS,
   type TunedFunction,
   type Tuning,
-  type TuningField,
   tuningVariables,
   WORKER_TUNING,
 } from "./tuning.js";

@@ -183,8 +183,8 @@ variable "processor" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "processor.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
+    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "processor.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) is declared in modules/pipeline/function-environment.json: set its typed setting instead."
   }
 
   validation {
@@ -316,8 +316,8 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "tool_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
+    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "tool_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) is declared in modules/pipeline/function-environment.json: set its typed setting instead."
   }
 
   validation {
@@ -469,8 +469,8 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "fifo_worker.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
+    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "fifo_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) is declared in modules/pipeline/function-environment.json: set its typed setting instead."
   }
 
   validation {
@@ -605,8 +605,8 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "FAILURE_RECORD_CONCURRENCY"])) == 0
-    error_message = "dlq_redrive.environment: a tuning variable (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, FAILURE_RECORD_CONCURRENCY) has its typed setting: deadline_margin_ms, concurrency, retry_backoff_base_ms, retry_backoff_max_ms."
+    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "dlq_redrive.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) is declared in modules/pipeline/function-environment.json: set its typed setting instead."
   }
 
   validation {
@@ -719,15 +719,5 @@ variable "test_tools" {
   description = "Offer the test tools (load.latency: a job chooses how long a worker waits and whether it fails) in the workers: dev only, never prod (lint:config's test-tools-in-prod)."
   type        = bool
   default     = false
-}
-
-# Each function's tuning field -> the environment variable the function reads (packages/settings/src/tuning.ts).
-locals {
-  tuning_variables = {
-    processor   = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "PROCESSOR_CONCURRENCY" }
-    tool_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY", retry_backoff_base_ms = "RETRY_BACKOFF_BASE_MS", retry_backoff_max_ms = "RETRY_BACKOFF_MAX_MS" }
-    fifo_worker = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "WORKER_CONCURRENCY", retry_backoff_base_ms = "RETRY_BACKOFF_BASE_MS", retry_backoff_max_ms = "RETRY_BACKOFF_MAX_MS" }
-    dlq_redrive = { deadline_margin_ms = "DEADLINE_MARGIN_MS", concurrency = "FAILURE_RECORD_CONCURRENCY" }
-  }
 }
 # END GENERATED SETTINGS
