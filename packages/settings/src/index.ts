@@ -38,6 +38,7 @@ export {
   type QuarantineSettings,
   type QueueSettings,
   quarantineSettingsSchema,
+  queueSettingsSchema,
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";

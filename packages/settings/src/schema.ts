@@ -175,11 +175,16 @@ export const sqsEsmSchema = z
 
 export const queueSettingsSchema = z
   .object({
-    visibility_timeout_seconds: int(0, 43_200),
-    message_retention_seconds: int(60, 1_209_600),
-    /** Receives before SQS moves a message to the DLQ (recommended >= 5, §2.3). */
-    max_receive_count: int(MAX_RECEIVE_COUNT.min, MAX_RECEIVE_COUNT.max),
-    dlq_message_retention_seconds: int(60, 1_209_600),
+    visibility_timeout_seconds: int(0, 43_200).describe(
+      "At least 6 x the consumer's timeout + batching window (docs/aws-semantics.md §2.1).",
+    ),
+    message_retention_seconds: int(60, 1_209_600).describe("How long the source queue keeps a message."),
+    max_receive_count: int(MAX_RECEIVE_COUNT.min, MAX_RECEIVE_COUNT.max).describe(
+      "Receives before SQS moves a message to the DLQ (>= 5 recommended, docs/aws-semantics.md §2.3).",
+    ),
+    dlq_message_retention_seconds: int(60, 1_209_600).describe(
+      "How long the DLQ keeps a message: longer than the source, so nothing expires in the DLQ first.",
+    ),
   })
   .strict();
 
