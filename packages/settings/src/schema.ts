@@ -111,7 +111,7 @@ export const functionSettingsSchema = z.object({
 });
 
 const tuned = (t: Tuning) => int(t.min, t.max).default(t.default).describe(t.description);
-/** A function's tuning fields, with the ranges and defaults of tuning.ts. */
+/** A function's tuning fields, with the ranges and defaults of function-environment.json (tuning.ts). */
 const tuning = <F extends TunedFunction>(fn: F) =>
   Object.fromEntries(Object.entries(TUNING[fn]).map(([field, t]) => [field, tuned(t)])) as {
     [K in keyof (typeof TUNING)[F]]: ReturnType<typeof tuned>;
