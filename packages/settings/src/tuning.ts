@@ -6,10 +6,10 @@
  * Only the JSON import and no side effects: the functions' bundles include this file (and must not include
  * zod, docs/benchmarks/cold-start.md).
  *
- * Why the declared values are what they are: the workers' backoff (the visibility timeout a retried job's
- * message is given, docs/aws-semantics.md §2.6) and every *_MS minimum are 1 ms, not a second, because the
- * local pipeline divides each *_MS setting by its time scale (npm start: 10); dlq-redrive's deadline margin
- * is twice the others' since one on-failure record re-reads a whole sequence range.
+ * Why the declared values are what they are: the minimums of the workers' backoff (the visibility timeout a
+ * retried job's message is given, docs/aws-semantics.md §2.6) are 1 ms, not a second, because the local
+ * pipeline divides each *_MS setting by its time scale (npm start: 10); dlq-redrive's deadline margin is
+ * twice the others' since one on-failure record re-reads a whole sequence range.
  */
 import declaration from "../../../terraform/modules/pipeline/function-environment.json" with { type: "json" };
 
