@@ -1,7 +1,8 @@
 /**
  * `npm run generate:terraform-variables`: writes the Terraform variables that take the settings (the marked part of variables.tf), generated
  * from the settings schema (scripts/terraform/settings-variables.ts). Run it after changing
- * packages/settings/src/schema.ts or tuning.ts; scripts/test/terraform-variables.test.ts fails until then.
+ * packages/settings/src/schema.ts or terraform/modules/pipeline/function-environment.json;
+ * scripts/test/terraform-variables.test.ts fails until then.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { GENERATED_FILES, withSettingsVariables } from "./terraform/settings-variables.ts";

@@ -26,6 +26,7 @@ import { GetKeyPolicyCommand, KMSClient } from "@aws-sdk/client-kms";
 import {
   type EventSourceMappingConfiguration,
   GetEventSourceMappingCommand,
+  GetFunctionConfigurationCommand,
   LambdaClient,
   ListEventSourceMappingsCommand,
 } from "@aws-sdk/client-lambda";
@@ -38,7 +39,15 @@ import {
 } from "@aws-sdk/client-s3";
 import { GetTopicAttributesCommand, SNSClient } from "@aws-sdk/client-sns";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
-import type { EnvironmentSettings, QueueSettings, SqsEsmSettings } from "@mcp-pipeline/settings";
+import {
+  type EnvironmentSettings,
+  FUNCTION_KEYS,
+  functionEnvironment,
+  QUEUE_KEYS,
+  type QueueSettings,
+  resourceNames,
+  type SqsEsmSettings,
+} from "@mcp-pipeline/settings";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 
 export interface Endpoints {
@@ -96,6 +105,30 @@ export function alarmTopicFindings(topicKey: string | undefined, keyPolicy: stri
     : [
         `alarm topic: the policy of key ${topicKey} does not allow cloudwatch.amazonaws.com kms:Decrypt and kms:GenerateDataKey*`,
       ];
+}
+
+/**
+ * A function's environment as applied against what terraform/modules/pipeline/function-environment.json
+ * declares for it (@mcp-pipeline/settings' functionEnvironment): every variable missing, extra or different.
+ * A queue URL is compared by its path, the account and the queue: its host is the endpoint that created it.
+ */
+export function functionEnvironmentFindings(
+  name: string,
+  applied: Readonly<Record<string, string>>,
+  declared: Readonly<Record<string, string>>,
+): string[] {
+  const comparable = (value: string | undefined) =>
+    value !== undefined && /^https?:\/\/[^/]+\/\d{12}\/[^/]+$/.test(value) ? new URL(value).pathname : value;
+  return [...new Set([...Object.keys(declared), ...Object.keys(applied)])].sort().flatMap((variable) => {
+    const [got, want] = [applied[variable], declared[variable]];
+    if (want === undefined) return [`${name} environment: ${variable} is set, and nothing declares it`];
+    if (got === undefined) return [`${name} environment: ${variable} is declared (${want}), and not set`];
+    return comparable(got) === comparable(want)
+      ? []
+      : [
+          `${name} environment: ${variable} is ${JSON.stringify(got)}, the declaration says ${JSON.stringify(want)}`,
+        ];
+  });
 }
 
 export async function environmentFindings(
@@ -280,6 +313,29 @@ export async function environmentFindings(
         e.maximum_concurrency,
       );
     });
+  }
+
+  // Each function's environment: what function-environment.json declares, with this environment's resources.
+  const names = resourceNames(p, { accountId: ACCOUNT });
+  for (const fn of FUNCTION_KEYS) {
+    const consumed = QUEUE_KEYS.find((queue) => names.queues[queue].consumer === fn);
+    const deadLetterQueueUrl =
+      consumed === undefined
+        ? undefined
+        : (await sqs.send(new GetQueueUrlCommand({ QueueName: names.queues[consumed].dlqName }))).QueueUrl;
+    const declared = functionEnvironment(fn, {
+      settings,
+      names,
+      ...(deadLetterQueueUrl === undefined ? {} : { deadLetterQueueUrl }),
+    });
+    const applied = await lambda.send(
+      new GetFunctionConfigurationCommand({ FunctionName: names.functions[fn] }),
+    );
+    check((f) =>
+      f.push(
+        ...functionEnvironmentFindings(names.functions[fn], applied.Environment?.Variables ?? {}, declared),
+      ),
+    );
   }
 
   // The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on.

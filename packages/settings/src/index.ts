@@ -1,3 +1,12 @@
+export {
+  type DeclaredVariable,
+  declaredVariables,
+  functionEnvironment,
+  WIRING_SOURCES,
+  type WiringInputs,
+  type WiringSource,
+  wiredVariables,
+} from "./function-environment.js";
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
   DEFAULT_APPLICATION_LOG_LEVEL,
@@ -29,17 +38,17 @@ export {
   type QuarantineSettings,
   type QueueSettings,
   quarantineSettingsSchema,
+  queueSettingsSchema,
   type SqsEsmSettings,
   sqsEsmSchema,
 } from "./schema.js";
 export {
   DLQ_REDRIVE_TUNING,
+  MAX_RECEIVE_COUNT,
   PROCESSOR_TUNING,
   TUNING,
-  TUNING_FIELDS,
   type TunedFunction,
   type Tuning,
-  type TuningField,
   tuningVariables,
   WORKER_TUNING,
 } from "./tuning.js";

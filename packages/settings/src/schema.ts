@@ -1,5 +1,7 @@
 import * as z from "zod";
-import { TUNING, type TunedFunction, type Tuning } from "./tuning.js";
+import { declaredVariables } from "./function-environment.js";
+import { FUNCTION_KEYS } from "./resource-names.js";
+import { MAX_RECEIVE_COUNT, TUNING, type TunedFunction, type Tuning } from "./tuning.js";
 
 /**
  * The settings of one environment, as `terraform/environments/<env>/terraform.tfvars.json` holds them.
@@ -37,10 +39,11 @@ const recordAge = z
     }),
   );
 
-/** Every tuning variable and the field that sets it. */
-const TYPED_VARIABLES = new Map(
-  Object.values(TUNING).flatMap((fields) => Object.entries(fields).map(([field, t]) => [t.variable, field])),
-);
+/**
+ * Every variable the pipeline sets in a function (terraform/modules/pipeline/function-environment.json) and
+ * what sets it: the free-form `environment` may not set one too, since the declared value would replace it.
+ */
+const DECLARED_VARIABLES = new Map(FUNCTION_KEYS.flatMap((fn) => [...declaredVariables(fn)]));
 
 export const functionSettingsSchema = z.object({
   /** Lambda timeout, 1..900 s. */
@@ -78,34 +81,37 @@ export const functionSettingsSchema = z.object({
    */
   expected_record_latency_ms: int(1, 900_000),
   /**
-   * Extra environment variables, for what has no typed setting (a tool's own configuration). A tuning
-   * variable is refused here: it has its typed field (`concurrency`, `deadline_margin_ms`), which
-   * Terraform validates and maps to the variable.
+   * Extra environment variables, for what has no typed setting (a tool's own configuration). A variable
+   * the pipeline sets is refused here: a tuning variable has its typed field (`concurrency`,
+   * `deadline_margin_ms`), which Terraform validates and maps to the variable, and a wired one its resource.
    */
   environment: z
     .record(z.string().regex(/^[A-Z][A-Z0-9_]*$/), z.string())
     .default({})
     .superRefine((environment, ctx) => {
       for (const name of Object.keys(environment)) {
-        const typed = TYPED_VARIABLES.get(name);
-        if (typed)
+        const declared = DECLARED_VARIABLES.get(name);
+        if (declared)
           ctx.addIssue({
             code: "custom",
             path: [name],
-            message: `${name} is a typed setting: set ${typed} instead`,
+            message:
+              declared.from === "setting"
+                ? `${name} is a typed setting: set ${declared.field} instead`
+                : `${name} is set by the pipeline from ${declared.source}`,
           });
       }
     })
     .meta(
       terraform({
-        condition: `length(setintersection(keys({value}), [${[...TYPED_VARIABLES.keys()].map((v) => `"${v}"`).join(", ")}])) == 0`,
-        message: `a tuning variable (${[...TYPED_VARIABLES.keys()].join(", ")}) has its typed setting: ${[...new Set(TYPED_VARIABLES.values())].join(", ")}.`,
+        condition: `length(setintersection(keys({value}), [${[...DECLARED_VARIABLES.keys()].map((v) => `"${v}"`).join(", ")}])) == 0`,
+        message: `a variable the pipeline sets (${[...DECLARED_VARIABLES.keys()].join(", ")}) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting).`,
       }),
     ),
 });
 
 const tuned = (t: Tuning) => int(t.min, t.max).default(t.default).describe(t.description);
-/** A function's tuning fields, with the ranges and defaults of tuning.ts. */
+/** A function's tuning fields, with the ranges and defaults of function-environment.json (tuning.ts). */
 const tuning = <F extends TunedFunction>(fn: F) =>
   Object.fromEntries(Object.entries(TUNING[fn]).map(([field, t]) => [field, tuned(t)])) as {
     [K in keyof (typeof TUNING)[F]]: ReturnType<typeof tuned>;
@@ -169,11 +175,16 @@ export const sqsEsmSchema = z
 
 export const queueSettingsSchema = z
   .object({
-    visibility_timeout_seconds: int(0, 43_200),
-    message_retention_seconds: int(60, 1_209_600),
-    /** Receives before SQS moves a message to the DLQ (recommended >= 5, §2.3). */
-    max_receive_count: int(1, 1_000),
-    dlq_message_retention_seconds: int(60, 1_209_600),
+    visibility_timeout_seconds: int(0, 43_200).describe(
+      "At least 6 x the consumer's timeout + batching window (docs/aws-semantics.md §2.1).",
+    ),
+    message_retention_seconds: int(60, 1_209_600).describe("How long the source queue keeps a message."),
+    max_receive_count: int(MAX_RECEIVE_COUNT.min, MAX_RECEIVE_COUNT.max).describe(
+      "Receives before SQS moves a message to the DLQ (>= 5 recommended, docs/aws-semantics.md §2.3).",
+    ),
+    dlq_message_retention_seconds: int(60, 1_209_600).describe(
+      "How long the DLQ keeps a message: longer than the source, so nothing expires in the DLQ first.",
+    ),
   })
   .strict();
 

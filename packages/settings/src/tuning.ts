@@ -1,11 +1,17 @@
 /**
- * The tuning settings of the functions, declared once: the field in terraform.tfvars.json, the
- * environment variable the function reads, its range and its default. The settings schema
- * (schema.ts) and the Terraform variables generated from it take the ranges and defaults from here,
- * the pipeline module maps each field to its variable, and the functions' config.ts read the variable
- * with these limits. No imports and no side effects: the functions' bundles include this file (and
- * must not include zod, docs/benchmarks/cold-start.md).
+ * The tuning settings of the functions: the field in terraform.tfvars.json, the environment variable the
+ * function reads, its range and its default. Declared in terraform/modules/pipeline/function-environment.json,
+ * which main.tf reads too; the settings schema (schema.ts) and the Terraform variables generated from it
+ * take the ranges and defaults from here, and the functions' config.ts read the variable with these limits.
+ * Only the JSON import and no side effects: the functions' bundles include this file (and must not include
+ * zod, docs/benchmarks/cold-start.md).
+ *
+ * Why the declared values are what they are: the minimums of the workers' backoff (the visibility timeout a
+ * retried job's message is given, docs/aws-semantics.md §2.6) are 1 ms, not a second, because the local
+ * pipeline divides each *_MS setting by its time scale (npm start: 10); dlq-redrive's deadline margin is
+ * twice the others' since one on-failure record re-reads a whole sequence range.
  */
+import declaration from "../../../terraform/modules/pipeline/function-environment.json" with { type: "json" };
 
 export interface Tuning {
   /** The function's environment variable. */
@@ -17,92 +23,27 @@ export interface Tuning {
   readonly description: string;
 }
 
-/** Stop starting records or jobs when less than this much of the invocation remains. */
-const deadlineMargin = (defaultMs: number): Tuning => ({
-  variable: "DEADLINE_MARGIN_MS",
-  min: 0,
-  max: 900_000,
-  default: defaultMs,
-  description:
-    "Stop starting work when less than this much (ms) of the invocation remains; what is in flight must finish within it.",
-});
-
-/** The processor: partition keys processed at once within a batch. */
-const processor = {
-  deadline_margin_ms: deadlineMargin(5_000),
-  concurrency: {
-    variable: "PROCESSOR_CONCURRENCY",
-    min: 1,
-    max: 256,
-    default: 16,
-    description: "Partition keys processed at once within a batch.",
-  },
-} as const satisfies Record<string, Tuning>;
-
-/**
- * The workers (packages/worker): messages (standard) or message groups (FIFO) in flight at once, and the
- * backoff of a job reported for retry (the visibility timeout its message is given, docs/aws-semantics.md
- * §2.6). The schema holds retry_backoff_max_ms within the queue's visibility timeout. Their minimum is
- * 1 ms, not a second: the local pipeline divides every *_MS setting by its time scale (npm start: 10).
- */
-const worker = {
-  deadline_margin_ms: deadlineMargin(5_000),
-  concurrency: {
-    variable: "WORKER_CONCURRENCY",
-    min: 1,
-    max: 256,
-    default: 10,
-    description: "Messages (standard queue) or message groups (FIFO queue) in flight at once within a batch.",
-  },
-  retry_backoff_base_ms: {
-    variable: "RETRY_BACKOFF_BASE_MS",
-    min: 1,
-    max: 43_200_000,
-    default: 5_000,
-    description:
-      "A job reported for retry comes back after a random 0 to this x 2^(receives - 1) ms (full jitter) instead of the queue's visibility timeout.",
-  },
-  retry_backoff_max_ms: {
-    variable: "RETRY_BACKOFF_MAX_MS",
-    min: 1,
-    max: 43_200_000,
-    default: 30_000,
-    description:
-      "The ceiling of that backoff, in ms: at least retry_backoff_base_ms, at most the queue's visibility timeout (30 s by default: SQS's own default visibility timeout, so the default fits any queue at least that long).",
-  },
-} as const satisfies Record<string, Tuning>;
-
-/** dlq-redrive: on-failure records handled at once; a larger margin, since a record re-reads a range. */
-const dlqRedrive = {
-  deadline_margin_ms: deadlineMargin(10_000),
-  concurrency: {
-    variable: "FAILURE_RECORD_CONCURRENCY",
-    min: 1,
-    max: 64,
-    default: 4,
-    description: "On-failure records handled at once within a batch.",
-  },
-} as const satisfies Record<string, Tuning>;
+type Declared = typeof declaration.functions;
 
 /** The tuning of each function, by its settings key in terraform.tfvars.json. */
-export const TUNING = {
-  processor,
-  tool_worker: worker,
-  fifo_worker: worker,
-  dlq_redrive: dlqRedrive,
-} as const;
+export const TUNING = Object.fromEntries(
+  Object.entries(declaration.functions).map(([fn, wiring]) => [fn, wiring.tuning]),
+) as { readonly [F in keyof Declared]: Readonly<Declared[F]["tuning"]> };
 
-/** The tuning fields every function has (the workers have more: `TUNING[fn]` lists a function's own). */
-export type TuningField = keyof typeof processor;
-export const TUNING_FIELDS = Object.keys(processor) as TuningField[];
 export type TunedFunction = keyof typeof TUNING;
 /** The tuning fields of one function. */
 export type FunctionTuningField<F extends TunedFunction> = keyof (typeof TUNING)[F] & string;
 
-/** The workers' tuning (tool-worker and fifo-worker share packages/worker's configuration). */
-export const WORKER_TUNING = worker;
-export const PROCESSOR_TUNING = processor;
-export const DLQ_REDRIVE_TUNING = dlqRedrive;
+/**
+ * The workers' tuning (tool-worker and fifo-worker share packages/worker's configuration, so one config.ts
+ * reads both: the declaration gives them the same fields, ranges and defaults, which settings' tests hold).
+ */
+export const WORKER_TUNING = TUNING.tool_worker;
+export const PROCESSOR_TUNING = TUNING.processor;
+export const DLQ_REDRIVE_TUNING = TUNING.dlq_redrive;
+
+/** The range of a worker queue's max_receive_count (MAX_RECEIVE_COUNT): the declaration's, §2.3. */
+export const MAX_RECEIVE_COUNT = declaration.sources["queue.max_receive_count"];
 
 /** The environment variables a function gets from its tuning fields: `{ WORKER_CONCURRENCY: "10", ... }`. */
 export function tuningVariables<F extends TunedFunction>(

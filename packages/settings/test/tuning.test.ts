@@ -1,6 +1,6 @@
 // The tuning settings (concurrency, deadline_margin_ms) are typed fields with one declaration of their
-// range, default and variable (src/tuning.ts): the schema takes them from there, and a tuning variable
-// in the free-form `environment` map is refused, naming the field to use instead.
+// range, default and variable (terraform/modules/pipeline/function-environment.json): the schema takes them
+// from there, and a tuning variable in the free-form `environment` map is refused, naming its field.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { environmentSettingsSchema, loadSettings, TUNING, tuningVariables } from "../src/index.js";

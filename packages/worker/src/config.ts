@@ -1,6 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { tuningField, WORKER_TUNING } from "@mcp-pipeline/settings/tuning";
+import { MAX_RECEIVE_COUNT, tuningField, WORKER_TUNING } from "@mcp-pipeline/settings/tuning";
 
 // Hand-written field rules, not zod: zod's full build was a sixth of what a worker's cold start loaded
 // (docs/benchmarks/cold-start.md). test/config.test.ts holds this schema to the zod one it replaces: the
@@ -26,7 +26,9 @@ export const workerConfigSchema = s.object({
    * DEAD_LETTER_QUEUE_URL: SQS moves it there instead of delivering it again (§2.3). Unset, such a call
    * shows `retrying` until it is redriven.
    */
-  MAX_RECEIVE_COUNT: s.optional(s.integer({ coerce: true, min: 1, max: 1000 })),
+  MAX_RECEIVE_COUNT: s.optional(
+    s.integer({ coerce: true, min: MAX_RECEIVE_COUNT.min, max: MAX_RECEIVE_COUNT.max }),
+  ),
   /** Messages (standard) or message groups (FIFO) in flight at once within a batch. */
   WORKER_CONCURRENCY: tuningField(WORKER_TUNING.concurrency),
   /** Stop starting jobs when less than this much of the invocation remains. */

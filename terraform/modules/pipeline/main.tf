@@ -20,16 +20,47 @@ locals {
   }
 }
 
-# Each function's typed tuning settings (terraform.tfvars.json: concurrency, deadline_margin_ms) become the
-# environment variables the function reads (local.tuning_variables, generated from tuning.ts).
+# Each function's environment, declared once in function-environment.json: its tuning settings
+# (terraform.tfvars.json: concurrency, deadline_margin_ms...) become the variables the function reads, and
+# the wired variables take the resource or setting they name. The local pipeline builds the same from the
+# same file (@mcp-pipeline/settings' functionEnvironment), and tf:check holds what was applied to it.
 locals {
-  tuning_environment = {
-    for fn, settings in {
-      processor   = var.processor
-      tool_worker = var.tool_worker
-      fifo_worker = var.fifo_worker
-      dlq_redrive = var.dlq_redrive
-    } : fn => { for field, variable in local.tuning_variables[fn] : variable => tostring(settings[field]) }
+  wiring = jsondecode(file("${path.module}/function-environment.json"))
+  function_settings = {
+    processor   = var.processor
+    tool_worker = var.tool_worker
+    fifo_worker = var.fifo_worker
+    dlq_redrive = var.dlq_redrive
+  }
+  # The sources of the queue each SQS consumer consumes; the processor has none.
+  queue_sources = {
+    for fn, c in local.sqs_consumers : fn => {
+      "queue.dlq_url"           = module.queue[c.queue].dlq_url
+      "queue.max_receive_count" = tostring(c.settings.queue.max_receive_count)
+    }
+  }
+  # What a wired variable can be set from (function-environment.json's `sources`), by function.
+  wiring_sources = {
+    for fn in keys(local.function_settings) : fn => merge(
+      {
+        tool_calls_table  = module.tool_calls_table.name
+        dedupe_table      = module.dedupe_table.name
+        results_bucket    = module.results_bucket.name
+        quarantine_bucket = module.quarantine_bucket.name
+        stream            = module.stream.name
+        test_tools        = local.wiring.sources.test_tools.values[tostring(var.test_tools)]
+      },
+      try(local.queue_sources[fn], {}),
+    )
+  }
+  # The free-form `environment` setting may not name a declared variable (a validation of each function's
+  # variable), so the order of the merge decides nothing.
+  function_environment = {
+    for fn, settings in local.function_settings : fn => merge(
+      settings.environment,
+      { for field, t in local.wiring.functions[fn].tuning : t.variable => tostring(settings[field]) },
+      { for variable, source in local.wiring.functions[fn].wired : variable => local.wiring_sources[fn][source] },
+    )
   }
 }
 
@@ -103,10 +134,7 @@ module "processor" {
   permissions_boundary_arn = var.function_permissions_boundary_arn
 
   # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
-  environment = merge(var.processor.environment, local.tuning_environment.processor, {
-    TOOL_CALLS_TABLE  = module.tool_calls_table.name
-    QUARANTINE_BUCKET = module.quarantine_bucket.name
-  })
+  environment = local.function_environment.processor
   # Every statement is checked after apply against the calls the processor's bundle makes and what
   # Lambda's mapping does with the role (scripts/tf-check/permissions, docs/aws-semantics.md §11).
   policy_statements = concat(
@@ -191,28 +219,6 @@ locals {
   # Every queue exists; dlq-redrive is deployed once its artifact is in the manifest.
   deployed_sqs_consumers = { for key, c in local.sqs_consumers : key => c if key != "dlq_redrive" || contains(keys(var.manifest.artifacts), c.artifact) }
 
-  worker_environment = {
-    TOOL_CALLS_TABLE   = module.tool_calls_table.name
-    DEDUPE_TABLE       = module.dedupe_table.name
-    RESULTS_BUCKET     = module.results_bucket.name
-    EVENTS_STREAM_NAME = module.stream.name
-    # load.latency lets a job choose how long a worker waits and whether it fails: dev only
-    # (docs/tool-workers.md; lint:config refuses test_tools in prod).
-    TEST_TOOLS = var.test_tools ? "on" : "off"
-  }
-  sqs_consumer_environment = {
-    tool_worker = merge(local.worker_environment, {
-      # A job failing at its queue's last receive is recorded dead-lettered in the tool-calls table.
-      MAX_RECEIVE_COUNT = tostring(var.tool_worker.queue.max_receive_count)
-    })
-    fifo_worker = merge(local.worker_environment, {
-      MAX_RECEIVE_COUNT = tostring(var.fifo_worker.queue.max_receive_count)
-    })
-    dlq_redrive = {
-      QUARANTINE_BUCKET = module.quarantine_bucket.name
-      STREAM_NAME       = module.stream.name
-    }
-  }
   worker_statements = [
     {
       sid       = "PublishEvents"
@@ -321,9 +327,7 @@ module "sqs_consumer" {
   role_path                = local.function_role_path
   permissions_boundary_arn = var.function_permissions_boundary_arn
 
-  environment = merge(each.value.settings.environment, local.tuning_environment[each.key], local.sqs_consumer_environment[each.key], {
-    DEAD_LETTER_QUEUE_URL = module.queue[each.value.queue].dlq_url
-  })
+  environment = local.function_environment[each.key]
   policy_statements = concat(
     [
       {
