@@ -7,7 +7,7 @@
  * 2. Replay: the stream as the dev-window live run left it (the scenario's events, the workers' started /
  *    completed / failed events, duplicates, poison, replays), per shard in stream order, in batches of the
  *    dev batch size, through the coalescing path (functions/processor/src), the per-event path it replaced
- *    (functions/processor/bench, claim + write + complete per event) and Powertools idempotency around the
+ *    (scripts/bench/processor, claim + write + complete per event) and Powertools idempotency around the
  *    same effect; and a synthetic lifecycle batch. Every request is counted where it reaches the emulator
  *    (a loopback proxy in front of dynalite, lib/emulator-counter.ts), for the three paths in the same run.
  *
@@ -52,13 +52,13 @@ import {
   toolCallsTableDefinition,
 } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import { syntheticBatch } from "../../functions/processor/bench/lifecycle-workload.ts";
-import { processPerEvent } from "../../functions/processor/bench/per-event-path.ts";
 import { processToolCallEvents } from "../../functions/processor/src/core.ts";
 import { countAtEmulator } from "./lib/emulator-counter.ts";
 import { describeMachine, machineNow } from "./lib/machine.ts";
 import { writePage } from "./lib/write-page.ts";
 import { type LiveRun, liveRun } from "./live-run.ts";
+import { syntheticBatch } from "./processor/lifecycle-workload.ts";
+import { processPerEvent } from "./processor/per-event-path.ts";
 
 const root = join(import.meta.dirname, "../..");
 const CONCURRENCY = 16;
@@ -654,7 +654,7 @@ arrive a few at a time within the batching window.
 - **coalescing**: the processor (functions/processor/src): one \`BatchGetItem\` per 100 calls, then the events
   of each call in the batch folded onto the state read and written once, conditionally on the version read.
 - **per event**: the previous processor, kept runnable for this comparison only
-  (functions/processor/bench/per-event-path.ts, not in the function bundle): pre-reads of the dedupe table and
+  (scripts/bench/processor/per-event-path.ts, not in the function bundle): pre-reads of the dedupe table and
   of tool-calls, then claim (\`PutItem\`) + write (\`PutItem\`) + complete (\`UpdateItem\`) per event.
 - **Powertools**: \`makeIdempotent\` from @aws-lambda-powertools/idempotency 2.35.0 with its DynamoDB
   persistence layer, keyed on \`eventId\`, around the same per-event write (tool-calls pre-read as well).

@@ -183,7 +183,7 @@ export type ApplyEvent = (event: ToolCallLifecycleEvent, index: number) => Promi
  * What every processing algorithm shares: decode every record, let `prepare` read ahead for the batch,
  * run each decodable event through the engine (partition-key order, the deadline) with the `ApplyEvent`
  * it returns, quarantine what can never succeed, and sum the batch up. The benchmark's per-event path
- * (bench/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
+ * (scripts/bench/processor/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
  *
  * `prepare` gets the options to give every request (RequestOptions): their signal aborts what is still
  * open at the invocation's deadline (requestDeadlines, @mcp-pipeline/batch). The record waiting on an

@@ -1,6 +1,6 @@
 /**
- * The coalescing path against the per-event path it replaced (bench/per-event-path.ts), on dynalite:
- * random workloads (calls, sessions, retries, late events, producer duplicates, shuffled orders), cut
+ * The coalescing path against the per-event path it replaced (scripts/bench/processor/per-event-path.ts),
+ * on dynalite: random workloads (calls, sessions, retries, late events, producer duplicates, shuffled orders), cut
  * into random batches, delivered the way Lambda does for Kinesis (after a partial failure, again from
  * the reported sequence number: docs/aws-semantics.md §1.4 "Checkpoint rule"), with write failures injected
  * into the tool-calls client: failures before the write reaches the table, and failures after it was
@@ -15,8 +15,8 @@ import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lifecycleWorkload } from "../bench/lifecycle-workload.js";
-import { processPerEvent } from "../bench/per-event-path.js";
+import { lifecycleWorkload } from "../../../scripts/bench/processor/lifecycle-workload.js";
+import { processPerEvent } from "../../../scripts/bench/processor/per-event-path.js";
 import { processToolCallEvents } from "../src/core.js";
 import { Stack } from "./stack.js";
 

@@ -3,7 +3,7 @@ import { seededRandom } from "@mcp-pipeline/retry";
 import { kinesisRecord, lambdaContext, sequenceNumber } from "@mcp-pipeline/testing";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { lifecycleWorkload, syntheticBatch } from "../bench/lifecycle-workload.js";
+import { lifecycleWorkload, syntheticBatch } from "../../../scripts/bench/processor/lifecycle-workload.js";
 import { processToolCallEvents } from "../src/core.js";
 import { Stack, startedRecords } from "./stack.js";
 

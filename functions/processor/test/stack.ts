@@ -9,7 +9,7 @@ import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import type { PerEventDeps } from "../bench/per-event-path.js";
+import type { PerEventDeps } from "../../../scripts/bench/processor/per-event-path.js";
 import type { ProcessorDeps } from "../src/core.js";
 
 /**
@@ -83,7 +83,7 @@ export class Stack {
     };
   }
 
-  /** The previous per-event path (bench/per-event-path.ts) on the same tables, with the dedupe table. */
+  /** The previous per-event path (scripts/bench/processor/per-event-path.ts) on the same tables, with the dedupe table. */
   perEventDeps(overrides: Partial<PerEventDeps> = {}): PerEventDeps {
     return {
       toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),

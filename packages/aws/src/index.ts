@@ -20,7 +20,6 @@ export { DeadLetterAttribute, type DeadLetterReason, deadLetterMessage } from ".
 export { type LazyClient, lazyS3Client, once } from "./lazy-clients.js";
 export {
   OrderingMode,
-  type ProducerRecord,
   PUT_RECORDS_LIMITS,
   PutRecordsIncompleteError,
   type PutRecordsLimits,
@@ -31,10 +30,10 @@ export {
   putRecords,
   type RejectedRecord,
   recordSizeBytes,
-  type StreamTarget,
   UNSENT_AFTER_GIVEN_UP,
   type WrittenRecord,
 } from "./producer.js";
+export type { ProducerRecord, StreamTarget } from "./put-request.js";
 export { type RequestOptions, sendOptions } from "./request-options.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
 export { onDemandTable } from "./tables.js";

@@ -1,12 +1,13 @@
-import {
-  type KinesisClient,
-  PutRecordsCommand,
-  type PutRecordsCommandOutput,
-  type PutRecordsRequestEntry,
-} from "@aws-sdk/client-kinesis";
+import type { KinesisClient } from "@aws-sdk/client-kinesis";
 import { messageOf, TransientError } from "@mcp-pipeline/contracts";
 import { backoffDelayMs, Jitter, sleep as realSleep, type Sleep } from "@mcp-pipeline/retry";
-import { sendOptions } from "./request-options.js";
+import {
+  type EntryError,
+  type ProducerRecord,
+  type RequestOutcome,
+  type StreamTarget,
+  sendPutRequest,
+} from "./put-request.js";
 
 /**
  * PutRecords limits: 500 records and 5 MiB a request, 1 MiB a record, partition keys included
@@ -24,12 +25,6 @@ export const PUT_RECORDS_LIMITS: PutRecordsLimits = {
   maxRecordBytes: 1024 * 1024,
 };
 
-export interface ProducerRecord {
-  readonly data: Uint8Array;
-  readonly partitionKey: string;
-  readonly explicitHashKey?: string;
-}
-
 /**
  * What the producer promises about order within a partition key:
  * - `relaxed`: records of a key go out in the order given and land in that order when every entry
@@ -44,8 +39,6 @@ export interface ProducerRecord {
  */
 export const OrderingMode = { Relaxed: "relaxed", Strict: "strict" } as const;
 export type OrderingMode = (typeof OrderingMode)[keyof typeof OrderingMode];
-
-export type StreamTarget = { readonly streamName: string } | { readonly streamArn: string };
 
 export interface PutRecordsOptions {
   /** Attempts per record, the first included. */
@@ -155,12 +148,182 @@ export function planRequests(
   return { requests, deferred };
 }
 
-/** Errors after which the same request can only fail again. */
-function isRetryableRequestError(error: unknown): boolean {
-  const name = (error as { name?: unknown }).name;
-  if (name === "ProvisionedThroughputExceededException" || name === "KMSThrottlingException") return true;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return status === undefined || status >= 500 || status === 429;
+/** PutRecordsOptions with every default filled in. */
+interface PutSettings {
+  readonly limits: PutRecordsLimits;
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly ordering: OrderingMode;
+  readonly random: () => number;
+  readonly sleep: Sleep;
+  readonly signal?: AbortSignal;
+}
+
+function putSettings(options: PutRecordsOptions): PutSettings {
+  return {
+    limits: options.limits ?? PUT_RECORDS_LIMITS,
+    maxAttempts: options.maxAttempts ?? 8,
+    baseDelayMs: options.baseDelayMs ?? 50,
+    maxDelayMs: options.maxDelayMs ?? 2_000,
+    ordering: options.ordering ?? OrderingMode.Relaxed,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? realSleep,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/** What a putRecords call knows of its records across rounds, by input index. */
+interface PutLedger {
+  readonly records: readonly ProducerRecord[];
+  readonly written: WrittenRecord[];
+  readonly rejected: RejectedRecord[];
+  /** Requests that carried each record. */
+  readonly attempts: number[];
+  /** The last error each record met: what it is rejected with once it is given up. */
+  readonly lastError: Map<number, EntryError>;
+  requests: number;
+}
+
+function rejection(ledger: PutLedger, index: number, error: EntryError): RejectedRecord {
+  return {
+    index,
+    record: ledger.records[index] as ProducerRecord,
+    errorCode: error.code,
+    errorMessage: error.message,
+    attempts: ledger.attempts[index] as number,
+  };
+}
+
+/** Splits the records into those a request can carry and those over the record limit, rejected unsent. */
+function rejectOversized(
+  records: readonly ProducerRecord[],
+  sizes: readonly number[],
+  limits: PutRecordsLimits,
+): { fitting: number[]; oversized: RejectedRecord[] } {
+  const fitting: number[] = [];
+  const oversized: RejectedRecord[] = [];
+  records.forEach((record, index) => {
+    const size = sizes[index] as number;
+    if (size <= limits.maxRecordBytes) fitting.push(index);
+    else
+      oversized.push({
+        index,
+        record,
+        errorCode: "RecordTooLarge",
+        errorMessage: `record is ${size} bytes with its partition key; the limit is ${limits.maxRecordBytes}`,
+        attempts: 0,
+      });
+  });
+  return { fitting, oversized };
+}
+
+/**
+ * Strict ordering's rule: once a record of a key is given up, nothing after it of that key is sent. In
+ * relaxed mode nothing is ever held back.
+ */
+class GivenUpKeys {
+  /** The first given-up record of each key. */
+  readonly #first = new Map<string, number>();
+  readonly #records: readonly ProducerRecord[];
+  readonly #ordering: OrderingMode;
+
+  constructor(records: readonly ProducerRecord[], ordering: OrderingMode) {
+    this.#records = records;
+    this.#ordering = ordering;
+  }
+
+  giveUp(index: number): void {
+    if (this.#ordering !== OrderingMode.Strict) return;
+    const key = this.#keyOf(index);
+    const first = this.#first.get(key);
+    if (first === undefined || index < first) this.#first.set(key, index);
+  }
+
+  /** The pending records still to send, in order, and those held back unsent because of an earlier one. */
+  holdBack(pending: readonly number[], ledger: PutLedger): { pending: number[]; heldBack: RejectedRecord[] } {
+    const kept: number[] = [];
+    const heldBack: RejectedRecord[] = [];
+    for (const index of pending) {
+      const key = this.#keyOf(index);
+      const first = this.#first.get(key);
+      if (first === undefined || index <= first) kept.push(index);
+      else
+        heldBack.push(
+          rejection(ledger, index, {
+            code: UNSENT_AFTER_GIVEN_UP,
+            message: `not sent: record ${first} of partition key ${key} was not written, and strict ordering sends nothing of that key after it`,
+          }),
+        );
+    }
+    return { pending: kept, heldBack };
+  }
+
+  #keyOf(index: number): string {
+    return (this.#records[index] as ProducerRecord).partitionKey;
+  }
+}
+
+/** The backoff before a round that retries (none before the first): an abort ends it early, quietly. */
+async function backoffBeforeRound(round: number, settings: PutSettings): Promise<void> {
+  if (round === 0 || settings.baseDelayMs <= 0 || settings.maxDelayMs <= 0) return;
+  try {
+    await settings.sleep(
+      backoffDelayMs(
+        round,
+        { baseMs: settings.baseDelayMs, capMs: settings.maxDelayMs, jitter: Jitter.Full },
+        settings.random,
+      ),
+      settings.signal,
+    );
+  } catch (error) {
+    if (!settings.signal?.aborted) throw error;
+  }
+}
+
+/** Out of time: what is still pending is named, with the abort as its error, and never sent. */
+function rejectAborted(pending: readonly number[], ledger: PutLedger, signal: AbortSignal): RejectedRecord[] {
+  return pending.map((index) => {
+    const last = ledger.lastError.get(index);
+    return rejection(ledger, index, {
+      code: "AbortError",
+      message: `aborted (${messageOf(signal.reason)})${last ? `; last error ${last.code}: ${last.message}` : ""}`,
+    });
+  });
+}
+
+/** Enters one request's outcome in the ledger; returns the indices that should be tried again. */
+function recordRequest(
+  ledger: PutLedger,
+  request: readonly number[],
+  outcome: RequestOutcome,
+  maxAttempts: number,
+): number[] {
+  ledger.requests += 1;
+  for (const i of request) ledger.attempts[i] = (ledger.attempts[i] as number) + 1;
+  if (outcome.kind === "failed") {
+    for (const i of request) {
+      ledger.lastError.set(i, outcome.error);
+      // A request that can only fail again uses up its records' attempts: they are given up this round.
+      if (!outcome.retryable) ledger.attempts[i] = maxAttempts;
+    }
+    return [...request];
+  }
+  const failed: number[] = [];
+  for (const entry of outcome.entries) {
+    if (entry.written)
+      ledger.written.push({
+        index: entry.index,
+        shardId: entry.shardId,
+        sequenceNumber: entry.sequenceNumber,
+        attempts: ledger.attempts[entry.index] as number,
+      });
+    else {
+      ledger.lastError.set(entry.index, entry.error);
+      failed.push(entry.index);
+    }
+  }
+  return failed;
 }
 
 /**
@@ -175,182 +338,63 @@ export async function putRecords(
   records: readonly ProducerRecord[],
   options: PutRecordsOptions = {},
 ): Promise<PutRecordsResult> {
-  const limits = options.limits ?? PUT_RECORDS_LIMITS;
-  const maxAttempts = options.maxAttempts ?? 8;
-  const baseDelayMs = options.baseDelayMs ?? 50;
-  const maxDelayMs = options.maxDelayMs ?? 2_000;
-  const ordering = options.ordering ?? OrderingMode.Relaxed;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? realSleep;
-
-  const written: WrittenRecord[] = [];
-  const rejected: RejectedRecord[] = [];
-  const attempts = new Array<number>(records.length).fill(0);
-  const lastError = new Map<number, { code: string; message: string }>();
+  const settings = putSettings(options);
   const sizes = records.map(recordSizeBytes);
-  let requestCount = 0;
-
   const keyOf = (i: number) => (records[i] as ProducerRecord).partitionKey;
-  // Strict mode: the first given-up record of each key; nothing of that key after it is sent.
-  const givenUp = new Map<string, number>();
-  const giveUp = (index: number) => {
-    if (ordering !== OrderingMode.Strict) return;
-    const key = keyOf(index);
-    const first = givenUp.get(key);
-    if (first === undefined || index < first) givenUp.set(key, index);
+  const ledger: PutLedger = {
+    records,
+    written: [],
+    rejected: [],
+    attempts: new Array<number>(records.length).fill(0),
+    lastError: new Map(),
+    requests: 0,
   };
-  const isBlocked = (index: number) => {
-    const first = givenUp.get(keyOf(index));
-    return first !== undefined && index > first;
-  };
-  const holdBack = (index: number) => {
-    const first = givenUp.get(keyOf(index)) as number;
-    rejected.push({
-      index,
-      record: records[index] as ProducerRecord,
-      errorCode: UNSENT_AFTER_GIVEN_UP,
-      errorMessage: `not sent: record ${first} of partition key ${keyOf(index)} was not written, and strict ordering sends nothing of that key after it`,
-      attempts: attempts[index] as number,
-    });
+  const givenUp = new GivenUpKeys(records, settings.ordering);
+  const reject = (rejected: readonly RejectedRecord[]) => {
+    ledger.rejected.push(...rejected);
+    for (const r of rejected) givenUp.giveUp(r.index);
   };
 
-  let pending: number[] = [];
-  records.forEach((record, index) => {
-    const size = sizes[index] as number;
-    if (size > limits.maxRecordBytes) {
-      rejected.push({
-        index,
-        record,
-        errorCode: "RecordTooLarge",
-        errorMessage: `record is ${size} bytes with its partition key; the limit is ${limits.maxRecordBytes}`,
-        attempts: 0,
-      });
-      giveUp(index);
-    } else {
-      pending.push(index);
-    }
-  });
-  pending = pending.filter((i) => {
-    if (!isBlocked(i)) return true;
-    holdBack(i);
-    return false;
-  });
+  const { fitting, oversized } = rejectOversized(records, sizes, settings.limits);
+  reject(oversized);
+  let { pending, heldBack } = givenUp.holdBack(fitting, ledger);
+  ledger.rejected.push(...heldBack);
 
   let round = 0;
   while (pending.length > 0) {
-    if (round > 0 && baseDelayMs > 0 && maxDelayMs > 0) {
-      try {
-        await sleep(
-          backoffDelayMs(round, { baseMs: baseDelayMs, capMs: maxDelayMs, jitter: Jitter.Full }, random),
-          options.signal,
-        );
-      } catch (error) {
-        if (!options.signal?.aborted) throw error;
-      }
-    }
-    if (options.signal?.aborted) {
-      // Out of time: what is still pending is named, with the abort as its error, and never sent.
-      for (const index of pending) {
-        const last = lastError.get(index);
-        rejected.push({
-          index,
-          record: records[index] as ProducerRecord,
-          errorCode: "AbortError",
-          errorMessage: `aborted (${messageOf(options.signal.reason)})${last ? `; last error ${last.code}: ${last.message}` : ""}`,
-          attempts: attempts[index] as number,
-        });
-      }
+    await backoffBeforeRound(round, settings);
+    if (settings.signal?.aborted) {
+      ledger.rejected.push(...rejectAborted(pending, ledger, settings.signal));
       break;
     }
-    const plan = planRequests(pending, (i) => sizes[i] as number, keyOf, limits, ordering);
+    const plan = planRequests(pending, (i) => sizes[i] as number, keyOf, settings.limits, settings.ordering);
     const retry: number[] = [];
-    let anyFailed = false;
     for (const request of plan.requests) {
-      const failed = await sendOnce(request);
-      if (failed.length > 0) anyFailed = true;
-      retry.push(...failed);
+      const outcome = await sendPutRequest(client, target, records, request, options);
+      retry.push(...recordRequest(ledger, request, outcome, settings.maxAttempts));
     }
-    const exhausted = retry.filter((i) => (attempts[i] as number) >= maxAttempts);
-    for (const index of exhausted) {
-      const error = lastError.get(index) ?? { code: "Unknown", message: "no error reported" };
-      rejected.push({
-        index,
-        record: records[index] as ProducerRecord,
-        errorCode: error.code,
-        errorMessage: error.message,
-        attempts: attempts[index] as number,
-      });
-      giveUp(index);
-    }
+    const exhausted = (i: number) => (ledger.attempts[i] as number) >= settings.maxAttempts;
+    reject(
+      retry
+        .filter(exhausted)
+        .map((i) =>
+          rejection(ledger, i, ledger.lastError.get(i) ?? { code: "Unknown", message: "no error reported" }),
+        ),
+    );
     // Input order is kept for what remains, so a retried record still precedes later ones of its key.
-    const remaining = new Set([
-      ...retry.filter((i) => (attempts[i] as number) < maxAttempts),
-      ...plan.deferred,
-    ]);
-    pending = pending.filter((i) => {
-      if (!remaining.has(i)) return false;
-      if (!isBlocked(i)) return true;
-      holdBack(i);
-      return false;
-    });
+    const remaining = new Set([...retry.filter((i) => !exhausted(i)), ...plan.deferred]);
+    ({ pending, heldBack } = givenUp.holdBack(
+      pending.filter((i) => remaining.has(i)),
+      ledger,
+    ));
+    ledger.rejected.push(...heldBack);
     // A round that only drained strict-mode deferrals needs no backoff.
-    round = anyFailed ? round + 1 : 0;
+    round = retry.length > 0 ? round + 1 : 0;
   }
 
-  written.sort((a, b) => a.index - b.index);
-  rejected.sort((a, b) => a.index - b.index);
-  return { written, rejected, requests: requestCount };
-
-  /** Sends one request; returns the indices that should be tried again. */
-  async function sendOnce(request: readonly number[]): Promise<number[]> {
-    const entries: PutRecordsRequestEntry[] = request.map((i) => {
-      const record = records[i] as ProducerRecord;
-      return {
-        Data: record.data,
-        PartitionKey: record.partitionKey,
-        ...(record.explicitHashKey !== undefined ? { ExplicitHashKey: record.explicitHashKey } : {}),
-      };
-    });
-    for (const i of request) attempts[i] = (attempts[i] as number) + 1;
-    requestCount += 1;
-    let response: PutRecordsCommandOutput;
-    try {
-      response = await client.send(
-        new PutRecordsCommand({
-          Records: entries,
-          ...("streamArn" in target ? { StreamARN: target.streamArn } : { StreamName: target.streamName }),
-        }),
-        sendOptions(options),
-      );
-    } catch (error) {
-      const code = (error as { name?: string }).name ?? "Error";
-      for (const i of request) {
-        lastError.set(i, { code, message: messageOf(error) });
-        if (!isRetryableRequestError(error)) attempts[i] = maxAttempts;
-      }
-      return [...request];
-    }
-    const results = response.Records ?? [];
-    const failed: number[] = [];
-    request.forEach((index, position) => {
-      const entry = results[position];
-      if (entry?.SequenceNumber && entry.ShardId && !entry.ErrorCode) {
-        written.push({
-          index,
-          shardId: entry.ShardId,
-          sequenceNumber: entry.SequenceNumber,
-          attempts: attempts[index] as number,
-        });
-      } else {
-        lastError.set(index, {
-          code: entry?.ErrorCode ?? "MissingResult",
-          message: entry?.ErrorMessage ?? "no result for this entry in the response",
-        });
-        failed.push(index);
-      }
-    });
-    return failed;
-  }
+  ledger.written.sort((a, b) => a.index - b.index);
+  ledger.rejected.sort((a, b) => a.index - b.index);
+  return { written: ledger.written, rejected: ledger.rejected, requests: ledger.requests };
 }
 
 /** As putRecords, but throws PutRecordsIncompleteError unless every record was written. */

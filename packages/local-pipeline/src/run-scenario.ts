@@ -1,11 +1,23 @@
 /** Drives a scenario through a running LocalPipeline and accounts for every input: the ledger. */
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
-import { compareSequenceNumbers, putRecords } from "@mcp-pipeline/aws";
+import { putRecords } from "@mcp-pipeline/aws";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { sleep } from "@mcp-pipeline/retry";
 import { type DrainedMessage, drainQueue, peekQueue } from "./drain-queue.js";
 import { listGivenUp } from "./given-up.js";
+import {
+  callIdOf,
+  callsToRead,
+  emptyObserved,
+  failureRangeOf,
+  isApplied,
+  missingInputs,
+  type Observed,
+  type PutRecord,
+  type ScenarioInputs,
+  scenarioInputs,
+} from "./input-ledger.js";
 import type { PartialSplits } from "./partial-splits.js";
 import type { LocalPipeline } from "./pipeline.js";
 import type { ProcessorTrafficCounts } from "./processor-traffic.js";
@@ -86,18 +98,6 @@ export interface RunPhases {
   readonly replayApplied: number | null;
 }
 
-interface PutRecord {
-  readonly item: Scenario["stream"][number];
-  shardId: string;
-  sequenceNumber: string;
-}
-
-interface FailureRange {
-  readonly shardId: string;
-  readonly start: string;
-  readonly end: string;
-}
-
 export interface Progress {
   readonly elapsedMs: number;
   readonly accounted: number;
@@ -162,17 +162,10 @@ async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string
 }
 
 /**
- * Puts the scenario into the stream and the queues, waits until every input is accounted for (applied,
- * quarantined, in a DLQ or in the on-failure destination) or `timeoutMs` passes, and returns the summary.
- * An input found nowhere is lost; the run's promise is that this count is 0.
+ * Puts the scenario's records into the stream and its jobs into the two queues; returns its inputs, with
+ * where Kinesis stored each record and the messageId SQS gave each job.
  */
-export async function runScenario(
-  pipeline: LocalPipeline,
-  scenario: Scenario,
-  options: { environment: string; timeScale: number; timeoutMs: number; onProgress?: (p: Progress) => void },
-): Promise<Summary> {
-  const started = Date.now();
-  const puts: PutRecord[] = scenario.stream.map((item) => ({ item, shardId: "", sequenceNumber: "" }));
+async function putInputs(pipeline: LocalPipeline, scenario: Scenario): Promise<ScenarioInputs> {
   // The stream and the two queues are independent inputs: put at once, so the workers start on their
   // jobs while the records are still being put.
   const [result, jobIds, fifoIds] = await Promise.all([
@@ -186,89 +179,98 @@ export async function runScenario(
   ]);
   if (result.rejected.length > 0)
     throw new Error(`${result.rejected.length} stream records could not be put`);
+  const puts: PutRecord[] = scenario.stream.map((item) => ({ item, shardId: "", sequenceNumber: "" }));
   for (const w of result.written)
-    Object.assign(puts[w.index] as PutRecord, { shardId: w.shardId, sequenceNumber: w.sequenceNumber });
-  const inputsIn = Date.now();
-  let accountedAt: number | null = null;
-  let settledAt: number | null = null;
-  let replayAppliedAt: number | null = null;
-  const events = puts.filter((p) => p.item.kind === "event" || p.item.kind === "stuck");
-  const poisonRecords = puts.filter((p) => p.item.kind === "poison");
-  const allJobs = [...scenario.jobs, ...scenario.fifoJobs];
-  const validJobs = allJobs.filter((j): j is Extract<JobItem, { kind: "job" }> => j.kind === "job");
-  const poisonJobIds = new Set(
-    allJobs.filter((j) => j.kind === "poison").map((j) => jobIds.get(j) ?? fifoIds.get(j) ?? ""),
-  );
-  const expected = events.length + poisonRecords.length + validJobs.length + poisonJobIds.size;
+    puts[w.index] = {
+      item: (puts[w.index] as PutRecord).item,
+      shardId: w.shardId,
+      sequenceNumber: w.sequenceNumber,
+    };
+  return scenarioInputs(scenario, puts, jobIds, fifoIds);
+}
 
-  let missing: string[] = [];
-  const calls = new Map<string, Record<string, unknown>>();
-  const applied = (callId: string) => Boolean(calls.get(callId)?.requestedAt);
-  const settled = (callId: string) => ["completed", "failed"].includes(String(calls.get(callId)?.status));
-  let quarantined = new Set<string>();
-  const dead = new Map<string, DrainedMessage>();
-  const failures = new Map<string, FailureRange>();
-  const inFailureRange = (p: PutRecord) =>
-    [...failures.values()].some(
-      (f) =>
-        f.shardId === p.shardId &&
-        compareSequenceNumbers(p.sequenceNumber, f.start) >= 0 &&
-        compareSequenceNumbers(p.sequenceNumber, f.end) <= 0,
-    );
-  let timedOut = false;
+/** Reads the calls still open and the quarantine's contents into `observed`. */
+async function observeStores(
+  pipeline: LocalPipeline,
+  inputs: ScenarioInputs,
+  observed: Observed,
+): Promise<void> {
+  const [, quarantined] = await Promise.all([
+    readCalls(
+      pipeline.dynamodb,
+      pipeline.names.toolCallsTable,
+      observed.calls,
+      callsToRead(inputs, observed),
+    ),
+    quarantinedSequences(pipeline),
+  ]);
+  observed.quarantined = quarantined;
+}
+
+/**
+ * Drains the DLQs into `observed` (kept by messageId): a peek of the FIFO DLQ hid a group's second poison
+ * job behind its first (§3). The failure queue is dlq-redrive's: read, not taken.
+ */
+async function observeQueues(pipeline: LocalPipeline, observed: Observed): Promise<void> {
+  const keepDead = (page: readonly DrainedMessage[]) => {
+    for (const d of page) observed.dead.set(d.id, d);
+  };
+  const [, , failed] = await Promise.all([
+    drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url, keepDead),
+    drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url, keepDead),
+    peekQueue(pipeline.sqs, pipeline.queues.streamFailures.url),
+  ]);
+  for (const f of failed) observed.failures.set(f.id, failureRangeOf(f.body));
+}
+
+/** Tells the caller how far the run is, given how many of the expected outcomes it has not seen yet. */
+type ReportProgress = (outstanding: number) => void;
+
+function progressReporter(
+  pipeline: LocalPipeline,
+  inputs: ScenarioInputs,
+  observed: Observed,
+  started: number,
+  onProgress: ((p: Progress) => void) | undefined,
+): ReportProgress {
+  return (outstanding) =>
+    onProgress?.({
+      elapsedMs: Date.now() - started,
+      accounted: inputs.expected - outstanding,
+      expected: inputs.expected,
+      applied: pipeline.metrics.sum("processor", "Applied"),
+      quarantineObjects: observed.quarantined.size,
+      dlq: observed.dead.size,
+    });
+}
+
+interface AccountingEnd {
+  /** The inputs found nowhere when the wait ended. */
+  readonly missing: string[];
+  /** The deadline passed with inputs still open. */
+  readonly timedOut: boolean;
+  readonly accountedAt: number | null;
+  readonly settledAt: number | null;
+}
+
+/**
+ * Reads the stores and queues round after round until every input is accounted for and the pipeline has
+ * drained, or the deadline passes.
+ */
+async function waitUntilAccounted(
+  pipeline: LocalPipeline,
+  inputs: ScenarioInputs,
+  observed: Observed,
+  inputsIn: number,
+  deadline: number,
+  progress: ReportProgress,
+): Promise<AccountingEnd> {
+  let accountedAt: number | null = null;
   let lastInvocations = -1;
   let quietSince = Date.now();
-
-  const account = async () => {
-    const wanted = [
-      ...events.map((e) => (e.item as { callId: string }).callId).filter((id) => !applied(id)),
-      ...validJobs.map((j) => j.callId).filter((id) => !settled(id)),
-    ];
-    [, quarantined] = await Promise.all([
-      readCalls(pipeline.dynamodb, pipeline.names.toolCallsTable, calls, wanted),
-      quarantinedSequences(pipeline),
-    ]);
-    const lostNow: string[] = [];
-    for (const e of events) {
-      const callId = (e.item as { callId: string }).callId;
-      // Applied, or given up on and kept: in the quarantine (dlq-redrive re-read it) or in a failed range.
-      const kept = quarantined.has(e.sequenceNumber) || inFailureRange(e);
-      if (!calls.get(callId)?.requestedAt && !kept) lostNow.push(`event ${callId}`);
-    }
-    for (const p of poisonRecords) {
-      if (!quarantined.has(p.sequenceNumber) && !inFailureRange(p))
-        lostNow.push(`poison record ${p.sequenceNumber}`);
-    }
-    // A poison job is in a DLQ either as the worker sent it (its source messageId in an attribute) or as
-    // SQS moved it there after maxReceiveCount receives (a worker that timed out on every receive): such a
-    // message keeps its messageId and carries no attribute of ours (§2.3).
-    const deadIds = new Set(
-      [...dead.values()].flatMap((d) => [d.id, d.attributes["pipeline.source.messageId"] ?? ""]),
-    );
-    const deadBodies = new Set([...dead.values()].map((d) => d.body));
-    for (const job of validJobs) {
-      const status = calls.get(job.callId)?.status;
-      if (status !== "completed" && status !== "failed" && !deadBodies.has(job.body))
-        lostNow.push(`job ${job.callId}`);
-    }
-    for (const id of poisonJobIds) if (!deadIds.has(id)) lostNow.push(`poison job ${id}`);
-    return lostNow;
-  };
-
-  /** Tells the caller how far the run is, with `outstanding` of the expected outcomes not seen yet. */
-  const progress = (outstanding: number) =>
-    options.onProgress?.({
-      elapsedMs: Date.now() - started,
-      accounted: expected - outstanding,
-      expected,
-      applied: pipeline.metrics.sum("processor", "Applied"),
-      quarantineObjects: quarantined.size,
-      dlq: dead.size,
-    });
-
-  const deadline = started + options.timeoutMs;
   for (;;) {
-    missing = await account();
+    await observeStores(pipeline, inputs, observed);
+    const missing = missingInputs(inputs, observed);
     const invocations = [...pipeline.functions.values()].reduce((n, f) => n + f.stats.invocations, 0);
     if (invocations !== lastInvocations) {
       lastInvocations = invocations;
@@ -280,93 +282,123 @@ export async function runScenario(
     // records for the replay below. Should the drain never show (a failure record dlq-redrive keeps
     // failing on), the functions' being idle for 1.5 s ends the wait, as it did before the drain was known.
     if (missing.length === 0) accountedAt ??= Date.now();
-    if (missing.length === 0 && (pipeline.drained(inputsIn) || Date.now() - quietSince > 1_500)) {
-      settledAt = Date.now();
-      break;
-    }
-    if (Date.now() > deadline) {
-      timedOut = missing.length > 0;
-      break;
-    }
-    if (missing.length > 0) {
-      // The DLQs are drained into the ledger (kept by messageId): a peek of the FIFO DLQ hid a group's
-      // second poison job behind its first (§3). The failure queue is dlq-redrive's: read, not taken.
-      const keepDead = (page: readonly DrainedMessage[]) => {
-        for (const d of page) dead.set(d.id, d);
-      };
-      const [, , failed] = await Promise.all([
-        drainQueue(pipeline.sqs, pipeline.queues.toolJobsDlq.url, keepDead),
-        drainQueue(pipeline.sqs, pipeline.queues.sessionJobsDlq.url, keepDead),
-        peekQueue(pipeline.sqs, pipeline.queues.streamFailures.url),
-      ]);
-      for (const f of failed) {
-        const info = (
-          JSON.parse(f.body) as {
-            KinesisBatchInfo: { shardId: string; startSequenceNumber: string; endSequenceNumber: string };
-          }
-        ).KinesisBatchInfo;
-        failures.set(f.id, {
-          shardId: info.shardId,
-          start: info.startSequenceNumber,
-          end: info.endSequenceNumber,
-        });
-      }
-    }
+    if (missing.length === 0 && (pipeline.drained(inputsIn) || Date.now() - quietSince > 1_500))
+      return { missing, timedOut: false, accountedAt, settledAt: Date.now() };
+    if (Date.now() > deadline) return { missing, timedOut: missing.length > 0, accountedAt, settledAt: null };
+    if (missing.length > 0) await observeQueues(pipeline, observed);
     // Near the end a round reads few calls and the pipeline's drain is only a poll interval away: look
     // again sooner. While many inputs are open, a round reads many calls; it waits longer between them.
     await sleep(missing.length > 100 ? 500 : 100);
   }
+}
 
-  // The downstream recovers: faults off, then what the processor gave up on goes back into the stream
-  // (docs/operations.md), and every valid event must end up applied.
-  let replayed = 0;
+interface ReplayEnd {
+  readonly replayed: number;
+  /** Valid events still not applied when the deadline passed (none when every one was). */
+  readonly unapplied: readonly PutRecord[];
+  readonly appliedAt: number | null;
+}
+
+/**
+ * The downstream recovers: faults off, then what the processor gave up on goes back into the stream
+ * (docs/operations.md), and every valid event must end up applied. Null: nothing to replay, or no time
+ * left to.
+ */
+async function replayGivenUp(
+  pipeline: LocalPipeline,
+  inputs: ScenarioInputs,
+  observed: Observed,
+  deadline: number,
+  progress: ReportProgress,
+): Promise<ReplayEnd | null> {
   const givenUp = await listGivenUp(pipeline.s3, pipeline.names.quarantineBucket);
-  if (givenUp.length > 0 && Date.now() < deadline) {
-    pipeline.faultsActive = false;
-    const entries = givenUp;
-    replayed = (
-      await replayQuarantine(pipeline.s3, pipeline.kinesis, pipeline.names.quarantineBucket, entries, {
-        streamName: pipeline.names.stream,
-        ratePerSecond: 500,
-      })
-    ).replayed;
-    for (;;) {
-      const callIdOf = (e: PutRecord) => (e.item as { callId: string }).callId;
-      await readCalls(
-        pipeline.dynamodb,
-        pipeline.names.toolCallsTable,
-        calls,
-        events.map(callIdOf).filter((id) => !applied(id)),
-      );
-      const unapplied = events.filter((e) => !applied(callIdOf(e)));
-      progress(unapplied.length);
-      if (unapplied.length === 0) replayAppliedAt = Date.now();
-      if (unapplied.length === 0 || Date.now() > deadline) {
-        timedOut ||= unapplied.length > 0;
-        missing = [
-          ...missing,
-          ...unapplied.map(
-            (e) => `event ${(e.item as { callId: string }).callId} (not applied after replay)`,
-          ),
-        ];
-        break;
-      }
-      // A round reads only the replayed calls still unapplied: a few dozen keys.
-      await sleep(100);
-    }
+  if (givenUp.length === 0 || Date.now() >= deadline) return null;
+  pipeline.faultsActive = false;
+  const { replayed } = await replayQuarantine(
+    pipeline.s3,
+    pipeline.kinesis,
+    pipeline.names.quarantineBucket,
+    givenUp,
+    { streamName: pipeline.names.stream, ratePerSecond: 500 },
+  );
+  for (;;) {
+    await readCalls(
+      pipeline.dynamodb,
+      pipeline.names.toolCallsTable,
+      observed.calls,
+      inputs.events.map(callIdOf).filter((id) => !isApplied(observed, id)),
+    );
+    const unapplied = inputs.events.filter((e) => !isApplied(observed, callIdOf(e)));
+    progress(unapplied.length);
+    if (unapplied.length === 0) return { replayed, unapplied, appliedAt: Date.now() };
+    if (Date.now() > deadline) return { replayed, unapplied, appliedAt: null };
+    // A round reads only the replayed calls still unapplied: a few dozen keys.
+    await sleep(100);
   }
+}
 
-  const latencies = validJobs.flatMap((job) => {
-    const finishedAt = calls.get(job.callId)?.finishedAt;
+/** Each function's counters over the run. */
+function functionStats(pipeline: LocalPipeline): Summary["functions"] {
+  return Object.fromEntries(
+    [...pipeline.functions.entries()].map(([name, f]) => [
+      name,
+      {
+        invocations: f.stats.invocations,
+        errors: f.stats.errors,
+        timeouts: f.stats.timeouts,
+        coldStarts: f.stats.coldStarts,
+        maxMemoryUsedMb: f.stats.maxMemoryUsedMb,
+      },
+    ]),
+  );
+}
+
+/** How long each valid job took, from its enqueue to the finish its call item records. */
+function jobLatencies(inputs: ScenarioInputs, observed: Observed): Summary["latencyMs"] {
+  const latencies = inputs.validJobs.flatMap((job) => {
+    const finishedAt = observed.calls.get(job.callId)?.finishedAt;
     return typeof finishedAt === "string" ? [Date.parse(finishedAt) - job.enqueuedAt] : [];
   });
+  return {
+    p50: percentile(latencies, 50),
+    p90: percentile(latencies, 90),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/**
+ * Puts the scenario into the stream and the queues, waits until every input is accounted for (applied,
+ * quarantined, in a DLQ or in the on-failure destination) or `timeoutMs` passes, and returns the summary.
+ * An input found nowhere is lost; the run's promise is that this count is 0.
+ */
+export async function runScenario(
+  pipeline: LocalPipeline,
+  scenario: Scenario,
+  options: { environment: string; timeScale: number; timeoutMs: number; onProgress?: (p: Progress) => void },
+): Promise<Summary> {
+  const started = Date.now();
+  const deadline = started + options.timeoutMs;
+  const inputs = await putInputs(pipeline, scenario);
+  const inputsIn = Date.now();
+  const observed = emptyObserved();
+  const progress = progressReporter(pipeline, inputs, observed, started, options.onProgress);
+
+  const accounting = await waitUntilAccounted(pipeline, inputs, observed, inputsIn, deadline, progress);
+  const replay = await replayGivenUp(pipeline, inputs, observed, deadline, progress);
+  const timedOut = accounting.timedOut || (replay?.unapplied.length ?? 0) > 0;
+  const missing = [
+    ...accounting.missing,
+    ...(replay?.unapplied ?? []).map((e) => `event ${callIdOf(e)} (not applied after replay)`),
+  ];
+
   const kinesis = pipeline.kinesisEsm?.stats;
   const sqsRetried = [...pipeline.sqsEsms.values()].reduce(
     (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
     0,
   );
-  const poisonJobs = allJobs.length - validJobs.length;
-  const sentToDlq = dead.size;
+  const poisonJobs = inputs.allJobs.length - inputs.validJobs.length;
+  const sentToDlq = observed.dead.size;
   const representativeness = judgeRepresentative({
     timeScale: options.timeScale,
     functions: Object.fromEntries(
@@ -380,22 +412,11 @@ export async function runScenario(
         },
       ]),
     ),
-    jobsIn: allJobs.length,
+    jobsIn: inputs.allJobs.length,
     poisonJobs,
     sentToDlq,
   });
-  const functions = Object.fromEntries(
-    [...pipeline.functions.entries()].map(([name, f]) => [
-      name,
-      {
-        invocations: f.stats.invocations,
-        errors: f.stats.errors,
-        timeouts: f.stats.timeouts,
-        coldStarts: f.stats.coldStarts,
-        maxMemoryUsedMb: f.stats.maxMemoryUsedMb,
-      },
-    ]),
-  );
+  const sinceStart = (at: number | null) => (at === null ? null : at - started);
   return {
     environment: options.environment,
     timeScale: options.timeScale,
@@ -403,18 +424,16 @@ export async function runScenario(
     durationMs: Date.now() - started,
     phasesMs: {
       inputsIn: inputsIn - started,
-      accounted: accountedAt === null ? null : accountedAt - started,
-      settled: settledAt === null ? null : settledAt - started,
-      replayApplied: replayAppliedAt === null ? null : replayAppliedAt - started,
+      accounted: sinceStart(accounting.accountedAt),
+      settled: sinceStart(accounting.settledAt),
+      replayApplied: sinceStart(replay?.appliedAt ?? null),
     },
     eventsIn: scenario.stream.length,
     streamRecordsProcessed: kinesis?.polledRecords ?? 0,
-    jobsIn: allJobs.length,
+    jobsIn: inputs.allJobs.length,
     poisonJobs,
     applied: pipeline.metrics.sum("processor", "Applied"),
-    scenarioEventsApplied: new Set(
-      events.map((e) => (e.item as { callId: string }).callId).filter((id) => applied(id)),
-    ).size,
+    scenarioEventsApplied: new Set(inputs.events.map(callIdOf).filter((id) => isApplied(observed, id))).size,
     duplicatesSkipped:
       pipeline.metrics.sum("processor", "Duplicates") + pipeline.metrics.sum("worker", "Duplicates"),
     quarantined: pipeline.metrics.sum("processor", "Quarantined"),
@@ -424,19 +443,14 @@ export async function runScenario(
     sentToDlq,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
-    replayed,
+    replayed: replay?.replayed ?? 0,
     lost: timedOut ? 0 : missing.length,
     timedOut,
     inFlight: timedOut ? missing.length : 0,
-    latencyMs: {
-      p50: percentile(latencies, 50),
-      p90: percentile(latencies, 90),
-      p95: percentile(latencies, 95),
-      p99: percentile(latencies, 99),
-    },
+    latencyMs: jobLatencies(inputs, observed),
     maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,
     processorDynamoDb: pipeline.processorTraffic.counts(),
-    functions,
+    functions: functionStats(pipeline),
     missing: missing.slice(0, 20),
     representativeness,
   };

@@ -48,7 +48,7 @@ const WORKER: readonly Use[] = [
   { module: "packages/aws/src/batch-get.ts", on: [TOOL_CALLS, DEDUPE] },
   { module: "packages/tool-calls/src/store.ts", on: [TOOL_CALLS] },
   { module: "packages/idempotency/src/store.ts", on: [DEDUPE] },
-  { module: "packages/aws/src/producer.ts", on: [{ kind: "stream", env: "EVENTS_STREAM_NAME" }] },
+  { module: "packages/aws/src/put-request.ts", on: [{ kind: "stream", env: "EVENTS_STREAM_NAME" }] },
   {
     module: "packages/worker/src/result-object.ts",
     on: [{ kind: "objects", env: "RESULTS_BUCKET", prefix: "results/" }],
@@ -75,7 +75,7 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     { module: "packages/aws/src/sqs-client.ts", on: [OWN_DLQ] },
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
-    { module: "packages/aws/src/producer.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
+    { module: "packages/aws/src/put-request.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     // Before a replay: the stream the records go back to exists and is active.
     { module: "packages/recovery/src/replay-checks.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     // The manual redrive-dlq: the workers' DLQs are read, counted (received, then released with

@@ -115,7 +115,7 @@ const dlqRedriveCalls: BundleCalls = {
     { operation: "kinesis:DescribeStreamSummary", modules: ["packages/recovery/src/replay-checks.ts"] },
     { operation: "kinesis:GetRecords", modules: ["packages/recovery/src/reread.ts"] },
     { operation: "kinesis:GetShardIterator", modules: ["packages/recovery/src/reread.ts"] },
-    { operation: "kinesis:PutRecords", modules: ["packages/aws/src/producer.ts"] },
+    { operation: "kinesis:PutRecords", modules: ["packages/aws/src/put-request.ts"] },
     { operation: "s3:GetObject", modules: ["packages/quarantine/src/store.ts"] },
     { operation: "s3:GetObjectTagging", modules: ["packages/recovery/src/quarantine-ops.ts"] },
     { operation: "s3:ListObjectsV2", modules: ["packages/recovery/src/quarantine-ops.ts"] },

@@ -4,13 +4,14 @@ import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/quarantine";
 import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import { type ProcessResult, processDecodedBatch } from "../src/core.js";
+import { type ProcessResult, processDecodedBatch } from "../../../functions/processor/src/core.js";
 
 /**
- * The processor's previous algorithm, kept out of the function bundle (nothing under src/ imports it):
- * one claim and one completion on the dedupe table and one write on tool-calls per event. The
- * benchmark (scripts/bench/processor-requests.ts) measures it against the coalescing path, and the
- * property test (test/coalescing.property.test.ts) checks that both leave the same tool-calls table.
+ * The processor's previous algorithm, kept out of the function bundle (it lives with the benchmarks, and
+ * nothing under functions/processor/src imports it): one claim and one completion on the dedupe table and
+ * one write on tool-calls per event. The benchmark (scripts/bench/processor-requests.ts) measures it against
+ * the coalescing path, and the property test (functions/processor/test/coalescing.property.test.ts) checks
+ * that both leave the same tool-calls table.
  */
 export interface PerEventDeps {
   readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch">;
