@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+/** Where tests live: each workspace's test/unit and test/integration, and the repository's in scripts/. */
+const TIERS = "{packages,local,tools,functions,scripts}";
+
 /**
  * Suites whose outcome depends on what AWS answers, run a second time against moto's server (project
  * "moto"; docs/emulator-fidelity.md says why each is here). They start their endpoints through
@@ -7,10 +10,10 @@ import { defineConfig } from "vitest/config";
  * installs moto into the CI tools cache (.ci/moto.sh, ~45 s).
  */
 export const MOTO_SUITES = [
-  "packages/tool-calls/test/store.test.ts",
-  "packages/aws/test/producer.test.ts",
-  "packages/local-esm/test/sqs-conformance.test.ts",
-  "packages/quarantine/test/store.test.ts",
+  "packages/tool-calls/test/integration/store.test.ts",
+  "packages/aws/test/integration/producer.test.ts",
+  "local/local-esm/test/integration/sqs-conformance.test.ts",
+  "packages/recovery/test/integration/quarantine/store.test.ts",
 ];
 
 export default defineConfig({
@@ -24,7 +27,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "emulators", include: ["{packages,functions,scripts}/**/test/**/*.test.ts"] },
+        test: {
+          name: "unit",
+          include: [`${TIERS}/**/test/unit/**/*.test.ts`],
+          // No socket, no server, no child process: what needs one is an integration test.
+          setupFiles: ["scripts/lib/unit-guard.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: { name: "integration", include: [`${TIERS}/**/test/integration/**/*.test.ts`] },
       },
       {
         extends: true,

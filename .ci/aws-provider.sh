@@ -3,7 +3,7 @@
 # outside the repository (the only way this machine reaches it: registry.terraform.io is not
 # reachable), with only the AWS services that .ci/aws-provider-services.txt lists: the whole provider
 # (~250 services) took 40-70 minutes and ~9 GB of memory on two cores for a 905 MB binary, which
-# Terraform hashes on every init. scripts/tf-check/provider-trim-cli.ts (run with the repository's tsx:
+# Terraform hashes on every init. tools/terraform/src/tf-check/provider-trim-cli.ts (run with the repository's tsx:
 # npm ci first) rewrites the provider's generated list of service packages in a scratch copy of the source
 # (never in the Go module cache) and writes beside the binary the manifest that `npm run tf:check` reads to
 # name a missing service.
@@ -26,9 +26,9 @@ root="$(cd "$here/.." && pwd)"
 MODULE_VERSION="${AWS_PROVIDER_MODULE_VERSION:-v1.60.1-0.20260602190131-5f2286d6d836}"
 VERSION="${AWS_PROVIDER_VERSION:-6.47.1}"
 SERVICES_FILE="$here/aws-provider-services.txt"
-TRIM="$root/scripts/tf-check/provider-trim-cli.ts"
+TRIM="$root/tools/terraform/src/tf-check/provider-trim-cli.ts"
 # What the trim's output depends on, for the cache key (.github/workflows/ci.yml's hashFiles names the same).
-TRIM_SOURCES=("$TRIM" "$root/scripts/tf-check/provider-trim.ts" "$root/scripts/tf-check/service-list.ts")
+TRIM_SOURCES=("$TRIM" "$root/tools/terraform/src/tf-check/provider-trim.ts" "$root/tools/terraform/src/tf-check/service-list.ts")
 # The repository's Node (its `node` devDependency) and tsx, as `npm run` would find them.
 NODE_BIN="$root/node_modules/.bin"
 MIRROR="${1:-${CI_TOOLS_DIR:-$HOME/.cache/mcp-event-pipelines-ci}/terraform-mirror}"

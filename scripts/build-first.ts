@@ -56,7 +56,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Promise<Che
   },
 
   async "bench:local-pipeline"(argv) {
-    const { main, parseBenchCli, USAGE } = await import("./bench/local-pipeline.ts");
+    const { main, parseBenchCli, USAGE } = await import("../tools/bench/src/local-pipeline.ts");
     let options: ReturnType<typeof parseBenchCli>;
     try {
       options = parseBenchCli(argv);

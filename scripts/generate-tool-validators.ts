@@ -2,7 +2,7 @@
  * `npm run generate:validators`: writes packages/tools/src/input-validators.generated.{js,d.ts}, the
  * workers' argument validators compiled from every tool's inputSchema (scripts/lib/standalone-validators.ts).
  * Run it after adding a tool or changing a schema; a worker refuses to start with a tool whose schema is
- * not the one its validator was compiled from, and scripts/test/tool-validators.test.ts fails.
+ * not the one its validator was compiled from, and scripts/test/integration/tool-validators.test.ts fails.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -3,7 +3,7 @@
  * and actionlint do not know about this repository): only main deploys, prod is planned before it is
  * approved and exactly that plan is applied, pull requests plan only what their plan role may read,
  * every init honours the lock files, no checkout leaves its credentials behind.
- * scripts/test/workflow-rules.test.ts runs them on .github/workflows and on main's workflows from before
+ * scripts/test/unit/workflow-rules.test.ts runs them on .github/workflows and on main's workflows from before
  * issue 25 (scripts/ci/fixtures/workflows-5096171), which break each rule.
  */
 import { parse } from "yaml";

@@ -3,9 +3,8 @@ import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import type { s3Client } from "@mcp-pipeline/aws/s3-client";
 import type { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
-import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
+import type { BatchReport, Sandbox } from "@mcp-pipeline/batch/consumer-shell";
 import { messageIdOf } from "@mcp-pipeline/contracts";
-import { writeQuarantineRecord } from "@mcp-pipeline/quarantine";
 import {
   checkReplayStream,
   type FailureStoreDeps,
@@ -19,6 +18,7 @@ import {
   storedQuarantineKeys,
   storeFailureRecords,
 } from "@mcp-pipeline/recovery";
+import { writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
 import type { SQSRecord } from "aws-lambda";
 import { type DlqRedriveConfig, type ManualAction, manualActionSchema } from "./config.js";
 import { withUnreadableSetAside } from "./unreadable-records.js";

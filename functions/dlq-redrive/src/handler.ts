@@ -1,7 +1,7 @@
 import { once } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { consumerHandler, sqsRecords } from "@mcp-pipeline/consumer-shell";
+import { consumerHandler, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { dlqRedriveConfigSchema } from "./config.js";
 import {
   dlqRedriveDeps,

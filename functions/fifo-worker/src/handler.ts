@@ -1,6 +1,6 @@
 // The core is @mcp-pipeline/worker's; what is this function's own is the tools it runs: the catalogue's,
 // configured from the environment, with validators compiled at build time.
-import { consumerHandler } from "@mcp-pipeline/consumer-shell";
+import { consumerHandler } from "@mcp-pipeline/batch/consumer-shell";
 import { catalogueRegistry } from "@mcp-pipeline/tools";
 import { QueueMode, workerConsumer } from "@mcp-pipeline/worker";
 import { fifoWorkerConfigSchema } from "./config.js";

@@ -10,7 +10,7 @@ import {
   type RemainingTime,
   withRequestDeadlines,
 } from "@mcp-pipeline/batch";
-import type { BatchReport, Sandbox } from "@mcp-pipeline/consumer-shell";
+import type { BatchReport, Sandbox } from "@mcp-pipeline/batch/consumer-shell";
 import {
   arrivalSecondsOf,
   type DecodeResult,
@@ -24,7 +24,7 @@ import {
   sequenceNumberOf,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
-import type { QuarantineReason } from "@mcp-pipeline/quarantine";
+import type { QuarantineReason } from "@mcp-pipeline/recovery/quarantine";
 import {
   type ApplyChange,
   type CallCache,
@@ -183,7 +183,7 @@ export type ApplyEvent = (event: ToolCallLifecycleEvent, index: number) => Promi
  * What every processing algorithm shares: decode every record, let `prepare` read ahead for the batch,
  * run each decodable event through the engine (partition-key order, the deadline) with the `ApplyEvent`
  * it returns, quarantine what can never succeed, and sum the batch up. The benchmark's per-event path
- * (scripts/bench/processor/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
+ * (tools/bench/src/processor/per-event-path.ts) runs in this same frame, so the two differ only in how an event is applied.
  *
  * `prepare` gets the options to give every request (RequestOptions): their signal aborts what is still
  * open at the invocation's deadline (requestDeadlines, @mcp-pipeline/batch). The record waiting on an

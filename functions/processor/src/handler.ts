@@ -1,5 +1,5 @@
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
-import { consumerHandler, kinesisRecords } from "@mcp-pipeline/consumer-shell";
+import { consumerHandler, kinesisRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { processorConfigSchema } from "./config.js";
 import { processorDeps, processorReport, processToolCallEvents } from "./core.js";
 

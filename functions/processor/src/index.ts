@@ -1,2 +1,2 @@
-// What Lambda calls: `index.handler` in the bundle (packages/bundler).
+// What Lambda calls: `index.handler` in the bundle (tools/bundler).
 export { handler } from "./handler.js";

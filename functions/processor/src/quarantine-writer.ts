@@ -5,4 +5,4 @@
  * It exports only what processorDeps calls: a dynamically imported module keeps every export it has.
  */
 export { s3Client } from "@mcp-pipeline/aws/s3-client";
-export { kinesisDataOf, kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
+export { kinesisDataOf, kinesisSourceOf, writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";

@@ -4,16 +4,20 @@ import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
-import { kinesisSourceOf, readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/quarantine";
+import {
+  kinesisSourceOf,
+  readQuarantineRecord,
+  writeQuarantineRecord,
+} from "@mcp-pipeline/recovery/quarantine";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
-import type { PerEventDeps } from "../../../scripts/bench/processor/per-event-path.js";
+import type { PerEventDeps } from "../../../tools/bench/src/processor/per-event-path.js";
 import type { ProcessorDeps } from "../src/core.js";
 
 /**
- * DynamoDB (as AWS answers it: dynalite behind the fidelity proxy) and S3 from packages/testing's
+ * DynamoDB (as AWS answers it: dynalite behind the fidelity proxy) and S3 from local/testing's
  * EmulatorStack, with the processor's tables and bucket; one client per table, so requests are counted
  * per table.
  */
@@ -83,7 +87,7 @@ export class Stack {
     };
   }
 
-  /** The previous per-event path (scripts/bench/processor/per-event-path.ts) on the same tables, with the dedupe table. */
+  /** The previous per-event path (tools/bench/src/processor/per-event-path.ts) on the same tables, with the dedupe table. */
   perEventDeps(overrides: Partial<PerEventDeps> = {}): PerEventDeps {
     return {
       toolCalls: new ToolCallStore({ client: this.toolCallsClient, tableName: this.tables.toolCalls }),

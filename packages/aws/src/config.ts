@@ -1,4 +1,4 @@
-import { describeIssue } from "@mcp-pipeline/schema-issues";
+import { describeIssue } from "@mcp-pipeline/contracts/schema-issues";
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];

@@ -5,7 +5,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Logger } fro
 
 // What a function's bundle holds in place of the SDK's default credential chain
 // (@aws-sdk/credential-provider-node's `defaultProvider`, which every client's runtime configuration
-// imports): packages/bundler (bundle-function.ts) resolves that package to this module. Lambda hands a
+// imports): tools/bundler (bundle-function.ts) resolves that package to this module. Lambda hands a
 // function its role's credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 // AWS_SESSION_TOKEN), or, where it serves them over HTTP instead (SnapStart), at
 // AWS_CONTAINER_CREDENTIALS_FULL_URI; the default chain's other links (shared config and credentials files,

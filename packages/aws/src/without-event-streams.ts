@@ -4,7 +4,7 @@ import type {
   RequestHandler,
 } from "@smithy/types";
 
-// What a function's bundle holds in place of the SDK's event-stream machinery: packages/bundler
+// What a function's bundle holds in place of the SDK's event-stream machinery: tools/bundler
 // (bundle-function.ts) resolves @smithy/core's Node event-stream marshaller, the event-stream module that its
 // HTTP protocol loads on first use, and @smithy/node-http-handler's HTTP/2 handler to this module. Event
 // streams are what a few operations answer with (Kinesis's SubscribeToShard, S3's SelectObjectContent), and
@@ -17,7 +17,7 @@ import type {
 /** Why an event stream cannot be read or written: what the bundle left out, so that the cause is plain. */
 export const NO_EVENT_STREAMS =
   "event streams (Kinesis SubscribeToShard, S3 SelectObjectContent) are not bundled into a function: " +
-  "packages/bundler leaves out the SDK's event-stream codec and HTTP/2 handler " +
+  "tools/bundler leaves out the SDK's event-stream codec and HTTP/2 handler " +
   "(packages/aws/src/without-event-streams.ts)";
 
 /** The SDK's marshaller, built by every client: building one costs nothing, using it fails. */

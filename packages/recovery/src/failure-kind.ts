@@ -1,5 +1,5 @@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import type { QuarantineRecord } from "@mcp-pipeline/quarantine";
+import type { QuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
 
 /**
  * Whether putting a failed input back can help. Retryable: it failed for a cause outside itself (the

@@ -4,7 +4,7 @@ import {
   jsonErrorForLogs,
   SchemaViolationError,
 } from "@mcp-pipeline/contracts";
-import { dottedIssue } from "@mcp-pipeline/schema-issues";
+import { dottedIssue } from "@mcp-pipeline/contracts/schema-issues";
 import { type KinesisFailureRecord, kinesisFailureRecordSchema } from "./failure-record-schema.js";
 
 /** Parses an SQS body as an on-failure record; anything else is a typed decode error. */

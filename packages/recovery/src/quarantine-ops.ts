@@ -6,7 +6,11 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
-import { QuarantineFormatError, type QuarantineRecord, readQuarantineObject } from "@mcp-pipeline/quarantine";
+import {
+  QuarantineFormatError,
+  type QuarantineRecord,
+  readQuarantineObject,
+} from "@mcp-pipeline/recovery/quarantine";
 import { forEachBounded } from "./bounded.js";
 import { type FailureKind, quarantineFailureKind } from "./failure-kind.js";
 import { throwIfInterrupted } from "./interrupted.js";

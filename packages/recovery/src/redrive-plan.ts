@@ -5,7 +5,7 @@ import {
   ListMessageMoveTasksCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
-import { InvalidArnError, parseArn, queueNameOfArn } from "@mcp-pipeline/arn";
+import { InvalidArnError, parseArn, queueNameOfArn } from "@mcp-pipeline/aws/arn";
 import { type Check, failed, notChecked, passed } from "./checks.js";
 import { unsupported } from "./move-messages.js";
 

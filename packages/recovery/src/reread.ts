@@ -5,8 +5,8 @@ import {
   GetShardIteratorCommand,
   type KinesisClient,
 } from "@aws-sdk/client-kinesis";
-import { streamNameOfArn } from "@mcp-pipeline/arn";
 import { compareSequenceNumbers } from "@mcp-pipeline/aws";
+import { streamNameOfArn } from "@mcp-pipeline/aws/arn";
 import { backoffDelayMs, Jitter, sleep as realSleep, retry, type Sleep } from "@mcp-pipeline/retry";
 
 export interface SequenceRange {

@@ -8,7 +8,7 @@ import {
   sqsBatchResponse,
 } from "@mcp-pipeline/batch";
 import { type DecodeResult, failureCodeOf, messageOf, TransientError } from "@mcp-pipeline/contracts";
-import { type QuarantineRecord, quarantineKeyFor } from "@mcp-pipeline/quarantine";
+import { type QuarantineRecord, quarantineKeyFor } from "@mcp-pipeline/recovery/quarantine";
 import type { SQSRecord } from "aws-lambda";
 import { forEachBounded } from "./bounded.js";
 import { decodeFailureRecord } from "./failure-record.js";

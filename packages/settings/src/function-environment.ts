@@ -2,7 +2,7 @@
  * Each function's environment as terraform/modules/pipeline/function-environment.json declares it: the
  * free-form `environment` setting, the tuning fields' variables and the variables wired to a resource or a
  * setting. main.tf builds the same from the same file; the local pipeline calls this with its own
- * resources, and tf:check holds what Terraform applied to it (scripts/tf-check/assertions.ts).
+ * resources, and tf:check holds what Terraform applied to it (tools/terraform/src/tf-check/assertions.ts).
  */
 import declaration from "../../../terraform/modules/pipeline/function-environment.json" with { type: "json" };
 import type { FunctionKey, ResourceNames } from "./resource-names.js";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describeIssue } from "@mcp-pipeline/schema-issues";
+import { describeIssue } from "@mcp-pipeline/contracts/schema-issues";
 import { ENVIRONMENT_NAME, type EnvironmentSettings, environmentSettingsSchema } from "./schema.js";
 
 /** The settings file of an environment could not be read or breaks the schema; `problems` lists each. */

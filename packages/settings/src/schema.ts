@@ -8,7 +8,7 @@ import { MAX_RECEIVE_COUNT, TUNING, type TunedFunction, type Tuning } from "./tu
  * Terraform reads the file natively; the local runtime, the tests and the config linter read it through
  * this schema. Ranges are AWS's (docs/aws-semantics.md §1-3, §7). The Terraform variables that take these
  * settings, with a `validation` block per range, are generated from this schema
- * (`npm run generate:terraform-variables`, scripts/terraform/settings-variables.ts).
+ * (`npm run generate:terraform-variables`, tools/terraform/src/docs/settings-variables.ts).
  */
 
 /**

@@ -1,4 +1,4 @@
-import type { RegisteredTool } from "@mcp-pipeline/tool-registry";
+import type { RegisteredTool } from "@mcp-pipeline/tools/registry";
 import type { ToolsConfig } from "./config.js";
 import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";

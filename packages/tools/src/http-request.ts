@@ -1,5 +1,5 @@
 import { PermanentError, TransientError, urlForLogs } from "@mcp-pipeline/contracts";
-import { defineTool, type RegisteredTool } from "@mcp-pipeline/tool-registry";
+import { defineTool, type RegisteredTool } from "@mcp-pipeline/tools/registry";
 import { readBodyWithin } from "./bounded-body.js";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./config.js";
 import { DownstreamRedirectError, downstreamBase, redirectTarget, resolveJobPath } from "./downstream-url.js";

@@ -1,4 +1,4 @@
-import { precompiledValidators, type SchemaCompiler } from "@mcp-pipeline/tool-registry";
+import { precompiledValidators, type SchemaCompiler } from "@mcp-pipeline/tools/registry";
 import * as compiled from "./input-validators.generated.js";
 
 /**

@@ -1,5 +1,5 @@
 import { PermanentError, TransientError } from "@mcp-pipeline/contracts";
-import { defineTool } from "@mcp-pipeline/tool-registry";
+import { defineTool } from "@mcp-pipeline/tools/registry";
 
 export interface LatencyArgs {
   readonly latencyMs: number;

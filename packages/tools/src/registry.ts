@@ -1,4 +1,4 @@
-import { ToolRegistry } from "@mcp-pipeline/tool-registry";
+import { ToolRegistry } from "@mcp-pipeline/tools/registry";
 import { type CatalogueConfig, createTools } from "./catalogue.js";
 import { inputValidators } from "./input-validators.js";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { defineTool } from "@mcp-pipeline/tool-registry";
+import { defineTool } from "@mcp-pipeline/tools/registry";
 
 /** A pure tool: same arguments, same result, no I/O. */
 export const textStats = defineTool<

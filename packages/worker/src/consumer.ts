@@ -1,7 +1,7 @@
 import type { ConfigSchema } from "@mcp-pipeline/aws";
 import { dynamoDbDocumentClient, lazyS3Client, putAllRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
-import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/consumer-shell";
+import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { encodeLifecycleEventRecord, messageIdOf } from "@mcp-pipeline/contracts";
 import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
@@ -38,7 +38,7 @@ export function workerMetrics(summary: WorkerSummary): MetricValues {
 }
 
 /**
- * A worker Lambda, for the consumer shell (@mcp-pipeline/consumer-shell): its clients and stores wired
+ * A worker Lambda, for the consumer shell (@mcp-pipeline/batch/consumer-shell): its clients and stores wired
  * from the configuration, its tools from the function's registry, and processToolCallJobs as its core.
  */
 export function workerConsumer<C extends WorkerConfig>(

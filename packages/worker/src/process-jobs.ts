@@ -27,7 +27,7 @@ import {
 } from "@mcp-pipeline/contracts";
 import { type Claim, type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import { type CallCache, type ClaimFence, isFinal, type ToolCallStore } from "@mcp-pipeline/tool-calls";
-import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tool-registry";
+import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tools/registry";
 import type { SQSRecord } from "aws-lambda";
 import {
   completedEvent,

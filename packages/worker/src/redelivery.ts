@@ -1,8 +1,8 @@
-import { queueUrlOfArn } from "@mcp-pipeline/arn";
 import { once } from "@mcp-pipeline/aws";
+import { queueUrlOfArn } from "@mcp-pipeline/aws/arn";
 import { type BatchOutcome, needsRedelivery } from "@mcp-pipeline/batch";
 import { eventSourceArnOf, messageIdOf, messageOf } from "@mcp-pipeline/contracts";
-import type { ToolLogger } from "@mcp-pipeline/tool-registry";
+import type { ToolLogger } from "@mcp-pipeline/tools/registry";
 import type { SQSRecord } from "aws-lambda";
 import type { QueueMode } from "./process-jobs.js";
 import {

@@ -31,8 +31,8 @@ import {
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
-import { ToolRegistry } from "@mcp-pipeline/tool-registry";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
+import { ToolRegistry } from "@mcp-pipeline/tools/registry";
 import type { SQSEvent, SQSRecord } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
 import {
@@ -49,7 +49,7 @@ export interface EsmInvocation {
   readonly result: WorkerResult;
 }
 
-/** Lambda's SQS event source mapping (packages/local-esm) on a stack queue, invoking the worker's core. */
+/** Lambda's SQS event source mapping (local/local-esm) on a stack queue, invoking the worker's core. */
 export interface RunningEsm {
   /** Every invocation so far, in the order they ended. */
   readonly invocations: readonly EsmInvocation[];
@@ -310,7 +310,7 @@ export class WorkerStack {
   }
 
   /**
-   * Starts Lambda's SQS event source mapping (packages/local-esm: its polling, deletion of what succeeded,
+   * Starts Lambda's SQS event source mapping (local/local-esm: its polling, deletion of what succeeded,
    * partial batch responses, §2) on `queue`, invoking the worker's core in process with `deps(n)` for the
    * n-th invocation (0-based), so a test can change a dependency between attempts. Stop it once the test
    * is done with the queue: a long poll still open on the server when it stops can take a message sent

@@ -136,7 +136,7 @@ module "processor" {
   # No dedupe table: the processor's effect is a join and is its own idempotency (docs/idempotency.md).
   environment = local.function_environment.processor
   # Every statement is checked after apply against the calls the processor's bundle makes and what
-  # Lambda's mapping does with the role (scripts/tf-check/permissions, docs/aws-semantics.md §11).
+  # Lambda's mapping does with the role (tools/terraform/src/tf-check/permissions, docs/aws-semantics.md §11).
   policy_statements = concat(
     [
       {

@@ -1,6 +1,6 @@
 # The bucket's expiration, protection and Object Lock inputs, valid and invalid (run by `npm run tf:check`
 # with a mock AWS provider: nothing is created). The rendered bucket policy, and what it denies to whom, is
-# checked after the real apply on moto (scripts/tf-check/permissions/quarantine-protection.ts).
+# checked after the real apply on moto (tools/terraform/src/tf-check/permissions/quarantine-protection.ts).
 mock_provider "aws" {
   mock_resource "aws_s3_bucket" {
     defaults = {

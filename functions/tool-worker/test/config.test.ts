@@ -1,5 +1,0 @@
-// The worker's settings and the tools' together, held to the zod schema they replaced (packages/worker/test).
-import { workerFunctionConfigSuite } from "../../../packages/worker/test/config-reference.js";
-import { toolWorkerConfigSchema } from "../src/config.js";
-
-workerFunctionConfigSuite("tool-worker", toolWorkerConfigSchema);

@@ -1,0 +1,329 @@
+/**
+ * The verdict: each check judges the product by what the harness saw outside it (the doors' writes, the
+ * witness's runs and effects, the table and the quarantine read after the run, the model of the oracle),
+ * never by what a function reports of itself. local/chaos/README.md says what each check observes and
+ * why the product cannot pass it by construction; test/sabotage.test.ts breaks the product on purpose and
+ * sees each check fail.
+ */
+import type { JobInput, Ledger, StreamInput } from "./ledger.js";
+import { compareJobCall, compareStreamCall, expectedCall, type PutEvent, type TableItem } from "./oracle.js";
+import { Tally } from "./tally.js";
+import { judgeToolRuns, type ToolRunVerdict } from "./tool-runs.js";
+import type { WitnessEffect, WitnessRun } from "./witness.js";
+
+export interface Check {
+  readonly name: string;
+  readonly pass: boolean;
+  readonly detail: string;
+}
+
+export interface StallBounds {
+  readonly partitionKeyMs: number;
+  readonly groupMs: number;
+}
+
+/** What the run read after the pipeline stopped, round the doors. */
+export interface FinalState {
+  /** Every item of the tool-calls table, by callId. */
+  readonly items: ReadonlyMap<string, TableItem>;
+  /** The stored result of each finished job's call: its inline output, or the S3 object it points to. */
+  readonly results: ReadonlyMap<string, string>;
+  /** Sequence numbers of the records in the quarantine bucket. */
+  readonly quarantined: ReadonlySet<string>;
+}
+
+/** What the witness saw (the downstream of the jobs' `http.request` tool). */
+export interface WitnessView {
+  runs(callId: string): readonly WitnessRun[];
+  effects(callId: string): readonly WitnessEffect[];
+}
+
+export interface VerdictInput {
+  readonly ledger: Ledger;
+  readonly witness: WitnessView;
+  readonly final: FinalState;
+  readonly bounds: StallBounds;
+  readonly timedOut: boolean;
+  /**
+   * When the run stopped waiting: an input delivered and still without its effect then has stalled its
+   * key or group until then (a product that hides an input makes the run time out, and that is no excuse).
+   */
+  readonly endedAt?: number;
+}
+
+export interface Verdict {
+  readonly checks: readonly Check[];
+  readonly toolRuns: ToolRunVerdict;
+  readonly oracleMismatches: number;
+  readonly orderViolations: number;
+}
+
+export const CheckName = {
+  Accounted: "every input accounted for (applied, quarantined or in a DLQ)",
+  Lost: "after replay, every valid input applied (lost = 0)",
+  ToolEffects: "one tool effect per completed job, none per refused one (witness)",
+  ToolRuns: "every second run of a tool has a cause (witness)",
+  SameKey: "one idempotency key on every run of a job (witness)",
+  Outcomes: "each job's result stored and its outcome published",
+  Oracle: "every call's item as the oracle expects (status, events, version)",
+  EffectOrder: "each call's events applied in put order (effects)",
+  NoRegression: "no write went back on an earlier one (no lost update)",
+  FifoOrder: "order per FIFO group (effects at the witness, §3)",
+} as const;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The first copy of each valid event, in put order, per call. */
+function eventsByCall(
+  stream: readonly StreamInput[],
+): Map<string, { input: StreamInput; event: PutEvent }[]> {
+  const byCall = new Map<string, { input: StreamInput; event: PutEvent }[]>();
+  const seen = new Set<string>();
+  for (const input of stream) {
+    const event = input.event;
+    if (event === undefined || seen.has(event.eventId)) continue;
+    seen.add(event.eventId);
+    const list = byCall.get(event.callId) ?? [];
+    list.push({ input, event });
+    byCall.set(event.callId, list);
+  }
+  return byCall;
+}
+
+function oracleMismatches(input: VerdictInput, byCall: ReturnType<typeof eventsByCall>): Tally {
+  const { ledger, final } = input;
+  const out = new Tally(5);
+  const jobs = new Map(ledger.jobs.flatMap((j) => (j.callId ? [[j.callId, j] as const] : [])));
+  for (const [callId, events] of byCall) {
+    const job = jobs.get(callId);
+    const item = final.items.get(callId);
+    const problems = job
+      ? compareJobCall(
+          {
+            // From the job as it was sent: the downstream refuses it for good, or accepts it (a job that
+            // fails first is retried). What the witness saw is judged by the tool-effect checks.
+            status: job.rejected ? "failed" : "completed",
+            requestedEventId: (events[0] as { event: PutEvent }).event.eventId,
+            requestedAt: (events[0] as { event: PutEvent }).event.occurredAt,
+          },
+          item,
+        )
+      : compareStreamCall(expectedCall(events.map((e) => e.event)), item);
+    if (problems.length) out.add(`${callId}: ${problems.join(", ")}`);
+  }
+  for (const callId of final.items.keys())
+    if (!byCall.has(callId) && !jobs.has(callId)) out.add(`${callId}: an item no input asked for`);
+  for (const callId of jobs.keys())
+    if (!byCall.has(callId) && !final.items.has(callId)) out.add(`${callId}: no item`);
+  return out;
+}
+
+/** A call's events applied out of put order, given-up records aside (a replay puts them back later). */
+function orderViolations(ledger: Ledger, byCall: ReturnType<typeof eventsByCall>): Tally {
+  const out = new Tally(3);
+  for (const [callId, events] of byCall) {
+    const order = ledger.effects.applicationOrder(callId);
+    const position = new Map(order.map((id, i) => [id, i]));
+    let last = -1;
+    let lastId = "";
+    for (const { input, event } of events) {
+      if (ledger.givenUp(input)) continue;
+      const at = position.get(event.eventId);
+      if (at === undefined) continue;
+      if (at < last) out.add(`${callId}: ${event.eventId} applied before ${lastId}, which was put before it`);
+      if (at > last) [last, lastId] = [at, event.eventId];
+    }
+  }
+  return out;
+}
+
+function outcomes(input: VerdictInput, validJobs: readonly JobInput[]): Tally {
+  const { ledger, witness, final } = input;
+  const out = new Tally(5);
+  for (const job of validJobs) {
+    const callId = job.callId as string;
+    const effect = witness.effects(callId)[0];
+    const want = job.rejected ? "tool_call.failed" : "tool_call.completed";
+    const other = job.rejected ? "tool_call.completed" : "tool_call.failed";
+    const published = ledger.published(callId);
+    if (!published.has(want)) out.add(`${callId}: no ${want} published`);
+    // The table keeps the first outcome; the stream's consumers saw every one published.
+    if (published.has(other)) out.add(`${callId}: ${other} published as well`);
+    if (effect && !(final.results.get(callId) ?? "").includes(JSON.stringify(effect.effectId)))
+      out.add(`${callId}: the stored result is not the downstream's answer (${effect.effectId})`);
+  }
+  return out;
+}
+
+function fifoOrder(input: VerdictInput): Tally {
+  const { ledger, witness } = input;
+  const out = new Tally(3);
+  const last = new Map<string, { ordinal: number; callId: string }>();
+  ledger.jobs.forEach((j, index) => {
+    if (!j.fifo || j.callId === undefined || ledger.jobDead(index)) return;
+    const effect = witness.effects(j.callId)[0];
+    if (effect === undefined) return;
+    const before = last.get(j.group);
+    if (before && effect.ordinal < before.ordinal)
+      out.add(`${j.group}: ${j.callId} took effect before ${before.callId}, sent before it`);
+    if (!before || effect.ordinal > before.ordinal)
+      last.set(j.group, { ordinal: effect.ordinal, callId: j.callId });
+  });
+  return out;
+}
+
+/**
+ * The longest a partition key or FIFO group held a delivered input without its effect: from an input's
+ * first delivery to its effect. Waiting in a backlog is not a stall (nothing was delivered); retries of a
+ * failing batch are. Inputs that left for the failure destination or a DLQ are bounded by the retries.
+ */
+export function stalls(input: VerdictInput) {
+  const { ledger, witness, endedAt } = input;
+  const longest = () => ({ ms: 0, key: "", pending: false });
+  /** From delivery to effect, or to the end of the run for a delivered input still without its effect. */
+  const measure = (
+    into: ReturnType<typeof longest>,
+    key: string,
+    delivered: number | undefined,
+    applied: number | undefined,
+  ) => {
+    const until = applied ?? endedAt;
+    if (delivered === undefined || until === undefined || until - delivered <= into.ms) return;
+    Object.assign(into, { ms: until - delivered, key, pending: applied === undefined });
+  };
+  const partitionKey = longest();
+  for (const s of ledger.stream) {
+    if (s.kind !== "event" || s.event === undefined || ledger.givenUp(s)) continue;
+    measure(
+      partitionKey,
+      s.key,
+      ledger.deliveredAt(s.sequenceNumber),
+      ledger.effects.appliedAt(s.event.eventId),
+    );
+  }
+  const group = longest();
+  ledger.jobs.forEach((j, index) => {
+    // A job the downstream refuses has no effect ever.
+    if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
+    measure(group, j.group, ledger.jobDeliveredAt(j.callId), witness.effects(j.callId)[0]?.at);
+  });
+  return { partitionKey, group };
+}
+
+export function judge(input: VerdictInput): Verdict {
+  const { ledger, witness, final, bounds, timedOut } = input;
+  const byCall = eventsByCall(ledger.stream);
+  const validJobs = ledger.jobs.filter((j) => j.callId !== undefined);
+  const toolRuns = judgeToolRuns(
+    validJobs.map((j) => ({
+      callId: j.callId as string,
+      rejected: j.rejected,
+      runs: witness.runs(j.callId as string),
+      effects: witness.effects(j.callId as string),
+      incidents: ledger.incidents(j.callId as string),
+      invocations: ledger.invocations(j.callId as string),
+    })),
+  );
+  const unsettled = ledger.unsettled(5);
+  const unapplied = ledger.unapplied(5);
+  const mismatches = oracleMismatches(input, byCall);
+  const order = orderViolations(ledger, byCall);
+  const regressions = ledger.effects.regressions(3);
+  const published = outcomes(input, validJobs);
+  const groups = fifoOrder(input);
+  const stall = stalls(input);
+  // A run out of time has not reached its end state: what only the end state shows is not judged.
+  const atEnd = (check: Omit<Check, "pass">, pass: boolean): Check =>
+    timedOut
+      ? { name: check.name, pass: true, detail: `not judged: timed out (${check.detail})` }
+      : { ...check, pass };
+  // More effects than one is wrong at any time; fewer only once the run has ended.
+  const tooMany = toolRuns.wrongEffects.names.some((n) => !/: 0 effects/.test(n));
+  const causes = Object.entries(toolRuns.causes)
+    .filter(([, n]) => n > 0)
+    .map(([cause, n]) => `${n} ${cause}`)
+    .join(", ");
+  const checks: Check[] = [
+    atEnd(
+      {
+        name: CheckName.Accounted,
+        detail: `${ledger.stream.length} records, ${ledger.counts().jobMessages} messages; unaccounted ${unsettled.count}${unsettled.count ? `: ${unsettled.describe()}` : ""}`,
+      },
+      unsettled.count === 0,
+    ),
+    atEnd(
+      {
+        name: CheckName.Lost,
+        detail: `lost ${unapplied.count}${unapplied.count ? `: ${unapplied.describe()}` : ""}`,
+      },
+      unapplied.count === 0,
+    ),
+    timedOut && !tooMany
+      ? {
+          name: CheckName.ToolEffects,
+          pass: true,
+          detail: "not judged: timed out (no job had more than one effect)",
+        }
+      : {
+          name: CheckName.ToolEffects,
+          pass: toolRuns.wrongEffects.count === 0,
+          detail: `${validJobs.length} jobs; wrong ${toolRuns.wrongEffects.count}${toolRuns.wrongEffects.count ? `: ${toolRuns.wrongEffects.describe()}` : ""}`,
+        },
+    {
+      name: CheckName.ToolRuns,
+      pass: toolRuns.unexplained.count === 0,
+      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${toolRuns.unexplained.count}${toolRuns.unexplained.count ? `: ${toolRuns.unexplained.describe()}` : ""}`,
+    },
+    {
+      name: CheckName.SameKey,
+      pass: toolRuns.keyProblems.count === 0,
+      detail: toolRuns.keyProblems.count
+        ? `${toolRuns.keyProblems.count} jobs: ${toolRuns.keyProblems.describe()}`
+        : "yes",
+    },
+    atEnd(
+      {
+        name: CheckName.Outcomes,
+        detail: published.count ? `${published.count}: ${published.describe()}` : `${validJobs.length} jobs`,
+      },
+      published.count === 0,
+    ),
+    atEnd(
+      {
+        name: CheckName.Oracle,
+        detail: `${final.items.size} items; mismatches ${mismatches.count}${mismatches.count ? `: ${mismatches.describe()}` : ""}`,
+      },
+      mismatches.count === 0,
+    ),
+    {
+      name: CheckName.EffectOrder,
+      pass: order.count === 0,
+      detail: `violations ${order.count}${order.count ? `: ${order.describe()}` : ""}`,
+    },
+    {
+      name: CheckName.NoRegression,
+      pass: regressions.count === 0,
+      detail: regressions.count
+        ? `${regressions.count}: ${regressions.examples.map((r) => `${r.callId} v${r.version} ${r.problem}`).join("; ")}`
+        : `${ledger.effects.calls} calls written`,
+    },
+    {
+      name: CheckName.FifoOrder,
+      pass: groups.count === 0,
+      detail: groups.count
+        ? `${groups.count} out of order; ${groups.describe()}`
+        : "every group's jobs took effect in send order (DLQ'd ones exempt)",
+    },
+    {
+      name: `no partition key stalled over ${seconds(bounds.partitionKeyMs)}`,
+      pass: stall.partitionKey.ms <= bounds.partitionKeyMs,
+      detail: `longest: ${seconds(stall.partitionKey.ms)}${stall.partitionKey.key ? ` (${stall.partitionKey.key})` : ""}${stall.partitionKey.pending ? ", still without its effect" : ""}`,
+    },
+    {
+      name: `no FIFO group stalled over ${seconds(bounds.groupMs)}`,
+      pass: stall.group.ms <= bounds.groupMs,
+      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}`,
+    },
+  ];
+  return { checks, toolRuns, oracleMismatches: mismatches.count, orderViolations: order.count };
+}

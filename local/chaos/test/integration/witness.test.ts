@@ -1,0 +1,100 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RunOutcome, startWitness, type Witness } from "../../src/witness.js";
+
+let witness: Witness;
+beforeEach(async () => {
+  witness = await startWitness();
+});
+afterEach(async () => {
+  await witness.stop();
+});
+
+const call = (callId: string, body: object = {}, key?: string, init: RequestInit = {}) =>
+  fetch(`${witness.baseUrl}effects/${encodeURIComponent(callId)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
+    body: JSON.stringify(body),
+    ...init,
+  });
+
+describe("the witness (the jobs' downstream, owned by the harness)", () => {
+  it("applies a key's effect once and answers a second run with the stored answer", async () => {
+    const first = await (await call("job-1-1", {}, "k-1")).json();
+    const second = await (await call("job-1-1", {}, "k-1")).json();
+
+    expect(second).toEqual(first);
+    expect(witness.effects("job-1-1").map((e) => e.effectId)).toEqual(["job-1-1#1"]);
+    expect(witness.runs("job-1-1").map((r) => [r.key, r.outcome])).toEqual([
+      ["k-1", RunOutcome.Applied],
+      ["k-1", RunOutcome.Replayed],
+    ]);
+  });
+
+  it("applies the effect again for a run without a key, or with another key: what a worker that loses its key does", async () => {
+    await call("job-1-2");
+    await call("job-1-2");
+    await call("job-1-3", {}, "a");
+    await call("job-1-3", {}, "b");
+
+    expect(witness.effects("job-1-2")).toHaveLength(2);
+    expect(witness.effects("job-1-3")).toHaveLength(2);
+    expect(witness.runs("job-1-2").map((r) => r.key)).toEqual([undefined, undefined]);
+  });
+
+  it("makes a run that comes while its key is in flight wait for it, and answers it with the first run's effect", async () => {
+    const [a, b] = await Promise.all([
+      call("job-1-4", { latencyMs: 200 }, "k-4").then((r) => r.json()),
+      call("job-1-4", { latencyMs: 200 }, "k-4").then((r) => r.json()),
+    ]);
+
+    expect(a).toEqual(b);
+    expect(witness.effects("job-1-4")).toHaveLength(1);
+  });
+
+  it("fails the first requests of a call as the job asks (no effect), then applies on the next run with the same key", async () => {
+    const first = await call("job-1-5", { failFirst: 1 }, "k-5");
+    const second = await call("job-1-5", { failFirst: 1 }, "k-5");
+
+    expect([first.status, second.status]).toEqual([503, 200]);
+    expect(witness.runs("job-1-5").map((r) => r.outcome)).toEqual([RunOutcome.Failed, RunOutcome.Applied]);
+    expect(witness.effects("job-1-5")).toHaveLength(1);
+  });
+
+  it("refuses a call for good when the job asks: a 422 and never an effect", async () => {
+    const answers = [
+      await call("job-1-6", { reject: true }, "k"),
+      await call("job-1-6", { reject: true }, "k"),
+    ];
+
+    expect(answers.map((a) => a.status)).toEqual([422, 422]);
+    expect(witness.effects("job-1-6")).toHaveLength(0);
+  });
+
+  it("applies the effect of a run whose client stopped waiting, and records that the answer was cut off", async () => {
+    const aborted = new AbortController();
+    const request = call("job-1-7", { latencyMs: 300 }, "k-7", { signal: aborted.signal });
+    // The request is in: abort it once the witness has it.
+    while (witness.runs("job-1-7").length === 0) await new Promise((r) => setImmediate(r));
+    aborted.abort();
+    await expect(request).rejects.toThrow();
+    while (witness.runs("job-1-7")[0]?.outcome === undefined) await new Promise((r) => setTimeout(r, 10));
+
+    expect(witness.runs("job-1-7")[0]).toMatchObject({ outcome: RunOutcome.Applied, clientGone: true });
+    expect(witness.effects("job-1-7")).toHaveLength(1);
+  });
+
+  it("answers 400 and records nothing for a request it does not serve: a wrong path, a GET, a body that is not JSON or asks nonsense", async () => {
+    const answers = await Promise.all([
+      fetch(`${witness.baseUrl}other/x`, { method: "POST", body: "{}" }),
+      fetch(`${witness.baseUrl}effects/x`),
+      fetch(`${witness.baseUrl}effects/x`, { method: "POST", body: "{ not json" }),
+      call("x", { latencyMs: -1 }),
+      call("x", { reject: "yes" }),
+      fetch(`${witness.baseUrl}effects/`, { method: "POST", body: "{}" }),
+    ]);
+
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400, 400]);
+    expect(witness.totals).toEqual({ runs: 0, effects: 0, refused: 6 });
+    expect(witness.calls()).toEqual([]);
+  });
+});

@@ -1,0 +1,110 @@
+import { UsageError } from "@mcp-pipeline/cli";
+import { captureStreams } from "@mcp-pipeline/testing";
+import { describe, expect, it } from "vitest";
+import { main, parseCli, USAGE } from "../../src/cli.js";
+import { DEFAULT_RATES } from "../../src/plan.js";
+
+describe("npm run chaos: the command line", () => {
+  it("takes its defaults from the event count and DEFAULT_RATES", () => {
+    const options = parseCli([]);
+    expect(options.chaos).toMatchObject({
+      events: 1000,
+      jobs: 100,
+      fifoJobs: 50,
+      sessions: 20,
+      seed: 42,
+      chunk: 84,
+    });
+    expect(options.chaos.rates).toEqual(DEFAULT_RATES);
+    expect(options).toMatchObject({
+      env: "dev",
+      timeScale: 10,
+      timeoutMs: 600_000,
+      stallTimeoutMs: 300_000,
+      json: false,
+      help: false,
+      partialSplitAccounting: "split-free",
+    });
+  });
+
+  it("reads every option", () => {
+    const options = parseCli([
+      ...["--events", "100000", "--jobs", "7", "--fifo-jobs", "3", "--sessions", "9", "--seed", "7"],
+      ...["--chunk", "500", "--sqs-outage", "0", "--throttle-rate", "0.5", "--s3-rate", "0"],
+      ...["--env", "prod", "--time-scale", "5", "--timeout", "60", "--stall-timeout", "30"],
+      ...["--dist", "out", "--json", "--partial-split-accounting", "counts-attempt"],
+    ]);
+    expect(options.chaos).toMatchObject({
+      events: 100_000,
+      jobs: 7,
+      fifoJobs: 3,
+      sessions: 9,
+      seed: 7,
+      chunk: 500,
+    });
+    expect(options.chaos.rates).toMatchObject({ throttle: 0.5, s3: 0, poison: DEFAULT_RATES.poison });
+    expect(options).toMatchObject({
+      env: "prod",
+      timeScale: 5,
+      timeoutMs: 60_000,
+      stallTimeoutMs: 30_000,
+      distDir: "out",
+      json: true,
+      partialSplitAccounting: "counts-attempt",
+    });
+  });
+
+  it("takes --json from npm's own flag (npm run chaos --json)", () => {
+    expect(parseCli([], { npm_config_json: "true" }).json).toBe(true);
+  });
+
+  it.each([
+    [["--events", "0"], "--events must be between 1 and 100000, got 0"],
+    [["--events", "100001"], "--events must be between 1 and 100000, got 100001"],
+    [["--events", "-5"], "--events must be between 1 and 100000, got -5"],
+    [["--events", "1e3"], "--events must be a whole number"],
+    [["--events"], "Option '--events <value>' argument missing"],
+    [["--jobs", "x"], "--jobs must be a whole number"],
+    [["--sessions", "0"], "--sessions must be between 1"],
+    [["--seed", "4294967296"], "--seed must be between 0 and 4294967295"],
+    [["--chunk", "0"], "--chunk must be between 1"],
+    [["--sqs-outage", "-1"], "--sqs-outage must be between 0"],
+    [["--throttle-rate", "1.5"], "--throttle-rate must be a number from 0 to 1"],
+    [["--dynamodb-after-write-rate", "abc"], "--dynamodb-after-write-rate must be a number from 0 to 1"],
+    [["--s3-rate", ""], "--s3-rate must be a number from 0 to 1"],
+    [["--time-scale", "0"], "--time-scale must be between 1"],
+    [["--timeout", "0"], "--timeout must be between 1"],
+    [["--stall-timeout", "0"], "--stall-timeout must be between 1"],
+    [["--stall-timeout", "5m"], "--stall-timeout must be a whole number"],
+    [["--env", "../prod"], "--env must name an environment"],
+    [["--dist="], "--dist needs a directory"],
+    [["--frobnicate"], "Unknown option '--frobnicate'"],
+    [["stray"], "Unexpected argument 'stray'"],
+    [
+      ["--partial-split-accounting", "free"],
+      '--partial-split-accounting must be one of split-free, counts-attempt, got "free"',
+    ],
+  ])("refuses %j: %s", (argv, message) => {
+    expect(() => parseCli(argv)).toThrow(UsageError);
+    expect(() => parseCli(argv)).toThrow(message);
+  });
+
+  it("prints the usage with --help and exits 0", async () => {
+    const { result, out } = await captureStreams(() => main(["--help"]));
+    expect(result).toBe(0);
+    expect(out).toBe(`${USAGE}\n`);
+  });
+
+  it("says what is wrong, then the usage, on stderr, and exits 2, starting nothing", async () => {
+    const { result, out, err } = await captureStreams(() => main(["--events", "abc"]));
+    expect(result).toBe(2);
+    expect(out).toBe("");
+    expect(err).toBe(`--events must be a whole number, got "abc"\n\n${USAGE}\n`);
+  });
+
+  it("refuses an environment that has no settings file with exit 2", async () => {
+    const { result, err } = await captureStreams(() => main(["--env", "nowhere"]));
+    expect(result).toBe(2);
+    expect(err).toMatch(/^--env nowhere: /);
+  });
+});

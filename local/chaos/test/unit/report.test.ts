@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { formatTable } from "../../src/report.js";
+import { type ChaosResult, RunVerdict, verdictOf } from "../../src/run.js";
+import { TimeoutCause } from "../../src/watchdog.js";
+
+const timedOut: ChaosResult = {
+  seed: 7,
+  partialSplits: "split-free",
+  durationMs: 236_400,
+  timedOut: true,
+  timeout: { cause: TimeoutCause.NoProgress, quietMs: 180_200 },
+  pass: false,
+  checks: [
+    {
+      name: "every input accounted for (applied, quarantined or in a DLQ)",
+      pass: true,
+      detail: "timed out: 1 still in flight (job job-7-28)",
+    },
+  ],
+  counts: {
+    streamRecords: 411,
+    streamKinds: { event: 387, stuck: 7, duplicate: 11, poison: 6 },
+    jobs: 65,
+    jobMessages: 66,
+    poisonJobs: 2,
+    calls: 140,
+    callsWritten: 201,
+    quarantineObjects: 173,
+    failureRanges: 7,
+    deadLettered: 2,
+  },
+  faults: {
+    dynamodbFaults: 14,
+    dynamodbAfterWriteFaults: 6,
+    s3Faults: 11,
+    throttles: 5,
+    exceptions: 2,
+    timeouts: 2,
+    stuckWriteRefusals: 94,
+    sqsRefusedConnections: 80,
+    sqsDownMs: 760,
+    replayedRecords: 0,
+    redrivenJobs: 0,
+  },
+  proof: {
+    toolRuns: 63,
+    maxRunsPerJob: 1,
+    jobsRunMoreThanOnce: 0,
+    witnessEffects: 62,
+    oracleMismatches: 0,
+    effectOrderViolations: 0,
+    replayRounds: 0,
+    replayPhaseFaults: 0,
+    givenUpAgainAfterReplay: 0,
+  },
+  reshard: [],
+  bounds: { partitionKeyMs: 54_500, groupMs: 75_500 },
+  inFlight: ["job job-7-28"],
+  productFailures: [],
+};
+
+describe("the chaos run's table", () => {
+  it("says a run that stopped moving was stuck, not slow, and names what was in flight", () => {
+    const table = formatTable(timedOut);
+    expect(table.split("\n")[0]).toBe(
+      "chaos run, seed 7: 236.4 s, TIMED OUT (nothing moved for 180 s: stuck, not slow)",
+    );
+    expect(table).toContain("timed out: still in flight (not lost): job job-7-28");
+    expect(table.split("\n").at(-1)).toBe("verdict: timed out");
+  });
+
+  it("says FAIL, not timed out, when a check judged before the end failed: a second effect is no slowness", () => {
+    const failed = {
+      ...timedOut,
+      productFailures: ["one tool effect per completed job, none per refused one (witness)"],
+    };
+    expect(formatTable(failed).split("\n").at(-1)).toBe(
+      "verdict: FAIL (and timed out: what only the end shows was not judged)",
+    );
+    expect(verdictOf(failed)).toBe(RunVerdict.Fail);
+    expect(verdictOf(timedOut)).toBe(RunVerdict.TimedOut);
+    expect(verdictOf({ ...timedOut, timedOut: false, pass: true })).toBe(RunVerdict.Pass);
+  });
+
+  it("says which accounting of a bisect-on partial split the mapping ran with (AWS does not say, §1.4)", () => {
+    expect(formatTable(timedOut).split("\n")[1]).toBe(
+      "kinesis: partial splits split-free (bisect on: a partial answer's split uses no retry; AWS does not say which (§1.4), --partial-split-accounting chooses)",
+    );
+    expect(formatTable({ ...timedOut, partialSplits: "counts-attempt" }).split("\n")[1]).toContain(
+      "kinesis: partial splits counts-attempt (bisect on: a partial answer's split uses a retry;",
+    );
+  });
+
+  it("says a run that was still moving at its deadline ran out of time", () => {
+    const table = formatTable({ ...timedOut, timeout: { cause: TimeoutCause.Deadline, quietMs: 2_000 } });
+    expect(table.split("\n")[0]).toBe(
+      "chaos run, seed 7: 236.4 s, TIMED OUT (deadline; nothing moved for the last 2 s)",
+    );
+  });
+});

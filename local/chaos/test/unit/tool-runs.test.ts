@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { type JobToJudge, judgeToolRuns, RunCause } from "../../src/tool-runs.js";
+import { RunOutcome, type WitnessRun } from "../../src/witness.js";
+
+const run = (
+  receivedAt: number,
+  outcome: WitnessRun["outcome"] = RunOutcome.Applied,
+  extra: Partial<WitnessRun> = {},
+): WitnessRun => ({
+  callId: "job-1",
+  key: "k",
+  receivedAt,
+  answeredAt: receivedAt + 5,
+  outcome,
+  effectId: outcome === RunOutcome.Applied ? "job-1#1" : undefined,
+  clientGone: false,
+  ...extra,
+});
+const effect = { callId: "job-1", effectId: "job-1#1", key: "k", at: 0, ordinal: 0 };
+const job = (partial: Partial<JobToJudge>): JobToJudge => ({
+  callId: "job-1",
+  rejected: false,
+  runs: [run(100)],
+  effects: [effect],
+  incidents: [],
+  // The invocations handed the job: by default one that held every run of these tests.
+  invocations: [{ from: 0, at: 1_000 }],
+  ...partial,
+});
+
+describe("the tools' runs, judged from the witness", () => {
+  it("passes one run with one effect and one key", () => {
+    const verdict = judgeToolRuns([job({})]);
+    expect([verdict.runs, verdict.maxRuns, verdict.rerun]).toEqual([1, 1, 0]);
+    expect([verdict.unexplained.count, verdict.wrongEffects.count, verdict.keyProblems.count]).toEqual([
+      0, 0, 0,
+    ]);
+  });
+
+  it("explains a second run by the downstream's failure, a cut-off answer, a fault after the run or a slow invocation, and nothing else", () => {
+    const verdict = judgeToolRuns([
+      job({ callId: "a", runs: [run(100, RunOutcome.Failed), run(200)] }),
+      job({
+        callId: "b",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+      }),
+      job({
+        callId: "c",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+      }),
+      job({
+        callId: "d",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, from: 90, cause: RunCause.SlowInvocation }],
+      }),
+      // A fault before the first run, and a slow invocation that began after it, explain nothing.
+      job({
+        callId: "e",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [
+          { at: 50, cause: RunCause.FaultAfterRun },
+          { at: 190, from: 150, cause: RunCause.SlowInvocation },
+        ],
+      }),
+    ]);
+    expect(verdict.causes).toEqual({
+      [RunCause.DownstreamFailed]: 1,
+      [RunCause.AnswerCutOff]: 1,
+      [RunCause.FaultAfterRun]: 1,
+      [RunCause.SlowInvocation]: 1,
+    });
+    expect(verdict.unexplained.names).toEqual(["e run 2"]);
+    expect([verdict.maxRuns, verdict.rerun]).toEqual([2, 5]);
+  });
+
+  it("explains a second run by a fault only when it hit a request of the invocation that held the run before", () => {
+    // A redelivery's own requests (its pre-read, its claim) come after the run's invocation ended: a fault on
+    // them cannot have kept that run's outcome from being stored, so it does not excuse running the tool again.
+    const later = { at: 150, cause: RunCause.FaultAfterRun } as const;
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-the-redelivery",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [later],
+        invocations: [
+          { from: 90, at: 120 },
+          { from: 140, at: 210 },
+        ],
+      }),
+      job({
+        callId: "fault-in-the-run's-invocation",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [later],
+        invocations: [
+          { from: 90, at: 160 },
+          { from: 170, at: 210 },
+        ],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-the-redelivery run 2"]);
+    expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
+  });
+
+  it("counts effects against the job's outcome: one for a job, none for a refused one", () => {
+    const verdict = judgeToolRuns([
+      job({ callId: "twice", effects: [effect, { ...effect, effectId: "job-1#2" }] }),
+      job({ callId: "none", effects: [] }),
+      job({ callId: "refused", rejected: true, effects: [], runs: [run(1, RunOutcome.Rejected)] }),
+      job({ callId: "refused-but-applied", rejected: true }),
+    ]);
+    expect(verdict.wrongEffects.names).toEqual([
+      "twice: 2 effects, expected 1",
+      "none: 0 effects, expected 1",
+      "refused-but-applied: 1 effects, expected 0",
+    ]);
+  });
+
+  it("wants one and the same idempotency key on every run", () => {
+    const verdict = judgeToolRuns([
+      job({
+        callId: "two-keys",
+        runs: [run(1, RunOutcome.Failed), run(2, RunOutcome.Applied, { key: "other" })],
+      }),
+      job({ callId: "no-key", runs: [run(1, RunOutcome.Applied, { key: undefined })] }),
+    ]);
+    expect(verdict.keyProblems.names).toEqual(["two-keys: keys k, other", "no-key: keys (none)"]);
+  });
+});

@@ -1,0 +1,253 @@
+import { describe, expect, it } from "vitest";
+import type { CallWrite } from "../../src/doors.js";
+import { Ledger, type StreamInput } from "../../src/ledger.js";
+import type { PutEvent, TableItem } from "../../src/oracle.js";
+import { CheckName, type FinalState, judge, type WitnessView } from "../../src/verdict.js";
+import type { WitnessEffect } from "../../src/witness.js";
+
+const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+const bounds = { partitionKeyMs: 10_000, groupMs: 10_000 };
+const noWitness: WitnessView = { runs: () => [], effects: () => [] };
+const record = (n: number, event: PutEvent, shardId = "shard-0"): StreamInput => ({
+  kind: "event",
+  key: "k",
+  shardId,
+  sequenceNumber: String(100 + n),
+  event,
+});
+const requested: PutEvent = { eventId: "r", callId: "c", type: "tool_call.requested", occurredAt: at(0) };
+const started: PutEvent = {
+  eventId: "s",
+  callId: "c",
+  type: "tool_call.started",
+  occurredAt: at(1),
+  attempt: 1,
+};
+const write = (version: number, eventIds: string[], status: string): CallWrite => ({
+  callId: "c",
+  version,
+  eventIds,
+  status,
+  statusEventId: eventIds.at(-1) ?? "",
+});
+const item: TableItem = {
+  callId: "c",
+  status: "started",
+  statusEvent: { eventId: "s" },
+  requestedAt: at(0),
+  startedAt: at(1),
+  attempts: 1,
+  version: 2,
+  recentEventIds: ["r", "s"],
+};
+const final = (items: TableItem[] = [item]): FinalState => ({
+  items: new Map(items.map((i) => [i.callId, i])),
+  results: new Map(),
+  quarantined: new Set(),
+});
+const named = (checks: readonly { name: string; pass: boolean; detail: string }[], name: string) =>
+  checks.find((c) => c.name === name) as { pass: boolean; detail: string };
+
+function twoEventCall(writes: CallWrite[]): Ledger {
+  const ledger = new Ledger();
+  ledger.recordStream(record(1, requested));
+  ledger.recordStream(record(2, started));
+  for (const w of writes) ledger.callWritten(w, 0);
+  return ledger;
+}
+
+describe("the verdict", () => {
+  it("passes a call whose events were applied in put order and whose item is what the oracle expects", () => {
+    const ledger = twoEventCall([write(1, ["r"], "requested"), write(2, ["r", "s"], "started")]);
+    const { checks } = judge({ ledger, witness: noWitness, final: final(), bounds, timedOut: false });
+    expect(checks.filter((c) => !c.pass)).toEqual([]);
+  });
+
+  it("fails the effect order when a call's later event was applied first, though the item ends the same", () => {
+    const ledger = twoEventCall([write(2, ["s", "r"], "started")]);
+    const verdict = judge({ ledger, witness: noWitness, final: final(), bounds, timedOut: false });
+    expect(named(verdict.checks, CheckName.EffectOrder)).toEqual({
+      name: CheckName.EffectOrder,
+      pass: false,
+      detail: "violations 1: c: s applied before r, which was put before it",
+    });
+    expect(named(verdict.checks, CheckName.Oracle).pass).toBe(true);
+  });
+
+  it("exempts an event the mapping gave up: its replay puts it back after later ones", () => {
+    const ledger = twoEventCall([write(1, ["s"], "started"), write(2, ["s", "r"], "started")]);
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    const verdict = judge({ ledger, witness: noWitness, final: final(), bounds, timedOut: false });
+    expect(named(verdict.checks, CheckName.EffectOrder).pass).toBe(true);
+  });
+
+  it("fails the oracle and the loss checks for an event that was never written, and names a table item nobody asked for", () => {
+    const ledger = twoEventCall([write(1, ["r"], "requested")]);
+    const stray: TableItem = { callId: "stray", status: "requested" };
+    const verdict = judge({
+      ledger,
+      witness: noWitness,
+      final: final([
+        {
+          ...item,
+          status: "requested",
+          statusEvent: { eventId: "r" },
+          recentEventIds: ["r"],
+          version: 1,
+          startedAt: undefined,
+          attempts: 0,
+        },
+        stray,
+      ]),
+      bounds,
+      timedOut: false,
+    });
+    expect(named(verdict.checks, CheckName.Lost)).toMatchObject({ pass: false, detail: "lost 1: event s" });
+    expect(named(verdict.checks, CheckName.Oracle).detail).toMatch(
+      /mismatches 2: c: status "requested", expected "started".*; stray: an item no input asked for$/,
+    );
+  });
+
+  it("says a run out of time was not judged where only the end shows, never that it lost anything", () => {
+    const ledger = twoEventCall([write(1, ["r"], "requested")]);
+    const { checks } = judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: true });
+    for (const name of [CheckName.Lost, CheckName.Accounted, CheckName.Oracle, CheckName.Outcomes])
+      expect(named(checks, name)).toMatchObject({
+        pass: true,
+        detail: expect.stringMatching(/^not judged: timed out/),
+      });
+  });
+
+  it("expects a job's call from the job as it was sent, not from what the downstream saw: a job never run is no failure", () => {
+    // A worker that records a valid job as failed without running its tool: the witness saw nothing, and the
+    // model must still say "completed", as the producer sent a job the downstream accepts.
+    const ledger = new Ledger();
+    ledger.recordStream(
+      record(1, { eventId: "req-j", callId: "j", type: "tool_call.requested", occurredAt: at(0) }),
+    );
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    ledger.callWritten({ ...write(2, ["req-j", "failed-j"], "failed"), callId: "j" }, 0);
+    ledger.processorDelivered(
+      [
+        {
+          sequenceNumber: "900",
+          data: Buffer.from(
+            JSON.stringify({ eventId: "failed-j", callId: "j", type: "tool_call.failed", occurredAt: at(5) }),
+          ).toString("base64"),
+        },
+      ],
+      0,
+    );
+    const failed: TableItem = {
+      callId: "j",
+      status: "failed",
+      requestedAt: at(0),
+      recentEventIds: ["req-j", "failed-j"],
+      version: 2,
+    };
+    const { checks } = judge({ ledger, witness: noWitness, final: final([failed]), bounds, timedOut: false });
+    expect(named(checks, CheckName.Oracle)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining('j: status "failed", expected "completed"'),
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: expect.stringContaining("j: no tool_call.completed published"),
+    });
+  });
+
+  it("fails a job whose outcome was published both ways: a consumer of the stream saw it fail and complete", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(false, "g", { callId: "j", rejected: false }, "{}", "m-1");
+    const published = (n: number, type: string) => ({
+      sequenceNumber: String(900 + n),
+      data: Buffer.from(JSON.stringify({ eventId: `e-${n}`, callId: "j", type, occurredAt: at(n) })).toString(
+        "base64",
+      ),
+    });
+    ledger.processorDelivered([published(1, "tool_call.failed"), published(2, "tool_call.completed")], 0);
+    const effect: WitnessEffect = { callId: "j", effectId: "j#1", key: "k", at: 0, ordinal: 0 };
+    const witness: WitnessView = { runs: () => [], effects: (callId) => (callId === "j" ? [effect] : []) };
+    const { checks } = judge({
+      ledger,
+      witness,
+      final: { ...final([]), results: new Map([["j", JSON.stringify({ effectId: "j#1" })]]) },
+      bounds,
+      timedOut: false,
+    });
+    expect(named(checks, CheckName.Outcomes)).toMatchObject({
+      pass: false,
+      detail: "1: j: tool_call.failed published as well",
+    });
+  });
+
+  it("judges a FIFO group's order on the witness's effects, a job that went to a DLQ exempt (§3)", () => {
+    const effectOf = (callId: string, ordinal: number): WitnessEffect => ({
+      callId,
+      effectId: `${callId}#1`,
+      key: callId,
+      at: ordinal,
+      ordinal,
+    });
+    const effects = new Map([
+      ["j-1", [effectOf("j-1", 2)]],
+      ["j-2", [effectOf("j-2", 1)]],
+      ["j-3", [effectOf("j-3", 3)]],
+    ]);
+    const witness: WitnessView = { runs: () => [], effects: (callId) => effects.get(callId) ?? [] };
+    const ledger = new Ledger();
+    for (const [i, callId] of ["j-1", "j-2", "j-3"].entries())
+      ledger.recordJob(true, "g", { callId, rejected: false }, "{}", `m-${i}`);
+    expect(
+      named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder),
+    ).toMatchObject({
+      pass: false,
+      detail: "1 out of order; g: j-2 took effect before j-1, sent before it",
+    });
+    ledger.deadLettered("fifo", { id: "m-0", body: "{}", attributes: {}, group: "g" });
+    expect(
+      named(judge({ ledger, witness, final: final([]), bounds, timedOut: true }).checks, CheckName.FifoOrder)
+        .pass,
+    ).toBe(true);
+  });
+
+  it("counts a delivered job still without its effect when the run stopped as stalled until then: hiding it is no timeout", () => {
+    // A fifo-worker that hides a failed job for hours makes the run time out; the job was delivered and its
+    // group held past the bound, which is a failure seen on the way, not slowness (verdictOf then says FAIL).
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
+    ledger.recordJob(true, "g", { callId: "j-2", rejected: true }, "{}", "m-2");
+    ledger.fifoDelivered(["j-2"], 0);
+    ledger.fifoDelivered(["j-1"], 1_000);
+    const stall = (endedAt?: number) =>
+      judge({
+        ledger,
+        witness: noWitness,
+        final: final([]),
+        bounds,
+        timedOut: true,
+        ...(endedAt !== undefined ? { endedAt } : {}),
+      }).checks.find((c) => c.name.startsWith("no FIFO group stalled"));
+    expect(stall(20_000)).toMatchObject({
+      pass: false,
+      detail: "longest: 19.0 s (g), still without its effect",
+    });
+    // A job the downstream refuses (j-2, delivered first) has no effect ever: it is no stall.
+    expect(stall(5_000)).toMatchObject({
+      pass: true,
+      detail: "longest: 4.0 s (g), still without its effect",
+    });
+  });
+
+  it("measures a key's stall from a record's first delivery to its effect, and judges it against the bound", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.processorDelivered([{ sequenceNumber: "101", data: undefined }], 1_000);
+    ledger.processorDelivered([{ sequenceNumber: "101", data: undefined }], 5_000);
+    ledger.callWritten(write(1, ["r"], "requested"), 12_500);
+    const stall = judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: true }).checks.find(
+      (c) => c.name.startsWith("no partition key stalled"),
+    );
+    expect(stall).toMatchObject({ pass: false, detail: "longest: 11.5 s (k)" });
+  });
+});

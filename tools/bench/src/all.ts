@@ -1,0 +1,283 @@
+/**
+ * `npm run bench`: regenerates docs/benchmarks/, one part after another, each a child process, so a part
+ * that fails is reported and the others still run (and heavy parts never overlap on a shared machine).
+ * Then writes docs/benchmarks/README.md, the index of the pages. Options: --only <part>[,<part>],
+ * --quick. Exits 1 when a part failed, 2 on a bad argument.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { ChaosResult } from "@mcp-pipeline/chaos";
+import { formatTable } from "@mcp-pipeline/chaos/report";
+import { parseBenchArgs } from "./lib/args.ts";
+import { type PagePart, type PartStatus, previousDates, renderIndex } from "./lib/index-page.ts";
+import { describeMachine, machineNow } from "./lib/machine.ts";
+
+const root = join(import.meta.dirname, "../../..");
+const docs = join(root, "docs/benchmarks");
+const tsx = join(root, "node_modules/.bin/tsx");
+
+interface Part extends PagePart {
+  /** The entry point, relative to the repository root; a part whose entry is missing is skipped. */
+  readonly script: string;
+  readonly args: readonly string[];
+  readonly quickArgs: readonly string[];
+  /** Runs the function bundles from dist/: the build (npm start's build step) runs first. */
+  readonly needsBuild: boolean;
+  /**
+   * The script prints its figures as JSON on stdout instead of writing its page: the page is written
+   * here, with the command and the machine; `summary` renders them for people above the JSON.
+   */
+  readonly capturesJson: boolean;
+  readonly summary?: (json: unknown) => string;
+}
+
+/** Every part, in the order they run: the light ones first, so a quick look needs no build. */
+const PARTS: readonly Part[] = [
+  {
+    name: "batch",
+    page: "batch-engine.md",
+    what: "the engine against the ideal bound; scheduling rules under a deadline (virtual time)",
+    command: "npm run bench:batch",
+    script: "tools/bench/src/batch-engine.ts",
+    args: [],
+    quickArgs: [], // a minute at most: no smaller form
+    needsBuild: false,
+    capturesJson: false,
+  },
+  {
+    name: "peers",
+    page: "batch-peers.md",
+    what: "the engine against the seed loop and Powertools' BatchProcessor: wall time, bound, order; the slow-downstream incident",
+    command: "npm run bench:peers",
+    script: "tools/bench/src/batch-peers.ts",
+    args: [],
+    quickArgs: ["--quick"],
+    needsBuild: false,
+    capturesJson: false,
+  },
+  {
+    name: "cold-start",
+    page: "cold-start.md",
+    what: "bundle size and import time per function, against a Powertools-based processor",
+    command: "npm run bench:cold-start",
+    script: "tools/bench/src/cold-start.ts",
+    args: [],
+    quickArgs: ["--runs=3"],
+    needsBuild: false, // it builds its own bundles (tools/bundler)
+    capturesJson: false,
+  },
+  {
+    name: "processor",
+    page: "processor-requests.md",
+    what: "DynamoDB requests per event, new and redelivered: the processor, the per-event path, Powertools idempotency",
+    command: "npm run bench:processor",
+    script: "tools/bench/src/processor-requests.ts",
+    args: [],
+    quickArgs: [], // its live runs are the default scenario: no smaller form
+    needsBuild: true,
+    capturesJson: false,
+  },
+  {
+    name: "local-pipeline",
+    page: "local-pipeline.md",
+    what: "the local pipeline's throughput end to end",
+    command: "npm run bench:local-pipeline",
+    script: "tools/bench/src/local-pipeline.ts",
+    args: [],
+    quickArgs: ["--events", "1000", "--runs", "1", "--no-write"],
+    needsBuild: true,
+    capturesJson: false,
+  },
+  {
+    name: "ceiling",
+    page: "ceiling.md",
+    what: "each emulator alone, the mappings against a no-op function, the pipeline: the ceiling and the ratio reached",
+    command: "npm run bench:ceiling",
+    script: "tools/bench/src/ceiling.ts",
+    args: [],
+    quickArgs: ["--seconds", "1", "--records", "2000", "--events", "500", "--no-write"],
+    needsBuild: true,
+    capturesJson: false,
+  },
+  {
+    name: "chaos",
+    page: "chaos.md",
+    what: "the chaos run: faults, a reshard, an emulator restart; the ledger's invariants",
+    command: "npm run chaos -- --json",
+    script: "local/chaos/bin/chaos.ts",
+    args: ["--json"],
+    quickArgs: ["--json", "--events", "500"],
+    needsBuild: true,
+    capturesJson: true,
+    // The command's own pass/fail table (what `npm run chaos` prints without --json).
+    summary: (json) => formatTable(json as ChaosResult),
+  },
+];
+
+const USAGE = `usage: npm run bench [-- --only <part>[,<part>...]] [-- --quick]
+parts: ${PARTS.map((p) => p.name).join(", ")}`;
+
+interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+}
+
+/** Runs a child with the terminal's stderr (and stdout, unless it is captured). */
+function run(args: readonly string[], captureStdout: boolean): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, args, {
+      cwd: root,
+      stdio: ["ignore", captureStdout ? "pipe" : "inherit", "inherit"],
+    });
+    let stdout = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout }));
+  });
+}
+
+const reasonOf = (exit: Exit) => (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
+
+/** A page for a part that prints JSON: the command, the machine, whether it passed, and the figures. */
+function jsonPage(part: Part, exit: Exit, machine: string, command: string): string {
+  let body: string;
+  try {
+    body = JSON.stringify(JSON.parse(exit.stdout), null, 2);
+  } catch (cause) {
+    throw new Error(`${part.name} printed no JSON on stdout`, { cause });
+  }
+  const summary = part.summary
+    ? `\`\`\`text\n${part.summary(JSON.parse(exit.stdout))}\n\`\`\`\n\nThe figures:\n\n`
+    : "";
+  return `# ${part.what}
+
+Generated by \`${command}\` (via \`npm run bench\`), ${machine}. It exited with ${reasonOf(exit)}${exit.code === 0 ? "" : ": an invariant broke or the run failed"}.
+
+${summary}\`\`\`json
+${body}
+\`\`\`
+`;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseBenchArgs(
+    argv,
+    PARTS.map((p) => p.name),
+  );
+  if (!parsed.ok) {
+    console.error(`npm run bench: ${parsed.error.message}\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.value.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { only, quick } = parsed.value;
+  const machine = machineNow();
+  const selected = PARTS.filter((p) => only === undefined || only.includes(p.name));
+  const statuses = new Map<string, PartStatus>();
+  let built: Exit | undefined;
+
+  for (const part of selected) {
+    if (!existsSync(join(root, part.script))) {
+      console.error(`\n== ${part.name}: not present (${part.script} is not in this tree), skipped`);
+      statuses.set(part.name, { kind: "not present" });
+      continue;
+    }
+    const started = performance.now();
+    const atStart = machineNow();
+    const loadAtStart = atStart.loadAtStart;
+    if (part.needsBuild) {
+      if (!built) {
+        console.error("\n== build (turbo run build, dist/ artifacts): the function bundles these parts run");
+        built = await run(["scripts/build-quiet.ts"], false);
+      }
+      if (built.code !== 0) {
+        const reason = `the build failed, ${reasonOf(built)}`;
+        console.error(`\n== ${part.name}: skipped, ${reason}`);
+        statuses.set(part.name, { kind: "failed", seconds: 0, exitCode: built.code, reason });
+        continue;
+      }
+    }
+    const args = quick ? part.quickArgs : part.args;
+    console.error(
+      `\n== ${part.name}: ${part.script} ${args.join(" ")} (load average ${loadAtStart.toFixed(1)})`,
+    );
+    const exit = await run([part.script, ...args], part.capturesJson);
+    const seconds = (performance.now() - started) / 1000;
+    if (part.capturesJson) {
+      // A chaos run that breaks an invariant exits non-zero and still prints its figures: they are the result.
+      try {
+        const command = `tsx ${part.script} ${args.join(" ")}`.trim();
+        await writeFile(join(docs, part.page), jsonPage(part, exit, describeMachine(atStart), command));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        console.error(`== ${part.name}: ${reason}`);
+        statuses.set(part.name, { kind: "failed", seconds, exitCode: exit.code, reason });
+        continue;
+      }
+    }
+    statuses.set(
+      part.name,
+      exit.code === 0
+        ? { kind: "ok", seconds, loadAtStart }
+        : { kind: "failed", seconds, exitCode: exit.code, reason: reasonOf(exit) },
+    );
+    console.error(
+      `== ${part.name}: ${exit.code === 0 ? "done" : `FAILED, ${reasonOf(exit)}`} in ${seconds.toFixed(0)} s`,
+    );
+  }
+
+  const indexFile = join(docs, "README.md");
+  const previous = existsSync(indexFile)
+    ? previousDates(await readFile(indexFile, "utf8"))
+    : new Map<string, string>();
+  // A page the index has not listed yet: the date its own header gives.
+  for (const part of PARTS) {
+    const page = join(docs, part.page);
+    if ((previous.get(part.page) ?? "never") !== "never" || !existsSync(page)) continue;
+    const date = /\b20\d\d-\d\d-\d\d\b/.exec(await readFile(page, "utf8"))?.[0];
+    if (date) previous.set(part.page, date);
+  }
+  const command = ["npm run bench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" ");
+  await writeFile(
+    indexFile,
+    renderIndex(PARTS, statuses, previous, {
+      date: machine.startedAt.slice(0, 10),
+      command,
+      machine: describeMachine(machine),
+      quick,
+    }),
+  );
+  // The repository's formatter owns Markdown layout (npm run lint checks it).
+  const pages = [indexFile, ...PARTS.filter((p) => p.capturesJson).map((p) => join(docs, p.page))];
+  await formatMarkdown(pages.filter((p) => existsSync(p)));
+
+  console.error("\nSummary:");
+  for (const part of selected) {
+    const s = statuses.get(part.name);
+    console.error(
+      `  ${part.name.padEnd(15)} ${s?.kind ?? "?"}${s?.kind === "failed" ? ` (${s.reason})` : ""}`,
+    );
+  }
+  console.error("wrote docs/benchmarks/README.md");
+  return [...statuses.values()].some((s) => s.kind === "failed") ? 1 : 0;
+}
+
+function formatMarkdown(files: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(root, "node_modules/.bin/biome"), ["format", "--write", ...files], {
+      cwd: root,
+      stdio: "ignore",
+    });
+    child.on("error", reject);
+    child.on("close", () => resolve());
+  });
+}
+
+process.exitCode = await main(process.argv.slice(2));
