@@ -248,7 +248,7 @@ const SABOTAGES: Sabotage[] = [
     options: run({}, { jobs: 0, fifoJobs: 40, sessions: 2 }),
   },
   {
-    what: "a processor that is slow on one partition key (each of its records waits 400 ms)",
+    what: "a processor that is slow on one partition key (each of its records waits 1 s)",
     check: STALL_KEY,
     functions: ["processor"],
     patches: [
@@ -256,7 +256,7 @@ const SABOTAGES: Sabotage[] = [
         file: PROCESSOR_CORE,
         find: "return async (event, index) => {",
         replace:
-          'return async (event, index) => { if (event.sessionId === "session-0") await new Promise((r) => setTimeout(r, 400));',
+          'return async (event, index) => { if (event.sessionId === "session-0") await new Promise((r) => setTimeout(r, 1000));',
       },
     ],
     options: run({}, { events: 200, jobs: 0, fifoJobs: 0, sessions: 2, chunk: 200 }),
