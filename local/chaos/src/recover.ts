@@ -27,6 +27,9 @@ export interface Recovery {
   readonly settled: Settled;
 }
 
+/** How often a long replay says how far it is. */
+const PROGRESS_EVERY_MS = 5_000;
+
 /** The most rounds a run makes: stuck events need two, and a round's faults rarely give up on anything. */
 export const MAX_ROUNDS = 5;
 
@@ -71,6 +74,7 @@ async function replayGivenUp(
     async () => {
       const givenUp = await listGivenUp(harness.s3ThroughDoor, pipeline.names.quarantineBucket);
       if (givenUp.length === 0) return 0;
+      let lastSaid = Date.now();
       const summary: ReplaySummary = await replay(
         harness.s3ThroughDoor,
         harness.direct.kinesis,
@@ -80,6 +84,12 @@ async function replayGivenUp(
           streamName: pipeline.names.stream,
           ratePerSecond: 1_000,
           onWritten: (sequenceNumber) => ledger.replayWritten(sequenceNumber),
+          // A replay of thousands of records takes a while: the run says how far it is, as settle does.
+          onProgress: (done, total) => {
+            if (Date.now() - lastSaid < PROGRESS_EVERY_MS && done < total) return;
+            lastSaid = Date.now();
+            clock.say(`replay: ${done} of ${total} records back into the stream and marked`);
+          },
         },
       );
       return summary.replayed;

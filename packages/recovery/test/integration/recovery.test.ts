@@ -48,6 +48,7 @@ import {
   moveMessages,
   REPLAY_SEQUENCE,
   REPLAYED,
+  ReplayIncompleteError,
   replayedAt,
   replayQuarantine,
   rereadRange,
@@ -629,6 +630,61 @@ describe("replay", () => {
       streamName: target.name,
     });
     expect(third).toMatchObject({ matched: 1, replayed: 0, alreadyReplayed: 1 });
+  });
+
+  it("marks the records of a chunk at once, and a mark refused mid-chunk counts exactly the records left unmarked", async () => {
+    // 40 records of one chunk; S3 refuses the mark of one of them (a transient 503 on PutObjectTagging).
+    const source = await stream(Array.from({ length: 40 }, (_, i) => ({ key: `k${i % 4}`, body: `r${i}` })));
+    const q = await bucket();
+    await storeFailureRecords(
+      [message("m1", failure(source.arn, source.sequences[0] ?? "", source.sequences[39] ?? "", 40))],
+      lambdaContext(),
+      deps(q, await queue("dlq"), []),
+    );
+    const entries = await listQuarantine(s3, q);
+    expect(entries).toHaveLength(40);
+    const refusedKey = entries[20]?.key ?? "";
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const marking = s3Client({ ...emulatorClientOptions(sqsS3), maxAttempts: 1 });
+    marking.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== "PutObjectTaggingCommand") return next(args);
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        try {
+          if ((args.input as { Key?: string }).Key === refusedKey)
+            throw Object.assign(new Error("Please reduce your request rate."), { name: "SlowDown" });
+          return await next(args);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+      { step: "initialize", name: "countMarksInFlight" },
+    );
+    const target = await stream([]);
+    const written: string[] = [];
+    const error = await replayQuarantine(marking, kinesis, q, entries, {
+      streamName: target.name,
+      ratePerSecond: 1_000,
+      onWritten: (sequenceNumber) => written.push(sequenceNumber),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayIncompleteError);
+    const incomplete = error as ReplayIncompleteError;
+    // Marks overlap: the replay is not bounded by one S3 round trip per record.
+    expect(mostInFlight).toBeGreaterThan(1);
+    // What the bucket holds is the witness: every record is in the stream; the marked ones are those the
+    // error says were marked, and the rest are counted as put back but unmarked.
+    const after = await listQuarantine(s3, q);
+    const markedInBucket = after.filter((e) => e.replayedAt !== undefined).length;
+    expect(incomplete.replayed).toBe(markedInBucket);
+    expect(written).toHaveLength(markedInBucket);
+    expect(incomplete.unmarked).toBe(40 - markedInBucket);
+    expect(incomplete.remaining).toBe(0);
+    expect(incomplete.unmarked).toBeGreaterThanOrEqual(1);
+    // The same replay again puts back exactly the unmarked ones.
+    const again = await replayQuarantine(s3, kinesis, q, after, { streamName: target.name, dryRun: true });
+    expect(again).toMatchObject({ toReplay: 40 - markedInBucket, alreadyReplayed: markedInBucket });
   });
 
   it("filters by reason, time and shard", async () => {
