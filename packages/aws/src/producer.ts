@@ -180,6 +180,8 @@ interface PutLedger {
   readonly rejected: RejectedRecord[];
   /** Requests that carried each record. */
   readonly attempts: number[];
+  /** Records whose request was refused for good: given up with the attempts they really had. */
+  readonly refused: Set<number>;
   /** The last error each record met: what it is rejected with once it is given up. */
   readonly lastError: Map<number, EntryError>;
   requests: number;
@@ -293,19 +295,15 @@ function rejectAborted(pending: readonly number[], ledger: PutLedger, signal: Ab
 }
 
 /** Enters one request's outcome in the ledger; returns the indices that should be tried again. */
-function recordRequest(
-  ledger: PutLedger,
-  request: readonly number[],
-  outcome: RequestOutcome,
-  maxAttempts: number,
-): number[] {
+function recordRequest(ledger: PutLedger, request: readonly number[], outcome: RequestOutcome): number[] {
   ledger.requests += 1;
   for (const i of request) ledger.attempts[i] = (ledger.attempts[i] as number) + 1;
   if (outcome.kind === "failed") {
     for (const i of request) {
       ledger.lastError.set(i, outcome.error);
-      // A request that can only fail again uses up its records' attempts: they are given up this round.
-      if (!outcome.retryable) ledger.attempts[i] = maxAttempts;
+      // A request that can only fail again gives its records up this round; their attempts stay the
+      // requests that really carried them.
+      if (!outcome.retryable) ledger.refused.add(i);
     }
     return [...request];
   }
@@ -346,6 +344,7 @@ export async function putRecords(
     written: [],
     rejected: [],
     attempts: new Array<number>(records.length).fill(0),
+    refused: new Set(),
     lastError: new Map(),
     requests: 0,
   };
@@ -371,9 +370,10 @@ export async function putRecords(
     const retry: number[] = [];
     for (const request of plan.requests) {
       const outcome = await sendPutRequest(client, target, records, request, options);
-      retry.push(...recordRequest(ledger, request, outcome, settings.maxAttempts));
+      retry.push(...recordRequest(ledger, request, outcome));
     }
-    const exhausted = (i: number) => (ledger.attempts[i] as number) >= settings.maxAttempts;
+    const exhausted = (i: number) =>
+      ledger.refused.has(i) || (ledger.attempts[i] as number) >= settings.maxAttempts;
     reject(
       retry
         .filter(exhausted)

@@ -155,9 +155,10 @@ describe("putRecords with a faked client", () => {
       },
     );
     expect(fake.requests).toHaveLength(1);
-    expect(result.rejected.map((r) => [r.index, r.errorCode])).toEqual([
-      [0, "ResourceNotFoundException"],
-      [1, "ResourceNotFoundException"],
+    // Each record was carried by one request: that is its attempts, not the attempts it was allowed.
+    expect(result.rejected.map((r) => [r.index, r.errorCode, r.attempts])).toEqual([
+      [0, "ResourceNotFoundException", 1],
+      [1, "ResourceNotFoundException", 1],
     ]);
   });
 
@@ -176,8 +177,8 @@ describe("putRecords with a faked client", () => {
     expect(fake.requests).toHaveLength(1);
     expect(result.written).toEqual([]);
     expect(result.rejected.map((r) => [r.index, r.errorCode, r.attempts])).toEqual([
-      [0, "ResourceNotFoundException", 8],
-      [1, "ResourceNotFoundException", 8],
+      [0, "ResourceNotFoundException", 1],
+      [1, "ResourceNotFoundException", 1],
       [2, UNSENT_AFTER_GIVEN_UP, 0],
       [3, UNSENT_AFTER_GIVEN_UP, 0],
     ]);
