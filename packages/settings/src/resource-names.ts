@@ -1,7 +1,7 @@
 /**
  * The names of an environment's resources, from the suffixes terraform/modules/pipeline/resource-names.json
  * declares (Terraform reads the same file): the local pipeline, the redrive CLI and the live configuration
- * check name the resources Terraform creates without repeating how. packages/settings/test/unit/resource-names.test.ts
+ * check name the resources Terraform creates without repeating how. tools/terraform/test/unit/resource-names.test.ts
  * holds this to the names main.tf and the queue module derive.
  */
 import suffixes from "../../../terraform/modules/pipeline/resource-names.json" with { type: "json" };

@@ -1,10 +1,10 @@
 // Code moved in issue 11 (scripts/bundle-function.ts to tools/bundler, packages/redrive to
 // packages/recovery); the docs and comments that name a place in the repository must name one that
-// exists, or the reader who follows them finds nothing. Checked: every `packages/<name>`,
-// `functions/<name>` and top-level `scripts/<file>.ts` named in the docs, the READMEs and the product code.
+// exists, or the reader who follows them finds nothing. Checked: every path under packages/, local/, tools/
+// and functions/ (to the file) and every `scripts/<file>.ts` named in the docs, the READMEs and the code.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../../..");
@@ -27,16 +27,37 @@ function sources(): string[] {
 const TIERS = ["packages", "local", "tools", "functions"];
 // A path starts the reference (not `@mcp-pipeline/tools/registry`, not `src/tools/x`); MCP's `tools/list`
 // and `tools/call` are methods, not folders.
+// The whole path is checked, down to the file: `packages/worker/src/process-jobs.ts` must exist, not only
+// `packages/worker`.
 const PATH =
-  /(?<![\w@.-])(?<![\w-]\/)(?:(?:packages|local|functions)\/[a-z][a-z0-9-]*|tools\/(?!list\b|call\b)[a-z][a-z0-9-]*|scripts\/[a-z][a-z0-9-]*\.ts)\b/g;
+  /(?<![\w@.-])(?<![\w-]\/)(?:(?:packages|local|functions)\/[a-z][a-z0-9-]*|tools\/(?!list\b|call\b)[a-z][a-z0-9-]*|scripts\/[a-z][a-z0-9-]*\.ts)(?:\/[A-Za-z0-9_.*{},-]+)*/g;
+
+/** Paths a guide names as an example of a file the reader would create. */
+const EXAMPLES = new Set(["packages/tools/src/word-count.ts"]);
+
+/**
+ * Whether a named path exists: as written; as the TypeScript file an import's `.js` names; or as the stem
+ * of generated files (`x.generated` for `x.generated.js` and `x.generated.d.ts`). Globs and brace lists
+ * name sets, not a file: they are not checked.
+ */
+function named(path: string): boolean {
+  if (/[*{}]/.test(path) || EXAMPLES.has(path)) return true;
+  if (existsSync(join(root, path))) return true;
+  if (path.endsWith(".js") && existsSync(join(root, `${path.slice(0, -3)}.ts`))) return true;
+  const dir = join(root, dirname(path));
+  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(`${basename(path)}.`));
+}
 
 describe("paths named in docs and code", () => {
-  it("every <tier>/<name> and scripts/<file>.ts named exists", () => {
+  it("every path under a tier (to the file) and scripts/<file>.ts named exists", () => {
     const missing: string[] = [];
     for (const file of sources()) {
       const text = readFileSync(join(root, file), "utf8");
-      for (const [path] of text.matchAll(PATH))
-        if (!existsSync(join(root, path))) missing.push(`${file}: ${path}`);
+      for (const [match] of text.matchAll(PATH)) {
+        // A sentence's full stop or a colon after the path is not part of it.
+        const path = match.replace(/[.,:]+$/, "");
+        if (!named(path)) missing.push(`${file}: ${path}`);
+      }
     }
     expect([...new Set(missing)]).toEqual([]);
   });
