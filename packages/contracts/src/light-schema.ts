@@ -269,7 +269,7 @@ export function httpUrl(): Field<string> {
 
 /**
  * An SQS queue URL, checked by shape rather than as a WHATWG URL: emulators answer with hosts such as
- * sqs.us-east-1.127.0.0.1, which URL parsers refuse. As `sqsQueueUrlSchema` of @mcp-pipeline/aws.
+ * sqs.us-east-1.127.0.0.1, which URL parsers refuse.
  */
 export function sqsQueueUrl(): Field<string> {
   return text({
@@ -278,7 +278,7 @@ export function sqsQueueUrl(): Field<string> {
   });
 }
 
-/** A Kinesis stream name. As `streamNameSchema` of @mcp-pipeline/aws. */
+/** A Kinesis stream name. */
 export function streamName(): Field<string> {
   return text({ pattern: /^[a-zA-Z0-9_.-]{1,128}$/, patternMessage: "expected a Kinesis stream name" });
 }
