@@ -120,8 +120,13 @@ export function text(rule: StringRule = {}): Field<string> {
 }
 
 /** As `z.literal(value)`. */
-export function literal<T extends string>(value: T): Field<T> {
+export function literal<T extends string | number>(value: T): Field<T> {
   return field(literalRule(value));
+}
+
+/** As `z.unknown()`: anything, kept as it is. */
+export function unknown(): Field<unknown> {
+  return field((value) => value);
 }
 
 /** As `z.boolean()`. */
@@ -212,6 +217,18 @@ function bounds(
     issues.push({ path: at, message: `Too small: expected number to be >=${limits.min}` });
   if (limits.max !== undefined && !(value <= limits.max))
     issues.push({ path: at, message: `Too big: expected number to be <=${limits.max}` });
+}
+
+/** As `z.number().min(min).max(max)`: a finite number, fractions allowed. */
+export function number(limits: { min?: number; max?: number } = {}): Field<number> {
+  return field((value, path, issues) => {
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      expected(issues, path, "number", value);
+      return value;
+    }
+    bounds(value, path, issues, limits);
+    return value;
+  });
 }
 
 /**
