@@ -4,36 +4,28 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  configSchema,
-  environmentTable,
-  FUNCTIONS,
-  type FunctionKey,
-  readDeclaration,
-  readmePath,
-  withEnvironmentTable,
-} from "../../../tools/terraform/src/docs/function-readmes.ts";
+import * as docs from "../../../tools/terraform/src/docs/function-readmes.ts";
 
 const root = join(import.meta.dirname, "../../..");
-const keys = Object.keys(FUNCTIONS) as FunctionKey[];
+const keys = Object.keys(docs.FUNCTIONS) as docs.FunctionKey[];
 
 describe("function READMEs: the environment table is generated from the declaration", () => {
   it("knows every function folder", () => {
     const folders = readdirSync(join(root, "functions"), { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
-    expect(Object.values(FUNCTIONS).sort()).toEqual(folders.sort());
+    expect(Object.values(docs.FUNCTIONS).sort()).toEqual(folders.sort());
   });
 
   it.each(keys)("%s: the committed table is current (npm run docs:terraform)", async (fn) => {
-    const readme = readFileSync(readmePath(fn), "utf8");
-    const table = environmentTable(await readDeclaration(), fn, await configSchema(fn));
-    expect(readme).toBe(withEnvironmentTable(readme, table));
+    const readme = readFileSync(docs.readmePath(fn), "utf8");
+    const table = docs.environmentTable(await docs.readDeclaration(), fn, await docs.configSchema(fn));
+    expect(readme).toBe(docs.withEnvironmentTable(readme, table));
   });
 
   it("refuses a variable the function reads that the declaration does not name", async () => {
-    const declaration = await readDeclaration();
-    const schema = await configSchema("tool_worker");
+    const declaration = await docs.readDeclaration();
+    const schema = await docs.configSchema("tool_worker");
     const { HTTP_TOOL_TIMEOUT_MS: _, ...defaulted } = declaration.functions.tool_worker.defaulted;
     const without = {
       ...declaration,
@@ -42,25 +34,25 @@ describe("function READMEs: the environment table is generated from the declarat
         tool_worker: { ...declaration.functions.tool_worker, defaulted },
       },
     };
-    expect(() => environmentTable(without, "tool_worker", schema)).toThrow(
+    expect(() => docs.environmentTable(without, "tool_worker", schema)).toThrow(
       expect.objectContaining({ name: "EnvironmentDocsError", variables: ["HTTP_TOOL_TIMEOUT_MS"] }),
     );
   });
 
   it("refuses a declared variable the function does not read", async () => {
-    const declaration = await readDeclaration();
-    const schema = await configSchema("processor");
+    const declaration = await docs.readDeclaration();
+    const schema = await docs.configSchema("processor");
     const processor = declaration.functions.processor;
     const extra = {
       ...declaration,
       functions: { ...declaration.functions, processor: { ...processor, defaulted: { NOT_READ: "x" } } },
     };
-    expect(() => environmentTable(extra, "processor", schema)).toThrow(
+    expect(() => docs.environmentTable(extra, "processor", schema)).toThrow(
       expect.objectContaining({ name: "EnvironmentDocsError", variables: ["NOT_READ"] }),
     );
   });
 
   it("a README without the markers is an error, not a silently appended table", () => {
-    expect(() => withEnvironmentTable("# f\n", "table")).toThrow(/BEGIN_ENV_DOCS/);
+    expect(() => docs.withEnvironmentTable("# f\n", "table")).toThrow(/BEGIN_ENV_DOCS/);
   });
 });
