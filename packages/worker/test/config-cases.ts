@@ -30,6 +30,30 @@ export const workerDefaults = {
   RESULT_INLINE_MAX_BYTES: 256 * 1024,
 };
 
+/** Every setting of the worker's part given, and what the worker reads from them. */
+export const workerEverySetting = {
+  env: {
+    ...good,
+    MAX_RECEIVE_COUNT: "5",
+    WORKER_CONCURRENCY: "20",
+    DEADLINE_MARGIN_MS: "1000",
+    RETRY_BACKOFF_BASE_MS: "2000",
+    RETRY_BACKOFF_MAX_MS: "60000",
+    IDEMPOTENCY_RETENTION_SECONDS: "60",
+    RESULT_INLINE_MAX_BYTES: "350000",
+  },
+  read: {
+    ...good,
+    MAX_RECEIVE_COUNT: 5,
+    WORKER_CONCURRENCY: 20,
+    DEADLINE_MARGIN_MS: 1_000,
+    RETRY_BACKOFF_BASE_MS: 2_000,
+    RETRY_BACKOFF_MAX_MS: 60_000,
+    IDEMPOTENCY_RETENTION_SECONDS: 60,
+    RESULT_INLINE_MAX_BYTES: 350_000,
+  },
+};
+
 const missing = (name: string) => `${name}: Invalid input: expected string, received undefined`;
 
 /** A bad environment of the worker's part, and the problems it gives. */
@@ -228,28 +252,14 @@ export function workerFunctionConfigSuite(name: string, schema: ConfigSchema<unk
 
     it("reads every setting, the base URL trimmed", () => {
       const env = {
-        ...good,
-        MAX_RECEIVE_COUNT: "5",
-        WORKER_CONCURRENCY: "20",
-        DEADLINE_MARGIN_MS: "1000",
-        RETRY_BACKOFF_BASE_MS: "2000",
-        RETRY_BACKOFF_MAX_MS: "60000",
-        IDEMPOTENCY_RETENTION_SECONDS: "60",
-        RESULT_INLINE_MAX_BYTES: "350000",
+        ...workerEverySetting.env,
         HTTP_TOOL_BASE_URL: " https://api.example.com/v1 ",
         HTTP_TOOL_TIMEOUT_MS: "900000",
         HTTP_TOOL_MAX_RESPONSE_BYTES: "10485760",
         TEST_TOOLS: "on",
       };
       expect(loadConfig(schema, env)).toEqual({
-        ...good,
-        MAX_RECEIVE_COUNT: 5,
-        WORKER_CONCURRENCY: 20,
-        DEADLINE_MARGIN_MS: 1_000,
-        RETRY_BACKOFF_BASE_MS: 2_000,
-        RETRY_BACKOFF_MAX_MS: 60_000,
-        IDEMPOTENCY_RETENTION_SECONDS: 60,
-        RESULT_INLINE_MAX_BYTES: 350_000,
+        ...workerEverySetting.read,
         HTTP_TOOL_BASE_URL: "https://api.example.com/v1",
         HTTP_TOOL_TIMEOUT_MS: 900_000,
         HTTP_TOOL_MAX_RESPONSE_BYTES: 10 * 1024 * 1024,

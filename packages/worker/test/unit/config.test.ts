@@ -2,7 +2,7 @@ import { loadConfig } from "@mcp-pipeline/aws";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { workerConfigSchema } from "../../src/index.js";
-import { good, problemsOf, workerBadCases, workerDefaults } from "../config-cases.js";
+import { good, problemsOf, workerBadCases, workerDefaults, workerEverySetting } from "../config-cases.js";
 
 /**
  * The worker's part of a worker function's environment (src/config.ts), judged by what it reads and by
@@ -15,26 +15,7 @@ describe("a worker's configuration", () => {
   });
 
   it("reads every setting", () => {
-    const env = {
-      ...good,
-      MAX_RECEIVE_COUNT: "5",
-      WORKER_CONCURRENCY: "20",
-      DEADLINE_MARGIN_MS: "1000",
-      IDEMPOTENCY_RETENTION_SECONDS: "60",
-      RESULT_INLINE_MAX_BYTES: "350000",
-      RETRY_BACKOFF_BASE_MS: "2000",
-      RETRY_BACKOFF_MAX_MS: "60000",
-    };
-    expect(loadConfig(workerConfigSchema, env)).toEqual({
-      ...good,
-      MAX_RECEIVE_COUNT: 5,
-      WORKER_CONCURRENCY: 20,
-      DEADLINE_MARGIN_MS: 1_000,
-      IDEMPOTENCY_RETENTION_SECONDS: 60,
-      RESULT_INLINE_MAX_BYTES: 350_000,
-      RETRY_BACKOFF_BASE_MS: 2_000,
-      RETRY_BACKOFF_MAX_MS: 60_000,
-    });
+    expect(loadConfig(workerConfigSchema, workerEverySetting.env)).toEqual(workerEverySetting.read);
   });
 
   it("takes a FIFO dead-letter queue's URL", () => {
