@@ -1,3 +1,5 @@
+import { wiredEnvironment } from "@mcp-pipeline/settings";
+
 /** dlq-redrive's environment against an SQS and S3 emulator at `endpoint` (the handler's tests and the bundle's). */
 export function dlqRedriveEnvironment(
   endpoint: string,
@@ -10,8 +12,10 @@ export function dlqRedriveEnvironment(
     AWS_SECRET_ACCESS_KEY: "test",
     AWS_ENDPOINT_URL_SQS: endpoint,
     AWS_ENDPOINT_URL_S3: endpoint,
-    QUARANTINE_BUCKET: bucket,
-    STREAM_NAME: "events",
-    DEAD_LETTER_QUEUE_URL: dlqUrl,
+    ...wiredEnvironment("dlq_redrive", {
+      quarantine_bucket: bucket,
+      stream: "events",
+      "queue.dlq_url": dlqUrl,
+    }),
   };
 }

@@ -9,6 +9,7 @@ import {
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "@mcp-pipeline/recovery/quarantine";
+import { wiredEnvironment } from "@mcp-pipeline/settings";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
@@ -50,7 +51,7 @@ export class Stack {
     return { dynamo: this.stack.dynamodb.endpoint, s3: this.stack.sqsS3.endpoint };
   }
 
-  /** What Lambda would set, with the emulators' endpoints and the stack's table and bucket. */
+  /** What Lambda would set: the emulators' endpoints, and the declared variables with the stack's table and bucket. */
   functionEnvironment(): Record<string, string> {
     return {
       AWS_REGION: "us-east-1",
@@ -58,8 +59,10 @@ export class Stack {
       AWS_SECRET_ACCESS_KEY: "test",
       AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamo,
       AWS_ENDPOINT_URL_S3: this.endpoints.s3,
-      TOOL_CALLS_TABLE: this.tables.toolCalls,
-      QUARANTINE_BUCKET: this.tables.bucket,
+      ...wiredEnvironment("processor", {
+        tool_calls_table: this.tables.toolCalls,
+        quarantine_bucket: this.tables.bucket,
+      }),
     };
   }
 

@@ -3,9 +3,12 @@ import { join } from "node:path";
 import {
   ExitCode,
   fraction,
+  LOCAL_RUN_OPTIONS,
+  localRunOptions,
   parseCommandLine,
   refuseCommandLine,
-  UsageError,
+  seedOption,
+  WORKLOAD_OPTIONS,
   wholeNumber,
 } from "@mcp-pipeline/cli";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
@@ -96,34 +99,21 @@ function parse(argv: readonly string[]) {
   return parseCommandLine(argv, {
     allowPositionals: false,
     options: {
-      events: { type: "string" },
-      jobs: { type: "string" },
-      "fifo-jobs": { type: "string" },
-      sessions: { type: "string" },
-      seed: { type: "string" },
+      ...WORKLOAD_OPTIONS,
       chunk: { type: "string" },
       "sqs-outage": { type: "string" },
       ...Object.fromEntries(Object.values(RATE_OPTIONS).map((name) => [name, { type: "string" as const }])),
-      env: { type: "string" },
-      "time-scale": { type: "string" },
-      timeout: { type: "string" },
       "stall-timeout": { type: "string" },
-      dist: { type: "string" },
-      "partial-split-accounting": { type: "string" },
-      json: { type: "boolean" },
-      verbose: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
+      ...LOCAL_RUN_OPTIONS,
     },
   });
 }
 
 export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
-  const v = parse(argv).values as Record<string, string | boolean | undefined>;
+  const values = parse(argv).values;
+  const run = localRunOptions(values, environ, { timeoutSeconds: 600, environmentName: ENVIRONMENT_NAME });
+  const v = values as Record<string, string | boolean | undefined>;
   const text = (name: string) => v[name] as string | undefined;
-  const env = text("env") ?? "dev";
-  if (!ENVIRONMENT_NAME.test(env))
-    throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
-  if (text("dist") === "") throw new UsageError("--dist needs a directory");
   const events = wholeNumber("events", text("events"), { fallback: 1_000, min: 1, max: 100_000 });
   const rates = Object.fromEntries(
     Object.entries(RATE_OPTIONS).map(([key, name]) => [
@@ -141,7 +131,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
         max: 100_000,
       }),
       sessions: wholeNumber("sessions", text("sessions"), { fallback: 20, min: 1, max: 100_000 }),
-      seed: wholeNumber("seed", text("seed"), { fallback: 42, min: 0, max: 2 ** 32 - 1 }),
+      seed: seedOption(text("seed")),
       chunk: wholeNumber("chunk", text("chunk"), {
         fallback: Math.max(50, Math.ceil(events / 12)),
         min: 1,
@@ -150,18 +140,10 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
       sqsOutageMs: wholeNumber("sqs-outage", text("sqs-outage"), { fallback: 1_000, min: 0, max: 600_000 }),
       rates,
     },
-    env,
-    // ÷10, as npm start: at ÷20 a worker's 30 s is 1.5 s, and on two cores a 10,000-event run timed out
-    // most worker invocations, each followed by a cold start (docs/benchmarks/ceiling.md).
-    timeScale: wholeNumber("time-scale", text("time-scale"), { fallback: 10, min: 1, max: 1_000 }),
-    timeoutMs: wholeNumber("timeout", text("timeout"), { fallback: 600, min: 1, max: 86_400 }) * 1000,
+    ...run,
     stallTimeoutMs:
       wholeNumber("stall-timeout", text("stall-timeout"), { fallback: 300, min: 1, max: 86_400 }) * 1000,
-    distDir: text("dist"),
-    partialSplitAccounting: partialSplitAccountingOption(text("partial-split-accounting")),
-    json: (v.json as boolean | undefined) ?? environ.npm_config_json === "true",
-    verbose: (v.verbose as boolean | undefined) ?? false,
-    help: (v.help as boolean | undefined) ?? false,
+    partialSplitAccounting: partialSplitAccountingOption(run.partialSplitAccounting),
   };
 }
 

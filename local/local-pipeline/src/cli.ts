@@ -1,4 +1,13 @@
-import { fraction, parseCommandLine, UsageError, wholeNumber } from "@mcp-pipeline/cli";
+import {
+  fraction,
+  LOCAL_RUN_OPTIONS,
+  localRunOptions,
+  parseCommandLine,
+  seedOption,
+  UsageError,
+  WORKLOAD_OPTIONS,
+  wholeNumber,
+} from "@mcp-pipeline/cli";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import { ENVIRONMENT_NAME } from "@mcp-pipeline/settings";
 import { partialSplitAccountingOption } from "./partial-splits.js";
@@ -93,7 +102,6 @@ export interface CliOptions {
  */
 export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {}): CliOptions {
   const v = parse(argv).values;
-  const env = v.env ?? "dev";
   if (v.report !== undefined && v["no-report"])
     throw new UsageError("--report and --no-report cannot be used together");
   if (v.report === "") throw new UsageError("--report needs a file name (or use --no-report)");
@@ -109,8 +117,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
         `${scenarioOnly.map((name) => `--${name}`).join(", ")} ${scenarioOnly.length === 1 ? "is" : "are"} for a scenario run, and --serve runs none${v.drill ? "" : " (--seed and --timeout are for --serve --drill)"}: drop ${scenarioOnly.length === 1 ? "it" : "them"}, or drop --serve`,
       );
   }
-  if (!ENVIRONMENT_NAME.test(env))
-    throw new UsageError(`--env must name an environment (e.g. dev), got "${env}"`);
+  const run = localRunOptions(v, environ, { timeoutSeconds: 100, environmentName: ENVIRONMENT_NAME });
   return {
     scenario: {
       events: wholeNumber("events", v.events, { fallback: 2_000, min: 0, max: 1_000_000 }),
@@ -121,19 +128,13 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
       transientRate: fraction("transient-rate", v["transient-rate"], 0.05),
       duplicateRate: fraction("duplicate-rate", v["duplicate-rate"], 0.02),
       stuckRate: fraction("stuck-rate", v["stuck-rate"], 0.002),
-      seed: wholeNumber("seed", v.seed, { fallback: 42, min: 0, max: 2 ** 32 - 1 }),
+      seed: seedOption(v.seed),
     },
-    env,
-    timeScale: wholeNumber("time-scale", v["time-scale"], { fallback: 10, min: 1, max: 1_000 }),
-    timeoutMs: wholeNumber("timeout", v.timeout, { fallback: 100, min: 1, max: 86_400 }) * 1000,
-    distDir: v.dist,
-    partialSplitAccounting: partialSplitAccountingOption(v["partial-split-accounting"]),
-    json: v.json ?? environ.npm_config_json === "true",
+    ...run,
+    partialSplitAccounting: partialSplitAccountingOption(run.partialSplitAccounting),
     report: v["no-report"] ? undefined : (v.report ?? DEFAULT_REPORT),
     serve: v.serve ?? false,
     drill: v.drill ?? false,
-    verbose: v.verbose ?? false,
-    help: v.help ?? false,
   };
 }
 
@@ -156,27 +157,12 @@ function parse(argv: readonly string[]) {
   return parseCommandLine(argv, {
     allowPositionals: false,
     options: {
-      events: { type: "string" },
-      jobs: { type: "string" },
-      "fifo-jobs": { type: "string" },
-      sessions: { type: "string" },
-      "poison-rate": { type: "string" },
-      "transient-rate": { type: "string" },
-      "duplicate-rate": { type: "string" },
-      "stuck-rate": { type: "string" },
-      seed: { type: "string" },
-      env: { type: "string" },
-      "time-scale": { type: "string" },
-      timeout: { type: "string" },
-      dist: { type: "string" },
-      "partial-split-accounting": { type: "string" },
-      json: { type: "boolean" },
+      ...WORKLOAD_OPTIONS,
       report: { type: "string" },
       "no-report": { type: "boolean" },
       serve: { type: "boolean" },
       drill: { type: "boolean" },
-      verbose: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
+      ...LOCAL_RUN_OPTIONS,
     },
   });
 }

@@ -15,7 +15,6 @@ export {
 export { type ClientOptions, commonClientConfig } from "./client-options.js";
 export { dynamoDbDocumentClient } from "./clients.js";
 export { ConfigError, type ConfigSchema, loadConfig } from "./config.js";
-export { sqsQueueUrlSchema, streamNameSchema } from "./config-schemas.js";
 export { DeadLetterAttribute, type DeadLetterReason, deadLetterMessage } from "./dead-letter.js";
 export { type LazyClient, lazyS3Client, once } from "./lazy-clients.js";
 export {

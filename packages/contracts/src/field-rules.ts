@@ -106,7 +106,7 @@ export function boolean(): Rule {
   };
 }
 
-export function literal(expectedValue: string): Rule {
+export function literal(expectedValue: string | number): Rule {
   return (value, path, issues) => {
     if (value !== expectedValue)
       issue(issues, path, `Invalid input: expected ${JSON.stringify(expectedValue)}`);

@@ -120,8 +120,13 @@ export function text(rule: StringRule = {}): Field<string> {
 }
 
 /** As `z.literal(value)`. */
-export function literal<T extends string>(value: T): Field<T> {
+export function literal<T extends string | number>(value: T): Field<T> {
   return field(literalRule(value));
+}
+
+/** As `z.unknown()`: anything, kept as it is. */
+export function unknown(): Field<unknown> {
+  return field((value) => value);
 }
 
 /** As `z.boolean()`. */
@@ -214,6 +219,18 @@ function bounds(
     issues.push({ path: at, message: `Too big: expected number to be <=${limits.max}` });
 }
 
+/** As `z.number().min(min).max(max)`: a finite number, fractions allowed. */
+export function number(limits: { min?: number; max?: number } = {}): Field<number> {
+  return field((value, path, issues) => {
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      expected(issues, path, "number", value);
+      return value;
+    }
+    bounds(value, path, issues, limits);
+    return value;
+  });
+}
+
 /**
  * As `z.number().int().min(min).max(max)`, or with `coerce` as `z.coerce.number()...`: what an
  * environment variable (always text) becomes through `Number(...)`, so "" is 0 and "1e3" is 1000, as with
@@ -269,7 +286,7 @@ export function httpUrl(): Field<string> {
 
 /**
  * An SQS queue URL, checked by shape rather than as a WHATWG URL: emulators answer with hosts such as
- * sqs.us-east-1.127.0.0.1, which URL parsers refuse. As `sqsQueueUrlSchema` of @mcp-pipeline/aws.
+ * sqs.us-east-1.127.0.0.1, which URL parsers refuse.
  */
 export function sqsQueueUrl(): Field<string> {
   return text({
@@ -278,7 +295,7 @@ export function sqsQueueUrl(): Field<string> {
   });
 }
 
-/** A Kinesis stream name. As `streamNameSchema` of @mcp-pipeline/aws. */
+/** A Kinesis stream name. */
 export function streamName(): Field<string> {
   return text({ pattern: /^[a-zA-Z0-9_.-]{1,128}$/, patternMessage: "expected a Kinesis stream name" });
 }

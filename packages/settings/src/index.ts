@@ -2,9 +2,11 @@ export {
   type DeclaredVariable,
   declaredVariables,
   functionEnvironment,
+  testTools,
   WIRING_SOURCES,
   type WiringInputs,
   type WiringSource,
+  wiredEnvironment,
   wiredVariables,
 } from "./function-environment.js";
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";

@@ -2,9 +2,9 @@ import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
 import { MAX_RECEIVE_COUNT, tuningField, WORKER_TUNING } from "@mcp-pipeline/settings/tuning";
 
-// Hand-written field rules, not zod: zod's full build was a sixth of what a worker's cold start loaded
-// (docs/benchmarks/cold-start.md). test/config.test.ts holds this schema to the zod one it replaces: the
-// same values, variables named and messages. The settings of the tools a worker runs are the function's:
+// light-schema, not zod: zod's full build was a sixth of what a worker's cold start loaded
+// (docs/benchmarks/cold-start.md). test/unit/config.test.ts shows what it reads and the problem each bad
+// setting gives. The settings of the tools a worker runs are the function's:
 // functions/<worker>/src/config.ts adds them to these.
 
 /** DynamoDB's item limit is 400 KB; the rest of the call's item needs room beside an inline result. */

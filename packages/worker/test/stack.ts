@@ -28,6 +28,7 @@ import {
   SqsEventSource,
   toSqsEventRecord,
 } from "@mcp-pipeline/local-esm";
+import { testTools, wiredEnvironment } from "@mcp-pipeline/settings";
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
@@ -154,14 +155,19 @@ export class WorkerStack {
       AWS_ENDPOINT_URL_S3: sqsS3,
       AWS_ENDPOINT_URL_SQS: sqsS3,
       AWS_ENDPOINT_URL_KINESIS: kinesis,
-      TOOL_CALLS_TABLE: this.names.toolCalls,
-      DEDUPE_TABLE: this.names.dedupe,
-      RESULTS_BUCKET: this.names.bucket,
-      EVENTS_STREAM_NAME: this.names.stream,
-      DEAD_LETTER_QUEUE_URL: dlqUrl,
+      // The same wiring for either worker (function-environment.json declares tool_worker's and fifo_worker's alike).
+      ...wiredEnvironment("tool_worker", {
+        tool_calls_table: this.names.toolCalls,
+        dedupe_table: this.names.dedupe,
+        results_bucket: this.names.bucket,
+        stream: this.names.stream,
+        "queue.dlq_url": dlqUrl,
+        // The stack's queues have no redrive policy: SQS moves nothing, so the worker is not told a count.
+        "queue.max_receive_count": undefined,
+        // The tests run load.latency, a test tool (docs/tool-workers.md).
+        test_tools: testTools.value(true),
+      }),
       HTTP_TOOL_BASE_URL: this.downstream.url,
-      // The tests run load.latency, a test tool (docs/tool-workers.md).
-      TEST_TOOLS: "on",
     };
   }
 

@@ -175,7 +175,7 @@ describe("function artifacts", () => {
   });
 
   it.each(["processor", "tool-worker", "fifo-worker", "dlq-redrive"])(
-    "load no zod at %s's import (its hot path decodes with hand-written rules)",
+    "load no zod at %s's import (its hot path decodes with light-schema)",
     async (name) => {
       // zod was 94 KiB of dlq-redrive's code at import once a zod-free decoder imported a constant from its
       // zod schema's file (docs/benchmarks/cold-start.md).

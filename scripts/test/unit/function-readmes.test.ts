@@ -1,95 +1,58 @@
-// A function's README lists its environment with each default (functions/<name>/README.md, "Environment");
-// the defaults are declared once, in functions/<name>/src/config.ts. This holds the table to the schema:
-// the same variables, and each default as the schema gives it (a field parsed alone, as lint-config reads
-// DEADLINE_MARGIN_MS), so the README cannot drift from the code.
+// Each function README's environment table is generated (`npm run docs:terraform`) from the one
+// declaration of each function's environment, terraform/modules/pipeline/function-environment.json, and
+// the function's config.ts (the defaults): this checks that the committed page is the generated one.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import * as docs from "../../../tools/terraform/src/docs/function-readmes.ts";
 
 const root = join(import.meta.dirname, "../../..");
-const functions = readdirSync(join(root, "functions"), { withFileTypes: true })
-  .filter((e) => e.isDirectory())
-  .map((e) => e.name);
+const keys = Object.keys(docs.FUNCTIONS) as docs.FunctionKey[];
 
-/** What the test needs of a light-schema object: its fields, each parseable alone. */
-interface ConfigSchema {
-  readonly shape: Readonly<Record<string, { parse(value: unknown): unknown }>>;
-}
-
-/** The `*ConfigSchema` export of a function's config.ts (side-effect free, importable by tools). */
-async function configSchema(name: string): Promise<ConfigSchema> {
-  const module = (await import(join(root, "functions", name, "src", "config.ts"))) as Record<string, unknown>;
-  const schemas = Object.entries(module).filter(([key]) => key.endsWith("ConfigSchema"));
-  if (schemas.length !== 1)
-    throw new Error(`functions/${name}/src/config.ts: ${schemas.length} *ConfigSchema exports`);
-  return (schemas[0] as [string, ConfigSchema])[1];
-}
-
-/** What a README's table says of a field absent from the environment: `required`, `unset` or the default. */
-function defaultOf(field: { parse(value: unknown): unknown }): string {
-  let value: unknown;
-  try {
-    value = field.parse(undefined);
-  } catch {
-    return "required";
-  }
-  // An optional field parsed alone gives the field rules' own marker for "absent" (a symbol), not a value.
-  return value === undefined || typeof value === "symbol" ? "unset" : String(value);
-}
-
-/** `| \`NAME\` | default | ... |` rows of the README's environment table. */
-function environmentTable(readme: string): Map<string, string> {
-  const rows = new Map<string, string>();
-  for (const [, name, fallback] of readme.matchAll(/^\| `([A-Z][A-Z0-9_]*)`\s*\|\s*([^|]*?)\s*\|/gm))
-    rows.set(name as string, fallback as string);
-  return rows;
-}
-
-describe("function READMEs: the environment table is the config schema's", () => {
-  it("finds the four functions", () => {
-    expect(functions).toEqual(
-      expect.arrayContaining(["processor", "tool-worker", "fifo-worker", "dlq-redrive"]),
-    );
+describe("function READMEs: the environment table is generated from the declaration", () => {
+  it("knows every function folder", () => {
+    const folders = readdirSync(join(root, "functions"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(Object.values(docs.FUNCTIONS).sort()).toEqual(folders.sort());
   });
 
-  it.each(functions)("%s", async (name) => {
-    const schema = await configSchema(name);
-    const table = environmentTable(readFileSync(join(root, "functions", name, "README.md"), "utf8"));
-    const fromSchema = Object.fromEntries(
-      Object.entries(schema.shape).map(([key, field]) => [key, defaultOf(field)]),
-    );
-    expect(Object.fromEntries(table)).toEqual(fromSchema);
+  it.each(keys)("%s: the committed table is current (npm run docs:terraform)", async (fn) => {
+    const readme = readFileSync(docs.readmePath(fn), "utf8");
+    const table = docs.environmentTable(await docs.readDeclaration(), fn, await docs.configSchema(fn));
+    expect(readme).toBe(docs.withEnvironmentTable(readme, table));
   });
 
-  it.each(functions)("%s: a range the table states, as `(min-max)`, is the field's", async (name) => {
-    const schema = await configSchema(name);
-    const readme = readFileSync(join(root, "functions", name, "README.md"), "utf8");
-    const accepts = (field: { parse(value: unknown): unknown }, value: number) => {
-      try {
-        field.parse(String(value));
-        return true;
-      } catch {
-        return false;
-      }
+  it("refuses a variable the function reads that the declaration does not name", async () => {
+    const declaration = await docs.readDeclaration();
+    const schema = await docs.configSchema("tool_worker");
+    const { HTTP_TOOL_TIMEOUT_MS: _, ...defaulted } = declaration.functions.tool_worker.defaulted;
+    const without = {
+      ...declaration,
+      functions: {
+        ...declaration.functions,
+        tool_worker: { ...declaration.functions.tool_worker, defaulted },
+      },
     };
-    for (const [, variable, min, max] of readme.matchAll(
-      /^\| `([A-Z][A-Z0-9_]*)`\s*\|[^|]*\|[^|\n]*\((\d+)-(\d+)\)[^|\n]*\|/gm,
-    )) {
-      const field = schema.shape[variable as string];
-      expect(field, `${variable} is in the schema`).toBeDefined();
-      if (!field) continue;
-      const [low, high] = [Number(min), Number(max)];
-      expect(
-        [low - 1, low, high, high + 1].map((v) => accepts(field, v)),
-        `${variable}: ${low - 1} refused, ${low} and ${high} accepted, ${high + 1} refused`,
-      ).toEqual([false, true, true, false]);
-    }
+    expect(() => docs.environmentTable(without, "tool_worker", schema)).toThrow(
+      expect.objectContaining({ name: "EnvironmentDocsError", variables: ["HTTP_TOOL_TIMEOUT_MS"] }),
+    );
   });
 
-  it("reads a table row's variable and default", () => {
-    const table = environmentTable(
-      "| Variable | Default | |\n| --- | --- | --- |\n| `A_B` | required | x |\n| `C`   | 5000     | y |\n",
+  it("refuses a declared variable the function does not read", async () => {
+    const declaration = await docs.readDeclaration();
+    const schema = await docs.configSchema("processor");
+    const processor = declaration.functions.processor;
+    const extra = {
+      ...declaration,
+      functions: { ...declaration.functions, processor: { ...processor, defaulted: { NOT_READ: "x" } } },
+    };
+    expect(() => docs.environmentTable(extra, "processor", schema)).toThrow(
+      expect.objectContaining({ name: "EnvironmentDocsError", variables: ["NOT_READ"] }),
     );
-    expect(Object.fromEntries(table)).toEqual({ A_B: "required", C: "5000" });
+  });
+
+  it("a README without the markers is an error, not a silently appended table", () => {
+    expect(() => docs.withEnvironmentTable("# f\n", "table")).toThrow(/BEGIN_ENV_DOCS/);
   });
 });

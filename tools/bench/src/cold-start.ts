@@ -291,12 +291,10 @@ first result over the inline limit), their DLQ send with its SQS client (package
 on the first poison message; a failed load fails that message, which SQS redelivers) and dlq-redrive's SQS
 client (functions/dlq-redrive/src/sqs.ts: only a message that is not an on-failure record, sent to the DLQ, and
 a manual DLQ redrive need it). Nothing on the import path loads zod or Ajv. The lifecycle events and jobs,
-dlq-redrive's on-failure records and manual actions, and every function's configuration are each declared once
-with @mcp-pipeline/contracts/light-schema (small typed builders with zod's semantics and messages, checked
-against zod by packages/contracts/test/unit/light-schema.test.ts), and checked with that declaration; the quarantine
-format's writer and reader run hand-written rules held to its zod schema by packages/recovery/test/unit/quarantine/validate.test.ts,
-a schema in a file the bundles do not reach (esbuild drops an unreached file whole, but keeps a zod call in a file
-it loads); the workers check tool arguments with validators compiled at build time by Ajv's \`standalone\` module
+dlq-redrive's on-failure records and manual actions, the quarantine format and every function's configuration
+are each declared once with @mcp-pipeline/contracts/light-schema (small typed builders with zod's semantics and
+messages, checked against zod by packages/contracts/test/unit/light-schema.test.ts), and checked with that
+declaration; the workers check tool arguments with validators compiled at build time by Ajv's \`standalone\` module
 (\`npm run generate:validators\`), held to Ajv's start-up compiler by packages/tools/test/unit/input-validators.test.ts.
 
 Why a chunk loaded on first use stays out of the import: esbuild assigns whole files to chunks by static

@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { queueNameOfArn } from "@mcp-pipeline/aws/arn";
-import { type EnvironmentSettings, QUEUE_KEYS, resourceNames } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, QUEUE_KEYS, resourceNames, testTools } from "@mcp-pipeline/settings";
 
 /** Why the deployed settings could not be read: a setup problem of the caller's, not a finding. */
 export const LiveReadProblem = {
@@ -191,13 +191,14 @@ async function readLive(file: EnvironmentSettings, region: string): Promise<Envi
   }
   // Test tools are on where a deployed worker's environment says so, whatever the file says.
   const workers = await Promise.all(
-    (["tool_worker", "fifo_worker"] as const).map((key) =>
-      lambda
+    testTools.functions.map(async (key) => {
+      const configuration = await lambda
         .send(new GetFunctionConfigurationCommand({ FunctionName: names.functions[key] }))
-        .catch(() => undefined),
-    ),
+        .catch(() => undefined);
+      return configuration?.Environment?.Variables?.[testTools.variable(key) ?? ""];
+    }),
   );
-  live.test_tools = workers.some((w) => w?.Environment?.Variables?.TEST_TOOLS === "on");
+  live.test_tools = workers.some((value) => testTools.isOn(value));
   for (const client of [lambda, sqs, kinesis]) client.destroy();
   return live;
 }

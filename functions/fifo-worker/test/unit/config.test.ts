@@ -1,5 +1,5 @@
-// The worker's settings and the tools' together, held to the zod schema they replaced (packages/worker/test).
-import { workerFunctionConfigSuite } from "../../../../packages/worker/test/config-reference.js";
+// The worker's settings and the tools' together: what they read and what they refuse (packages/worker/test).
+import { workerFunctionConfigSuite } from "../../../../packages/worker/test/config-cases.js";
 import { fifoWorkerConfigSchema } from "../../src/config.js";
 
 workerFunctionConfigSuite("fifo-worker", fifoWorkerConfigSchema);

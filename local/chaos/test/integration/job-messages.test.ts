@@ -1,30 +1,12 @@
-import {
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from "@aws-sdk/client-sqs";
-import {
-  createQueueWhenReady,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startSqsS3,
-} from "@mcp-pipeline/emulators";
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
+import { createQueueWhenReady } from "@mcp-pipeline/emulators";
 import type { JobItem } from "@mcp-pipeline/local-pipeline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqsSuite } from "@mcp-pipeline/testing/sqs-suite";
+import { describe, expect, it } from "vitest";
 import { type JobSend, jobMessage } from "../../src/job-messages.js";
 import { Ledger } from "../../src/ledger.js";
 
-let sqsS3: RunningEmulator;
-let sqs: SQSClient;
-beforeAll(async () => {
-  sqsS3 = await startSqsS3();
-  sqs = new SQSClient(emulatorClientOptions(sqsS3));
-});
-afterAll(async () => {
-  sqs?.destroy();
-  await sqsS3?.stop();
-});
+const suite = sqsSuite();
 
 const poison: JobItem = { kind: "poison", body: "not json", group: "session-1" };
 const job = (callId: string): JobItem => ({
@@ -51,6 +33,7 @@ describe("jobMessage", () => {
 
   it("two poison jobs with the same body and group are two messages in the FIFO queue, not one", async () => {
     // Prepare
+    const { sqs } = suite;
     const { url } = await createQueueWhenReady(sqs, {
       QueueName: "poison-jobs.fifo",
       Attributes: { FifoQueue: "true" },

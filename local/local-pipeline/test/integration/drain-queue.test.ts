@@ -1,31 +1,17 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
-import {
-  createQueueWhenReady,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startSqsS3,
-} from "@mcp-pipeline/emulators";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createQueueWhenReady, emulatorClientOptions } from "@mcp-pipeline/emulators";
+import { sqsSuite } from "@mcp-pipeline/testing/sqs-suite";
+import { describe, expect, it } from "vitest";
 import { type DrainedMessage, drainQueue, peekQueue } from "../../src/drain-queue.js";
 
-let sqsS3: RunningEmulator;
-let sqs: SQSClient;
-
-beforeAll(async () => {
-  sqsS3 = await startSqsS3();
-  sqs = new SQSClient(emulatorClientOptions(sqsS3));
-});
-afterAll(async () => {
-  sqs?.destroy();
-  await sqsS3?.stop();
-});
+const suite = sqsSuite();
 
 async function fifoQueueWith(name: string, groups: readonly string[]): Promise<string> {
-  const { url } = await createQueueWhenReady(sqs, {
+  const { url } = await createQueueWhenReady(suite.sqs, {
     QueueName: `${name}.fifo`,
     Attributes: { FifoQueue: "true" },
   });
-  await sqs.send(
+  await suite.sqs.send(
     new SendMessageBatchCommand({
       QueueUrl: url,
       Entries: groups.map((group, n) => ({
@@ -47,7 +33,7 @@ describe("drainQueue", () => {
     const drained = await fifoQueueWith("drain", ["s1", "s1", "s2"]);
 
     // Act: a peek (receive, no delete) as run-scenario.ts used to read the DLQ, then a drain.
-    const seen = new Set((await peekQueue(sqs, peeked)).map((m) => m.body));
+    const seen = new Set((await peekQueue(suite.sqs, peeked)).map((m) => m.body));
     const messages = await drainedAll(drained);
 
     // Assess: the peek never sees the second message of s1 (the first is in flight); the drain sees all,
@@ -62,7 +48,7 @@ describe("drainQueue", () => {
   });
 
   it("returns nothing from an empty queue without waiting for a long poll", async () => {
-    const { url } = await createQueueWhenReady(sqs, {
+    const { url } = await createQueueWhenReady(suite.sqs, {
       QueueName: "empty",
       Attributes: { ReceiveMessageWaitTimeSeconds: "20" },
     });
@@ -75,7 +61,7 @@ describe("drainQueue", () => {
     // receive; that receive fails, as it does while the chaos run restarts the SQS emulator. The split
     // into pages is the emulator's; what the test holds is that a deleted page is already kept.
     const url = await fifoQueueWith("fails", ["s1", "s1", "s2"]);
-    const failing = new SQSClient({ ...emulatorClientOptions(sqsS3), maxAttempts: 1 });
+    const failing = new SQSClient({ ...emulatorClientOptions(suite.emulator), maxAttempts: 1 });
     let receives = 0;
     failing.middlewareStack.add(
       (next, context) => async (args) => {
@@ -100,19 +86,19 @@ describe("drainQueue", () => {
 
   it("a keep that throws leaves its page in the queue", async () => {
     // Prepare
-    const { url } = await createQueueWhenReady(sqs, { QueueName: "keep-throws" });
-    await sqs.send(
+    const { url } = await createQueueWhenReady(suite.sqs, { QueueName: "keep-throws" });
+    await suite.sqs.send(
       new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: "0", MessageBody: "kept later" }] }),
     );
 
     // Act
-    const outcome = await drainQueue(sqs, url, () => {
+    const outcome = await drainQueue(suite.sqs, url, () => {
       throw new Error("ledger full");
     }).catch((e: unknown) => e);
 
     // Assert: not deleted, only hidden for the drain's visibility timeout (60 s).
     expect(outcome).toMatchObject({ message: "ledger full" });
-    const { Attributes } = await sqs.send(
+    const { Attributes } = await suite.sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: url,
         AttributeNames: ["ApproximateNumberOfMessagesNotVisible"],
@@ -125,6 +111,6 @@ describe("drainQueue", () => {
 /** Drains `url` into a list. */
 async function drainedAll(url: string): Promise<DrainedMessage[]> {
   const out: DrainedMessage[] = [];
-  await drainQueue(sqs, url, (page) => out.push(...page));
+  await drainQueue(suite.sqs, url, (page) => out.push(...page));
   return out;
 }

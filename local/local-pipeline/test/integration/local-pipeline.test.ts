@@ -408,6 +408,7 @@ describe("npm start's command line", () => {
     [["--report", "--no-report"], "Option '--report' argument is ambiguous"],
     [["--report", "x.html", "--no-report"], "--report and --no-report cannot be used together"],
     [["--report="], "--report needs a file name"],
+    [["--dist="], "--dist needs a directory"],
     [["--events", "1.5"], "--events must be a whole number"],
     [["--sessions", "0"], "--sessions must be between 1"],
     [["--poison-rate", "2"], "--poison-rate must be a number from 0 to 1"],

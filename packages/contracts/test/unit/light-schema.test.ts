@@ -103,6 +103,25 @@ describe("light schemas against zod", () => {
     );
   });
 
+  it("number() is z.number().min().max(), fractions allowed", () => {
+    fc.assert(
+      fc.property(anyValue, (v) =>
+        expectSame(s.number({ min: 0, max: 8_640_000_000_000 }), z.number().min(0).max(8_640_000_000_000), v),
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("unknown() is z.unknown(), and literal(number) z.literal(number)", () => {
+    fc.assert(
+      fc.property(anyValue, (v) => {
+        expectSame(s.optional(s.unknown()), z.unknown().optional(), v);
+        expectSame(s.literal(1), z.literal(1), v);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it("withDefault(...) is .default(...), optional(...) .optional() and nullable(...) .nullable()", () => {
     fc.assert(
       fc.property(anyValue, (v) => {

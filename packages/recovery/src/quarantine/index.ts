@@ -5,15 +5,16 @@ export {
   shardIdOf,
   UNKNOWN_PARTITION_KEY,
 } from "./format.js";
-// The zod schemas: the format's definition, for tools and tests; the writer and reader validate with
-// validate.ts, so a bundle that does not use these exports carries no zod (the package has no side effects).
 export {
   type FailureContext,
   failureContextSchema,
   type KinesisSource,
+  type QuarantineIssue,
   type QuarantineReason,
   type QuarantineRecord,
+  type QuarantineValidation,
   quarantineRecordSchema,
+  validateQuarantineRecord,
 } from "./schema.js";
 export {
   InvalidQuarantineRecordError,
@@ -23,5 +24,4 @@ export {
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "./store.js";
-export { type QuarantineIssue, type QuarantineValidation, validateQuarantineRecord } from "./validate.js";
 export { QUARANTINE_FORMAT_VERSION } from "./version.js";

@@ -1,7 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { quarantineKeyFor } from "./format.js";
 import type { QuarantineRecord } from "./schema.js";
-import { describeIssues, type QuarantineIssue, validateQuarantineRecord } from "./validate.js";
+import { describeIssues, type QuarantineIssue, validateQuarantineRecord } from "./schema.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

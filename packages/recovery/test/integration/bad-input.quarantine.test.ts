@@ -193,7 +193,7 @@ const expectations: BadInputExpectations<Uint8Array> = {
   "deeply nested": (input) => {
     if (input.name.includes("arrays")) return expectRefused(input, /expected object/);
     if (input.name.endsWith(`in ${PK}`)) return expectRefused(input, `${PK}:`);
-    // Unknown keys are dropped, as z.object does (validate.ts); `reason.nested` is among them.
+    // Unknown keys are dropped, as z.object does (quarantine/schema.ts); `reason.nested` is among them.
     return expectReplayed(input);
   },
   "hostile values": (input) => {

@@ -10,7 +10,9 @@ import {
   loadSettings,
   resourceNames,
   TUNING,
+  testTools,
   WIRING_SOURCES,
+  wiredEnvironment,
   wiredVariables,
 } from "../../src/index.js";
 
@@ -108,6 +110,46 @@ describe("the declaration itself", () => {
     const parsed = environmentSettingsSchema.safeParse(json);
     expect(parsed.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`)).toEqual([
       "dlq_redrive.environment.STREAM_NAME: STREAM_NAME is set by the pipeline from stream",
+    ]);
+  });
+});
+
+describe("wiredEnvironment: a test stack's own resources, wired as declared", () => {
+  it("names each variable as the declaration does; undefined leaves one unset", () => {
+    expect(
+      wiredEnvironment("dlq_redrive", { quarantine_bucket: "q", stream: "events", "queue.dlq_url": DLQ }),
+    ).toEqual({ QUARANTINE_BUCKET: "q", STREAM_NAME: "events", DEAD_LETTER_QUEUE_URL: DLQ });
+    expect(
+      wiredEnvironment("dlq_redrive", {
+        quarantine_bucket: "q",
+        stream: "events",
+        "queue.dlq_url": undefined,
+      }),
+    ).toEqual({ QUARANTINE_BUCKET: "q", STREAM_NAME: "events" });
+  });
+
+  it("refuses a stack that does not name a source the function is wired to", () => {
+    expect(() => wiredEnvironment("processor", { tool_calls_table: "t" })).toThrow(
+      "function-environment.json: processor is wired to quarantine_bucket, which the stack does not give",
+    );
+  });
+});
+
+describe("testTools: the test_tools setting as the functions see it", () => {
+  it("reaches the two workers, as TEST_TOOLS, on or off", () => {
+    expect(testTools.functions).toEqual(["tool_worker", "fifo_worker"]);
+    expect(testTools.functions.map((fn) => testTools.variable(fn))).toEqual(["TEST_TOOLS", "TEST_TOOLS"]);
+    expect(testTools.variable("processor")).toBeUndefined();
+    expect([testTools.value(true), testTools.value(false)]).toEqual(["on", "off"]);
+  });
+
+  it("reads a deployed value: only the declared on is on", () => {
+    expect(["on", "off", undefined, "ON", "true"].map((v) => testTools.isOn(v))).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 });

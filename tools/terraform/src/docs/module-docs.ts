@@ -1,11 +1,21 @@
 /**
  * Writes the inputs and outputs tables of every module's README between BEGIN_TF_DOCS and END_TF_DOCS
- * (terraform-docs' markers). `npm run docs:terraform` updates them; a test fails when one is stale.
+ * (terraform-docs' markers), and each function README's environment table (function-readmes.ts).
+ * `npm run docs:terraform` updates them; a test fails when one is stale.
  */
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform";
+import {
+  configSchema,
+  environmentTable,
+  FUNCTIONS,
+  type FunctionKey,
+  readDeclaration,
+  readmePath,
+  withEnvironmentTable,
+} from "./function-readmes.js";
 
 export const BEGIN = "<!-- BEGIN_TF_DOCS -->";
 export const END = "<!-- END_TF_DOCS -->";
@@ -113,6 +123,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const file = join(dir, "README.md");
     const readme = await readFile(file, "utf8").catch(() => `# ${basename(dir)}\n`);
     await writeFile(file, withDocs(readme, await moduleDocs(dir)));
+    process.stdout.write(`${file}\n`);
+  }
+  const declaration = await readDeclaration();
+  for (const fn of Object.keys(FUNCTIONS) as FunctionKey[]) {
+    const file = readmePath(fn);
+    const table = environmentTable(declaration, fn, await configSchema(fn));
+    await writeFile(file, withEnvironmentTable(await readFile(file, "utf8"), table));
     process.stdout.write(`${file}\n`);
   }
 }

@@ -4,7 +4,7 @@
  * that could lose a record, and its lifecycle, versioning and Object Lock against the settings. Also that
  * the workers offer the test tools exactly where the settings say (issue 25 items 10 and 11).
  */
-import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, resourceNames, testTools } from "@mcp-pipeline/settings";
 import { decide, type PolicyDocument } from "./policy.ts";
 import { DeployedState, type StateResource, type TerraformShow } from "./terraform-state.ts";
 
@@ -115,12 +115,13 @@ export function quarantineProtectionFindings(show: TerraformShow, settings: Envi
   )
     findings.push(`quarantine: Object Lock is not ${mode} for ${settings.quarantine.object_lock_days} days`);
 
-  const expected = settings.test_tools ? "on" : "off";
-  for (const key of ["tool_worker", "fifo_worker"] as const) {
+  const expected = testTools.value(settings.test_tools);
+  for (const key of testTools.functions) {
     const fn = state.functions().find((f) => f.name === names.functions[key]);
-    if (fn !== undefined && fn.environment.TEST_TOOLS !== expected)
+    const variable = testTools.variable(key) ?? "";
+    if (fn !== undefined && fn.environment[variable] !== expected)
       findings.push(
-        `${fn.name}: TEST_TOOLS is ${fn.environment.TEST_TOOLS ?? "unset"}, the settings say ${expected}`,
+        `${fn.name}: ${variable} is ${fn.environment[variable] ?? "unset"}, the settings say ${expected}`,
       );
   }
   return findings;
