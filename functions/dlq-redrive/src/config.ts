@@ -1,11 +1,12 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { DLQ_REDRIVE_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
+import { functionTuning, tuningField } from "@mcp-pipeline/settings/tuning";
 
 // light-schema, not zod: zod's full build was an eighth of what dlq-redrive's cold start loaded, for a
 // configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
 
 const queueUrl = s.sqsQueueUrl();
+const tuning = functionTuning("dlq_redrive");
 
 /** dlq-redrive's environment, set by terraform/modules/pipeline and by the local runtime. */
 export const dlqRedriveConfigSchema = s.object({
@@ -15,13 +16,13 @@ export const dlqRedriveConfigSchema = s.object({
   /** The failure queue's own DLQ: messages that are not on-failure records are kept there. */
   DEAD_LETTER_QUEUE_URL: queueUrl,
   /** On-failure records (messages of the failure queue) re-read and quarantined at once. */
-  FAILURE_RECORD_CONCURRENCY: tuningField(DLQ_REDRIVE_TUNING.concurrency),
+  FAILURE_RECORD_CONCURRENCY: tuningField(tuning.concurrency),
   /**
    * Quarantine PUTs in flight per failure record. A failure record covers ParallelizationFactor x
    * BatchSize records (prod: 4 x 200 = 800); one at a time at ~20-50 ms a PUT would take 16-40 s.
    */
   QUARANTINE_PUT_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 128 }), 32),
-  DEADLINE_MARGIN_MS: tuningField(DLQ_REDRIVE_TUNING.deadline_margin_ms),
+  DEADLINE_MARGIN_MS: tuningField(tuning.deadline_margin_ms),
 });
 
 export type DlqRedriveConfig = s.Output<typeof dlqRedriveConfigSchema.shape>;

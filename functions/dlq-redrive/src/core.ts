@@ -6,15 +6,11 @@ import { InvalidEventError, type RemainingTime } from "@mcp-pipeline/batch";
 import type { BatchReport, Sandbox } from "@mcp-pipeline/batch/consumer-shell";
 import { messageIdOf } from "@mcp-pipeline/contracts";
 import {
-  checkReplayStream,
   type FailureStoreDeps,
   type FailureStoreSummary,
-  planReplay,
   RecoveryRefusedError,
   refusals,
-  replayQuarantine,
   rereadRange,
-  scanQuarantine,
   storedQuarantineKeys,
   storeFailureRecords,
 } from "@mcp-pipeline/recovery";
@@ -38,6 +34,12 @@ export interface DlqRedriveClients {
  * evaluates the SQS client. A failed load fails that message, which SQS redelivers, or that manual action.
  */
 export const sqsModule = once(() => import("./sqs.js"));
+
+/**
+ * The quarantine replay (replay.ts), loaded on first use: only a manual invocation runs it. A failed load
+ * fails that invocation, which changed nothing.
+ */
+export const replayModule = once(() => import("./replay.js"));
 
 /** What both paths need, built once per sandbox by the consumer shell. */
 export interface DlqRedriveDeps {
@@ -113,32 +115,7 @@ export async function runManualAction(
   { config, clients }: DlqRedriveDeps,
 ): Promise<unknown> {
   const { s3, kinesis, sqs } = clients;
-  if (action.action === "replay") {
-    const { reason, since, until, session, shardId } = action.filter;
-    const scan = await scanQuarantine(s3, config.QUARANTINE_BUCKET, {
-      ...(reason !== undefined ? { reason } : {}),
-      ...(since !== undefined ? { since: Date.parse(since) } : {}),
-      ...(until !== undefined ? { until: Date.parse(until) } : {}),
-      ...(session !== undefined ? { session } : {}),
-      ...(shardId !== undefined ? { shardId } : {}),
-    });
-    const options = {
-      streamName: config.STREAM_NAME,
-      dryRun: action.dryRun,
-      ratePerSecond: action.ratePerSecond,
-      includePermanent: action.includePermanent,
-      ...(action.max !== undefined ? { max: action.max } : {}),
-    };
-    const { checks } = await checkReplayStream(
-      kinesis,
-      config.STREAM_NAME,
-      planReplay(scan.entries, options).items,
-    );
-    if (!action.dryRun && refusals(checks).length > 0)
-      throw new RecoveryRefusedError("replay", refusals(checks));
-    const summary = await replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, scan.entries, options);
-    return { ...summary, checks, unreadable: scan.unreadable };
-  }
+  if (action.action === "replay") return (await replayModule()).runReplay(action, config, s3, kinesis);
   const client = await sqs();
   const { moveMessages, planRedrive } = await sqsModule();
   const plan = await planRedrive(client, {

@@ -1,6 +1,8 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { PROCESSOR_TUNING, tuningField } from "@mcp-pipeline/settings/tuning";
+import { functionTuning, tuningField } from "@mcp-pipeline/settings/tuning";
+
+const tuning = functionTuning("processor");
 
 // light-schema, not zod: zod's load time is a large part of a cold start's own code
 // (docs/benchmarks/cold-start.md).
@@ -14,13 +16,13 @@ export const processorConfigSchema = s.object({
   TOOL_CALLS_TABLE: s.text({ min: 3, max: 255 }),
   QUARANTINE_BUCKET: s.text({ min: 3, max: 63 }),
   /** Partition keys processed at once within a batch. */
-  PROCESSOR_CONCURRENCY: tuningField(PROCESSOR_TUNING.concurrency),
+  PROCESSOR_CONCURRENCY: tuningField(tuning.concurrency),
   /**
    * Stop starting records when less than this much of the invocation remains. Must exceed the
    * slowest call write (a conditional write, plus a re-read and rewrite after a lost race) so that
    * what is in flight can still finish.
    */
-  DEADLINE_MARGIN_MS: tuningField(PROCESSOR_TUNING.deadline_margin_ms),
+  DEADLINE_MARGIN_MS: tuningField(tuning.deadline_margin_ms),
 });
 
 export type ProcessorConfig = s.Output<typeof processorConfigSchema.shape>;

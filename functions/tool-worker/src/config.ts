@@ -6,6 +6,9 @@ import { workerConfigSchema } from "@mcp-pipeline/worker/config";
  * tool-worker's environment, set by terraform/modules/function and by the local runtime: the worker's settings
  * (packages/worker/src/config.ts) and those of the tools it runs (packages/tools/src/config.ts).
  */
-export const toolWorkerConfigSchema = s.object({ ...workerConfigSchema.shape, ...toolsConfigSchema.shape });
+export const toolWorkerConfigSchema = s.object({
+  ...workerConfigSchema("tool_worker").shape,
+  ...toolsConfigSchema.shape,
+});
 
 export type ToolWorkerConfig = s.Output<typeof toolWorkerConfigSchema.shape>;

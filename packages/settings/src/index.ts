@@ -45,12 +45,10 @@ export {
   sqsEsmSchema,
 } from "./schema.js";
 export {
-  DLQ_REDRIVE_TUNING,
+  functionTuning,
   MAX_RECEIVE_COUNT,
-  PROCESSOR_TUNING,
   TUNING,
   type TunedFunction,
   type Tuning,
   tuningVariables,
-  WORKER_TUNING,
 } from "./tuning.js";

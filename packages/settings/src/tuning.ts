@@ -35,12 +35,20 @@ export type TunedFunction = keyof typeof TUNING;
 export type FunctionTuningField<F extends TunedFunction> = keyof (typeof TUNING)[F] & string;
 
 /**
- * The workers' tuning (tool-worker and fifo-worker share packages/worker's configuration, so one config.ts
- * reads both: the declaration gives them the same fields, ranges and defaults, which settings' tests hold).
+ * One function's tuning, by its settings key. A function's bundle holds only its own part of the declaration
+ * (tools/bundler projects function-environment.json for each bundle), so a function asks for its own by name,
+ * and a name the bundle does not hold fails here, naming what it holds, rather than as an undefined field.
  */
-export const WORKER_TUNING = TUNING.tool_worker;
-export const PROCESSOR_TUNING = TUNING.processor;
-export const DLQ_REDRIVE_TUNING = TUNING.dlq_redrive;
+export function functionTuning<F extends TunedFunction>(fn: F): (typeof TUNING)[F] {
+  const tuning: (typeof TUNING)[F] | undefined = TUNING[fn];
+  if (tuning === undefined) {
+    throw new Error(
+      `function-environment.json as bundled declares ${Object.keys(TUNING).join(", ") || "no function"}, not ${fn}: ` +
+        "a function's bundle holds its own declaration only (tools/bundler)",
+    );
+  }
+  return tuning;
+}
 
 /** The range of a worker queue's max_receive_count (MAX_RECEIVE_COUNT): the declaration's, §2.3. */
 export const MAX_RECEIVE_COUNT = declaration.sources["queue.max_receive_count"];

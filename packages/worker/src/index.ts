@@ -1,4 +1,9 @@
-export { MAX_INLINE_RESULT_BYTES, type WorkerConfig, workerConfigSchema } from "./config.js";
+export {
+  MAX_INLINE_RESULT_BYTES,
+  type WorkerConfig,
+  type WorkerFunction,
+  workerConfigSchema,
+} from "./config.js";
 export { type WorkerOptions, workerConsumer, workerMetrics } from "./consumer.js";
 export { type DeadLetterModule, type DeadLetterSend, lazyDeadLetterQueue } from "./dead-letter-queue.js";
 export {

@@ -188,6 +188,40 @@ describe("function artifacts", () => {
     },
   );
 
+  it.each(["processor", "tool-worker", "fifo-worker", "dlq-redrive"])(
+    "%s: the zip holds its own part of function-environment.json, no SDK client's whole package.json, no flexible checksums and no JavaScript hashes",
+    async (name) => {
+      // What the function never reads (tools/bundler/src/projected-json.ts) or never runs
+      // (packages/aws/src/without-flexible-checksums.ts, without-js-hashes.ts): about 30 KiB of a worker's code.
+      const out = join(work, `projected-${name}`);
+      await bundleFunction(join(import.meta.dirname, `../../../functions/${name}`), out);
+      const files = unzip(await readFile(join(out, `${name}.zip`)));
+      const code = [...files.values()].map((file) => file.content.toString("utf8")).join("\n");
+      const own = name.replaceAll("-", "_");
+      const others = ["processor", "tool_worker", "fifo_worker", "dlq_redrive"].filter((fn) => fn !== own);
+      expect(code).toContain(`${own}:{tuning:`);
+      expect(others.filter((fn) => code.includes(`${fn}:{tuning:`))).toEqual([]);
+      expect(code).not.toContain("Stop starting work when less than this much");
+      expect(code).not.toContain("devDependencies");
+      const meta = JSON.parse(await readFile(join(out, "meta.json"), "utf8")) as {
+        outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+      };
+      expect(
+        Object.values(meta.outputs).flatMap((output) =>
+          Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) =>
+            bytesInOutput > 0 &&
+            ((/checksums\/dist-es\/submodules\/(flexible-checksums|crc)\//.test(path) &&
+              // The client's settings (resolveFlexibleChecksumsConfig and the variables it reads) stay the SDK's.
+              !/CONFIG_OPTIONS|constants|resolveFlexibleChecksumsConfig|stringUnionSelector/.test(path)) ||
+              /\/(Sha256Js|Md5Js|Sha1Js)\.js$/.test(path))
+              ? [path]
+              : [],
+          ),
+        ),
+      ).toEqual([]);
+    },
+  );
+
   it("name a package bundled from two node_modules folders, which the build refuses", () => {
     // The paths of dlq-redrive's metafile when fauxqs's newer S3 client was hoisted to the root.
     const inputs = [
@@ -422,6 +456,12 @@ describe("function artifacts", () => {
       const [entry] = entries;
       const record = await readQuarantineRecord(s3, "bundle-range-quarantine", entry?.key ?? "");
       expect(Buffer.from(record.data, "base64").equals(Buffer.from(data))).toBe(true);
+      // A manual replay (a dry run) through the replay chunk, which the import does not load: it finds the record.
+      const replay = await bundle.handler(
+        { action: "replay" },
+        lambdaContext({ functionName: "dlq-redrive" }),
+      );
+      expect(replay).toMatchObject({ matched: 1, replayed: 0, dryRun: true, unreadable: [] });
       s3.destroy();
     } finally {
       vi.unstubAllEnvs();
@@ -439,6 +479,8 @@ describe("function artifacts", () => {
     // The SQS client is in chunks of its own, which an import does not load (docs/benchmarks/cold-start.md).
     const { modules } = await loadedAtImport(join(work, "dlq-redrive"));
     expect(modules.filter((path) => path.includes("/@aws-sdk/client-sqs/"))).toEqual([]);
+    // Nor is the quarantine replay, which only a manual invocation runs (functions/dlq-redrive/src/replay.ts).
+    expect(modules.filter((path) => /\/(replay-quarantine|replay)\.ts$/.test(path))).toEqual([]);
     const sqsS3 = await startSqsS3();
     try {
       const sqs = sqsClient(emulatorClientOptions(sqsS3));

@@ -23,7 +23,7 @@ import {
 } from "@aws-lambda-powertools/batch";
 import { deadlineFromContext, kinesisBatchResponse, processKinesisBatch } from "@mcp-pipeline/batch";
 import { seededRandom, sleep } from "@mcp-pipeline/retry";
-import { PROCESSOR_TUNING } from "@mcp-pipeline/settings";
+import { TUNING } from "@mcp-pipeline/settings";
 import { kinesisRecord, lambdaContext } from "@mcp-pipeline/testing";
 import type { Context, KinesisStreamRecord } from "aws-lambda";
 import { spreadKeys, zipfKeys } from "./lib/keys.ts";
@@ -40,8 +40,8 @@ const POWERTOOLS_VERSION = (
   ) as { version: string }
 ).version;
 /** The processor's defaults: partition keys at once, and the deadline margin. */
-const CONCURRENCY = PROCESSOR_TUNING.concurrency.default;
-const MARGIN_MS = PROCESSOR_TUNING.deadline_margin_ms.default;
+const CONCURRENCY = TUNING.processor.concurrency.default;
+const MARGIN_MS = TUNING.processor.deadline_margin_ms.default;
 
 const { values: cli } = parseArgs({
   options: { quick: { type: "boolean" }, repeats: { type: "string" } },

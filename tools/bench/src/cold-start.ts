@@ -290,7 +290,8 @@ set (functions/processor/src/quarantine-writer.ts), as are the workers' S3 resul
 first result over the inline limit), their DLQ send with its SQS client (packages/worker/src/dead-letter-queue.ts,
 on the first poison message; a failed load fails that message, which SQS redelivers) and dlq-redrive's SQS
 client (functions/dlq-redrive/src/sqs.ts: only a message that is not an on-failure record, sent to the DLQ, and
-a manual DLQ redrive need it). Nothing on the import path loads zod or Ajv. The lifecycle events and jobs,
+a manual DLQ redrive need it) and its quarantine replay (functions/dlq-redrive/src/replay.ts: only a manual
+replay runs it). Nothing on the import path loads zod or Ajv. The lifecycle events and jobs,
 dlq-redrive's on-failure records and manual actions, the quarantine format and every function's configuration
 are each declared once with @mcp-pipeline/contracts/light-schema (small typed builders with zod's semantics and
 messages, checked against zod by packages/contracts/test/unit/light-schema.test.ts), and checked with that
@@ -317,6 +318,44 @@ cold start. The bundle resolves them (the marshaller, the HTTP/2 handler, and th
 the HTTP protocol would import for such an operation) to stand-ins that fail with the cause if used
 (packages/aws/src/without-event-streams.ts); the client factories give every client an HTTP/1.1 handler.
 
+Nor is what a function never reads or never runs (issue 27, item 4; zip bytes of tool-worker, fifo-worker,
+dlq-redrive and processor after each step, \`npm run build\`):
+
+| Step                                                    | tool-worker | fifo-worker | dlq-redrive | processor |
+| ------------------------------------------------------- | ----------- | ----------- | ----------- | --------- |
+| before (main at 9d3ef4e)                                | 162,408     | 162,410     | 146,007     | 134,939   |
+| each function's own part of function-environment.json   | 161,579     | 161,581     | 145,037     | 133,958   |
+| an SDK client's package.json as its name and version    | 158,589     | 158,591     | 142,241     | 132,038   |
+| no S3 flexible checksums                                | 154,501     | 154,503     | 137,987     | 127,890   |
+| no JavaScript SHA-256, MD5, SHA-1                       | 151,272     | 151,274     | 134,864     | 124,655   |
+| dlq-redrive's replay loaded on first use                | 151,272     | 151,274     | 137,923     | 124,655   |
+
+- each function's own part of terraform/modules/pipeline/function-environment.json: a function's config.ts asks
+  for its tuning by name (\`functionTuning(fn)\`, @mcp-pipeline/settings/tuning), and the bundler projects the
+  file, at build time, to that function's tuning and the sources' ranges (tools/bundler/src/projected-json.ts);
+  the other functions, the \`wired\` map and the descriptions were 4.7 KiB of every zip and import;
+- an SDK client's package.json as its name and version, the one field its code reads (the user agent's
+  client version); the whole file is about 2.4 KiB a client, four in a worker;
+- no S3 flexible checksums: the SDK's default adds a CRC32 to every PutObject and validates one on every
+  GetObject; the functions' S3 writes are string bodies, which SigV4 signs by their SHA-256
+  (x-amz-content-sha256, which S3 checks), so @mcp-pipeline/aws's S3 client computes and validates them only
+  where an operation requires one (\`WHEN_REQUIRED\`), and the bundle's plugin lets through what the SDK's
+  would leave as it is and refuses what it would have checksummed (packages/aws/src/without-flexible-checksums.ts):
+  the middleware, CRC tables and checksum streams are gone from every zip with an S3 client;
+- no JavaScript SHA-256, MD5 or SHA-1: each is the fallback of a Node class for a Node whose crypto lacks
+  the algorithm, which Lambda's has (packages/aws/src/without-js-hashes.ts); this and the package.json
+  projection apply to the equivalent's bundle too;
+- dlq-redrive's quarantine replay (functions/dlq-redrive/src/replay.ts) a chunk loaded on first use: only a
+  manual invocation runs it. Its code at import loses that chunk's 10,786 bytes (342,538 left, by the
+  metafile); its zip gains 3,059 (one more chunk, compressed apart from the rest).
+
+What a smaller S3 path would save, measured and not taken: the workers' zips without the chunk that holds the
+S3 client (loaded on the first result over the inline limit) are 122,507 bytes, 28,765 less; the processor's
+without its quarantine's S3 chunk 95,694, 28,961 less (the replacement, SigV4-signed requests through the
+bundled \`@smithy/signature-v4\` and HTTP handler, would add some of it back). Neither is on an import path, and
+the zips are within 150 KiB without it; dlq-redrive, whose S3 client is on its import path, lists the quarantine
+(ListObjectsV2, XML) besides writing to it, which a hand-written path would have to parse too.
+
 What keeps the zips small, all in tools/bundler/src/bundle-function.ts and so in every bundle, the equivalent's too:
 - one copy of each package: the S3 client is pinned at the root (package.json), since a test dependency's newer
   one, hoisted there, gave each workspace a copy of its own and the bundles two or three; the build now refuses
@@ -339,8 +378,8 @@ What still costs: the SDK clients each function calls on its hot path, and the \
 The workers load DynamoDB and Kinesis at import because every job uses both (the call's state and idempotency,
 and its lifecycle events): loaded on first use, they would load in the first invocation all the same. dlq-redrive
 is invoked with failure records, each re-read from Kinesis and written to the quarantine in S3, so both clients
-stay on its import path for the same reason: two SDK clients (Kinesis, and S3 with its XML protocol and
-checksums) where the equivalent loads one (DynamoDB), the most code at import of any row.
+stay on its import path for the same reason: two SDK clients (Kinesis, and S3 with its XML protocol) where the
+equivalent loads one (DynamoDB), the most code at import of any row.
 `;
 const doc = join(root, "docs", "benchmarks", "cold-start.md");
 await writePage(doc, report);

@@ -14,6 +14,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { deterministicZip } from "./deterministic-zip.js";
 import { directImports } from "./direct-imports.js";
+import { projectedJson } from "./projected-json.js";
 
 /**
  * zod's locales other than English: `import { z } from "zod"` imports a namespace object esbuild cannot
@@ -97,6 +98,28 @@ export const WITHOUT_EVENT_STREAMS = join(
   import.meta.dirname,
   "../../../packages/aws/src/without-event-streams.ts",
 );
+/**
+ * The S3 client's flexible-checksums plugin, resolved to one that refuses what would need a checksum: the
+ * functions' S3 writes need none (packages/aws/src/without-flexible-checksums.ts says why), and its code was
+ * about 13 KiB of each zip with an S3 client.
+ */
+export const WITHOUT_FLEXIBLE_CHECKSUMS = join(
+  import.meta.dirname,
+  "../../../packages/aws/src/without-flexible-checksums.ts",
+);
+const FLEXIBLE_CHECKSUMS_PLUGIN =
+  /[\\/]@aws-sdk[\\/]checksums[\\/]dist-es[\\/]submodules[\\/]flexible-checksums[\\/]getFlexibleChecksumsPlugin\.js$/;
+/**
+ * The SDK's JavaScript SHA-256, MD5 and SHA-1, resolved to classes that fail with the cause: each is the
+ * fallback of a Node class for a Node whose crypto lacks the algorithm, which Lambda's does not
+ * (packages/aws/src/without-js-hashes.ts), and they were about 7.6 KiB of every zip and import.
+ */
+export const WITHOUT_JS_HASHES = join(import.meta.dirname, "../../../packages/aws/src/without-js-hashes.ts");
+const JS_HASHES = [
+  /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/,
+  /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]md5[\\/]Md5Js\.js$/,
+  /[\\/]@aws-sdk[\\/]checksums[\\/]dist-es[\\/]submodules[\\/]sha[\\/]sha1[\\/]Sha1Js\.js$/,
+];
 const EVENT_STREAM_MODULES = [
   /[\\/]@smithy[\\/]node-http-handler[\\/]dist-es[\\/]node-http2-handler\.js$/,
   /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]event-streams[\\/]eventstream-serde[\\/]EventStreamMarshaller\.js$/,
@@ -110,18 +133,24 @@ const lambdaOnly: Plugin = {
     build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) =>
       args.kind === "dynamic-import" ? { path: WITHOUT_EVENT_STREAMS } : undefined,
     );
-    build.onResolve({ filter: /(node-http2-handler|EventStreamMarshaller)(\.js)?$/ }, async (args) => {
-      if (args.pluginData === lambdaOnly) return undefined;
-      const resolved = await build.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: lambdaOnly,
+    // SDK modules that an import names by a path of the SDK's own, resolved to their stand-in.
+    const standIns: readonly (readonly [RegExp, readonly RegExp[], string])[] = [
+      [/(node-http2-handler|EventStreamMarshaller)(\.js)?$/, EVENT_STREAM_MODULES, WITHOUT_EVENT_STREAMS],
+      [/getFlexibleChecksumsPlugin(\.js)?$/, [FLEXIBLE_CHECKSUMS_PLUGIN], WITHOUT_FLEXIBLE_CHECKSUMS],
+      [/(Sha256Js|Md5Js|Sha1Js)(\.js)?$/, JS_HASHES, WITHOUT_JS_HASHES],
+    ];
+    for (const [filter, modules, standIn] of standIns) {
+      build.onResolve({ filter }, async (args) => {
+        if (args.pluginData === lambdaOnly) return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: lambdaOnly,
+        });
+        return modules.some((module) => module.test(resolved.path)) ? { path: standIn } : undefined;
       });
-      return EVENT_STREAM_MODULES.some((module) => module.test(resolved.path))
-        ? { path: WITHOUT_EVENT_STREAMS }
-        : undefined;
-    });
+    }
     build.onResolve({ filter: new RegExp(`^(${BROWSER_ONLY.join("|")})$`) }, (args) => ({
       path: args.path,
       external: true,
@@ -222,7 +251,14 @@ export async function bundleFunction(
     mainFields: ["module", "main"],
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
-    plugins: [...(options.plugins ?? []), lambdaOnly, directModules, sideEffectFree],
+    plugins: [
+      ...(options.plugins ?? []),
+      lambdaOnly,
+      // The function's settings key (functions/tool-worker: tool_worker), whose part of the declaration it reads.
+      projectedJson(name.replaceAll("-", "_")),
+      directModules,
+      sideEffectFree,
+    ],
     logLevel: "warning",
   });
 

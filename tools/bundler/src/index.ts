@@ -5,6 +5,8 @@ export {
   duplicatedPackages,
   LAMBDA_CREDENTIALS,
   WITHOUT_EVENT_STREAMS,
+  WITHOUT_FLEXIBLE_CHECKSUMS,
+  WITHOUT_JS_HASHES,
   withLiteralKeys,
 } from "./bundle-function.js";
 export { base64Sha256, deterministicZip, type ZipEntry } from "./deterministic-zip.js";
@@ -20,3 +22,10 @@ export {
   manifestJson,
   readManifest,
 } from "./manifest.js";
+export {
+  declarationFor,
+  type FunctionEnvironmentDeclaration,
+  packageInfoFor,
+  projectedJson,
+  SDK_PACKAGE_JSON,
+} from "./projected-json.js";

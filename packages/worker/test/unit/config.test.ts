@@ -1,7 +1,7 @@
 import { loadConfig } from "@mcp-pipeline/aws";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { workerConfigSchema } from "../../src/index.js";
+import { workerConfigSchema as workerConfigSchemaOf } from "../../src/index.js";
 import { good, problemsOf, workerBadCases, workerDefaults, workerEverySetting } from "../config-cases.js";
 
 /**
@@ -9,6 +9,9 @@ import { good, problemsOf, workerBadCases, workerDefaults, workerEverySetting } 
  * the problems it lists for each bad setting (config-cases.ts); the functions add the tools' settings
  * (workerFunctionConfigSuite).
  */
+// The worker part is the same for both worker functions; tool_worker's declaration gives its ranges.
+const workerConfigSchema = workerConfigSchemaOf("tool_worker");
+
 describe("a worker's configuration", () => {
   it("reads the minimum with every default", () => {
     expect(loadConfig(workerConfigSchema, good)).toEqual(workerDefaults);
