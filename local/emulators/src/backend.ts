@@ -5,13 +5,8 @@
  * starts its endpoints through these functions runs unchanged against both.
  */
 import type { DynamoDbDelays } from "./dynamodb-server.mjs";
-import {
-  type KinesisDelays,
-  type RunningEmulator,
-  startDynamoDb,
-  startKinesis,
-  startSqsS3,
-} from "./index.js";
+import { type KinesisDelays, startDynamoDb, startKinesis, startSqsS3 } from "./embedded.js";
+import type { RunningEmulator } from "./loopback.js";
 import { startMoto } from "./moto.js";
 
 export const AWS_BACKENDS = ["emulators", "moto"] as const;

@@ -1,14 +1,13 @@
+export { functionEnvironment, type WiringInputs } from "./function-environment.js";
 export {
   type DeclaredVariable,
   declaredVariables,
-  functionEnvironment,
   testTools,
   WIRING_SOURCES,
-  type WiringInputs,
   type WiringSource,
   wiredEnvironment,
   wiredVariables,
-} from "./function-environment.js";
+} from "./function-wiring.js";
 export { loadSettings, loadSettingsFile, parseSettings, SettingsError, settingsFile } from "./load.js";
 export {
   DEFAULT_APPLICATION_LOG_LEVEL,

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { declaredVariables } from "./function-environment.js";
+import { declaredVariables } from "./function-wiring.js";
 import { FUNCTION_KEYS } from "./resource-names.js";
 import { MAX_RECEIVE_COUNT, TUNING, type TunedFunction, type Tuning } from "./tuning.js";
 

@@ -11,7 +11,6 @@ export {
 export { TOOL_RUN_KEY_NAMESPACE, toolRunIdempotencyKey } from "./idempotency-key.js";
 export {
   type InvokeOptions,
-  type RegisteredTool,
   type ToolCall,
   ToolRegistry,
   type ToolRun,
@@ -20,6 +19,7 @@ export { Semaphore } from "./semaphore.js";
 export {
   defineTool,
   type JsonSchema,
+  type RegisteredTool,
   type ToolContext,
   type ToolDefinition,
   type ToolLogger,

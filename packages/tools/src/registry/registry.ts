@@ -11,11 +11,8 @@ import {
 } from "./errors.js";
 import { toolRunIdempotencyKey } from "./idempotency-key.js";
 import { Semaphore } from "./semaphore.js";
-import type { ToolContext, ToolDefinition, ToolLogger } from "./tool.js";
+import type { RegisteredTool, ToolContext, ToolLogger } from "./tool.js";
 import type { ArgumentValidator, SchemaCompiler, ValidationError } from "./validator.js";
-
-/** Any tool, whatever its argument type: the registry validates before it calls `run`. */
-export type RegisteredTool = ToolDefinition<never, unknown>;
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** Lambda's longest timeout: a tool timeout beyond it can never be reached. */

@@ -42,6 +42,9 @@ export interface ToolDefinition<Args = Record<string, unknown>, Result = unknown
   readonly run: (args: Args, context: ToolContext) => Promise<Result>;
 }
 
+/** Any tool, whatever its argument type: the registry validates before it calls `run`. */
+export type RegisteredTool = ToolDefinition<never, unknown>;
+
 /**
  * Declares a tool. `Args` is what the inputSchema admits; the registry validates before `run` sees
  * anything, so `run` may rely on the type.

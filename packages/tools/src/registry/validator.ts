@@ -1,4 +1,4 @@
-import type { RegisteredTool } from "./registry.js";
+import type { RegisteredTool } from "./tool.js";
 
 /** What a validator reports per problem: the fields of Ajv's ErrorObject that the registry reads. */
 export interface ValidationError {
