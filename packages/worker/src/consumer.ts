@@ -8,9 +8,11 @@ import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import type { SQSRecord } from "aws-lambda";
 import type { WorkerConfig } from "./config.js";
 import { lazyDeadLetterQueue } from "./dead-letter-queue.js";
-import { processToolCallJobs, type QueueMode, type WorkerDeps, type WorkerSummary } from "./process-jobs.js";
+import { processToolCallJobs, type WorkerSummary } from "./process-jobs.js";
+import type { QueueMode } from "./queue-mode.js";
 import { lazyChangeVisibility } from "./redelivery.js";
 import { placeResult } from "./result-store.js";
+import type { WorkerDeps } from "./worker-deps.js";
 
 export interface WorkerOptions<C extends WorkerConfig> {
   /** Powertools service name and metric dimension, e.g. `tool-worker`; also the idempotency scope. */

@@ -16,19 +16,13 @@ export {
   summarise,
   terminalEventOf,
 } from "./lifecycle.js";
-export {
-  processToolCallJobs,
-  QueueMode,
-  type WorkerDeps,
-  type WorkerResult,
-  type WorkerSummary,
-} from "./process-jobs.js";
+export { processToolCallJobs, type WorkerResult, type WorkerSummary } from "./process-jobs.js";
+export { QueueMode } from "./queue-mode.js";
 export {
   backOffRedeliveries,
   type ChangeVisibility,
   lazyChangeVisibility,
   type Redelivery,
-  type VisibilityFailure,
 } from "./redelivery.js";
 export {
   backoffSeconds,
@@ -37,3 +31,5 @@ export {
   type VisibilityChange,
 } from "./redelivery-backoff.js";
 export { type PlacedResult, placeResult, resultKeyFor } from "./result-store.js";
+export type { VisibilityFailure } from "./sqs-visibility.js";
+export type { WorkerDeps } from "./worker-deps.js";

@@ -1,10 +1,8 @@
-import type { DeadLetterReason, RequestOptions } from "@mcp-pipeline/aws";
+import type { RequestOptions } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
   deadlineErrorOf,
   deadlineFromContext,
-  ItemStatus,
-  needsRedelivery,
   type PartialBatchResponse,
   processSqsBatch,
   processSqsFifoBatch,
@@ -17,74 +15,20 @@ import {
   type DecodeResult,
   decodeRecord,
   decodeToolCallJob,
-  FailureKind,
   failureCodeOf,
-  failureKindOf,
   messageOf,
   sqsRecordIssues,
   type ToolCallJob,
-  TransientError,
 } from "@mcp-pipeline/contracts";
-import { type Claim, type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
-import { type CallCache, type ClaimFence, isFinal, type ToolCallStore } from "@mcp-pipeline/tool-calls";
-import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tools/registry";
+import { type Claim, runOnce } from "@mcp-pipeline/idempotency";
+import type { CallCache } from "@mcp-pipeline/tool-calls";
 import type { SQSRecord } from "aws-lambda";
-import {
-  completedEvent,
-  deadLetteredEvent,
-  failedEvent,
-  type PublishEvents,
-  startedEvent,
-  terminalEventOf,
-} from "./lifecycle.js";
-import { backOffRedeliveries, type Redelivery } from "./redelivery.js";
+import { recordDeadLettered } from "./dead-lettered-calls.js";
+import { QueueMode } from "./queue-mode.js";
+import { backOffRedeliveries } from "./redelivery.js";
 import { attemptOf } from "./redelivery-backoff.js";
-import type { PlacedResult } from "./result-store.js";
-
-/** Standard queue: messages independently. FIFO: groups concurrently, each in order (§3). */
-export const QueueMode = { Standard: "standard", Fifo: "fifo" } as const;
-export type QueueMode = (typeof QueueMode)[keyof typeof QueueMode];
-
-/**
- * Everything the core needs, injected: the handler wires real clients, tests wire emulators. Every call
- * that makes AWS requests takes RequestOptions, whose `signal` the core sets to the invocation's
- * deadline (requestDeadlines in @mcp-pipeline/batch): an implementation must pass it to its requests.
- */
-export interface WorkerDeps {
-  readonly mode: QueueMode;
-  readonly registry: Pick<ToolRegistry, "invoke">;
-  readonly toolCalls: Pick<ToolCallStore, "apply" | "prefetch" | "claimCall">;
-  readonly idempotency: Pick<IdempotencyStore, "claim" | "complete" | "release" | "completedAmong">;
-  /** Keeps a result inline or writes it to S3; resolves once it is durable. */
-  readonly placeResult: (callId: string, json: string, options?: RequestOptions) => Promise<PlacedResult>;
-  /** Writes lifecycle events to the stream; throws if any could not be written. */
-  readonly publish: PublishEvents;
-  /** Sends a poison message to the source queue's DLQ; resolves once SQS has it. */
-  readonly deadLetter: (
-    record: SQSRecord,
-    reason: DeadLetterReason,
-    options?: RequestOptions,
-  ) => Promise<void>;
-  readonly logger: ToolLogger;
-  readonly concurrency: number;
-  /**
-   * Nothing new starts once less than this much of the invocation remains; within it, the requests of
-   * the jobs in flight are aborted at its half and the bookkeeping after the batch at its quarter
-   * (MARGIN_SHARE in @mcp-pipeline/batch, which says why).
-   */
-  readonly deadlineMarginMs: number;
-  /**
-   * The source queue's maxReceiveCount and its DLQ: a job whose attempt at that receive count is
-   * reported for retry is recorded as dead-lettered, since SQS moves it to the DLQ instead (§2.3).
-   */
-  readonly deadLetterAfter?: { readonly maxReceiveCount: number; readonly queue: string };
-  /**
-   * The backoff of the jobs reported for retry: their messages' visibility is set so that they come
-   * back sooner than the queue's visibility timeout (§2.3). Absent: they come back after it.
-   */
-  readonly redelivery?: Redelivery;
-  readonly now?: () => number;
-}
+import { type BatchScope, JobRun, runClaimedJob } from "./run-job.js";
+import type { WorkerDeps } from "./worker-deps.js";
 
 /** What became of each job; the counts add up to the batch size. */
 export interface WorkerSummary {
@@ -181,75 +125,7 @@ async function processWithin(
   let failedPermanently = 0;
   let duplicates = 0;
 
-  const runJob = async (
-    job: ToolCallJob,
-    attempt: number,
-    claim: Claim,
-  ): Promise<"succeeded" | "failed" | "recovered"> => {
-    // A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
-    // The batch pre-read may only save work when it shows the call final; "no outcome yet" was read before
-    // this claim, and another invocation may have stored an outcome since and released its claim (issue 24,
-    // defect 1): claimCall reads the call again, consistently, and takes it for this claim with `started`.
-    const begun = now();
-    const started = startedEvent(job, attempt, begun);
-    const preRead = cache.get(job.callId);
-    const taken =
-      preRead && isFinal(preRead)
-        ? ({ status: "decided", state: preRead } as const)
-        : await deps.toolCalls.claimCall(started, claim, cache, requests);
-    if (taken.status === "decided") {
-      const stored = terminalEventOf(taken.state);
-      if (stored) await deps.publish([stored], requests);
-      return "recovered";
-    }
-    // From here on the call's outcome can only be written under this claim (docs/idempotency.md
-    // "Fencing outcomes by the claim").
-    const fence: ClaimFence = { kind: "held", token: claim.token };
-    await deps.publish([started], requests);
-    let run: Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
-    try {
-      run = await deps.registry.invoke(
-        {
-          tool: job.tool,
-          arguments: job.arguments,
-          callId: job.callId,
-          sessionId: job.sessionId,
-          attempt,
-          ...(job.deadline !== undefined ? { deadline: job.deadline } : {}),
-        },
-        // The budget is what is left of the invocation now; the registry counts the wait for a slot
-        // of the tool against it, so a queued run cannot outlive the invocation.
-        { logger: deps.logger, budgetMs: context.getRemainingTimeInMillis() - deps.deadlineMarginMs, now },
-      );
-    } catch (error) {
-      const permanent = failureKindOf(error) === FailureKind.Permanent;
-      const event = failedEvent(job, error, !permanent, attempt, now() - begun, now());
-      if (!permanent) {
-        // Best effort: the call shows "retrying" to readers; the retry itself does not depend on it.
-        await deps
-          .publish([event], requests)
-          .catch((publishError: unknown) =>
-            deps.logger.warn("could not publish a retryable failure", { error: messageOf(publishError) }),
-          );
-        throw error;
-      }
-      const applied = await deps.toolCalls.apply(event, cache, undefined, requests, fence);
-      await deps.publish([terminalEventOf(applied.state) ?? event], requests);
-      deps.logger.warn("tool call failed permanently", {
-        callId: job.callId,
-        tool: job.tool,
-        code: failureCodeOf(error),
-        error: messageOf(error),
-      });
-      return "failed";
-    }
-    const placed = await deps.placeResult(job.callId, run.json, requests);
-    const event = completedEvent(job, { ...placed, json: run.json, durationMs: run.durationMs }, now());
-    const applied = await deps.toolCalls.apply(event, cache, placed.output, requests, fence);
-    // Publish what the table decided: if an earlier outcome won, that one, not ours.
-    await deps.publish([terminalEventOf(applied.state) ?? event], requests);
-    return "succeeded";
-  };
+  const scope: BatchScope = { deps, context, cache, requests, now };
 
   /** The claim each record's job ran under, by batch index: a dead-lettered mark is fenced by it. */
   const claims: (Claim | undefined)[] = new Array(records.length);
@@ -262,7 +138,7 @@ async function processWithin(
       const result = decoded[index] as DecodeResult<ToolCallJob>;
       if (!result.ok) throw result.error;
       const job = result.value;
-      let ran: "succeeded" | "failed" | "recovered" = "recovered";
+      let ran: JobRun = JobRun.Recovered;
       let once: Awaited<ReturnType<typeof runOnce>>;
       try {
         once = await runOnce(
@@ -273,7 +149,7 @@ async function processWithin(
           deadlines.requestsLeftMs(),
           async (claim) => {
             claims[index] = claim;
-            ran = await runJob(job, attemptOf(record), claim);
+            ran = await runClaimedJob(job, attemptOf(record), claim, scope);
           },
           completed,
           requests,
@@ -281,8 +157,8 @@ async function processWithin(
       } catch (error) {
         throw deadlineErrorOf(error, deadlines.requests);
       }
-      if (once === "duplicate" || ran === "recovered") duplicates += 1;
-      else if (ran === "succeeded") succeeded += 1;
+      if (once === "duplicate" || ran === JobRun.Recovered) duplicates += 1;
+      else if (ran === JobRun.Succeeded) succeeded += 1;
       else failedPermanently += 1;
     },
     // Permanent errors that escape `handle`: in practice, bodies that cannot be read as a job.
@@ -316,58 +192,4 @@ async function processWithin(
       deadlineReached: outcome.deadlineReached,
     },
   };
-}
-
-/**
- * Jobs reported for retry at their last receive will not come back: SQS moves them to the DLQ once
- * their receive count exceeds maxReceiveCount (§2.3, §9.2 item 5). Their calls are recorded as
- * dead-lettered so that the table does not show `retrying` forever. Best effort: a failed write is
- * logged; the job is in the DLQ either way, and its redrive moves the call on.
- */
-async function recordDeadLettered(
-  deps: WorkerDeps,
-  records: readonly SQSRecord[],
-  decoded: readonly DecodeResult<ToolCallJob>[],
-  outcome: BatchOutcome<SQSRecord>,
-  cache: CallCache,
-  claims: readonly (Claim | undefined)[],
-  now: () => number,
-  options: RequestOptions,
-): Promise<number> {
-  const limit = deps.deadLetterAfter;
-  if (limit === undefined) return 0;
-  let recorded = 0;
-  for (const [i, result] of outcome.outcomes.entries()) {
-    const record = records[i];
-    const job = decoded[i];
-    if (record === undefined || job === undefined || !job.ok || !needsRedelivery(result)) continue;
-    const attempt = attemptOf(record);
-    if (attempt < limit.maxReceiveCount) continue;
-    const error =
-      result.status === ItemStatus.Failed
-        ? result.error
-        : new NotStartedError(result.status === ItemStatus.NotStarted ? result.reason : "unknown");
-    const marker = deadLetteredEvent(job.value, record.messageId, attempt, error, limit.queue, now());
-    // Not over a live claim of another invocation: that one is running the job and decides its outcome.
-    const fence: ClaimFence = { kind: "not-held-by-another", token: claims[i]?.token, now: now() };
-    try {
-      await deps.toolCalls.apply(marker, cache, undefined, options, fence);
-      recorded += 1;
-    } catch (writeError) {
-      deps.logger.warn("could not record a dead-lettered call", {
-        callId: job.value.callId,
-        messageId: record.messageId,
-        error: messageOf(writeError),
-      });
-    }
-  }
-  return recorded;
-}
-
-/** Why a job at its last receive never ran: the deadline, or an earlier failure of its FIFO group. */
-class NotStartedError extends TransientError {
-  constructor(reason: string) {
-    super("not-started", `not started in its last allowed attempt (${reason})`);
-    this.name = "NotStartedError";
-  }
 }

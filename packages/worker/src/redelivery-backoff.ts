@@ -1,7 +1,7 @@
 import { messageGroupIdOf, receiveCountOf } from "@mcp-pipeline/contracts";
 import { backoffDelayMs, Jitter } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
-import type { QueueMode } from "./process-jobs.js";
+import type { QueueMode } from "./queue-mode.js";
 
 /**
  * How soon a job reported for retry comes back. Without it SQS shows a failed message again only when

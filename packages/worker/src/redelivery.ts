@@ -4,18 +4,13 @@ import { type BatchOutcome, needsRedelivery } from "@mcp-pipeline/batch";
 import { eventSourceArnOf, messageIdOf, messageOf } from "@mcp-pipeline/contracts";
 import type { ToolLogger } from "@mcp-pipeline/tools/registry";
 import type { SQSRecord } from "aws-lambda";
-import type { QueueMode } from "./process-jobs.js";
+import type { QueueMode } from "./queue-mode.js";
 import {
   planVisibilityChanges,
   type RedeliveryBackoff,
   type VisibilityChange,
 } from "./redelivery-backoff.js";
-
-/** A change SQS did not make, and why. */
-export interface VisibilityFailure {
-  readonly messageId: string;
-  readonly reason: string;
-}
+import type { VisibilityFailure } from "./sqs-visibility.js";
 
 /** Sets messages' visibility timeouts on a queue; resolves with the changes that were not made, never throws. */
 export type ChangeVisibility = (

@@ -1,9 +1,14 @@
 import { ChangeMessageVisibilityBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { messageOf } from "@mcp-pipeline/contracts";
-import type { VisibilityFailure } from "./redelivery.js";
 import type { VisibilityChange } from "./redelivery-backoff.js";
 
 export { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+
+/** A change SQS did not make, and why. */
+export interface VisibilityFailure {
+  readonly messageId: string;
+  readonly reason: string;
+}
 
 /** SQS takes at most ten entries per ChangeMessageVisibilityBatch. */
 const BATCH_ENTRIES = 10;
