@@ -7,7 +7,7 @@ import {
   ItemStatus,
   NotStartedReason,
 } from "./outcome.js";
-import { PriorityQueue } from "./priority-queue.js";
+import { type KeyLane, lanesOf, ReadyLanes, remaining } from "./ready-lanes.js";
 import { adaptiveRule, SchedulingRule } from "./schedule.js";
 
 /** What a transient failure stops besides the failed record itself. */
@@ -50,94 +50,6 @@ export interface RunOptions<T> {
   readonly schedule?: SchedulingRule;
 }
 
-interface KeyLane {
-  readonly key: string;
-  /** Batch indices of this key's records, ascending. */
-  readonly indices: number[];
-  next: number;
-  /** Whether the lane waits in the ready set, and which of its heap entries is current. */
-  queued: boolean;
-  ticket: number;
-}
-
-function remaining(lane: KeyLane): number {
-  return lane.indices.length - lane.next;
-}
-
-const nextIndex = (lane: KeyLane): number => lane.indices[lane.next] ?? 0;
-
-/**
- * Longest key first: the one with the most records left (its chain is the critical path; for equal
- * per-record latency this is Hu's list-scheduling rule, optimal for chains), ties broken by the
- * earliest record so that work near the front of the shard finishes first.
- */
-function longestFirst(a: KeyLane, b: KeyLane): boolean {
-  const ra = remaining(a);
-  const rb = remaining(b);
-  if (ra !== rb) return ra > rb;
-  return nextIndex(a) < nextIndex(b);
-}
-
-interface Entry {
-  readonly lane: KeyLane;
-  readonly ticket: number;
-}
-
-/**
- * The keys ready to start, ordered both ways at once (one heap per rule, O(log K) per step), so the
- * rule can change between two picks. A lane's sort keys do not change while it waits; entries left in
- * the other heap when a lane is taken are skipped later by their ticket.
- */
-class ReadyLanes {
-  readonly #byLength = new PriorityQueue<Entry>((a, b) => longestFirst(a.lane, b.lane));
-  readonly #byIndex = new PriorityQueue<Entry>((a, b) => nextIndex(a.lane) < nextIndex(b.lane));
-  size = 0;
-  /** Records of the waiting lanes. */
-  records = 0;
-
-  push(lane: KeyLane): void {
-    lane.ticket += 1;
-    lane.queued = true;
-    const entry = { lane, ticket: lane.ticket };
-    this.#byLength.push(entry);
-    this.#byIndex.push(entry);
-    this.size += 1;
-    this.records += remaining(lane);
-  }
-
-  pop(rule: SchedulingRule): KeyLane | undefined {
-    const heap = rule === SchedulingRule.EarliestRecordFirst ? this.#byIndex : this.#byLength;
-    for (let entry = heap.pop(); entry !== undefined; entry = heap.pop()) {
-      if (!entry.lane.queued || entry.ticket !== entry.lane.ticket) continue;
-      entry.lane.queued = false;
-      this.size -= 1;
-      this.records -= remaining(entry.lane);
-      return entry.lane;
-    }
-    return undefined;
-  }
-
-  /** The most records left on one waiting key. */
-  longest(): number {
-    for (let top = this.#byLength.peek(); top !== undefined; top = this.#byLength.peek()) {
-      if (top.lane.queued && top.ticket === top.lane.ticket) return remaining(top.lane);
-      this.#byLength.pop();
-    }
-    return 0;
-  }
-
-  drain(): KeyLane[] {
-    const lanes = this.#byLength
-      .drain()
-      .flatMap((e) => (e.lane.queued && e.ticket === e.lane.ticket ? [e.lane] : []));
-    this.#byIndex.drain();
-    for (const lane of lanes) lane.queued = false;
-    this.size = 0;
-    this.records = 0;
-    return lanes;
-  }
-}
-
 export function assertConcurrency(concurrency: number): void {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be an integer >= 1, got ${concurrency}`);
@@ -155,39 +67,78 @@ export function assertConcurrency(concurrency: number): void {
  * - once the deadline is reached nothing new starts; records in flight finish.
  */
 export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T>> {
-  const { items, handle, setAside, failureScope } = options;
   assertConcurrency(options.concurrency);
-  const deadline = options.deadline ?? NO_DEADLINE;
-  const classify = options.classify ?? failureKindOf;
+  return new KeyOrderedRun(options).run();
+}
 
-  const outcomes: (ItemOutcome | undefined)[] = new Array(items.length);
-  const lanes = new Map<string, KeyLane>();
-  items.forEach((item, index) => {
-    const key = options.keyOf(item, index);
-    const lane = lanes.get(key);
-    if (lane) lane.indices.push(index);
-    else lanes.set(key, { key, indices: [index], next: 0, queued: false, ticket: 0 });
-  });
-
-  const ready = new ReadyLanes();
-  for (const lane of lanes.values()) ready.push(lane);
-
-  let running = 0;
-  const runningLanes = new Set<KeyLane>();
-  const nowMs = deadline.nowMs ?? (() => performance.now());
+/** One run of runKeyOrdered: the lanes, what runs, and each record's outcome as it comes. */
+class KeyOrderedRun<T> {
+  readonly #options: RunOptions<T>;
+  readonly #deadline: Deadline;
+  readonly #classify: (error: unknown) => FailureKind;
+  readonly #nowMs: () => number;
+  readonly #outcomes: (ItemOutcome | undefined)[];
+  readonly #ready = new ReadyLanes();
+  readonly #runningLanes = new Set<KeyLane>();
+  #running = 0;
   /** The slowest record seen so far in this batch, ms. */
-  let slowestMs: number | undefined;
+  #slowestMs: number | undefined;
+  #deadlineReached = false;
+  /** Kinesis: the earliest batch index that failed transiently. */
+  #stopAfter = Number.POSITIVE_INFINITY;
+  #resolve: (outcome: BatchOutcome<T>) => void = () => {};
+
+  constructor(options: RunOptions<T>) {
+    this.#options = options;
+    this.#deadline = options.deadline ?? NO_DEADLINE;
+    this.#classify = options.classify ?? failureKindOf;
+    this.#nowMs = this.#deadline.nowMs ?? (() => performance.now());
+    this.#outcomes = new Array(options.items.length);
+    for (const lane of lanesOf(options.items, options.keyOf)) this.#ready.push(lane);
+  }
+
+  run(): Promise<BatchOutcome<T>> {
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+      this.#pump();
+    });
+  }
+
+  /** Starts ready keys while there is room and time; finishes the run once nothing runs. */
+  #pump(): void {
+    while (this.#running < this.#options.concurrency && this.#ready.size > 0 && !this.#deadlineReached) {
+      if (this.#deadline.reached()) {
+        this.#deadlineReached = true;
+        break;
+      }
+      const lane = this.#ready.pop(this.#currentRule()) as KeyLane;
+      const index = lane.indices[lane.next] as number;
+      if (index > this.#stopAfter) {
+        // Indices of a lane ascend, so the rest of this lane lies after the failure too.
+        this.#markRest(lane, lane.next, NotStartedReason.AfterFailure);
+        continue;
+      }
+      this.#running += 1;
+      this.#runningLanes.add(lane);
+      const context: ItemContext = { index, key: lane.key };
+      const startedAt = this.#nowMs();
+      void this.#runOne(this.#options.items[index] as T, context).then((outcome) =>
+        this.#settle(lane, index, outcome, this.#nowMs() - startedAt),
+      );
+    }
+    if (this.#running === 0) this.#finish();
+  }
 
   /** The rule for the next pick: fixed, or adaptive (schedule.ts) when the deadline tells its time. */
-  const currentRule = (): SchedulingRule => {
-    const fixed = options.schedule ?? SchedulingRule.Adaptive;
+  #currentRule(): SchedulingRule {
+    const fixed = this.#options.schedule ?? SchedulingRule.Adaptive;
     if (fixed !== SchedulingRule.Adaptive) return fixed;
-    const timeLeftMs = deadline.timeLeftMs?.();
-    const recordMs = slowestMs ?? deadline.expectedRecordMs;
+    const timeLeftMs = this.#deadline.timeLeftMs?.();
+    const recordMs = this.#slowestMs ?? this.#deadline.expectedRecordMs;
     if (timeLeftMs === undefined || recordMs === undefined) return SchedulingRule.LongestKeyFirst;
-    let pendingRecords = ready.records;
-    let longestChain = ready.longest();
-    for (const lane of runningLanes) {
+    let pendingRecords = this.#ready.records;
+    let longestChain = this.#ready.longest();
+    for (const lane of this.#runningLanes) {
       pendingRecords += remaining(lane);
       longestChain = Math.max(longestChain, remaining(lane));
     }
@@ -196,31 +147,21 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
       recordMs,
       pendingRecords,
       longestChain,
-      concurrency: options.concurrency,
+      concurrency: this.#options.concurrency,
     });
-  };
-  let deadlineReached = false;
-  /** Kinesis: the earliest batch index that failed transiently. */
-  let stopAfter = Number.POSITIVE_INFINITY;
+  }
 
-  const markRest = (lane: KeyLane, from: number, reason: NotStartedReason): void => {
-    for (let i = from; i < lane.indices.length; i++) {
-      const index = lane.indices[i] as number;
-      outcomes[index] ??= { status: ItemStatus.NotStarted, reason };
-    }
-    lane.next = lane.indices.length;
-  };
-
-  const runOne = async (item: T, context: ItemContext): Promise<ItemOutcome> => {
+  /** A record's outcome: handled, set aside (permanent), or failed (transient, or not set aside). */
+  async #runOne(item: T, context: ItemContext): Promise<ItemOutcome> {
     try {
-      await handle(item, context);
+      await this.#options.handle(item, context);
       return { status: ItemStatus.Succeeded };
     } catch (error) {
-      if (classify(error) !== FailureKind.Permanent) {
+      if (this.#classify(error) !== FailureKind.Permanent) {
         return { status: ItemStatus.Failed, error, cause: "transient" };
       }
       try {
-        await setAside(item, error, context);
+        await this.#options.setAside(item, error, context);
         return { status: ItemStatus.SetAside, error };
       } catch (sinkError) {
         return {
@@ -230,65 +171,52 @@ export function runKeyOrdered<T>(options: RunOptions<T>): Promise<BatchOutcome<T
         };
       }
     }
-  };
+  }
 
-  return new Promise((resolve) => {
-    const finish = (): void => {
-      for (const lane of ready.drain()) {
-        markRest(
-          lane,
-          lane.next,
-          deadlineReached ? NotStartedReason.Deadline : NotStartedReason.AfterFailure,
-        );
+  /** Records a finished record's outcome, stops what its failure stops, and starts what may start next. */
+  #settle(lane: KeyLane, index: number, outcome: ItemOutcome, tookMs: number): void {
+    this.#outcomes[index] = outcome;
+    this.#slowestMs = Math.max(this.#slowestMs ?? 0, tookMs);
+    this.#running -= 1;
+    this.#runningLanes.delete(lane);
+    lane.next += 1;
+    if (outcome.status === ItemStatus.Failed) {
+      if (this.#options.failureScope === FailureScope.KeyAndLater) {
+        this.#stopAfter = Math.min(this.#stopAfter, index);
+        this.#markRest(lane, lane.next, NotStartedReason.AfterFailure);
+      } else if (this.#options.failureScope === FailureScope.Key) {
+        this.#markRest(lane, lane.next, NotStartedReason.KeyStopped);
       }
-      const final = outcomes.map(
-        (o) => o ?? { status: ItemStatus.NotStarted, reason: NotStartedReason.Deadline },
-      ) as ItemOutcome[];
-      resolve({ items, outcomes: final, counts: countOutcomes(final), deadlineReached });
-    };
+    }
+    if (lane.next < lane.indices.length) this.#ready.push(lane);
+    this.#pump();
+  }
 
-    const settle = (lane: KeyLane, index: number, outcome: ItemOutcome, tookMs: number): void => {
-      outcomes[index] = outcome;
-      slowestMs = Math.max(slowestMs ?? 0, tookMs);
-      running -= 1;
-      runningLanes.delete(lane);
-      lane.next += 1;
-      if (outcome.status === ItemStatus.Failed) {
-        if (failureScope === FailureScope.KeyAndLater) {
-          stopAfter = Math.min(stopAfter, index);
-          markRest(lane, lane.next, NotStartedReason.AfterFailure);
-        } else if (failureScope === FailureScope.Key) {
-          markRest(lane, lane.next, NotStartedReason.KeyStopped);
-        }
-      }
-      if (lane.next < lane.indices.length) ready.push(lane);
-      pump();
-    };
+  #markRest(lane: KeyLane, from: number, reason: NotStartedReason): void {
+    for (let i = from; i < lane.indices.length; i++) {
+      const index = lane.indices[i] as number;
+      this.#outcomes[index] ??= { status: ItemStatus.NotStarted, reason };
+    }
+    lane.next = lane.indices.length;
+  }
 
-    const pump = (): void => {
-      while (running < options.concurrency && ready.size > 0 && !deadlineReached) {
-        if (deadline.reached()) {
-          deadlineReached = true;
-          break;
-        }
-        const lane = ready.pop(currentRule()) as KeyLane;
-        const index = lane.indices[lane.next] as number;
-        if (index > stopAfter) {
-          // Indices of a lane ascend, so the rest of this lane lies after the failure too.
-          markRest(lane, lane.next, NotStartedReason.AfterFailure);
-          continue;
-        }
-        running += 1;
-        runningLanes.add(lane);
-        const context: ItemContext = { index, key: lane.key };
-        const startedAt = nowMs();
-        void runOne(items[index] as T, context).then((outcome) =>
-          settle(lane, index, outcome, nowMs() - startedAt),
-        );
-      }
-      if (running === 0) finish();
-    };
-
-    pump();
-  });
+  /** Every record without an outcome did not start: the deadline came, or a failure stopped it. */
+  #finish(): void {
+    for (const lane of this.#ready.drain()) {
+      this.#markRest(
+        lane,
+        lane.next,
+        this.#deadlineReached ? NotStartedReason.Deadline : NotStartedReason.AfterFailure,
+      );
+    }
+    const final = this.#outcomes.map(
+      (o) => o ?? { status: ItemStatus.NotStarted, reason: NotStartedReason.Deadline },
+    ) as ItemOutcome[];
+    this.#resolve({
+      items: this.#options.items,
+      outcomes: final,
+      counts: countOutcomes(final),
+      deadlineReached: this.#deadlineReached,
+    });
+  }
 }
