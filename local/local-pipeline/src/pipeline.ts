@@ -37,8 +37,10 @@ import {
   type EnvironmentSettings,
   FUNCTION_LOGGING,
   FUNCTION_TRACING_ACTIVE,
+  type FunctionKey,
   type ResourceNames,
   resourceNames,
+  testTools,
 } from "@mcp-pipeline/settings";
 import { type Endpoints, endpointsFromEnvironment } from "./endpoints.js";
 import {
@@ -230,9 +232,7 @@ export class LocalPipeline {
               ...(name === "processor" && this.#faultProxy
                 ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint }
                 : {}),
-              // The scenarios' jobs run load.latency, a test tool: on in the local runtime whatever the
-              // environment's test_tools says (docs/tool-workers.md).
-              ...(name === "tool-worker" || name === "fifo-worker" ? { TEST_TOOLS: "on" } : {}),
+              ...testToolsOn(SETTINGS_KEY[name]),
               ...this.#options.extraEnvironment?.[name],
             },
             region: this.region,
@@ -406,4 +406,13 @@ export class LocalPipeline {
   get codeDir(): string | undefined {
     return this.#codeDir;
   }
+}
+
+/**
+ * The test tools on, for a function wired to the test_tools setting: the scenarios' jobs run load.latency,
+ * a test tool, in the local runtime whatever the environment's test_tools says (docs/tool-workers.md).
+ */
+function testToolsOn(fn: FunctionKey): Record<string, string> {
+  const variable = testTools.variable(fn);
+  return variable === undefined ? {} : { [variable]: testTools.value(true) };
 }

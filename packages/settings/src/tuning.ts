@@ -31,6 +31,12 @@ export const TUNING = Object.fromEntries(
 ) as { readonly [F in keyof Declared]: Readonly<Declared[F]["tuning"]> };
 
 export type TunedFunction = keyof typeof TUNING;
+
+/**
+ * The values of the workers' TEST_TOOLS variable by the environment's `test_tools` setting
+ * (`{ true: "on", false: "off" }`): the tools' config reads the variable with them.
+ */
+export const TEST_TOOLS_VALUES = declaration.sources.test_tools.values;
 /** The tuning fields of one function. */
 export type FunctionTuningField<F extends TunedFunction> = keyof (typeof TUNING)[F] & string;
 

@@ -1,5 +1,6 @@
+import { TEST_TOOLS_VALUES } from "@mcp-pipeline/settings/tuning";
 import type { RegisteredTool } from "@mcp-pipeline/tools/registry";
-import type { ToolsConfig } from "./config.js";
+import { type ToolsConfig, testToolsOffered } from "./config.js";
 import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";
 import { textStats } from "./text-stats.js";
@@ -11,12 +12,13 @@ export type CatalogueConfig = Pick<ToolsConfig, "HTTP_TOOL_TIMEOUT_MS"> &
 /**
  * Every tool the workers run. To add one: write `src/<your-tool>.ts` with `defineTool` (see
  * text-stats.ts for the smallest example) and add it to this list. A tool for tests only (a job decides
- * what it does) goes with `latency`, offered only where TEST_TOOLS is `on`.
+ * what it does) goes with `latency`, offered only where the environment's
+ * `test_tools` setting is true (TEST_TOOLS, config.ts).
  */
 export function createTools(config: CatalogueConfig): RegisteredTool[] {
   return [
     textStats as RegisteredTool,
-    ...(config.TEST_TOOLS === "on" ? [latency as RegisteredTool] : []),
+    ...(testToolsOffered(config.TEST_TOOLS) ? [latency as RegisteredTool] : []),
     ...(config.HTTP_TOOL_BASE_URL
       ? [
           httpRequest({
@@ -39,6 +41,6 @@ export function allTools(): RegisteredTool[] {
   return createTools({
     HTTP_TOOL_BASE_URL: "http://localhost",
     HTTP_TOOL_TIMEOUT_MS: 5_000,
-    TEST_TOOLS: "on",
+    TEST_TOOLS: TEST_TOOLS_VALUES.true,
   });
 }

@@ -1,4 +1,7 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
+import { TEST_TOOLS_VALUES } from "@mcp-pipeline/settings/tuning";
+
+const { true: TEST_TOOLS_ON, false: TEST_TOOLS_OFF } = TEST_TOOLS_VALUES;
 
 /**
  * A base URL the tool can keep a job within: no credentials, query or fragment to combine paths with.
@@ -17,7 +20,8 @@ export const MAX_RESPONSE_BYTES_LIMIT = 10_485_760;
 
 /**
  * Settings the tools read from the function's environment. Hand-written field rules, not zod, for the
- * workers' cold start (docs/benchmarks/cold-start.md); test/config.test.ts holds them to the zod schema.
+ * workers' cold start (docs/benchmarks/cold-start.md); test/integration/tools.test.ts ("tools configuration") shows
+ * what each bad value gets.
  */
 export const toolsConfigSchema = s.object({
   /** Where `http.request` sends its calls. Without it, the tool is not offered. */
@@ -32,6 +36,15 @@ export const toolsConfigSchema = s.object({
    * `on` offers the test tools (`load.latency`: a job chooses how long it waits and whether it fails).
    * Off unless an environment's settings say `test_tools: true`; lint:config refuses that in prod.
    */
-  TEST_TOOLS: s.withDefault(s.text({ pattern: /^(on|off)$/, patternMessage: "expected on or off" }), "off"),
+  TEST_TOOLS: s.withDefault(
+    s.text({
+      pattern: new RegExp(`^(${TEST_TOOLS_ON}|${TEST_TOOLS_OFF})$`),
+      patternMessage: `expected ${TEST_TOOLS_ON} or ${TEST_TOOLS_OFF}`,
+    }),
+    TEST_TOOLS_OFF,
+  ),
 });
 export type ToolsConfig = s.Output<typeof toolsConfigSchema.shape>;
+
+/** Whether the TEST_TOOLS value offers the test tools (the environment's `test_tools` is true). */
+export const testToolsOffered = (value: string | undefined): boolean => value === TEST_TOOLS_ON;
