@@ -222,6 +222,7 @@ export function judge(input: VerdictInput): Verdict {
       effects: witness.effects(j.callId as string),
       incidents: ledger.incidents(j.callId as string),
       invocations: ledger.invocations(j.callId as string),
+      storedAt: ledger.effects.finishedAt(j.callId as string),
     })),
   );
   const unsettled = ledger.unsettled(5);
