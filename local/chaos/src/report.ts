@@ -47,6 +47,8 @@ export function formatTable(result: ChaosResult): string {
   return lines.join("\n");
 }
 
+/** The result as one JSON object; the per-job diagnostics are --diagnostics' (a file), not the summary's. */
 export function formatJson(result: ChaosResult): string {
-  return JSON.stringify(result);
+  const { diagnostics: _diagnostics, ...summary } = result;
+  return JSON.stringify(summary);
 }

@@ -58,6 +58,7 @@ const timedOut: ChaosResult = {
   bounds: { partitionKeyMs: 54_500, groupMs: 75_500 },
   inFlight: ["job job-7-28"],
   productFailures: [],
+  diagnostics: [],
 };
 
 describe("the chaos run's table", () => {
