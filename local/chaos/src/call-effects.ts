@@ -23,8 +23,12 @@ export class CallEffects {
   readonly #writes = new Map<string, CallWrite[]>();
   /** When each event id was first seen written (ms), for the stall measure. */
   readonly #appliedAt = new Map<string, number>();
+  /** When each call's item was first written in a terminal status (its outcome stored). */
+  readonly #finishedAt = new Map<string, number>();
 
   record(write: CallWrite, at: number): void {
+    if ((write.status === "completed" || write.status === "failed") && !this.#finishedAt.has(write.callId))
+      this.#finishedAt.set(write.callId, at);
     const list = this.#writes.get(write.callId);
     if (list) list.push(write);
     else this.#writes.set(write.callId, [write]);
@@ -43,6 +47,11 @@ export class CallEffects {
   /** Whether any accepted write left the call in a terminal status (completed or failed). */
   finished(callId: string): boolean {
     return (this.#writes.get(callId) ?? []).some((w) => w.status === "completed" || w.status === "failed");
+  }
+
+  /** When an accepted write first left the call in a terminal status, if one did. */
+  finishedAt(callId: string): number | undefined {
+    return this.#finishedAt.get(callId);
   }
 
   get calls(): number {

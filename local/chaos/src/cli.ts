@@ -1,4 +1,5 @@
 /** `npm run chaos`: the command line, parsed and checked, and the main job. */
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ExitCode,
@@ -8,12 +9,21 @@ import {
   parseCommandLine,
   refuseCommandLine,
   seedOption,
+  shown,
+  UsageError,
   WORKLOAD_OPTIONS,
   wholeNumber,
 } from "@mcp-pipeline/cli";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import { partialSplitAccountingOption } from "@mcp-pipeline/local-pipeline";
 import { ENVIRONMENT_NAME, loadSettings, SettingsError } from "@mcp-pipeline/settings";
+import {
+  type DiagnosticsFile,
+  DiagnosticsFileError,
+  formatTimeline,
+  JOB_ID,
+  readDiagnostics,
+} from "./diagnostics.js";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "./plan.js";
 import { formatJson, formatTable } from "./report.js";
 import { RunVerdict, runChaos, verdictOf } from "./run.js";
@@ -58,11 +68,19 @@ Run
                        retry, which AWS does not document (docs/aws-semantics.md §1.4): split-free
                        (AWS's wording on splitting) or counts-attempt   (default split-free)
   --verbose            show the functions' warning and error logs
+  --diagnostics FILE   write the per-job diagnostics (JSON) of every job whose tool ran more than once
+                       (and of the --explain job): its runs, invocations, incidents, the cause chosen
+  --explain JOB_ID     print one job's timeline (job-<seed>-<n> or fifo-<seed>-<n>) at the end of the run:
+                       its runs (received, answered, outcome, client gone), invocations, incidents and
+                       the cause chosen for each run after the first
+  --from FILE          with --explain: read the timeline from a file --diagnostics wrote, run nothing
   --json               print the result as one JSON object on stdout (progress goes to stderr)
   -h, --help           show this help
 
-Exit status: 0 when every check passes, 1 when one fails (also in a run out of time), 2 on a bad option,
-3 when the run timed out with no check failed.`;
+Exit status: 0 when every check passes, 1 when one fails (also in a run out of time) or the
+--diagnostics file could not be written, 2 on a bad option, 3 when the run timed out with no check
+failed. With --explain --from: 0 when the job is in the file, 1 when it is not, 2 when the file cannot
+be read as a diagnostics file.`;
 
 export interface CliOptions {
   readonly chaos: ChaosOptions;
@@ -76,6 +94,12 @@ export interface CliOptions {
   readonly json: boolean;
   readonly verbose: boolean;
   readonly help: boolean;
+  /** Where to write the per-job diagnostics (--diagnostics). */
+  readonly diagnosticsFile: string | undefined;
+  /** The job whose timeline to print (--explain). */
+  readonly explain: string | undefined;
+  /** A diagnostics file to read the timeline from, instead of a run (--from). */
+  readonly from: string | undefined;
 }
 
 export const TIMED_OUT = 3;
@@ -104,6 +128,9 @@ function parse(argv: readonly string[]) {
       "sqs-outage": { type: "string" },
       ...Object.fromEntries(Object.values(RATE_OPTIONS).map((name) => [name, { type: "string" as const }])),
       "stall-timeout": { type: "string" },
+      diagnostics: { type: "string" },
+      explain: { type: "string" },
+      from: { type: "string" },
       ...LOCAL_RUN_OPTIONS,
     },
   });
@@ -114,6 +141,19 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
   const run = localRunOptions(values, environ, { timeoutSeconds: 600, environmentName: ENVIRONMENT_NAME });
   const v = values as Record<string, string | boolean | undefined>;
   const text = (name: string) => v[name] as string | undefined;
+  const explain = text("explain");
+  if (explain !== undefined && !JOB_ID.test(explain))
+    throw new UsageError(
+      `--explain needs a job's call id (job-<seed>-<n> or fifo-<seed>-<n>), got "${shown(explain)}"`,
+    );
+  const diagnosticsFile = text("diagnostics");
+  if (diagnosticsFile === "") throw new UsageError("--diagnostics needs a file");
+  const from = text("from");
+  if (from === "") throw new UsageError("--from needs a file");
+  if (from !== undefined && explain === undefined)
+    throw new UsageError("--from reads a diagnostics file for --explain: name the job with --explain");
+  if (from !== undefined && diagnosticsFile !== undefined)
+    throw new UsageError("--from runs nothing, so there are no diagnostics to write: drop --diagnostics");
   const events = wholeNumber("events", text("events"), { fallback: 1_000, min: 1, max: 100_000 });
   const rates = Object.fromEntries(
     Object.entries(RATE_OPTIONS).map(([key, name]) => [
@@ -144,7 +184,33 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     stallTimeoutMs:
       wholeNumber("stall-timeout", text("stall-timeout"), { fallback: 300, min: 1, max: 86_400 }) * 1000,
     partialSplitAccounting: partialSplitAccountingOption(run.partialSplitAccounting),
+    diagnosticsFile,
+    explain,
+    from,
   };
+}
+
+/** Prints the timeline of `callId` from a diagnostics file (--explain with --from). */
+async function explainFromFile(callId: string, file: string): Promise<number> {
+  let read: DiagnosticsFile;
+  try {
+    read = readDiagnostics(await readFile(file, "utf8"));
+  } catch (error) {
+    if (error instanceof DiagnosticsFileError || (error as NodeJS.ErrnoException).code !== undefined) {
+      process.stderr.write(`--from ${file}: ${(error as Error).message}\n`);
+      return ExitCode.Usage;
+    }
+    throw error;
+  }
+  const job = read.jobs.find((j) => j.callId === callId);
+  if (!job) {
+    process.stderr.write(
+      `--explain ${callId}: not in ${file} (it holds the ${read.jobs.length} jobs of seed ${read.seed} run more than once, and the one --explain named)\n`,
+    );
+    return ExitCode.Failed;
+  }
+  process.stdout.write(`${formatTimeline(job)}\n`);
+  return ExitCode.Ok;
 }
 
 const root = join(import.meta.dirname, "../../..");
@@ -160,6 +226,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return ExitCode.Ok;
   }
+  if (options.explain !== undefined && options.from !== undefined)
+    return explainFromFile(options.explain, options.from);
   let settings: Awaited<ReturnType<typeof loadSettings>>;
   try {
     settings = await loadSettings(root, options.env);
@@ -177,13 +245,39 @@ export async function main(argv: readonly string[]): Promise<number> {
     stallTimeoutMs: options.stallTimeoutMs,
     distDir: options.distDir ?? join(root, "dist"),
     partialSplitAccounting: options.partialSplitAccounting,
+    explain: options.explain,
     onProgress: (line) => process.stderr.write(`${line}\n`),
     ...(options.verbose
       ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
       : {}),
   });
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
+  let diagnosticsFailed = false;
+  if (options.diagnosticsFile !== undefined) {
+    const file: DiagnosticsFile = { seed: result.seed, jobs: result.diagnostics };
+    try {
+      await writeFile(options.diagnosticsFile, `${JSON.stringify(file, null, 1)}\n`);
+      process.stderr.write(
+        `diagnostics of ${result.diagnostics.length} jobs written to ${options.diagnosticsFile}\n`,
+      );
+    } catch (error) {
+      // The run is over and its table printed; what was asked for is missing, and the status says so.
+      process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${(error as Error).message}\n`);
+      diagnosticsFailed = true;
+    }
+  }
+  if (options.explain !== undefined) {
+    const job = result.diagnostics.find((j) => j.callId === options.explain);
+    // With --json, stdout holds the one JSON object: the timeline goes to stderr.
+    const out = options.json ? process.stderr : process.stdout;
+    out.write(
+      job
+        ? `\n${formatTimeline(job)}\n`
+        : `\n--explain ${options.explain}: not a job of this run (seed ${result.seed})\n`,
+    );
+  }
   const verdict = verdictOf(result);
+  if (diagnosticsFailed && verdict !== RunVerdict.Fail) return ExitCode.Failed;
   if (verdict === RunVerdict.TimedOut) return TIMED_OUT;
   return verdict === RunVerdict.Pass ? ExitCode.Ok : ExitCode.Failed;
 }

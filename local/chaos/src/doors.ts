@@ -9,9 +9,11 @@ import {
   answerWith,
   exchange,
   listenOnLoopback,
+  type ProxiedCall,
   type RunningEmulator,
   readBody,
   startAwsJsonProxy,
+  type UpstreamAnswer,
 } from "@mcp-pipeline/emulators";
 import type { FaultPlan } from "./plan.js";
 
@@ -48,12 +50,28 @@ export interface FaultTouch {
   readonly what: "dynamodb" | "dynamodb-after-write" | "s3";
 }
 
+/**
+ * A failure the door did not inject but saw happen to a request that named these calls: the exchange with
+ * the emulator failed (a connection reset or refused), or the emulator answered 5xx. It happened to the
+ * job's request as surely as an injected fault, and a rerun it caused must be explained by it, not left
+ * "without cause"; so it is recorded, never hidden in a retry.
+ */
+export interface EmulatorErrorTouch {
+  readonly callIds: readonly string[];
+  readonly at: number;
+  readonly what: "dynamodb" | "s3";
+  /** The emulator's 5xx status, or undefined when the exchange itself failed. */
+  readonly status: number | undefined;
+}
+
 export interface DoorOptions {
   readonly plan: FaultPlan;
   readonly active: () => boolean;
   readonly onEffect: (effect: Effect) => void;
   /** Each injected fault, with the calls its request named (`callIdsIn` of the request). */
   readonly onFault?: (touch: FaultTouch) => void;
+  /** Each failure of the emulator behind the door, with the calls its request named. */
+  readonly onEmulatorError?: (touch: EmulatorErrorTouch) => void;
   /** The call ids a request's text names (the workload knows the shape of its own ids). */
   readonly callIdsIn?: (text: string) => readonly string[];
   readonly toolCallsTable: string;
@@ -64,6 +82,34 @@ export interface DoorCounts {
   dynamodbFaults: number;
   dynamodbAfterWriteFaults: number;
   s3Faults: number;
+  /** Failures of the emulators behind the doors, not injected: exchanges that failed, 5xx answers. */
+  emulatorErrors: number;
+}
+
+/**
+ * Exchanges a request with the emulator behind a door, recording a failure of the exchange or a 5xx
+ * answer as an emulator error of the calls `text` names; the failure itself goes on to the caller.
+ */
+async function exchangeRecorded(
+  options: DoorOptions,
+  counts: DoorCounts,
+  what: EmulatorErrorTouch["what"],
+  text: () => string,
+  send: () => Promise<UpstreamAnswer>,
+): Promise<UpstreamAnswer> {
+  const record = (status: number | undefined) => {
+    counts.emulatorErrors += 1;
+    options.onEmulatorError?.({ callIds: options.callIdsIn?.(text()) ?? [], at: Date.now(), what, status });
+  };
+  let answer: UpstreamAnswer;
+  try {
+    answer = await send();
+  } catch (error) {
+    record(undefined);
+    throw error;
+  }
+  if (answer.status >= 500) record(answer.status);
+  return answer;
 }
 
 const DYNAMODB = "DynamoDB_20120810.";
@@ -112,15 +158,12 @@ export function callWritesOf(target: string, body: string, toolCallsTable: strin
   });
 }
 
-export async function startDynamoDbDoor(
-  upstream: string,
-  options: DoorOptions,
-  counts: DoorCounts,
-): Promise<RunningEmulator> {
+/** What the DynamoDB door does with each request (startDynamoDbDoor serves it on a loopback port). */
+export function dynamoDbDoor(options: DoorOptions, counts: DoorCounts): (call: ProxiedCall) => Promise<void> {
   const { plan, active } = options;
   const touched = (what: FaultTouch["what"], text: string) =>
     options.onFault?.({ callIds: options.callIdsIn?.(text) ?? [], at: Date.now(), what });
-  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, async (call) => {
+  return async (call) => {
     if (active() && plan.draw("dynamodb")) {
       counts.dynamodbFaults += 1;
       touched("dynamodb", call.body.toString("utf8"));
@@ -135,7 +178,13 @@ export async function startDynamoDbDoor(
         message: "Internal server error (injected by npm run chaos)",
       });
     }
-    const upstreamAnswer = await call.exchange();
+    const upstreamAnswer = await exchangeRecorded(
+      options,
+      counts,
+      "dynamodb",
+      () => call.body.toString("utf8"),
+      () => call.exchange(),
+    );
     if (upstreamAnswer.status === 200) {
       const body = call.body.toString("utf8");
       const writes = callWritesOf(call.target, body, options.toolCallsTable);
@@ -159,7 +208,15 @@ export async function startDynamoDbDoor(
       }
     }
     answerWith(call.response, upstreamAnswer);
-  });
+  };
+}
+
+export function startDynamoDbDoor(
+  upstream: string,
+  options: DoorOptions,
+  counts: DoorCounts,
+): Promise<RunningEmulator> {
+  return startAwsJsonProxy(upstream, AwsJsonContentType.V1_0, dynamoDbDoor(options, counts));
 }
 
 /** `/<bucket>/<key>` (the clients use path-style addressing against a local endpoint). */
@@ -202,7 +259,13 @@ export function startS3Door(
         );
         return;
       }
-      const answer = await exchange(upstream, request, body);
+      const answer = await exchangeRecorded(
+        options,
+        counts,
+        "s3",
+        () => decodeURIComponent(request.url ?? ""),
+        () => exchange(upstream, request, body),
+      );
       if (answer.status === 200 && request.method === "PUT") {
         const { bucket, key } = bucketAndKey(request.url ?? "/");
         // A quarantine object (a replay's mark, PutObjectTagging, puts no record: it has no `data`).

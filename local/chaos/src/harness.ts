@@ -101,7 +101,7 @@ export async function startHarness(
   const faults: FaultState = {
     active: false,
     round: 0,
-    doors: { dynamodbFaults: 0, dynamodbAfterWriteFaults: 0, s3Faults: 0 },
+    doors: { dynamodbFaults: 0, dynamodbAfterWriteFaults: 0, s3Faults: 0, emulatorErrors: 0 },
     invocations: { throttles: 0, exceptions: 0, timeouts: 0 },
     stuckWriteRefusals: 0,
   };
@@ -129,6 +129,7 @@ export async function startHarness(
         else ledger.quarantined(effect.sequenceNumber, effect.data);
       },
       onFault: (touch: Parameters<Ledger["fault"]>[0]) => ledger.fault(touch),
+      onEmulatorError: (touch: Parameters<Ledger["emulatorError"]>[0]) => ledger.emulatorError(touch),
       callIdsIn,
       toolCallsTable: names.toolCallsTable,
       quarantineBucket: names.quarantineBucket,

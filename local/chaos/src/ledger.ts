@@ -15,7 +15,7 @@
  */
 import type { DrainedMessage } from "@mcp-pipeline/local-pipeline";
 import { CallEffects } from "./call-effects.js";
-import type { CallWrite, FaultTouch } from "./doors.js";
+import type { CallWrite, EmulatorErrorTouch, FaultTouch } from "./doors.js";
 import type { PutEvent } from "./oracle.js";
 import { Tally } from "./tally.js";
 import { type InvocationWindow, type JobIncident, RunCause } from "./tool-runs.js";
@@ -258,6 +258,15 @@ export class Ledger {
     this.#faultsByPhase[this.phase] += 1;
     for (const callId of touch.callIds)
       this.incident(callId, { at: touch.at, cause: RunCause.FaultAfterRun });
+  }
+
+  /**
+   * A failure of an emulator behind a door (not injected): an incident of every job its request named, as
+   * an injected fault is, so that a rerun it caused has its cause; not a fault of the plan's phases.
+   */
+  emulatorError(touch: EmulatorErrorTouch): void {
+    for (const callId of touch.callIds)
+      this.incident(callId, { at: touch.at, cause: RunCause.EmulatorFailed });
   }
 
   /** Faults injected (doors and invocations) in each phase: the replay's must not be zero. */

@@ -10,6 +10,8 @@
  *   real timeout, or a run so long that its deadline margin cut the jobs' requests off), an incident that
  *   explains a second run of their tools.
  */
+
+import { MARGIN_SHARE } from "@mcp-pipeline/batch";
 import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import { failureRangeOf } from "./failure-range.js";
@@ -62,6 +64,21 @@ export function observeInvocations(
   };
 }
 
+/**
+ * How long after an invocation's start a worker's claim lasts at least: the worker takes its lease up to
+ * the moment its requests are cut off (packages/worker process-jobs: `deadlines.requestsLeftMs()`), which
+ * is the function's timeout less the requests' share of the deadline margin (packages/batch
+ * requestDeadlines), both scaled as the local pipeline scales them (a duration in ms ÷ the time scale,
+ * rounded). Measured from the invocation's call, before its sandbox even started, it can only be longer.
+ */
+export function workerLeaseMs(
+  fn: { readonly timeout_seconds: number; readonly deadline_margin_ms: number },
+  timeScale: number,
+): number {
+  const scale = (ms: number) => Math.max(1, Math.round(ms / timeScale));
+  return scale(fn.timeout_seconds * 1000) - Math.round(scale(fn.deadline_margin_ms) * MARGIN_SHARE.requests);
+}
+
 const WORKERS = { "tool-worker": "tool_worker", "fifo-worker": "fifo_worker" } as const;
 
 export function observeOutcomes(
@@ -74,6 +91,7 @@ export function observeOutcomes(
     const fn = settings[WORKERS[name]];
     // Within this much of its timeout a worker starts nothing and cuts its requests off (the deadline margin).
     const slowFromMs = (fn.timeout_seconds * 1000 - fn.deadline_margin_ms) / timeScale;
+    const leaseMs = workerLeaseMs(fn, timeScale);
     return async (event) => {
       const from = Date.now();
       const result = await invoke(event);
@@ -83,7 +101,7 @@ export function observeOutcomes(
         const callId = callIdOf(r.body ?? "");
         if (callId === undefined) continue;
         ledger.invoked(callId, { from, at });
-        if (slow) ledger.incident(callId, { at, from, cause: RunCause.SlowInvocation });
+        if (slow) ledger.incident(callId, { at, from, leaseMs, cause: RunCause.SlowInvocation });
       }
       return result;
     };

@@ -24,7 +24,7 @@ export function formatTable(result: ChaosResult): string {
     `chaos run, seed ${result.seed}: ${(result.durationMs / 1000).toFixed(1)} s${result.timedOut ? `, TIMED OUT (${timeoutReason(result)})` : ""}`,
     `kinesis: partial splits ${splits.value} (${splits.why})`,
     `inputs: ${c.streamRecords} stream records (${c.streamKinds.event} events of ${c.calls} calls, ${c.streamKinds.stuck} stuck, ${c.streamKinds.duplicate} sent twice, ${c.streamKinds.poison} poison), ${c.jobMessages} job messages (${c.jobs} jobs, ${c.poisonJobs} poison)`,
-    `faults: ${f.throttles} throttles, ${f.exceptions} handler exceptions, ${f.timeouts} timeouts, ${f.dynamodbFaults} DynamoDB throttles/5xx, ${f.dynamodbAfterWriteFaults} DynamoDB 5xx after the write, ${f.s3Faults} S3 503/500, ${f.stuckWriteRefusals} stuck-write refusals; SQS down ${f.sqsDownMs} ms (${f.sqsRefusedConnections} connections refused)`,
+    `faults: ${f.throttles} throttles, ${f.exceptions} handler exceptions, ${f.timeouts} timeouts, ${f.dynamodbFaults} DynamoDB throttles/5xx, ${f.dynamodbAfterWriteFaults} DynamoDB 5xx after the write, ${f.s3Faults} S3 503/500, ${f.stuckWriteRefusals} stuck-write refusals, ${f.emulatorErrors} emulator errors (not injected); SQS down ${f.sqsDownMs} ms (${f.sqsRefusedConnections} connections refused)`,
     `recovery: ${c.quarantineObjects} quarantine objects, ${c.failureRanges} failure records, ${c.deadLettered} DLQ messages; ${p.replayRounds} rounds replayed ${f.replayedRecords} records and ${f.redrivenJobs} jobs, with ${p.replayPhaseFaults} faults; ${p.givenUpAgainAfterReplay} records given up again after their replay`,
     `proof: tool runs ${p.toolRuns} (at most ${p.maxRunsPerJob} per job, ${p.jobsRunMoreThanOnce} jobs more than once), witness effects ${p.witnessEffects}; oracle mismatches ${p.oracleMismatches}; effect-order violations ${p.effectOrderViolations}`,
     "",
@@ -47,6 +47,8 @@ export function formatTable(result: ChaosResult): string {
   return lines.join("\n");
 }
 
+/** The result as one JSON object; the per-job diagnostics are --diagnostics' (a file), not the summary's. */
 export function formatJson(result: ChaosResult): string {
-  return JSON.stringify(result);
+  const { diagnostics: _diagnostics, ...summary } = result;
+  return JSON.stringify(summary);
 }

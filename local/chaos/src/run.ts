@@ -8,6 +8,7 @@ import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import type { PartialSplits } from "@mcp-pipeline/local-pipeline";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
+import type { JobDiagnostics } from "./diagnostics.js";
 import type { DoorCounts } from "./doors.js";
 import { readFinalState } from "./final-state.js";
 import { type Harness, startHarness } from "./harness.js";
@@ -40,6 +41,8 @@ export interface RunOptions {
   readonly partialSplitAccounting?: PartialSplitAccounting;
   /** The stall bounds' margin for a loaded machine (STALL_MARGIN_MS); a sabotage test sets 0. */
   readonly stallMarginMs?: number;
+  /** A job whose diagnostics to keep whatever its runs (--explain JOB_ID). */
+  readonly explain?: string | undefined;
 }
 
 export interface ChaosResult {
@@ -78,6 +81,8 @@ export interface ChaosResult {
   readonly inFlight: readonly string[];
   /** The checks of the product that failed (a run out of time fails those judged at any time). */
   readonly productFailures: readonly string[];
+  /** Why each job run more than once ran again (and the job --explain named): --diagnostics, --explain. */
+  readonly diagnostics: readonly JobDiagnostics[];
 }
 
 export const RunVerdict = { Pass: "pass", Fail: "fail", TimedOut: "timed out" } as const;
@@ -297,7 +302,15 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       plan.options.sqsOutageMs,
       options.stallMarginMs,
     );
-    const verdict = judge({ ledger, witness: harness.witness, final, bounds, timedOut, endedAt });
+    const verdict = judge({
+      ledger,
+      witness: harness.witness,
+      final,
+      bounds,
+      timedOut,
+      endedAt,
+      explain: options.explain,
+    });
     const checks = [
       ...verdict.checks,
       ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),
@@ -343,6 +356,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       bounds,
       inFlight,
       productFailures: verdict.checks.filter((c) => !c.pass).map((c) => c.name),
+      diagnostics: verdict.diagnostics,
     };
   } finally {
     await harness.stop();

@@ -11,6 +11,12 @@
  * invocation that held the run (storing the result, recording the outcome), or that invocation ran out of
  * time (its lease ended with it). A redelivery alone is no cause, nor is a fault on the redelivery's own
  * requests (its pre-read, its claim): a delivery of a job whose outcome is stored must find it and run nothing.
+ *
+ * The excuses are held tight, so that the check cannot pass by construction: a fault counts only after the
+ * earlier run was answered and inside an invocation that held it; a slow invocation only if it outlasted
+ * its claim's lease; and a run that came after the job's outcome was stored (the DynamoDB door saw it
+ * written) is never excused. Every time here is the harness's own clock at the witness, the doors and the
+ * mappings, never what the product reports.
  */
 import { Tally } from "./tally.js";
 import { RunOutcome, type WitnessEffect, type WitnessRun } from "./witness.js";
@@ -19,6 +25,7 @@ export const RunCause = {
   DownstreamFailed: "downstream failed the run",
   AnswerCutOff: "the worker stopped waiting for the answer",
   FaultAfterRun: "a fault hit the job's requests after the run",
+  EmulatorFailed: "an emulator failed the job's requests after the run",
   SlowInvocation: "the invocation ran out of time",
 } as const;
 export type RunCause = (typeof RunCause)[keyof typeof RunCause];
@@ -26,9 +33,18 @@ export type RunCause = (typeof RunCause)[keyof typeof RunCause];
 /** Something the harness did to a job, or saw happen to it, at a moment. */
 export interface JobIncident {
   readonly at: number;
-  readonly cause: typeof RunCause.FaultAfterRun | typeof RunCause.SlowInvocation;
+  readonly cause:
+    | typeof RunCause.FaultAfterRun
+    | typeof RunCause.EmulatorFailed
+    | typeof RunCause.SlowInvocation;
   /** For an invocation: when it started (a run inside it counts from there). */
   readonly from?: number;
+  /**
+   * For an invocation: how long after its start a claim taken in it has lasted at least (the worker's lease
+   * ends when its requests are cut off: the function's timeout less the requests' share of the deadline
+   * margin, packages/batch requestDeadlines). Its lease can have ended only that long after its start.
+   */
+  readonly leaseMs?: number;
 }
 
 export interface JobToJudge {
@@ -40,6 +56,11 @@ export interface JobToJudge {
   readonly incidents: readonly JobIncident[];
   /** The worker invocations the job was handed: when each began and ended. */
   readonly invocations: readonly InvocationWindow[];
+  /**
+   * When the DynamoDB door first saw the job's outcome written (its call's item left completed or failed),
+   * if it did: a delivery after that must find the outcome and run nothing.
+   */
+  readonly storedAt?: number | undefined;
 }
 
 export interface InvocationWindow {
@@ -62,31 +83,79 @@ export interface ToolRunVerdict {
   readonly keyProblems: Tally;
 }
 
-/** The cause of `run` following `before`, if the harness saw one. */
-function causeOf(before: WitnessRun, run: WitnessRun, job: JobToJudge): RunCause | undefined {
-  if (before.outcome === RunOutcome.Failed) return RunCause.DownstreamFailed;
-  if (before.clientGone) return RunCause.AnswerCutOff;
+/** What the judge made of one run after the first: its cause, or why none was found. */
+export interface RerunExplanation {
+  /** The run's place among the job's runs (2 for the second). */
+  readonly run: number;
+  readonly cause: RunCause | undefined;
+  /** Why that cause, or why nothing explains the run. */
+  readonly why: string;
+}
+
+/** The cause of `run` following `before`, if the harness saw one, and why. */
+export function explainRerun(
+  before: WitnessRun,
+  run: WitnessRun,
+  job: JobToJudge,
+): Omit<RerunExplanation, "run"> {
+  // The outcome was stored before this run came: the worker that ran it should have found it, whatever
+  // happened to the earlier run (issue 24, defect 1: a read taken before the claim was trusted).
+  if (job.storedAt !== undefined && job.storedAt <= run.receivedAt)
+    return {
+      cause: undefined,
+      why: `the job's outcome was stored at ${job.storedAt}, before this run at ${run.receivedAt}`,
+    };
+  if (before.outcome === RunOutcome.Failed)
+    return { cause: RunCause.DownstreamFailed, why: "the run before was answered 503" };
+  if (before.clientGone)
+    return { cause: RunCause.AnswerCutOff, why: "the client of the run before left before its answer" };
   // The invocations that may have held the earlier run: handed the job before it, still running at it.
   const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
+  const answeredAt = before.answeredAt;
   for (const incident of job.incidents) {
-    const from = incident.from ?? incident.at;
-    // A fault after the earlier run, on a request of an invocation that held it; or an invocation that
-    // held the earlier run and ran out of time.
+    // A fault (injected, or an emulator's own) explains the rerun only if it hit a request made after the
+    // earlier run was answered (storing its result, recording its outcome), inside an invocation that held
+    // that run, and before this run: a fault on a redelivery's own requests (its pre-read, its claim) cannot
+    // have kept the earlier run's outcome from being stored.
     if (
-      incident.cause === RunCause.FaultAfterRun &&
-      incident.at >= before.receivedAt &&
+      (incident.cause === RunCause.FaultAfterRun || incident.cause === RunCause.EmulatorFailed) &&
+      answeredAt !== undefined &&
+      incident.at >= answeredAt &&
       incident.at <= run.receivedAt &&
-      holders.some((i) => incident.at <= i.at)
+      holders.some((i) => i.from <= incident.at && incident.at <= i.at)
     )
-      return incident.cause;
+      return {
+        cause: incident.cause,
+        why: `at ${incident.at}, after the run before was answered at ${answeredAt}, inside an invocation that held it`,
+      };
+    // An invocation that held the earlier run and ran out of time explains it only if it lasted long enough
+    // for its claim's lease to end, and this run came after that: before, the claim kept every other
+    // delivery from running the tool.
+    const from = incident.from ?? incident.at;
     if (
       incident.cause === RunCause.SlowInvocation &&
+      incident.leaseMs !== undefined &&
       from <= before.receivedAt &&
-      incident.at >= before.receivedAt
+      incident.at >= before.receivedAt &&
+      incident.at - from >= incident.leaseMs &&
+      run.receivedAt - from >= incident.leaseMs
     )
-      return incident.cause;
+      return {
+        cause: incident.cause,
+        why: `the invocation ${from}..${incident.at} held the run before and outlasted its lease (${incident.leaseMs} ms)`,
+      };
   }
-  return undefined;
+  return {
+    cause: undefined,
+    why: `no failure of the run before, no fault after its answer inside an invocation that held it, no invocation that outlasted its lease (${job.incidents.length} incidents, ${holders.length} holding invocations)`,
+  };
+}
+
+/** Each run after the first of a job, with what explains it. */
+export function explainReruns(job: JobToJudge): RerunExplanation[] {
+  return job.runs.flatMap((run, i) =>
+    i === 0 ? [] : [{ run: i + 1, ...explainRerun(job.runs[i - 1] as WitnessRun, run, job) }],
+  );
 }
 
 export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVerdict {
@@ -106,12 +175,10 @@ export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVe
       wrongEffects.add(`${job.callId}: ${job.effects.length} effects, expected ${want}`);
     const keys = new Set(job.runs.map((r) => r.key ?? "(none)"));
     if (keys.size > 1 || keys.has("(none)")) keyProblems.add(`${job.callId}: keys ${[...keys].join(", ")}`);
-    job.runs.forEach((run, i) => {
-      if (i === 0) return;
-      const cause = causeOf(job.runs[i - 1] as WitnessRun, run, job);
+    for (const { run, cause } of explainReruns(job)) {
       if (cause) causes[cause] += 1;
-      else unexplained.add(`${job.callId} run ${i + 1}`);
-    });
+      else unexplained.add(`${job.callId} run ${run}`);
+    }
   }
   return { jobs: jobs.length, runs, maxRuns, rerun, causes, unexplained, wrongEffects, keyProblems };
 }

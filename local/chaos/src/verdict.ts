@@ -5,6 +5,8 @@
  * why the product cannot pass it by construction; test/sabotage.test.ts breaks the product on purpose and
  * sees each check fail.
  */
+
+import { diagnose, type JobDiagnostics } from "./diagnostics.js";
 import type { JobInput, Ledger, StreamInput } from "./ledger.js";
 import { compareJobCall, compareStreamCall, expectedCall, type PutEvent, type TableItem } from "./oracle.js";
 import { Tally } from "./tally.js";
@@ -49,6 +51,8 @@ export interface VerdictInput {
    * key or group until then (a product that hides an input makes the run time out, and that is no excuse).
    */
   readonly endedAt?: number;
+  /** A job whose diagnostics to keep whatever its runs (--explain), besides every job run more than once. */
+  readonly explain?: string | undefined;
 }
 
 export interface Verdict {
@@ -56,6 +60,8 @@ export interface Verdict {
   readonly toolRuns: ToolRunVerdict;
   readonly oracleMismatches: number;
   readonly orderViolations: number;
+  /** The diagnostics of every job run more than once, and of the job asked for (--explain). */
+  readonly diagnostics: readonly JobDiagnostics[];
 }
 
 export const CheckName = {
@@ -214,16 +220,19 @@ export function judge(input: VerdictInput): Verdict {
   const { ledger, witness, final, bounds, timedOut } = input;
   const byCall = eventsByCall(ledger.stream);
   const validJobs = ledger.jobs.filter((j) => j.callId !== undefined);
-  const toolRuns = judgeToolRuns(
-    validJobs.map((j) => ({
-      callId: j.callId as string,
-      rejected: j.rejected,
-      runs: witness.runs(j.callId as string),
-      effects: witness.effects(j.callId as string),
-      incidents: ledger.incidents(j.callId as string),
-      invocations: ledger.invocations(j.callId as string),
-    })),
-  );
+  const jobsToJudge = validJobs.map((j) => ({
+    callId: j.callId as string,
+    rejected: j.rejected,
+    runs: witness.runs(j.callId as string),
+    effects: witness.effects(j.callId as string),
+    incidents: ledger.incidents(j.callId as string),
+    invocations: ledger.invocations(j.callId as string),
+    storedAt: ledger.effects.finishedAt(j.callId as string),
+  }));
+  const toolRuns = judgeToolRuns(jobsToJudge);
+  const diagnostics = jobsToJudge
+    .filter((j) => j.runs.length > 1 || j.callId === input.explain)
+    .map(diagnose);
   const unsettled = ledger.unsettled(5);
   const unapplied = ledger.unapplied(5);
   const mismatches = oracleMismatches(input, byCall);
@@ -325,5 +334,11 @@ export function judge(input: VerdictInput): Verdict {
       detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}`,
     },
   ];
-  return { checks, toolRuns, oracleMismatches: mismatches.count, orderViolations: order.count };
+  return {
+    checks,
+    toolRuns,
+    oracleMismatches: mismatches.count,
+    orderViolations: order.count,
+    diagnostics,
+  };
 }

@@ -51,6 +51,7 @@ export interface WitnessRun {
   readonly callId: string;
   /** The `Idempotency-Key` header, or undefined when the request carried none. */
   readonly key: string | undefined;
+  /** When the request's head arrived (before its body was read): when the tool's run reached the downstream. */
   readonly receivedAt: number;
   answeredAt: number | undefined;
   outcome: RunOutcome | undefined;
@@ -134,35 +135,64 @@ export async function startWitness(): Promise<Witness> {
   let ordinal = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const body = await readBody(request);
+    // Stamped at the request's head ('request' event: method, path and headers read), not once the body
+    // is in: a run sent inside an invocation must not be stamped after that invocation ended because its
+    // body was read later (issue 24). What is known at the head is all a run needs: its call and its key.
+    const receivedAt = Date.now();
     const path = (request.url ?? "").split("?")[0] ?? "";
-    const asked = request.method === "POST" ? parseRequest(body) : undefined;
-    if (!path.startsWith(EFFECT_PATH) || path.length === EFFECT_PATH.length || asked === undefined) {
-      totals.refused += 1;
-      send(response, 400, JSON.stringify({ error: "not a request the witness serves" }));
-      return;
+    let callId = "";
+    try {
+      if (path.startsWith(EFFECT_PATH)) callId = decodeURIComponent(path.slice(EFFECT_PATH.length));
+    } catch {
+      // A malformed escape names no call: refused below.
     }
-    const callId = decodeURIComponent(path.slice(EFFECT_PATH.length));
     const header = request.headers["idempotency-key"];
     const key = typeof header === "string" && header.length > 0 ? header : undefined;
     const run: WitnessRun = {
       callId,
       key,
-      receivedAt: Date.now(),
+      receivedAt,
       answeredAt: undefined,
       outcome: undefined,
       effectId: undefined,
       clientGone: false,
     };
-    runs.set(callId, [...(runs.get(callId) ?? []), run]);
-    totals.runs += 1;
+    // The client is gone if its connection closed before the answer was handed to it (written out in
+    // full): listened for from the head, so that a client that leaves while its body is read, or while its
+    // key is in flight, is seen too.
     response.on("close", () => {
       if (!response.writableFinished) run.clientGone = true;
     });
+    const record = () => {
+      runs.set(callId, [...(runs.get(callId) ?? []), run]);
+      totals.runs += 1;
+    };
+    const served = request.method === "POST" && path.startsWith(EFFECT_PATH) && callId.length > 0;
+    let body: Buffer;
+    try {
+      body = await readBody(request);
+    } catch (error) {
+      // The client left before its body was in: a run of the tool that reached the downstream and was
+      // cut off; nothing applied.
+      if (served) {
+        run.clientGone = true;
+        record();
+      }
+      throw error;
+    }
+    const asked = served ? parseRequest(body) : undefined;
+    if (asked === undefined) {
+      totals.refused += 1;
+      send(response, 400, JSON.stringify({ error: "not a request the witness serves" }));
+      return;
+    }
+    record();
     const answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => {
       run.outcome = outcome;
       run.effectId = effectId;
       run.answeredAt = Date.now();
+      // Gone already, though its 'close' may not have been emitted yet: the answer reaches no one.
+      if (response.destroyed || request.socket.destroyed) run.clientGone = true;
       send(response, status, text);
     };
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunOutcome, startWitness, type Witness } from "../../src/witness.js";
 
@@ -8,6 +9,30 @@ beforeEach(async () => {
 afterEach(async () => {
   await witness.stop();
 });
+
+/** A request whose head goes out now and whose body follows later (or never): a slow or vanishing client. */
+function headFirst(callId: string, body: string, key: string) {
+  const url = new URL(`${witness.baseUrl}effects/${encodeURIComponent(callId)}`);
+  const outgoing = httpRequest({
+    hostname: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: "POST",
+    headers: { "content-type": "application/json", "content-length": body.length, "idempotency-key": key },
+  });
+  const answered = new Promise<number>((resolve, reject) => {
+    outgoing.on("response", (r) => {
+      r.resume();
+      r.on("end", () => resolve(r.statusCode ?? 0));
+    });
+    outgoing.on("error", reject);
+  });
+  answered.catch(() => {});
+  outgoing.flushHeaders();
+  return { outgoing, answered };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const call = (callId: string, body: object = {}, key?: string, init: RequestInit = {}) =>
   fetch(`${witness.baseUrl}effects/${encodeURIComponent(callId)}`, {
@@ -96,5 +121,48 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400, 400]);
     expect(witness.totals).toEqual({ runs: 0, effects: 0, refused: 6 });
     expect(witness.calls()).toEqual([]);
+  });
+
+  it("stamps a run when its request's head arrives, not once its body has been read", async () => {
+    const body = JSON.stringify({});
+    const { outgoing, answered } = headFirst("job-1-8", body, "k-8");
+    await sleep(300);
+    const bodySentAt = Date.now();
+    outgoing.end(body);
+    expect(await answered).toBe(200);
+
+    const [run] = witness.runs("job-1-8");
+    expect(run?.outcome).toBe(RunOutcome.Applied);
+    expect(run?.receivedAt).toBeLessThan(bodySentAt);
+  });
+
+  it("records a run whose client left before its body was in, as cut off (clientGone), with no effect", async () => {
+    const body = JSON.stringify({ latencyMs: 0 });
+    const { outgoing } = headFirst("job-1-9", body, "k-9");
+    outgoing.write(body.slice(0, 3));
+    await sleep(100);
+    outgoing.destroy();
+    for (let waited = 0; witness.runs("job-1-9").length === 0 && waited < 2_000; waited += 10)
+      await sleep(10);
+
+    expect(witness.runs("job-1-9")).toMatchObject([{ key: "k-9", clientGone: true, outcome: undefined }]);
+    expect(witness.effects("job-1-9")).toHaveLength(0);
+  });
+
+  it("records a client that left while its key was in flight as cut off, though the run it waited for answered", async () => {
+    const first = call("job-1-10", { latencyMs: 300 }, "k-10");
+    while (witness.runs("job-1-10").length === 0) await sleep(5);
+    const aborted = new AbortController();
+    const second = call("job-1-10", { latencyMs: 300 }, "k-10", { signal: aborted.signal });
+    while (witness.runs("job-1-10").length < 2) await sleep(5);
+    aborted.abort();
+    await expect(second).rejects.toThrow();
+    expect((await first).status).toBe(200);
+    while (witness.runs("job-1-10")[1]?.answeredAt === undefined) await sleep(10);
+
+    expect(witness.runs("job-1-10").map((r) => [r.outcome, r.clientGone])).toEqual([
+      [RunOutcome.Applied, false],
+      [RunOutcome.Replayed, true],
+    ]);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { UsageError } from "@mcp-pipeline/cli";
 import { captureStreams } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
@@ -54,6 +57,19 @@ describe("npm run chaos: the command line", () => {
     });
   });
 
+  it("reads --explain, --diagnostics and --from; none of them by default", () => {
+    expect(parseCli([])).toMatchObject({ explain: undefined, diagnosticsFile: undefined, from: undefined });
+    expect(parseCli(["--explain", "job-7-335", "--diagnostics", "out.json"])).toMatchObject({
+      explain: "job-7-335",
+      diagnosticsFile: "out.json",
+      from: undefined,
+    });
+    expect(parseCli(["--explain", "fifo-3-12", "--from", "out.json"])).toMatchObject({
+      explain: "fifo-3-12",
+      from: "out.json",
+    });
+  });
+
   it("takes --json from npm's own flag (npm run chaos --json)", () => {
     expect(parseCli([], { npm_config_json: "true" }).json).toBe(true);
   });
@@ -79,6 +95,20 @@ describe("npm run chaos: the command line", () => {
     [["--env", "../prod"], "--env must name an environment"],
     [["--dist="], "--dist needs a directory"],
     [["--frobnicate"], "Unknown option '--frobnicate'"],
+    [
+      ["--explain", "7-335"],
+      '--explain needs a job\'s call id (job-<seed>-<n> or fifo-<seed>-<n>), got "7-335"',
+    ],
+    [["--explain", "call-7-1"], "--explain needs a job's call id"],
+    [["--explain="], "--explain needs a job's call id"],
+    [["--explain"], "Option '--explain <value>' argument missing"],
+    [["--diagnostics="], "--diagnostics needs a file"],
+    [["--from", "d.json"], "--from reads a diagnostics file for --explain: name the job with --explain"],
+    [["--from="], "--from needs a file"],
+    [
+      ["--explain", "job-7-335", "--from", "d.json", "--diagnostics", "e.json"],
+      "--from runs nothing, so there are no diagnostics to write: drop --diagnostics",
+    ],
     [["stray"], "Unexpected argument 'stray'"],
     [
       ["--partial-split-accounting", "free"],
@@ -106,5 +136,59 @@ describe("npm run chaos: the command line", () => {
     const { result, err } = await captureStreams(() => main(["--env", "nowhere"]));
     expect(result).toBe(2);
     expect(err).toMatch(/^--env nowhere: /);
+  });
+
+  describe("--explain JOB_ID --from FILE: a timeline from a diagnostics file, with no run", () => {
+    const diagnostics = {
+      seed: 7,
+      jobs: [
+        {
+          callId: "job-7-335",
+          rejected: false,
+          runs: [{ key: "k", receivedAt: 1_000, answeredAt: 1_050, outcome: "applied", clientGone: false }],
+          effects: 1,
+          invocations: [{ from: 990, at: 1_100 }],
+          incidents: [],
+          reruns: [],
+        },
+      ],
+    };
+    const inFile = async (text: string) => {
+      const dir = await mkdtemp(join(tmpdir(), "chaos-cli-"));
+      const file = join(dir, "diagnostics.json");
+      await writeFile(file, text);
+      return file;
+    };
+
+    it("prints the job's timeline and exits 0", async () => {
+      const file = await inFile(JSON.stringify(diagnostics));
+      const { result, out } = await captureStreams(() => main(["--explain", "job-7-335", "--from", file]));
+      expect(result).toBe(0);
+      expect(out).toContain("job job-7-335: 1 runs, 1 effects");
+      expect(out).toMatch(/\+ *10  run 1 received \(key k\)/);
+      expect(out).toContain("no run after the first: nothing to explain");
+    });
+
+    it("says a job that is not in the file, and exits 1", async () => {
+      const file = await inFile(JSON.stringify(diagnostics));
+      const { result, out, err } = await captureStreams(() => main(["--explain", "job-7-1", "--from", file]));
+      expect(result).toBe(1);
+      expect(out).toBe("");
+      expect(err).toContain(`--explain job-7-1: not in ${file}`);
+    });
+
+    it("refuses a file that is missing or is not a diagnostics file, with exit 2", async () => {
+      const bad = await inFile('{"seed": 7}');
+      const notThere = join(tmpdir(), "no-such-dir-for-chaos", "d.json");
+      for (const [file, message] of [
+        [bad, "not a diagnostics file"],
+        [notThere, "ENOENT"],
+      ] as const) {
+        const { result, err } = await captureStreams(() => main(["--explain", "job-7-335", "--from", file]));
+        expect(result).toBe(2);
+        expect(err).toContain(`--from ${file}: `);
+        expect(err).toContain(message);
+      }
+    });
   });
 });

@@ -177,6 +177,24 @@ describe("the chaos ledger", () => {
     ]);
   });
 
+  it("records an emulator's own failure as an incident of each call its request named, not as a fault of the plan", () => {
+    const ledger = new Ledger();
+    ledger.emulatorError({ callIds: ["job-1", "job-2"], at: 7, what: "dynamodb", status: undefined });
+    expect(ledger.faultsByPhase).toEqual({ main: 0, replay: 0 });
+    expect(ledger.incidents("job-2")).toEqual([
+      { at: 7, cause: "an emulator failed the job's requests after the run" },
+    ]);
+  });
+
+  it("notes when a job's outcome was first stored: its call's item written completed or failed", () => {
+    const ledger = new Ledger();
+    ledger.callWritten(write("job-1", ["e1"], "started"), 10);
+    ledger.callWritten(write("job-1", ["e1", "e2"], "completed"), 20);
+    ledger.callWritten(write("job-1", ["e1", "e2", "e3"], "completed"), 30);
+    expect(ledger.effects.finishedAt("job-1")).toBe(20);
+    expect(ledger.effects.finishedAt("job-2")).toBeUndefined();
+  });
+
   it("settles inputs for good and still finds one that is not", () => {
     const ledger = new Ledger();
     for (const n of [1, 2, 3]) ledger.recordStream(event(n));

@@ -33,6 +33,7 @@ const timedOut: ChaosResult = {
     dynamodbFaults: 14,
     dynamodbAfterWriteFaults: 6,
     s3Faults: 11,
+    emulatorErrors: 3,
     throttles: 5,
     exceptions: 2,
     timeouts: 2,
@@ -57,6 +58,7 @@ const timedOut: ChaosResult = {
   bounds: { partitionKeyMs: 54_500, groupMs: 75_500 },
   inFlight: ["job job-7-28"],
   productFailures: [],
+  diagnostics: [],
 };
 
 describe("the chaos run's table", () => {
@@ -66,6 +68,7 @@ describe("the chaos run's table", () => {
       "chaos run, seed 7: 236.4 s, TIMED OUT (nothing moved for 180 s: stuck, not slow)",
     );
     expect(table).toContain("timed out: still in flight (not lost): job job-7-28");
+    expect(table).toContain("3 emulator errors (not injected)");
     expect(table.split("\n").at(-1)).toBe("verdict: timed out");
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { workerLeaseMs } from "../../src/observer.js";
 import { type JobToJudge, judgeToolRuns, RunCause } from "../../src/tool-runs.js";
 import { RunOutcome, type WitnessRun } from "../../src/witness.js";
 
@@ -52,7 +53,12 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         callId: "d",
         runs: [run(100), run(200, RunOutcome.Replayed)],
-        incidents: [{ at: 150, from: 90, cause: RunCause.SlowInvocation }],
+        incidents: [{ at: 150, from: 90, leaseMs: 50, cause: RunCause.SlowInvocation }],
+      }),
+      job({
+        callId: "f",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, cause: RunCause.EmulatorFailed }],
       }),
       // A fault before the first run, and a slow invocation that began after it, explain nothing.
       job({
@@ -60,7 +66,7 @@ describe("the tools' runs, judged from the witness", () => {
         runs: [run(100), run(200, RunOutcome.Replayed)],
         incidents: [
           { at: 50, cause: RunCause.FaultAfterRun },
-          { at: 190, from: 150, cause: RunCause.SlowInvocation },
+          { at: 190, from: 150, leaseMs: 10, cause: RunCause.SlowInvocation },
         ],
       }),
     ]);
@@ -68,10 +74,11 @@ describe("the tools' runs, judged from the witness", () => {
       [RunCause.DownstreamFailed]: 1,
       [RunCause.AnswerCutOff]: 1,
       [RunCause.FaultAfterRun]: 1,
+      [RunCause.EmulatorFailed]: 1,
       [RunCause.SlowInvocation]: 1,
     });
     expect(verdict.unexplained.names).toEqual(["e run 2"]);
-    expect([verdict.maxRuns, verdict.rerun]).toEqual([2, 5]);
+    expect([verdict.maxRuns, verdict.rerun]).toEqual([2, 6]);
   });
 
   it("explains a second run by a fault only when it hit a request of the invocation that held the run before", () => {
@@ -102,6 +109,73 @@ describe("the tools' runs, judged from the witness", () => {
     expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
   });
 
+  it("explains a second run by a fault only when it came after the run before was answered", () => {
+    // A fault while the tool still ran (on another delivery's pre-read, say) cannot have kept the run's
+    // outcome from being stored: only a request made after its answer (storing the result) could.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-while-the-tool-ran",
+        runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
+        incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+      }),
+      job({
+        callId: "fault-after-the-answer",
+        runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
+        incidents: [{ at: 310, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-while-the-tool-ran run 2"]);
+    expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
+  });
+
+  it("explains a second run by a slow invocation only when it outlasted its claim's lease and the run came after", () => {
+    const verdict = judgeToolRuns([
+      // Ran out of time (60 ms) before the lease could end (500 ms): the claim held every other delivery back.
+      job({
+        callId: "slow-but-within-the-lease",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 150, from: 90, leaseMs: 500, cause: RunCause.SlowInvocation }],
+      }),
+      // Outlasted its lease, but the second run came while the lease still held.
+      job({
+        callId: "second-run-inside-the-lease",
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        incidents: [{ at: 700, from: 90, leaseMs: 500, cause: RunCause.SlowInvocation }],
+        invocations: [{ from: 0, at: 1_000 }],
+      }),
+      job({
+        callId: "lease-ended",
+        runs: [run(100), run(650, RunOutcome.Replayed)],
+        incidents: [{ at: 700, from: 90, leaseMs: 500, cause: RunCause.SlowInvocation }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([
+      "slow-but-within-the-lease run 2",
+      "second-run-inside-the-lease run 2",
+    ]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("never excuses a run that came after the job's outcome was stored", () => {
+    // The DynamoDB door saw the call's item written completed at 150: a later delivery must find it and run
+    // nothing, whatever befell the run before (here its client left, and its invocation ran out of time).
+    const verdict = judgeToolRuns([
+      job({
+        callId: "stored-then-run-again",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(700, RunOutcome.Replayed)],
+        incidents: [{ at: 650, from: 90, leaseMs: 500, cause: RunCause.SlowInvocation }],
+        storedAt: 150,
+      }),
+      job({
+        callId: "stored-after-the-run",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+        storedAt: 250,
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["stored-then-run-again run 2"]);
+    expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
+  });
+
   it("counts effects against the job's outcome: one for a job, none for a refused one", () => {
     const verdict = judgeToolRuns([
       job({ callId: "twice", effects: [effect, { ...effect, effectId: "job-1#2" }] }),
@@ -125,5 +199,11 @@ describe("the tools' runs, judged from the witness", () => {
       job({ callId: "no-key", runs: [run(1, RunOutcome.Applied, { key: undefined })] }),
     ]);
     expect(verdict.keyProblems.names).toEqual(["two-keys: keys k, other", "no-key: keys (none)"]);
+  });
+
+  it("takes a worker's lease as it takes it: up to its requests' cut-off, the timeout less half the margin, scaled", () => {
+    // 30 s and 5,000 ms at ÷10: the timeout is 3,000 ms, the margin 500 ms, the requests' share of it 250 ms.
+    expect(workerLeaseMs({ timeout_seconds: 30, deadline_margin_ms: 5_000 }, 10)).toBe(2_750);
+    expect(workerLeaseMs({ timeout_seconds: 30, deadline_margin_ms: 5_000 }, 1)).toBe(27_500);
   });
 });

@@ -144,7 +144,13 @@ class Sandbox {
   readonly ready: Promise<void>;
   #settleReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
 
-  constructor(definition: FunctionDefinition, env: Record<string, string>, log: LogSink, arn: string) {
+  constructor(
+    definition: FunctionDefinition,
+    env: Record<string, string>,
+    log: LogSink,
+    arn: string,
+    onExit: () => void,
+  ) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.#settleReady = { resolve, reject };
     });
@@ -222,7 +228,10 @@ class Sandbox {
       }
     };
     this.worker.on("error", (error) => fail(`sandbox crashed: ${error.message}`));
-    this.worker.on("exit", (code) => fail(`sandbox exited with code ${code}`));
+    this.worker.on("exit", (code) => {
+      fail(`sandbox exited with code ${code}`);
+      onExit();
+    });
   }
 
   run(eventJson: string, deadline: number, requestId: string): Promise<InvokeResult> {
@@ -247,6 +256,8 @@ export class LocalFunction {
   readonly #log: LogSink;
   readonly #idle: Sandbox[] = [];
   readonly #all = new Set<Sandbox>();
+  /** Sandbox threads started and not yet exited, a timed-out one included until its thread is gone. */
+  readonly #threads = new Set<Sandbox>();
   #stopped = false;
   readonly stats = {
     invocations: 0,
@@ -281,6 +292,14 @@ export class LocalFunction {
     return this.#inFlight;
   }
 
+  /**
+   * Sandbox threads alive: started and not exited. A timed-out invocation is answered only once its
+   * thread has exited, so no code of it runs after its answer (docs/aws-semantics.md §9.4).
+   */
+  get sandboxes(): number {
+    return this.#threads.size;
+  }
+
   /** When the last invocation answered (ms since the epoch; 0 before the first). */
   get lastFinishedAt(): number {
     return this.#lastFinishedAt;
@@ -300,7 +319,11 @@ export class LocalFunction {
   async #invoke(event: unknown): Promise<InvokeResult> {
     let sandbox = this.#idle.pop();
     if (!sandbox || sandbox.dead) {
-      sandbox = new Sandbox(this.definition, this.#env, this.#log, this.arn);
+      const started: Sandbox = new Sandbox(this.definition, this.#env, this.#log, this.arn, () =>
+        this.#threads.delete(started),
+      );
+      sandbox = started;
+      this.#threads.add(sandbox);
       this.#all.add(sandbox);
       this.stats.coldStarts += 1;
     }
@@ -355,9 +378,12 @@ export class LocalFunction {
       this.stats.errors += 1;
       if (result.timedOut) {
         this.stats.timeouts += 1;
-        // The overrunning code may still be running: the sandbox is destroyed, not reused.
+        // The overrunning code may still be running: Lambda stops it at the timeout, so the sandbox is
+        // destroyed, and the invocation is answered only once its thread has exited. Answered earlier, the
+        // thread could still send a request (run a tool) after the invocation was reported ended, which
+        // no Lambda does (docs/aws-semantics.md §9.4 item 6).
         this.#all.delete(sandbox);
-        void sandbox.worker.terminate();
+        await sandbox.worker.terminate();
         return result;
       }
     } else {

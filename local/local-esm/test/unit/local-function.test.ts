@@ -78,6 +78,15 @@ describe("Lambda-like invocation (local sandboxes)", () => {
     expect(fn.stats).toMatchObject({ coldStarts: 2, timeouts: 1 });
   });
 
+  it("answers a timed-out invocation only once its sandbox thread has exited: no code of it runs after the answer (§9.4 item 6)", async () => {
+    const fn = make(SCRIPTED_HANDLER, { timeoutMs: 300 });
+    const result = await fn.invoke(event({ id: "overruns", sleepMs: 600_000 }));
+    // Read at the answer, before anything else runs on this thread: the timed-out sandbox must be gone.
+    const alive = fn.sandboxes;
+    expect(result).toMatchObject({ kind: "function-error", timedOut: true });
+    expect(alive).toBe(0);
+  });
+
   it("counts an invocation in flight from its call (cold start included) to its answer, and notes when it answered", async () => {
     const fn = make(SCRIPTED_HANDLER, { timeoutMs: 120_000 });
     const held = await heldInvocation();

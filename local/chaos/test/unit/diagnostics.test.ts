@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { DiagnosticsFileError, diagnose, formatTimeline, readDiagnostics } from "../../src/diagnostics.js";
+import { RunCause } from "../../src/tool-runs.js";
+import { RunOutcome } from "../../src/witness.js";
+
+const T = Date.UTC(2026, 11, 7, 2, 0, 0);
+
+/** Job 7-335 as the lost attempt met it: the first run answered, its invocation ended, a second run after. */
+const job = diagnose({
+  callId: "job-7-335",
+  rejected: false,
+  runs: [
+    {
+      callId: "job-7-335",
+      key: "job-7-335",
+      receivedAt: T + 10,
+      answeredAt: T + 60,
+      outcome: RunOutcome.Applied,
+      effectId: "job-7-335#1",
+      clientGone: false,
+    },
+    {
+      callId: "job-7-335",
+      key: "job-7-335",
+      receivedAt: T + 900,
+      answeredAt: T + 901,
+      outcome: RunOutcome.Replayed,
+      effectId: "job-7-335#1",
+      clientGone: false,
+    },
+  ],
+  effects: [{ callId: "job-7-335", effectId: "job-7-335#1", key: "job-7-335", at: T + 60, ordinal: 3 }],
+  incidents: [{ at: T + 70, cause: RunCause.FaultAfterRun }],
+  invocations: [
+    { from: T, at: T + 100 },
+    { from: T + 800, at: T + 950 },
+  ],
+  storedAt: undefined,
+});
+
+describe("a job's diagnostics and timeline (--diagnostics, --explain)", () => {
+  it("prints every moment from the job's first, in order, then the cause chosen for each run after the first", () => {
+    expect(formatTimeline(job).split("\n")).toEqual([
+      "job job-7-335: 2 runs, 1 effects; times in ms from 2026-12-07T02:00:00.000Z",
+      "  +  0  invocation 1 starts",
+      "  + 10  run 1 received (key job-7-335)",
+      "  + 60  run 1 answered: applied job-7-335#1",
+      "  + 70  incident: a fault hit the job's requests after the run",
+      "  +100  invocation 1 ends (100 ms)",
+      "  +800  invocation 2 starts",
+      "  +900  run 2 received (key job-7-335)",
+      "  +901  run 2 answered: replayed job-7-335#1",
+      "  +950  invocation 2 ends (150 ms)",
+      `run 2: cause: a fault hit the job's requests after the run (at ${T + 70}, after the run before was answered at ${T + 60}, inside an invocation that held it)`,
+    ]);
+  });
+
+  it("says UNEXPLAINED, and why, for a run nothing explains", () => {
+    const unexplained = diagnose({
+      callId: "fifo-7-9",
+      rejected: false,
+      runs: job.runs.map((r) => ({ ...r, callId: "fifo-7-9" })),
+      effects: [],
+      incidents: [],
+      invocations: job.invocations,
+      storedAt: T + 80,
+    });
+    expect(formatTimeline(unexplained)).toContain("outcome stored (the DynamoDB door saw");
+    expect(formatTimeline(unexplained).split("\n").at(-1)).toBe(
+      `run 2: UNEXPLAINED (the job's outcome was stored at ${T + 80}, before this run at ${T + 900})`,
+    );
+  });
+
+  it("reads back the file it writes, and refuses one that is not a diagnostics file", () => {
+    const text = JSON.stringify({ seed: 7, jobs: [job] });
+    expect(formatTimeline(readDiagnostics(text).jobs[0] as typeof job)).toBe(formatTimeline(job));
+    expect(() => readDiagnostics("{ nope")).toThrow(DiagnosticsFileError);
+    expect(() => readDiagnostics("[]")).toThrow('expected { "seed": N, "jobs": [...] }');
+    expect(() => readDiagnostics(JSON.stringify({ seed: 7, jobs: [{ callId: "x", runs: [{}] }] }))).toThrow(
+      "jobs[0] is not a job's diagnostics",
+    );
+  });
+});
