@@ -86,7 +86,8 @@ const bounds = stallBounds(SETTINGS, 20, 0, 0);
 const STALL_KEY = `no partition key stalled over ${(bounds.partitionKeyMs / 1000).toFixed(1)} s`;
 const STALL_GROUP = `no FIFO group stalled over ${(bounds.groupMs / 1000).toFixed(1)} s`;
 
-const PROCESS_JOBS = "packages/worker/src/process-jobs.ts";
+/** The run of a job under its claim: where the worker decides to run the tool and publishes the outcome. */
+const RUN_JOB = "packages/worker/src/run-job.ts";
 const RUN_ONCE = "packages/idempotency/src/run-once.ts";
 /** A worker that does not trust a stored outcome: every delivery of a job runs its tool again. */
 const RUN_AGAIN_ON_REDELIVERY: SourcePatch[] = [
@@ -102,7 +103,7 @@ const RUN_AGAIN_ON_REDELIVERY: SourcePatch[] = [
   }`,
   },
   {
-    file: PROCESS_JOBS,
+    file: RUN_JOB,
     find: 'if (taken.status === "decided") {',
     replace: 'if (taken.status === "decided" && claim.token !== "sabotage") {',
   },
@@ -150,10 +151,10 @@ const SABOTAGES: Sabotage[] = [
     functions: WORKERS,
     patches: [
       {
-        file: PROCESS_JOBS,
-        find: `    await deps.publish([terminalEventOf(applied.state) ?? event], requests);
-    return "succeeded";`,
-        replace: `    return "succeeded";`,
+        file: RUN_JOB,
+        find: `  await deps.publish([terminalEventOf(applied.state) ?? event], requests);
+  return JobRun.Succeeded;`,
+        replace: "  return JobRun.Succeeded;",
       },
     ],
     options: run({}, { events: 20 }),
