@@ -84,6 +84,8 @@ export interface Witness extends RunningEmulator {
   /** Every call the witness saw a request for. */
   calls(): readonly string[];
   readonly totals: { runs: number; effects: number; refused: number };
+  /** Requests whose head has arrived, served or not: what a test waits on before it lets a client go. */
+  headsReceived(): number;
 }
 
 const MAX_LATENCY_MS = 60_000;
@@ -133,12 +135,14 @@ export async function startWitness(): Promise<Witness> {
   const inFlight = new Map<string, Promise<void>>();
   const totals = { runs: 0, effects: 0, refused: 0 };
   let ordinal = 0;
+  let heads = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     // Stamped at the request's head ('request' event: method, path and headers read), not once the body
     // is in: a run sent inside an invocation must not be stamped after that invocation ended because its
     // body was read later (issue 24). What is known at the head is all a run needs: its call and its key.
     const receivedAt = Date.now();
+    heads += 1;
     const path = (request.url ?? "").split("?")[0] ?? "";
     let callId = "";
     try {
@@ -254,5 +258,6 @@ export async function startWitness(): Promise<Witness> {
     effects: (callId) => effects.get(callId) ?? [],
     calls: () => [...runs.keys()],
     totals,
+    headsReceived: () => heads,
   };
 }
