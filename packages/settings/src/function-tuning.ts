@@ -6,7 +6,7 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 import type { Tuning } from "./tuning.js";
 
-export { functionTuning, MAX_RECEIVE_COUNT, TEST_TOOLS_VALUES } from "./tuning.js";
+export { functionTuning, MAX_RECEIVE_COUNT, TEST_TOOLS_VALUES, testToolsOffered } from "./tuning.js";
 
 /** A tuning variable (a whole number, from the environment's string) with its setting's range and default. */
 export const tuningField = (t: Pick<Tuning, "min" | "max" | "default">): s.Field<number> =>

@@ -6,7 +6,7 @@
  */
 import declaration from "../../../terraform/modules/pipeline/function-environment.json" with { type: "json" };
 import { FUNCTION_KEYS, type FunctionKey } from "./resource-names.js";
-import type { Tuning } from "./tuning.js";
+import { type Tuning, testToolsOffered } from "./tuning.js";
 
 /** What a wired variable can be set from (the declaration's `sources`). */
 export type WiringSource = keyof typeof declaration.sources;
@@ -30,9 +30,7 @@ export const testTools = {
   value(on: boolean): string {
     return declaration.sources.test_tools.values[on ? "true" : "false"];
   },
-  isOn(value: string | undefined): boolean {
-    return value === declaration.sources.test_tools.values.true;
-  },
+  isOn: testToolsOffered,
 };
 
 /** What sets a declared variable: one of the function's tuning settings, or a wired source. */

@@ -37,6 +37,9 @@ export type TunedFunction = keyof typeof TUNING;
  * (`{ true: "on", false: "off" }`): the tools' config reads the variable with them.
  */
 export const TEST_TOOLS_VALUES = declaration.sources.test_tools.values;
+
+/** Whether a TEST_TOOLS value offers the test tools (the environment's `test_tools` is true). */
+export const testToolsOffered = (value: string | undefined): boolean => value === TEST_TOOLS_VALUES.true;
 /** The tuning fields of one function. */
 export type FunctionTuningField<F extends TunedFunction> = keyof (typeof TUNING)[F] & string;
 

@@ -1,6 +1,6 @@
-import { TEST_TOOLS_VALUES } from "@mcp-pipeline/settings/tuning";
+import { TEST_TOOLS_VALUES, testToolsOffered } from "@mcp-pipeline/settings/tuning";
 import type { RegisteredTool } from "@mcp-pipeline/tools/registry";
-import { type ToolsConfig, testToolsOffered } from "./config.js";
+import type { ToolsConfig } from "./config.js";
 import { httpRequest } from "./http-request.js";
 import { latency } from "./latency.js";
 import { textStats } from "./text-stats.js";

@@ -45,6 +45,3 @@ export const toolsConfigSchema = s.object({
   ),
 });
 export type ToolsConfig = s.Output<typeof toolsConfigSchema.shape>;
-
-/** Whether the TEST_TOOLS value offers the test tools (the environment's `test_tools` is true). */
-export const testToolsOffered = (value: string | undefined): boolean => value === TEST_TOOLS_ON;
