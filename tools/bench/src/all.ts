@@ -10,7 +10,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChaosResult } from "@mcp-pipeline/chaos";
 import { formatTable } from "@mcp-pipeline/chaos/report";
-import { parseBenchArgs } from "./lib/args.ts";
+import { parseBenchArgs, selectParts } from "./lib/args.ts";
 import { type PagePart, type PartStatus, previousDates, renderIndex } from "./lib/index-page.ts";
 import { describeMachine, machineNow } from "./lib/machine.ts";
 
@@ -32,6 +32,9 @@ interface Part extends PagePart {
   readonly capturesJson: boolean;
   readonly summary?: (json: unknown) => string;
 }
+
+/** The chaos run's own pass/fail table (what `npm run chaos` prints without --json). */
+const chaosTable = (json: unknown): string => formatTable(json as ChaosResult);
 
 /** Every part, in the order they run: the light ones first, so a quick look needs no build. */
 const PARTS: readonly Part[] = [
@@ -104,20 +107,32 @@ const PARTS: readonly Part[] = [
   {
     name: "chaos",
     page: "chaos.md",
-    what: "the chaos run: faults, a reshard, an emulator restart; the ledger's invariants",
+    what: "the chaos run: faults, a reshard, an emulator restart; the witnesses' verdict",
     command: "npm run chaos -- --json",
     script: "local/chaos/bin/chaos.ts",
     args: ["--json"],
     quickArgs: ["--json", "--events", "500"],
     needsBuild: true,
     capturesJson: true,
-    // The command's own pass/fail table (what `npm run chaos` prints without --json).
-    summary: (json) => formatTable(json as ChaosResult),
+    summary: chaosTable,
+  },
+  {
+    name: "chaos-scale",
+    page: "chaos-scale.md",
+    what: "the chaos run at 100,000 events: the witnesses' verdict at the proof's full scale (about 45 minutes on 2 cores)",
+    command: "npm run chaos -- --events 100000 --timeout 3600 --json",
+    script: "local/chaos/bin/chaos.ts",
+    args: ["--json", "--events", "100000", "--timeout", "3600"],
+    quickArgs: ["--json", "--events", "2000"],
+    needsBuild: true,
+    capturesJson: true,
+    onlyWhenNamed: true,
+    summary: chaosTable,
   },
 ];
 
 const USAGE = `usage: npm run bench [-- --only <part>[,<part>...]] [-- --quick]
-parts: ${PARTS.map((p) => p.name).join(", ")}`;
+parts: ${PARTS.map((p) => (p.onlyWhenNamed ? `${p.name} (only when named)` : p.name)).join(", ")}`;
 
 interface Exit {
   readonly code: number | null;
@@ -179,7 +194,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const { only, quick } = parsed.value;
   const machine = machineNow();
-  const selected = PARTS.filter((p) => only === undefined || only.includes(p.name));
+  const selected = selectParts(PARTS, only);
   const statuses = new Map<string, PartStatus>();
   let built: Exit | undefined;
 

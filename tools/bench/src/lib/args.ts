@@ -68,3 +68,14 @@ export function parseBenchArgs(argv: readonly string[], parts: readonly string[]
     },
   };
 }
+
+/**
+ * The parts a run takes, in the orchestrator's order: the ones named in `--only`, or without it every
+ * part except those that run only when named.
+ */
+export function selectParts<P extends { readonly name: string; readonly onlyWhenNamed?: boolean }>(
+  parts: readonly P[],
+  only: readonly string[] | undefined,
+): P[] {
+  return parts.filter((p) => (only === undefined ? p.onlyWhenNamed !== true : only.includes(p.name)));
+}

@@ -11,6 +11,11 @@ export interface PagePart {
   readonly what: string;
   /** The command that regenerates the page on its own. */
   readonly command: string;
+  /**
+   * Runs only when named in `--only`: a part that takes most of an hour (the chaos run at the
+   * acceptance's scale) would otherwise make every `npm run bench` that long.
+   */
+  readonly onlyWhenNamed?: boolean;
 }
 
 export type PartStatus =
@@ -22,7 +27,8 @@ export type PartStatus =
       readonly reason: string;
     }
   | { readonly kind: "not present" }
-  | { readonly kind: "not selected" };
+  | { readonly kind: "not selected" }
+  | { readonly kind: "only when named"; readonly name: string };
 
 /** The "last regenerated" cell of each page's row in an earlier index, by page file name. */
 export function previousDates(index: string): Map<string, string> {
@@ -46,6 +52,8 @@ const describe = (s: PartStatus): string => {
       return "not present in this tree";
     case "not selected":
       return "not run (--only)";
+    case "only when named":
+      return `not run (runs only with \`--only ${s.name}\`)`;
   }
 };
 
@@ -64,7 +72,9 @@ export function renderIndex(
   run: IndexRun,
 ): string {
   const rows = parts.map((part) => {
-    const status = statuses.get(part.name) ?? { kind: "not selected" };
+    const status: PartStatus =
+      statuses.get(part.name) ??
+      (part.onlyWhenNamed ? { kind: "only when named", name: part.name } : { kind: "not selected" });
     const date =
       status.kind === "ok"
         ? `${run.date}${run.quick ? " (quick)" : ""}`
@@ -75,7 +85,8 @@ export function renderIndex(
 
 \`npm run bench\` (tools/bench/src/all.ts) regenerates every page below, one part after another, each in its
 own process: a part that fails is reported and the others still run. \`npm run bench -- --only <part>\`
-runs some (comma-separated, or the option repeated), \`--quick\` runs each part small (fewer repeats: a check
+runs some (comma-separated, or the option repeated); a part marked "runs only with \`--only\`" takes most of an
+hour and runs only when named. \`--quick\` runs each part small (fewer repeats: a check
 that it runs, not figures to quote). Each page names the command that produced it and the machine: Node
 version, cores, load average at the start, date. Figures are medians of repeated runs with the spread
 (min-max); comparisons are ratios from the same run.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BenchArgumentError, parseBenchArgs } from "../../src/lib/args.ts";
+import { BenchArgumentError, parseBenchArgs, selectParts } from "../../src/lib/args.ts";
 
 const PARTS = ["batch", "peers", "cold-start"];
 
@@ -32,5 +32,17 @@ describe("parseBenchArgs", () => {
     if (parsed.ok) return;
     expect(parsed.error).toBeInstanceOf(BenchArgumentError);
     expect(parsed.error.message).toMatch(message);
+  });
+});
+
+describe("selectParts", () => {
+  const parts = [{ name: "batch" }, { name: "chaos-scale", onlyWhenNamed: true }, { name: "chaos" }];
+
+  it("leaves a part that runs only when named out of a run without --only", () => {
+    expect(selectParts(parts, undefined).map((p) => p.name)).toEqual(["batch", "chaos"]);
+  });
+
+  it("runs it when --only names it, in the orchestrator's order", () => {
+    expect(selectParts(parts, ["chaos", "chaos-scale"]).map((p) => p.name)).toEqual(["chaos-scale", "chaos"]);
   });
 });

@@ -26,6 +26,21 @@ describe("the benchmarks index", () => {
     expect(page).toContain("| 2026-11-30 | **failed** (exit code 1)");
   });
 
+  it("says how to run a part that runs only when named, and keeps its earlier date", () => {
+    const scale: PagePart = {
+      name: "chaos-scale",
+      page: "chaos-scale.md",
+      what: "the chaos run at scale",
+      command: "npm run chaos -- --events 100000 --json",
+      onlyWhenNamed: true,
+    };
+    const page = renderIndex([...parts, scale], new Map(), new Map([["chaos-scale.md", "2026-12-07"]]), run);
+    expect(page).toContain("| 2026-12-07 | not run (runs only with `--only chaos-scale`) |");
+    expect(page).toContain(
+      "| [chaos.md](chaos.md) | the chaos run | `npm run chaos -- --json` | never | not run (--only) |",
+    );
+  });
+
   it("reads back the dates it wrote, also once the formatter has aligned the table", () => {
     const page = renderIndex(
       parts,
