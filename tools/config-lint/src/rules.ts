@@ -52,167 +52,234 @@ export const PRODUCTION_ENVIRONMENT = /^prod(-|$)/;
 
 /** Every rule that reads settings alone (missing-alarms reads the Terraform wiring: see wiringFindings). */
 export function settingsFindings(s: EnvironmentSettings): Finding[] {
-  const out: Finding[] = [];
-  const add = (rule: RuleId, setting: string, message: string) => out.push({ rule, setting, message });
-  const esm = s.processor.esm;
+  const slowDownstream = slowDownstreamFinding(s);
+  return [
+    ...processorEsmFindings(s),
+    ...(slowDownstream
+      ? [finding(RuleId.SlowDownstreamExhaustsRetries, slowDownstream.setting, slowDownstream.message)]
+      : []),
+    ...SQS_FUNCTIONS.flatMap((name) => sqsFunctionFindings(s, name)),
+    ...dlqAlarmAfterStreamTrimFindings(s),
+    ...testToolsFindings(s),
+    ...breakGlassFindings(s),
+    ...fifoBatchSizeFindings(s),
+    ...FUNCTIONS.flatMap((name) => timeoutFindings(s, name)),
+  ];
+}
 
+function finding(rule: RuleId, setting: string, message: string): Finding {
+  return { rule, setting, message };
+}
+
+/** The processor's Kinesis mapping: the guards of docs/aws-semantics.md §1 that keep a shard moving and a record traced. */
+function processorEsmFindings(s: EnvironmentSettings): Finding[] {
+  const out: Finding[] = [];
+  const esm = s.processor.esm;
   if (!esm.bisect_batch_on_function_error) {
-    add(
-      RuleId.BisectOff,
-      "processor.esm.bisect_batch_on_function_error",
-      "bisect is off: one poison record fails its whole batch until retries run out, taking good records with it (docs/aws-semantics.md §1.3)",
+    out.push(
+      finding(
+        RuleId.BisectOff,
+        "processor.esm.bisect_batch_on_function_error",
+        "bisect is off: one poison record fails its whole batch until retries run out, taking good records with it (docs/aws-semantics.md §1.3)",
+      ),
     );
   }
   if (esm.maximum_retry_attempts === -1) {
-    add(
-      RuleId.InfiniteRetries,
-      "processor.esm.maximum_retry_attempts",
-      "infinite retries: a record that always fails blocks its shard until the stream's retention drops it (§1.3)",
+    out.push(
+      finding(
+        RuleId.InfiniteRetries,
+        "processor.esm.maximum_retry_attempts",
+        "infinite retries: a record that always fails blocks its shard until the stream's retention drops it (§1.3)",
+      ),
     );
   }
   if (esm.maximum_record_age_in_seconds === -1) {
-    add(
-      RuleId.InfiniteRecordAge,
-      "processor.esm.maximum_record_age_in_seconds",
-      "infinite record age: only retention bounds how long a shard waits on a failing record (§1.3)",
+    out.push(
+      finding(
+        RuleId.InfiniteRecordAge,
+        "processor.esm.maximum_record_age_in_seconds",
+        "infinite record age: only retention bounds how long a shard waits on a failing record (§1.3)",
+      ),
     );
   }
   if (!esm.on_failure_destination) {
-    add(
-      RuleId.NoOnFailureDestination,
-      "processor.esm.on_failure_destination",
-      "no on-failure destination: records discarded after retries or record age are dropped without a trace (§1.6)",
+    out.push(
+      finding(
+        RuleId.NoOnFailureDestination,
+        "processor.esm.on_failure_destination",
+        "no on-failure destination: records discarded after retries or record age are dropped without a trace (§1.6)",
+      ),
     );
   }
   if (!esm.report_batch_item_failures) {
-    add(
-      RuleId.ReportBatchItemFailuresOff,
-      "processor.esm.report_batch_item_failures",
-      "ReportBatchItemFailures is off: the processor's partial responses are ignored and a failure retries the whole batch (§1.4)",
+    out.push(
+      finding(
+        RuleId.ReportBatchItemFailuresOff,
+        "processor.esm.report_batch_item_failures",
+        "ReportBatchItemFailures is off: the processor's partial responses are ignored and a failure retries the whole batch (§1.4)",
+      ),
     );
   }
   if (esm.maximum_record_age_in_seconds > s.stream.retention_period_hours * 3600) {
-    add(
-      RuleId.RecordAgeBeyondRetention,
-      "processor.esm.maximum_record_age_in_seconds",
-      `record age ${esm.maximum_record_age_in_seconds} s exceeds the stream's retention (${s.stream.retention_period_hours} h): records expire from the stream before the age limit can send them to the failure queue`,
+    out.push(
+      finding(
+        RuleId.RecordAgeBeyondRetention,
+        "processor.esm.maximum_record_age_in_seconds",
+        `record age ${esm.maximum_record_age_in_seconds} s exceeds the stream's retention (${s.stream.retention_period_hours} h): records expire from the stream before the age limit can send them to the failure queue`,
+      ),
     );
   }
+  return out;
+}
 
-  const slowDownstream = slowDownstreamFinding(s);
-  if (slowDownstream)
-    add(RuleId.SlowDownstreamExhaustsRetries, slowDownstream.setting, slowDownstream.message);
-
-  for (const name of SQS_FUNCTIONS) {
-    const fn = s[name];
-    if (!fn.esm.report_batch_item_failures) {
-      add(
+/** An SQS-fed function: partial batch responses, visibility timeout, maximum concurrency, DLQ retention (§2, §3). */
+function sqsFunctionFindings(s: EnvironmentSettings, name: (typeof SQS_FUNCTIONS)[number]): Finding[] {
+  const out: Finding[] = [];
+  const fn = s[name];
+  if (!fn.esm.report_batch_item_failures) {
+    out.push(
+      finding(
         RuleId.ReportBatchItemFailuresOff,
         `${name}.esm.report_batch_item_failures`,
         "ReportBatchItemFailures is off: one failed message returns its whole batch to the queue (§2.3)",
-      );
-    }
-    const window = name === "fifo_worker" ? 0 : fn.esm.maximum_batching_window_in_seconds;
-    const needed = 6 * fn.timeout_seconds + window;
-    const visibility = fn.queue.visibility_timeout_seconds;
-    if (visibility < fn.timeout_seconds) {
-      add(
+      ),
+    );
+  }
+  const window = name === "fifo_worker" ? 0 : fn.esm.maximum_batching_window_in_seconds;
+  const needed = 6 * fn.timeout_seconds + window;
+  const visibility = fn.queue.visibility_timeout_seconds;
+  if (visibility < fn.timeout_seconds) {
+    out.push(
+      finding(
         RuleId.VisibilityTimeoutTooShort,
         `${name}.queue.visibility_timeout_seconds`,
         `visibility timeout ${visibility} s is below the function's timeout ${fn.timeout_seconds} s: Lambda refuses to create the mapping (§2.1); the pipeline needs at least 6 x timeout + window = ${needed} s`,
-      );
-    } else if (visibility < needed) {
-      add(
+      ),
+    );
+  } else if (visibility < needed) {
+    out.push(
+      finding(
         RuleId.VisibilityTimeoutTooShort,
         `${name}.queue.visibility_timeout_seconds`,
         `visibility timeout ${visibility} s is below 6 x timeout + window = ${needed} s: throttled or slow batches reappear while in flight and use up receives (§2.1)`,
-      );
-    }
-    const reserved = fn.reserved_concurrency;
-    const maximum = fn.esm.maximum_concurrency;
-    // An unbounded mapping (null) scales up to AWS's own ceiling, about 1,000 concurrent batches (§2.2):
-    // past any reservation, as a maximum above it does.
-    if (reserved !== null && (maximum === null || maximum > reserved)) {
-      add(
+      ),
+    );
+  }
+  const reserved = fn.reserved_concurrency;
+  const maximum = fn.esm.maximum_concurrency;
+  // An unbounded mapping (null) scales up to AWS's own ceiling, about 1,000 concurrent batches (§2.2):
+  // past any reservation, as a maximum above it does.
+  if (reserved !== null && (maximum === null || maximum > reserved)) {
+    out.push(
+      finding(
         RuleId.MaxConcurrencyAboveReserved,
         `${name}.esm.maximum_concurrency`,
         `${maximum === null ? "no maximum concurrency (null: the mapping scales up to about 1000 concurrent batches)" : `maximum concurrency ${maximum}`} exceeds reserved concurrency ${reserved}: the mapping reads messages it cannot invoke, throttles use up receives (§2.2); set it to at most ${reserved}`,
-      );
-    }
-    if (fn.queue.dlq_message_retention_seconds <= fn.queue.message_retention_seconds) {
-      add(
+      ),
+    );
+  }
+  if (fn.queue.dlq_message_retention_seconds <= fn.queue.message_retention_seconds) {
+    out.push(
+      finding(
         RuleId.DlqRetentionNotLonger,
         `${name}.queue.dlq_message_retention_seconds`,
         `the DLQ keeps messages ${fn.queue.dlq_message_retention_seconds} s, not longer than its source (${fn.queue.message_retention_seconds} s): a standard DLQ keeps the original enqueue time, so messages can expire on arrival (§3, SQS DLQ retention)`,
-      );
-    }
+      ),
+    );
   }
+  return out;
+}
 
-  // A failure record names a range of the stream, not its records: once the stream trims them, redriving
-  // the record re-reads nothing (docs/operations.md, "A failure record redriven late"). The record reaches
-  // the failure queue at most maximum_record_age after the records arrived, and a standard DLQ keeps its
-  // enqueue time (§4), so the DLQ's age alarm must page before the stream's retention runs out.
-  const failureAge = esm.maximum_record_age_in_seconds;
+/**
+ * A failure record names a range of the stream, not its records: once the stream trims them, redriving
+ * the record re-reads nothing (docs/operations.md, "A failure record redriven late"). The record reaches
+ * the failure queue at most maximum_record_age after the records arrived, and a standard DLQ keeps its
+ * enqueue time (§4), so the DLQ's age alarm must page before the stream's retention runs out.
+ */
+function dlqAlarmAfterStreamTrimFindings(s: EnvironmentSettings): Finding[] {
+  const failureAge = s.processor.esm.maximum_record_age_in_seconds;
   const retentionSeconds = s.stream.retention_period_hours * 3600;
   // A record age beyond the retention is record-age-beyond-retention's.
   if (
     failureAge !== -1 &&
     failureAge <= retentionSeconds &&
     failureAge + s.alarms.dlq_oldest_message_age_seconds >= retentionSeconds
-  ) {
-    add(
-      RuleId.DlqAlarmAfterStreamTrim,
-      "alarms.dlq_oldest_message_age_seconds",
-      `record age ${failureAge} s + DLQ age alarm ${s.alarms.dlq_oldest_message_age_seconds} s reach the stream's retention (${retentionSeconds} s): a failure record in the failure queue's DLQ pages on-call only when the records it names are trimmed, and redriving it then re-reads nothing`,
-    );
-  }
+  )
+    return [
+      finding(
+        RuleId.DlqAlarmAfterStreamTrim,
+        "alarms.dlq_oldest_message_age_seconds",
+        `record age ${failureAge} s + DLQ age alarm ${s.alarms.dlq_oldest_message_age_seconds} s reach the stream's retention (${retentionSeconds} s): a failure record in the failure queue's DLQ pages on-call only when the records it names are trimmed, and redriving it then re-reads nothing`,
+      ),
+    ];
+  return [];
+}
 
-  if (s.test_tools && PRODUCTION_ENVIRONMENT.test(s.environment)) {
-    add(
-      RuleId.TestToolsInProd,
-      "test_tools",
-      `test tools in ${s.environment}: load.latency lets any job hold a worker for a minute or fail on demand; they are for dev and the local runtime (docs/tool-workers.md)`,
-    );
-  }
+function testToolsFindings(s: EnvironmentSettings): Finding[] {
+  if (s.test_tools && PRODUCTION_ENVIRONMENT.test(s.environment))
+    return [
+      finding(
+        RuleId.TestToolsInProd,
+        "test_tools",
+        `test tools in ${s.environment}: load.latency lets any job hold a worker for a minute or fail on demand; they are for dev and the local runtime (docs/tool-workers.md)`,
+      ),
+    ];
+  return [];
+}
 
-  // The break-glass role is exempt from the quarantine's protection (deletion, lifecycle, versioning, its
-  // policy). Naming a role that workflows assume (terraform/bootstrap: mcp-<env>-deploy, mcp-<env>-plan,
-  // this environment's or another's) would hand that protection to any merged change, or to dev.
+/**
+ * The break-glass role is exempt from the quarantine's protection (deletion, lifecycle, versioning, its
+ * policy). Naming a role that workflows assume (terraform/bootstrap: mcp-<env>-deploy, mcp-<env>-plan,
+ * this environment's or another's) would hand that protection to any merged change, or to dev.
+ */
+function breakGlassFindings(s: EnvironmentSettings): Finding[] {
   const breakGlass = s.quarantine.break_glass_role_name;
-  if (breakGlass !== null && breakGlass !== undefined && WORKFLOW_ROLE.test(breakGlass)) {
-    add(
-      RuleId.BreakGlassIsAWorkflowRole,
-      "quarantine.break_glass_role_name",
-      `${breakGlass} is a role GitHub workflows assume (terraform/bootstrap): the break-glass role must be one only a person assumes, with MFA (docs/security.md "Breaking the glass")`,
-    );
-  }
+  if (breakGlass !== null && breakGlass !== undefined && WORKFLOW_ROLE.test(breakGlass))
+    return [
+      finding(
+        RuleId.BreakGlassIsAWorkflowRole,
+        "quarantine.break_glass_role_name",
+        `${breakGlass} is a role GitHub workflows assume (terraform/bootstrap): the break-glass role must be one only a person assumes, with MFA (docs/security.md "Breaking the glass")`,
+      ),
+    ];
+  return [];
+}
 
-  if (s.fifo_worker.esm.batch_size > 10) {
-    add(
-      RuleId.FifoBatchSize,
-      "fifo_worker.esm.batch_size",
-      `batch size ${s.fifo_worker.esm.batch_size}: FIFO queues allow at most 10 (§3)`,
-    );
-  }
+function fifoBatchSizeFindings(s: EnvironmentSettings): Finding[] {
+  if (s.fifo_worker.esm.batch_size > 10)
+    return [
+      finding(
+        RuleId.FifoBatchSize,
+        "fifo_worker.esm.batch_size",
+        `batch size ${s.fifo_worker.esm.batch_size}: FIFO queues allow at most 10 (§3)`,
+      ),
+    ];
+  return [];
+}
 
-  for (const name of FUNCTIONS) {
-    const fn = s[name];
-    const margin = fn.deadline_margin_ms;
-    if (margin >= fn.timeout_seconds * 1000) {
-      add(
+/** A function's deadline margin and its full batch at the expected latency, against its timeout. */
+function timeoutFindings(s: EnvironmentSettings, name: FunctionKey): Finding[] {
+  const out: Finding[] = [];
+  const fn = s[name];
+  const margin = fn.deadline_margin_ms;
+  if (margin >= fn.timeout_seconds * 1000) {
+    out.push(
+      finding(
         RuleId.DeadlineMarginNotBelowTimeout,
         `${name}.deadline_margin_ms`,
         `a deadline margin of ${margin} ms is not below the ${fn.timeout_seconds} s timeout: the function stops before it starts anything, and every record is retried until it is discarded`,
-      );
-    }
-    const worst = fn.esm.batch_size * fn.expected_record_latency_ms;
-    if (worst > fn.timeout_seconds * 1000) {
-      add(
+      ),
+    );
+  }
+  const worst = fn.esm.batch_size * fn.expected_record_latency_ms;
+  if (worst > fn.timeout_seconds * 1000) {
+    out.push(
+      finding(
         RuleId.BatchExceedsTimeout,
         `${name}.esm.batch_size`,
         `batch size ${fn.esm.batch_size} x expected ${fn.expected_record_latency_ms} ms per record = ${worst} ms, over the ${fn.timeout_seconds} s timeout: a full batch times out by design`,
-      );
-    }
+      ),
+    );
   }
   return out;
 }

@@ -110,6 +110,24 @@ export const formatSeconds = (seconds: number): string => {
 
 const errorText = (error: unknown) => `${(error as Error).name}: ${(error as Error).message}`;
 
+type Role = "source" | "dlq";
+type Service = "SQS" | "CLOUDWATCH" | "DYNAMODB";
+/** How a service's error is told in the report. */
+type Told = (service: Service, error: unknown) => string;
+type Metrics = ReadonlyMap<string, { value: number; at: number }> | { unavailable: string };
+/** A CloudWatch that is there but did not answer (denied, down): not the local stack's "no CloudWatch". */
+interface CloudWatchFailed {
+  readonly metrics?: string;
+  readonly alarms?: string;
+}
+interface QueueRead {
+  readonly queue: PipelineQueue;
+  readonly role: Role;
+  readonly ref: QueueRef;
+}
+type Missing = StatusReport["missing"][number];
+type Unread = StatusReport["unread"][number];
+
 export async function pipelineStatus(
   clients: {
     readonly sqs: SQSClient;
@@ -119,12 +137,46 @@ export async function pipelineStatus(
   sources: StatusSources,
   options: StatusOptions,
 ): Promise<StatusReport> {
-  const told = (service: "SQS" | "CLOUDWATCH" | "DYNAMODB", error: unknown) =>
-    sources.describeError?.(service, error) ?? errorText(error);
-  const refs: { queue: PipelineQueue; role: "source" | "dlq"; ref: QueueRef }[] = [];
-  const missing: { queue: string; why: string }[] = [];
-  const unread: { queue: string; role: "source" | "dlq"; why: string }[] = [];
-  for (const queue of sources.queues) {
+  const told: Told = (service, error) => sources.describeError?.(service, error) ?? errorText(error);
+  const { refs, missing, unread } = await readQueues(clients.sqs, sources.queues, told);
+  const { metrics, alarms, cloudwatchFailed } = await readCloudWatch(
+    clients.cloudwatch,
+    refs,
+    sources,
+    options,
+    told,
+  );
+  const queues = await queueStatuses(clients.sqs, refs, metrics, sources, options);
+  const stuckGroups = await stuckFifoGroups(clients.dynamodb, queues, unread, sources, options, told);
+  const iteratorAge = processorLag(metrics, sources);
+  const attention = [
+    ...unseenAttention(missing, unread),
+    ...queueAttention(queues),
+    ...stuckGroupsAttention(stuckGroups),
+    ...lagAndAlarmsAttention(iteratorAge, cloudwatchFailed, alarms, options),
+  ];
+  return {
+    queues,
+    missing,
+    unread,
+    stuckGroups,
+    iteratorAge,
+    alarms,
+    attention,
+    ...("unavailable" in metrics ? { cloudwatchUnavailable: metrics.unavailable as string } : {}),
+  };
+}
+
+/** Each pipeline queue's source and DLQ as SQS describes them; the queues not found, and those SQS did not answer for. */
+async function readQueues(
+  sqs: SQSClient,
+  pipelineQueues: readonly PipelineQueue[],
+  told: Told,
+): Promise<{ refs: QueueRead[]; missing: Missing[]; unread: Unread[] }> {
+  const refs: QueueRead[] = [];
+  const missing: Missing[] = [];
+  const unread: Unread[] = [];
+  for (const queue of pipelineQueues) {
     if (queue.missing) missing.push({ queue: queue.name, why: queue.missing });
     for (const [role, url] of [
       ["source", queue.sourceUrl],
@@ -132,7 +184,7 @@ export async function pipelineStatus(
     ] as const) {
       if (!url) continue;
       try {
-        refs.push({ queue, role, ref: await resolveQueue(clients.sqs, url, `${queue.name} ${role}`) });
+        refs.push({ queue, role, ref: await resolveQueue(sqs, url, `${queue.name} ${role}`) });
       } catch (error) {
         if (error instanceof InterruptedError) throw error;
         unread.push({
@@ -143,68 +195,77 @@ export async function pipelineStatus(
       }
     }
   }
+  return { refs, missing, unread };
+}
 
-  // CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests.
-  let metrics: ReadonlyMap<string, { value: number; at: number }> | { unavailable: string };
+/** CloudWatch: the queues' oldest ages, the processor's iterator age and the alarms, in two requests. */
+async function readCloudWatch(
+  cloudwatch: CloudWatchClient,
+  refs: readonly QueueRead[],
+  sources: StatusSources,
+  options: StatusOptions,
+  told: Told,
+): Promise<{ metrics: Metrics; alarms: StatusReport["alarms"]; cloudwatchFailed: CloudWatchFailed }> {
+  if (sources.cloudwatchUnreachable !== undefined)
+    return {
+      metrics: { unavailable: sources.cloudwatchUnreachable },
+      alarms: { unavailable: sources.cloudwatchUnreachable },
+      cloudwatchFailed: {},
+    };
+  let metrics: Metrics;
   let alarms: StatusReport["alarms"];
-  // A CloudWatch that is there but did not answer (denied, down): not the local stack's "no CloudWatch".
-  let cloudwatchFailed: { readonly metrics?: string; readonly alarms?: string } = {};
-  if (sources.cloudwatchUnreachable !== undefined) {
-    metrics = { unavailable: sources.cloudwatchUnreachable };
-    alarms = { unavailable: sources.cloudwatchUnreachable };
-  } else {
-    const requests: MetricRequest[] = refs.map(({ ref }) => ({
-      id: ref.name,
-      namespace: "AWS/SQS",
-      metric: "ApproximateAgeOfOldestMessage",
-      dimension: ["QueueName", ref.name],
-    }));
-    if (sources.processorFunction)
-      requests.push({
-        id: "iterator-age",
-        namespace: "AWS/Lambda",
-        metric: "IteratorAge",
-        dimension: ["FunctionName", sources.processorFunction],
-      });
-    try {
-      metrics = await latestMaxima(clients.cloudwatch, requests, { now: options.now });
-    } catch (error) {
-      const why = told("CLOUDWATCH", error);
-      metrics = { unavailable: `CloudWatch GetMetricData failed: ${why}` };
-      cloudwatchFailed = { metrics: why };
-    }
-    try {
-      alarms = sources.alarmPrefix
-        ? await firingAlarms(clients.cloudwatch, sources.alarmPrefix)
-        : { unavailable: "no name prefix: pass --prefix or set STREAM_NAME" };
-    } catch (error) {
-      const why = told("CLOUDWATCH", error);
-      alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${why}` };
-      cloudwatchFailed = { ...cloudwatchFailed, alarms: why };
-    }
+  let cloudwatchFailed: CloudWatchFailed = {};
+  const requests: MetricRequest[] = refs.map(({ ref }) => ({
+    id: ref.name,
+    namespace: "AWS/SQS",
+    metric: "ApproximateAgeOfOldestMessage",
+    dimension: ["QueueName", ref.name],
+  }));
+  if (sources.processorFunction)
+    requests.push({
+      id: "iterator-age",
+      namespace: "AWS/Lambda",
+      metric: "IteratorAge",
+      dimension: ["FunctionName", sources.processorFunction],
+    });
+  try {
+    metrics = await latestMaxima(cloudwatch, requests, { now: options.now });
+  } catch (error) {
+    const why = told("CLOUDWATCH", error);
+    metrics = { unavailable: `CloudWatch GetMetricData failed: ${why}` };
+    cloudwatchFailed = { metrics: why };
   }
-  const metric = (id: string): Reading => {
-    if ("unavailable" in metrics) return { unavailable: "no CloudWatch" };
-    const reading = metrics.get(id);
-    return reading === undefined
-      ? { unavailable: "no datapoint in the last 10 minutes" }
-      : { seconds: reading.value, from: "cloudwatch" };
-  };
+  try {
+    alarms = sources.alarmPrefix
+      ? await firingAlarms(cloudwatch, sources.alarmPrefix)
+      : { unavailable: "no name prefix: pass --prefix or set STREAM_NAME" };
+  } catch (error) {
+    const why = told("CLOUDWATCH", error);
+    alarms = { unavailable: `CloudWatch DescribeAlarms failed: ${why}` };
+    cloudwatchFailed = { ...cloudwatchFailed, alarms: why };
+  }
+  return { metrics, alarms, cloudwatchFailed };
+}
 
+function metricReading(metrics: Metrics, id: string): Reading {
+  if ("unavailable" in metrics) return { unavailable: "no CloudWatch" };
+  const reading = metrics.get(id);
+  return reading === undefined
+    ? { unavailable: "no datapoint in the last 10 minutes" }
+    : { seconds: reading.value, from: "cloudwatch" };
+}
+
+/** Each queue read: its depth, and its oldest message's age from CloudWatch or, where it can be, read. */
+async function queueStatuses(
+  sqs: SQSClient,
+  refs: readonly QueueRead[],
+  metrics: Metrics,
+  sources: StatusSources,
+  options: StatusOptions,
+): Promise<QueueStatus[]> {
   const queues: QueueStatus[] = [];
   for (const { queue, role, ref } of refs) {
-    let oldest = metric(ref.name);
-    // A DLQ has no consumer, so reading it (and releasing at once) harms nothing: its age is there to read.
-    if ("unavailable" in oldest && role === "dlq" && ref.visible + ref.inFlight > 0) {
-      const { messages } = await peekMessages(clients.sqs, ref.url, {
-        fifo: ref.fifo,
-        ...(sources.interrupt ? { signal: sources.interrupt } : {}),
-      });
-      if (messages.length > 0)
-        oldest = { seconds: (options.now - Math.min(...messages.map((m) => m.sentAt))) / 1000, from: "read" };
-    } else if ("unavailable" in oldest && ref.visible + ref.inFlight + ref.delayed === 0) {
-      oldest = { seconds: 0, from: "read" };
-    }
+    const oldest = await oldestMessage(sqs, role, ref, metricReading(metrics, ref.name), sources, options);
     queues.push({
       queue: queue.name,
       role,
@@ -218,62 +279,95 @@ export async function pipelineStatus(
       pagesOverSeconds: role === "source" ? ref.visibilityTimeoutSeconds * 2 : 0,
     });
   }
+  return queues;
+}
 
+/** Where CloudWatch has no figure: an empty queue's is 0, and a DLQ's is read from its messages. */
+async function oldestMessage(
+  sqs: SQSClient,
+  role: Role,
+  ref: QueueRef,
+  fromCloudWatch: Reading,
+  sources: StatusSources,
+  options: StatusOptions,
+): Promise<Reading> {
+  let oldest = fromCloudWatch;
+  // A DLQ has no consumer, so reading it (and releasing at once) harms nothing: its age is there to read.
+  if ("unavailable" in oldest && role === "dlq" && ref.visible + ref.inFlight > 0) {
+    const { messages } = await peekMessages(sqs, ref.url, {
+      fifo: ref.fifo,
+      ...(sources.interrupt ? { signal: sources.interrupt } : {}),
+    });
+    if (messages.length > 0)
+      oldest = { seconds: (options.now - Math.min(...messages.map((m) => m.sentAt))) / 1000, from: "read" };
+  } else if ("unavailable" in oldest && ref.visible + ref.inFlight + ref.delayed === 0) {
+    oldest = { seconds: 0, from: "read" };
+  }
+  return oldest;
+}
+
+/** The FIFO groups held behind a job longer than the stuck threshold, or why they cannot be told. */
+async function stuckFifoGroups(
+  dynamodb: DynamoDBClient,
+  queues: readonly QueueStatus[],
+  unread: readonly Unread[],
+  sources: StatusSources,
+  options: StatusOptions,
+  told: Told,
+): Promise<StatusReport["stuckGroups"]> {
   const fifo = queues.find((q) => q.role === "source" && q.fifo);
   const fifoUnread = unread.find(
     (u) => u.role === "source" && sources.queues.find((q) => q.name === u.queue)?.fifo,
   );
-  let stuckGroups: StatusReport["stuckGroups"];
   if (fifo === undefined)
-    stuckGroups = {
+    return {
       unavailable: fifoUnread ? `the FIFO queue was not read: ${fifoUnread.why}` : "no FIFO queue found",
     };
-  else if (sources.table === undefined)
-    stuckGroups = { unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table" };
-  else {
-    const afterSeconds = options.stuckAfterSeconds ?? fifo.pagesOverSeconds / 2;
-    if (fifo.visible + fifo.inFlight + fifo.delayed === 0) {
-      // Nothing waits in the FIFO queue: no group can be held there, whatever the table says.
-      stuckGroups = { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
-    } else {
-      try {
-        const { groups, scanned } = await waitingGroups(
-          clients.dynamodb,
-          sources.table,
-          { now: options.now, visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2 },
-          sources.interrupt,
-        );
-        const waiting = groups
-          .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
-          .filter((g) => g.waitingSeconds > afterSeconds);
-        stuckGroups = {
-          queue: fifo.name,
-          afterSeconds,
-          groups: waiting.filter((g) => g.started),
-          notStarted: waiting.filter((g) => !g.started),
-          scanned,
-        };
-      } catch (error) {
-        if (error instanceof InterruptedError) throw error;
-        stuckGroups = {
-          unavailable: `scanning ${sources.table} failed: ${told("DYNAMODB", error)}`,
-          scanFailed: true,
-        };
-      }
-    }
+  if (sources.table === undefined)
+    return { unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table" };
+  const afterSeconds = options.stuckAfterSeconds ?? fifo.pagesOverSeconds / 2;
+  // Nothing waits in the FIFO queue: no group can be held there, whatever the table says.
+  if (fifo.visible + fifo.inFlight + fifo.delayed === 0)
+    return { queue: fifo.name, afterSeconds, groups: [], notStarted: [], scanned: 0 };
+  try {
+    const { groups, scanned } = await waitingGroups(
+      dynamodb,
+      sources.table,
+      { now: options.now, visibilityTimeoutSeconds: fifo.pagesOverSeconds / 2 },
+      sources.interrupt,
+    );
+    const waiting = groups
+      .map((g) => ({ ...g, waitingSeconds: (options.now - g.since) / 1000 }))
+      .filter((g) => g.waitingSeconds > afterSeconds);
+    return {
+      queue: fifo.name,
+      afterSeconds,
+      groups: waiting.filter((g) => g.started),
+      notStarted: waiting.filter((g) => !g.started),
+      scanned,
+    };
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    return {
+      unavailable: `scanning ${sources.table} failed: ${told("DYNAMODB", error)}`,
+      scanFailed: true,
+    };
   }
+}
 
+/** The processor's IteratorAge, in seconds; CloudWatch gives it in milliseconds (§6). */
+function processorLag(metrics: Metrics, sources: StatusSources): Reading {
   const rawIteratorAge = sources.processorFunction
-    ? metric("iterator-age")
+    ? metricReading(metrics, "iterator-age")
     : { unavailable: "no processor function name: pass --prefix or set STREAM_NAME" };
-  // IteratorAge is in milliseconds (§6).
-  const iteratorAge: Reading =
-    "unavailable" in rawIteratorAge
-      ? rawIteratorAge
-      : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
+  return "unavailable" in rawIteratorAge
+    ? rawIteratorAge
+    : { seconds: rawIteratorAge.seconds / 1000, from: "cloudwatch" };
+}
 
+/** What cannot be seen needs a person too: a queue not found, or not read. */
+function unseenAttention(missing: readonly Missing[], unread: readonly Unread[]): string[] {
   const attention: string[] = [];
-  // What cannot be seen needs a person too: a queue not found, not read, or CloudWatch not answering.
   if (missing.length > 0)
     attention.push(
       `${missing.length} ${missing.length === 1 ? "queue (with its DLQ) was" : "queues (with their DLQs) were"} not found (${missing.map((m) => `${m.queue}: ${m.why}`).join("; ")}): their depth and age are unknown`,
@@ -282,6 +376,12 @@ export async function pipelineStatus(
     attention.push(
       `${unread.length} ${unread.length === 1 ? "queue was" : "queues were"} not read (${[...new Set(unread.map((u) => u.why))].join("; ")}): ${unread.length === 1 ? "its" : "their"} depth and age are unknown`,
     );
+  return attention;
+}
+
+/** A DLQ that holds anything, and a source queue whose oldest job waits longer than its alarm allows. */
+function queueAttention(queues: readonly QueueStatus[]): string[] {
+  const attention: string[] = [];
   for (const q of queues) {
     const waiting = q.visible + q.inFlight + q.delayed;
     if (q.role === "dlq" && waiting > 0)
@@ -293,6 +393,12 @@ export async function pipelineStatus(
         `the oldest job in ${q.name} waits ${formatSeconds(q.oldest.seconds)}, over ${formatSeconds(q.pagesOverSeconds)} (twice its visibility timeout)`,
       );
   }
+  return attention;
+}
+
+/** Stuck groups, calls no worker has started, and a table that could not be scanned. */
+function stuckGroupsAttention(stuckGroups: StatusReport["stuckGroups"]): string[] {
+  const attention: string[] = [];
   if ("groups" in stuckGroups && stuckGroups.groups.length > 0) {
     const [first] = stuckGroups.groups;
     attention.push(
@@ -314,6 +420,17 @@ export async function pipelineStatus(
   // which is not "nothing needs a person". A table never named is said in the report, not here.
   if ("scanFailed" in stuckGroups)
     attention.push(`stuck FIFO groups are unknown: ${stuckGroups.unavailable}`);
+  return attention;
+}
+
+/** The processor's lag, CloudWatch not answering, and each alarm that fires. */
+function lagAndAlarmsAttention(
+  iteratorAge: Reading,
+  cloudwatchFailed: CloudWatchFailed,
+  alarms: StatusReport["alarms"],
+  options: StatusOptions,
+): string[] {
+  const attention: string[] = [];
   if ("seconds" in iteratorAge && iteratorAge.seconds > options.maxIteratorAgeSeconds)
     attention.push(
       `the processor lags the stream by ${formatSeconds(iteratorAge.seconds)} (over ${formatSeconds(options.maxIteratorAgeSeconds)})`,
@@ -327,14 +444,5 @@ export async function pipelineStatus(
       `the alarms in ALARM are unknown: CloudWatch DescribeAlarms failed: ${cloudwatchFailed.alarms}`,
     );
   if (Array.isArray(alarms)) for (const a of alarms) attention.push(`alarm ${a.name} is in ALARM`);
-  return {
-    queues,
-    missing,
-    unread,
-    stuckGroups,
-    iteratorAge,
-    alarms,
-    attention,
-    ...("unavailable" in metrics ? { cloudwatchUnavailable: metrics.unavailable as string } : {}),
-  };
+  return attention;
 }

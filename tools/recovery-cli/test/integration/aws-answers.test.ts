@@ -6,7 +6,12 @@ import {
 } from "@aws-sdk/client-cloudwatch";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  GetQueueUrlCommand,
+  PurgeQueueCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { countMessages } from "@mcp-pipeline/recovery";
 import { QUEUE_KEYS, resourceNames } from "@mcp-pipeline/settings";
@@ -14,6 +19,7 @@ import { startMotoServer } from "@mcp-pipeline/testing";
 import { createQueueWhenReady, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pipelineStatus } from "../../src/index.js";
 import { recover } from "../run-recover.js";
 
 /**
@@ -186,5 +192,73 @@ describe("triage and redrive by the names Terraform gives", () => {
     expect(run.out).toContain(
       `REFUSED     bucket: region: ${PREFIX}-elsewhere-${ACCOUNT} is in region us-west-2; the command acts in ${REGION}`,
     );
+  });
+});
+
+describe("pipelineStatus given less to go on (the library)", () => {
+  it("says why each figure is missing, reads a DLQ's age from its messages, and pages on a source queue's age", async () => {
+    const options = {
+      endpoint: moto.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    };
+    const clients = { sqs, dynamodb: new DynamoDBClient(options), cloudwatch: new CloudWatchClient(options) };
+    const urlOf = async (QueueName: string) =>
+      (await sqs.send(new GetQueueUrlCommand({ QueueName }))).QueueUrl as string;
+    const urls = async (key: (typeof QUEUE_KEYS)[number]) => ({
+      sourceUrl: await urlOf(names.queues[key].name),
+      dlqUrl: await urlOf(names.queues[key].dlqName),
+    });
+    const failures = {
+      key: "stream_failures" as const,
+      name: "stream-failures",
+      fifo: false,
+      ...(await urls("stream_failures")),
+    };
+    const tools = { key: "tool_jobs" as const, name: "tool-jobs", fifo: false, ...(await urls("tool_jobs")) };
+    // Two messages in the DLQ and one in the source queue, none with a CloudWatch datapoint.
+    for (const body of ["one", "two"])
+      await sqs.send(new SendMessageCommand({ QueueUrl: failures.dlqUrl, MessageBody: body }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: failures.sourceUrl, MessageBody: "three" }));
+    const now = Date.now();
+
+    const report = await pipelineStatus(
+      clients,
+      { queues: [failures, tools] },
+      { now, maxIteratorAgeSeconds: 60 },
+    );
+    const of = (name: string) => report.queues.find((q) => q.name === name);
+    expect(of(names.queues.stream_failures.dlqName)?.oldest).toMatchObject({ from: "read" });
+    expect(of(names.queues.stream_failures.name)?.oldest).toEqual({
+      unavailable: "no datapoint in the last 10 minutes",
+    });
+    expect(report.stuckGroups).toEqual({ unavailable: "no FIFO queue found" });
+    expect(report.iteratorAge).toEqual({
+      unavailable: "no processor function name: pass --prefix or set STREAM_NAME",
+    });
+    expect(report.alarms).toEqual({ unavailable: "no name prefix: pass --prefix or set STREAM_NAME" });
+    expect(report.attention).toContain(
+      `2 messages wait in ${names.queues.stream_failures.dlqName} (the stream-failures DLQ)`,
+    );
+    // ApproximateAgeOfOldestMessage 150 s (beforeAll), over twice the 60 s visibility timeout.
+    expect(report.attention).toContain(
+      `the oldest job in ${names.queues.tool_jobs.name} waits 2 min 30 s, over 2 min 0 s (twice its visibility timeout)`,
+    );
+
+    const session = {
+      key: "session_jobs" as const,
+      name: "session-jobs",
+      fifo: true,
+      ...(await urls("session_jobs")),
+    };
+    const fifo = await pipelineStatus(clients, { queues: [session] }, { now, maxIteratorAgeSeconds: 60 });
+    expect(fifo.stuckGroups).toEqual({
+      unavailable: "no tool-calls table: set TOOL_CALLS_TABLE, or pass --table",
+    });
+
+    for (const url of [failures.dlqUrl, failures.sourceUrl])
+      await sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
+    clients.dynamodb.destroy();
+    clients.cloudwatch.destroy();
   });
 });

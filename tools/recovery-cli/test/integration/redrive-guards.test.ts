@@ -354,3 +354,40 @@ describe("a FIFO DLQ shows the first message of each group (§3)", () => {
     );
   });
 });
+
+describe("what a redrive says it did, and what it left", () => {
+  it("--reason on an empty DLQ says it holds none (exit 2)", async () => {
+    const q = await pair(false);
+    const run = await recover(["redrive", "--from", q.dlqUrl, "--reason", "bad-json", "--yes"], env);
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/--reason bad-json matches no message of guard-\d+-dlq; it holds none/);
+  });
+
+  it("--watch 0 says the move was not watched, and --max says what it left", async () => {
+    const q = await pair(false);
+    await dead(q, ["a", "b"]);
+    const run = await recover(["redrive", "--from", q.dlqUrl, "--max", "1", "--yes", "--watch", "0"], env);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^1 moved back to guard-\d+ \(mover\), .*, 1 left by --max or --reason$/m);
+    expect(run.out).toContain("not watched for returns (--watch 0)");
+  });
+
+  it("a watch that sees nothing come back says so, and the progress goes to stderr without a terminal", async () => {
+    const q = await pair(false);
+    await dead(q, ["a"]);
+    const run = await recover(["redrive", "--from", q.dlqUrl, "--yes", "--watch", "1"], env);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toMatch(/^none came back to the DLQ in \d+ s of watching$/m);
+    expect(run.err).toMatch(/^moved 1 \(about \d+ were waiting\)$/m);
+  });
+
+  it("a FIFO DLQ's plan counts what it read, and SQS's count, as 'or more'", async () => {
+    const q = await pair(true);
+    await dead(q, ["job-1", "job-2"], true);
+    const run = await recover(["redrive", "--from", q.dlqUrl, "--dry-run"], env);
+    expect(run.out).toMatch(
+      /messages read in the DLQ \(a FIFO queue shows the first of each group; SQS counts about \d+\)/,
+    );
+    expect(run.out).toMatch(/^ {2}\d+ or more to move$/m);
+  });
+});

@@ -65,8 +65,6 @@ const ACCOUNT = "123456789012";
 /** The AWS-managed SNS key: CloudWatch alarms cannot publish to a topic encrypted with it. */
 export const AWS_MANAGED_SNS_KEY = "alias/aws/sns";
 
-type Check = (findings: string[]) => void;
-
 function expectEqual(findings: string[], what: string, actual: unknown, expected: unknown): void {
   if (JSON.stringify(actual) !== JSON.stringify(expected))
     findings.push(
@@ -131,31 +129,81 @@ export function functionEnvironmentFindings(
   });
 }
 
+/** The clients one check of an environment reads through: moto itself, and CloudWatch through the proxy. */
+interface Clients {
+  readonly config: { region: string; credentials: typeof credentials; endpoint: string };
+  readonly proxy: string;
+  readonly lambda: LambdaClient;
+  readonly sqs: SQSClient;
+  readonly dynamodb: DynamoDBClient;
+  readonly sns: SNSClient;
+  readonly kms: KMSClient;
+  readonly cloudwatch: CloudWatchClient;
+}
+
+/** A worker queue under check: its name without the FIFO suffix, whether it is FIFO, and its settings. */
+type WorkerQueue = readonly [name: string, fifo: boolean, settings: QueueSettings];
+
+/** An alarm the settings call for: its metric, its one dimension and its threshold. */
+interface ExpectedAlarm {
+  readonly name: string;
+  readonly metric: string;
+  readonly dimension: [string, string];
+  readonly threshold: number;
+}
+
+/** The event source mappings of one function, by name. */
+type MappingsOf = (functionName: string) => EventSourceMappingConfiguration[];
+
 export async function environmentFindings(
   settings: EnvironmentSettings,
   endpoints: Endpoints,
   outputs: { alarmTopicArn: string; streamName: string },
 ): Promise<string[]> {
-  const config = { region: settings.region, credentials, endpoint: endpoints.emulator };
-  const lambda = new LambdaClient(config);
-  const sqs = new SQSClient(config);
-  const dynamodb = new DynamoDBClient(config);
-  const sns = new SNSClient(config);
-  const kms = new KMSClient(config);
-  const cloudwatch = new CloudWatchClient({ ...config, endpoint: endpoints.proxy });
+  const clients = openClients(settings.region, endpoints);
   const p = settings.name_prefix;
-  const findings: string[] = [];
-  const check = (fn: Check) => fn(findings);
+  const mappings = await mappingsByFunction(clients.lambda);
+  const queues = workerQueues(settings);
+  const { findings, arns } = await queueFindings(clients.sqs, queues);
+  const processorEsm = mappings(`${p}-processor`);
+  findings.push(...(await processorEsmFindings(clients, settings, outputs.streamName, processorEsm, arns)));
+  findings.push(...sqsEsmFindings(settings, mappings, arns));
+  findings.push(...(await functionEnvironmentsFindings(clients, settings)));
+  findings.push(...(await dedupeTableFindings(clients.dynamodb, p)));
+  findings.push(...(await alarmTopicKeyFindings(clients, outputs.alarmTopicArn)));
+  const expected = expectedAlarms(settings, queues, processorEsm[0]?.UUID);
+  findings.push(...(await alarmFindings(clients.cloudwatch, p, expected, outputs.alarmTopicArn)));
+  for (const c of [
+    clients.lambda,
+    clients.sqs,
+    clients.dynamodb,
+    clients.sns,
+    clients.kms,
+    clients.cloudwatch,
+  ])
+    c.destroy();
+  return findings;
+}
 
-  const queueAttributes = async (name: string) => {
-    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }),
-    );
-    return Attributes ?? {};
+function openClients(region: string, endpoints: Endpoints): Clients {
+  const config = { region, credentials, endpoint: endpoints.emulator };
+  return {
+    config,
+    proxy: endpoints.proxy,
+    lambda: new LambdaClient(config),
+    sqs: new SQSClient(config),
+    dynamodb: new DynamoDBClient(config),
+    sns: new SNSClient(config),
+    kms: new KMSClient(config),
+    cloudwatch: new CloudWatchClient({ ...config, endpoint: endpoints.proxy }),
   };
-  // Every mapping, matched by function ARN: moto filters ListEventSourceMappings by FunctionName exactly as
-  // the mapping was created (the pipeline passes ARNs), where AWS accepts a name or an ARN.
+}
+
+/**
+ * Every mapping, matched by function ARN: moto filters ListEventSourceMappings by FunctionName exactly as
+ * the mapping was created (the pipeline passes ARNs), where AWS accepts a name or an ARN.
+ */
+async function mappingsByFunction(lambda: LambdaClient): Promise<MappingsOf> {
   const allMappings: EventSourceMappingConfiguration[] = [];
   let marker: string | undefined;
   do {
@@ -163,224 +211,276 @@ export async function environmentFindings(
     allMappings.push(...(page.EventSourceMappings ?? []));
     marker = page.NextMarker;
   } while (marker !== undefined);
-  const mappings = async (functionName: string): Promise<EventSourceMappingConfiguration[]> =>
+  return (functionName) =>
     allMappings.filter((m) => (m.FunctionArn ?? "").endsWith(`:function:${functionName}`));
+}
 
-  // Queues: redrive policy (DLQ and receive count), visibility timeout, retention of source and DLQ.
-  const queues: [string, boolean, QueueSettings][] = [
+function workerQueues(settings: EnvironmentSettings): WorkerQueue[] {
+  const p = settings.name_prefix;
+  return [
     [`${p}-tool-jobs`, false, settings.tool_worker.queue],
     [`${p}-session-jobs`, true, settings.fifo_worker.queue],
     [`${p}-stream-failures`, false, settings.dlq_redrive.queue],
   ];
+}
+
+async function queueAttributes(sqs: SQSClient, name: string): Promise<Record<string, string>> {
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }));
+  return Attributes ?? {};
+}
+
+/**
+ * Queues: redrive policy (DLQ and receive count), visibility timeout, retention of source and DLQ. Also
+ * gives each source queue's ARN, which the mappings must read.
+ */
+async function queueFindings(
+  sqs: SQSClient,
+  queues: readonly WorkerQueue[],
+): Promise<{ findings: string[]; arns: Map<string, string> }> {
+  const f: string[] = [];
   const arns = new Map<string, string>();
   for (const [name, fifo, q] of queues) {
     const suffix = fifo ? ".fifo" : "";
-    const source = await queueAttributes(`${name}${suffix}`);
-    const dlq = await queueAttributes(`${name}-dlq${suffix}`);
+    const source = await queueAttributes(sqs, `${name}${suffix}`);
+    const dlq = await queueAttributes(sqs, `${name}-dlq${suffix}`);
     arns.set(name, source.QueueArn ?? "");
-    check((f) => {
-      expectEqual(
-        f,
-        `${name} VisibilityTimeout`,
-        Number(source.VisibilityTimeout),
-        q.visibility_timeout_seconds,
-      );
-      expectEqual(
-        f,
-        `${name} MessageRetentionPeriod`,
-        Number(source.MessageRetentionPeriod),
-        q.message_retention_seconds,
-      );
-      expectEqual(
-        f,
-        `${name}-dlq MessageRetentionPeriod`,
-        Number(dlq.MessageRetentionPeriod),
-        q.dlq_message_retention_seconds,
-      );
-      const redrive = JSON.parse(source.RedrivePolicy ?? "{}") as {
-        deadLetterTargetArn?: string;
-        maxReceiveCount?: unknown;
-      };
-      expectEqual(f, `${name} RedrivePolicy.deadLetterTargetArn`, redrive.deadLetterTargetArn, dlq.QueueArn);
-      expectEqual(
-        f,
-        `${name} RedrivePolicy.maxReceiveCount`,
-        Number(redrive.maxReceiveCount),
-        q.max_receive_count,
-      );
-      if (fifo) expectEqual(f, `${name} FifoQueue`, source.FifoQueue, "true");
-    });
+    expectEqual(
+      f,
+      `${name} VisibilityTimeout`,
+      Number(source.VisibilityTimeout),
+      q.visibility_timeout_seconds,
+    );
+    expectEqual(
+      f,
+      `${name} MessageRetentionPeriod`,
+      Number(source.MessageRetentionPeriod),
+      q.message_retention_seconds,
+    );
+    expectEqual(
+      f,
+      `${name}-dlq MessageRetentionPeriod`,
+      Number(dlq.MessageRetentionPeriod),
+      q.dlq_message_retention_seconds,
+    );
+    const redrive = JSON.parse(source.RedrivePolicy ?? "{}") as {
+      deadLetterTargetArn?: string;
+      maxReceiveCount?: unknown;
+    };
+    expectEqual(f, `${name} RedrivePolicy.deadLetterTargetArn`, redrive.deadLetterTargetArn, dlq.QueueArn);
+    expectEqual(
+      f,
+      `${name} RedrivePolicy.maxReceiveCount`,
+      Number(redrive.maxReceiveCount),
+      q.max_receive_count,
+    );
+    if (fifo) expectEqual(f, `${name} FifoQueue`, source.FifoQueue, "true");
   }
+  return { findings: f, arns };
+}
 
-  // The processor's Kinesis ESM: every guard of docs/aws-semantics.md §1 as the settings say.
-  const processorEsm = await mappings(`${p}-processor`);
-  const k = settings.processor.esm;
-  const kinesis = new KinesisClient({ ...config, requestHandler: new NodeHttpHandler() });
-  const streamArn = (await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: outputs.streamName })))
+/** The processor's enhanced fan-out consumer, and the source its mapping reports through the proxy. */
+async function processorSource(
+  clients: Clients,
+  p: string,
+  streamName: string,
+  processorEsm: readonly EventSourceMappingConfiguration[],
+): Promise<{ consumer: string | undefined; reported: string | undefined }> {
+  const kinesis = new KinesisClient({ ...clients.config, requestHandler: new NodeHttpHandler() });
+  const streamArn = (await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: streamName })))
     .StreamDescriptionSummary?.StreamARN;
   const consumers =
     (await kinesis.send(new ListStreamConsumersCommand({ StreamARN: streamArn }))).Consumers ?? [];
   kinesis.destroy();
   const consumer = consumers.find((c) => c.ConsumerName === `${p}-processor`)?.ConsumerARN;
-  const viaProxy = new LambdaClient({ ...config, endpoint: endpoints.proxy });
+  const viaProxy = new LambdaClient({ ...clients.config, endpoint: clients.proxy });
   const reported =
     processorEsm[0]?.UUID === undefined
       ? undefined
       : (await viaProxy.send(new GetEventSourceMappingCommand({ UUID: processorEsm[0].UUID })))
           .EventSourceArn;
   viaProxy.destroy();
-  check((f) => {
-    expectEqual(f, "processor: number of event source mappings", processorEsm.length, 1);
-    const m = processorEsm[0] ?? {};
-    // moto holds the mapping on the stream either way (it refuses consumer ARNs; the proxy maps it to the
-    // consumer's stream): with enhanced fan-out, the consumer must exist and be what Lambda reports.
-    const stream = `:stream/${outputs.streamName}`;
-    if (!(m.EventSourceArn ?? "").endsWith(stream))
-      f.push(`processor ESM EventSourceArn: ${m.EventSourceArn} does not read ${stream}`);
-    if (k.enhanced_fan_out) {
-      if (consumer === undefined)
-        f.push(`processor: no enhanced fan-out consumer ${p}-processor on the stream`);
-      else expectEqual(f, "processor ESM EventSourceArn as Lambda reports it", reported, consumer);
-    } else if (consumer !== undefined)
-      f.push(`processor: an enhanced fan-out consumer exists though enhanced_fan_out is false`);
-    expectEqual(f, "processor ESM BatchSize", m.BatchSize, k.batch_size);
-    expectEqual(
-      f,
-      "processor ESM MaximumBatchingWindowInSeconds",
-      m.MaximumBatchingWindowInSeconds,
-      k.maximum_batching_window_in_seconds,
-    );
-    expectEqual(f, "processor ESM ParallelizationFactor", m.ParallelizationFactor, k.parallelization_factor);
-    expectEqual(f, "processor ESM StartingPosition", m.StartingPosition, k.starting_position);
-    expectEqual(f, "processor ESM MaximumRetryAttempts", m.MaximumRetryAttempts, k.maximum_retry_attempts);
-    expectEqual(
-      f,
-      "processor ESM MaximumRecordAgeInSeconds",
-      m.MaximumRecordAgeInSeconds,
-      k.maximum_record_age_in_seconds,
-    );
-    expectEqual(
-      f,
-      "processor ESM BisectBatchOnFunctionError",
-      m.BisectBatchOnFunctionError,
-      k.bisect_batch_on_function_error,
-    );
-    expectEqual(
-      f,
-      "processor ESM FunctionResponseTypes",
-      m.FunctionResponseTypes ?? [],
-      k.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
-    );
-    expectEqual(
-      f,
-      "processor ESM DestinationConfig.OnFailure.Destination",
-      m.DestinationConfig?.OnFailure?.Destination,
-      k.on_failure_destination ? arns.get(`${p}-stream-failures`) : undefined,
-    );
-  });
+  return { consumer, reported };
+}
 
-  // The SQS ESMs: batch, window, partial batch responses, maximum concurrency, source queue.
+/** The processor's Kinesis ESM: every guard of docs/aws-semantics.md §1 as the settings say. */
+async function processorEsmFindings(
+  clients: Clients,
+  settings: EnvironmentSettings,
+  streamName: string,
+  processorEsm: readonly EventSourceMappingConfiguration[],
+  arns: ReadonlyMap<string, string>,
+): Promise<string[]> {
+  const p = settings.name_prefix;
+  const k = settings.processor.esm;
+  const { consumer, reported } = await processorSource(clients, p, streamName, processorEsm);
+  const f: string[] = [];
+  expectEqual(f, "processor: number of event source mappings", processorEsm.length, 1);
+  const m = processorEsm[0] ?? {};
+  // moto holds the mapping on the stream either way (it refuses consumer ARNs; the proxy maps it to the
+  // consumer's stream): with enhanced fan-out, the consumer must exist and be what Lambda reports.
+  const stream = `:stream/${streamName}`;
+  if (!(m.EventSourceArn ?? "").endsWith(stream))
+    f.push(`processor ESM EventSourceArn: ${m.EventSourceArn} does not read ${stream}`);
+  if (k.enhanced_fan_out) {
+    if (consumer === undefined)
+      f.push(`processor: no enhanced fan-out consumer ${p}-processor on the stream`);
+    else expectEqual(f, "processor ESM EventSourceArn as Lambda reports it", reported, consumer);
+  } else if (consumer !== undefined)
+    f.push(`processor: an enhanced fan-out consumer exists though enhanced_fan_out is false`);
+  expectEqual(f, "processor ESM BatchSize", m.BatchSize, k.batch_size);
+  expectEqual(
+    f,
+    "processor ESM MaximumBatchingWindowInSeconds",
+    m.MaximumBatchingWindowInSeconds,
+    k.maximum_batching_window_in_seconds,
+  );
+  expectEqual(f, "processor ESM ParallelizationFactor", m.ParallelizationFactor, k.parallelization_factor);
+  expectEqual(f, "processor ESM StartingPosition", m.StartingPosition, k.starting_position);
+  expectEqual(f, "processor ESM MaximumRetryAttempts", m.MaximumRetryAttempts, k.maximum_retry_attempts);
+  expectEqual(
+    f,
+    "processor ESM MaximumRecordAgeInSeconds",
+    m.MaximumRecordAgeInSeconds,
+    k.maximum_record_age_in_seconds,
+  );
+  expectEqual(
+    f,
+    "processor ESM BisectBatchOnFunctionError",
+    m.BisectBatchOnFunctionError,
+    k.bisect_batch_on_function_error,
+  );
+  expectEqual(
+    f,
+    "processor ESM FunctionResponseTypes",
+    m.FunctionResponseTypes ?? [],
+    k.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
+  );
+  expectEqual(
+    f,
+    "processor ESM DestinationConfig.OnFailure.Destination",
+    m.DestinationConfig?.OnFailure?.Destination,
+    k.on_failure_destination ? arns.get(`${p}-stream-failures`) : undefined,
+  );
+  return f;
+}
+
+/** The SQS ESMs: batch, window, partial batch responses, maximum concurrency, source queue. */
+function sqsEsmFindings(
+  settings: EnvironmentSettings,
+  mappings: MappingsOf,
+  arns: ReadonlyMap<string, string>,
+): string[] {
+  const p = settings.name_prefix;
   const sqsEsms: [string, string, SqsEsmSettings, boolean][] = [
     ["tool-worker", `${p}-tool-jobs`, settings.tool_worker.esm, false],
     ["fifo-worker", `${p}-session-jobs`, settings.fifo_worker.esm, true],
     ["dlq-redrive", `${p}-stream-failures`, settings.dlq_redrive.esm, false],
   ];
+  const f: string[] = [];
   for (const [fn, queue, e, fifo] of sqsEsms) {
-    const found = await mappings(`${p}-${fn}`);
-    check((f) => {
-      expectEqual(f, `${fn}: number of event source mappings`, found.length, 1);
-      const m = found[0] ?? {};
-      expectEqual(f, `${fn} ESM EventSourceArn`, m.EventSourceArn, arns.get(queue));
-      expectEqual(f, `${fn} ESM BatchSize`, m.BatchSize, e.batch_size);
-      // FIFO sources take no batching window (§3): the module leaves it unset.
-      if (!fifo)
-        expectEqual(
-          f,
-          `${fn} ESM MaximumBatchingWindowInSeconds`,
-          m.MaximumBatchingWindowInSeconds ?? 0,
-          e.maximum_batching_window_in_seconds,
-        );
+    const found = mappings(`${p}-${fn}`);
+    expectEqual(f, `${fn}: number of event source mappings`, found.length, 1);
+    const m = found[0] ?? {};
+    expectEqual(f, `${fn} ESM EventSourceArn`, m.EventSourceArn, arns.get(queue));
+    expectEqual(f, `${fn} ESM BatchSize`, m.BatchSize, e.batch_size);
+    // FIFO sources take no batching window (§3): the module leaves it unset.
+    if (!fifo)
       expectEqual(
         f,
-        `${fn} ESM FunctionResponseTypes`,
-        m.FunctionResponseTypes ?? [],
-        e.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
+        `${fn} ESM MaximumBatchingWindowInSeconds`,
+        m.MaximumBatchingWindowInSeconds ?? 0,
+        e.maximum_batching_window_in_seconds,
       );
-      expectEqual(
-        f,
-        `${fn} ESM ScalingConfig.MaximumConcurrency`,
-        m.ScalingConfig?.MaximumConcurrency ?? null,
-        e.maximum_concurrency,
-      );
-    });
+    expectEqual(
+      f,
+      `${fn} ESM FunctionResponseTypes`,
+      m.FunctionResponseTypes ?? [],
+      e.report_batch_item_failures ? ["ReportBatchItemFailures"] : [],
+    );
+    expectEqual(
+      f,
+      `${fn} ESM ScalingConfig.MaximumConcurrency`,
+      m.ScalingConfig?.MaximumConcurrency ?? null,
+      e.maximum_concurrency,
+    );
   }
+  return f;
+}
 
-  // Each function's environment: what function-environment.json declares, with this environment's resources.
-  const names = resourceNames(p, { accountId: ACCOUNT });
+/** Each function's environment: what function-environment.json declares, with this environment's resources. */
+async function functionEnvironmentsFindings(
+  clients: Clients,
+  settings: EnvironmentSettings,
+): Promise<string[]> {
+  const names = resourceNames(settings.name_prefix, { accountId: ACCOUNT });
+  const findings: string[] = [];
   for (const fn of FUNCTION_KEYS) {
     const consumed = QUEUE_KEYS.find((queue) => names.queues[queue].consumer === fn);
     const deadLetterQueueUrl =
       consumed === undefined
         ? undefined
-        : (await sqs.send(new GetQueueUrlCommand({ QueueName: names.queues[consumed].dlqName }))).QueueUrl;
+        : (await clients.sqs.send(new GetQueueUrlCommand({ QueueName: names.queues[consumed].dlqName })))
+            .QueueUrl;
     const declared = functionEnvironment(fn, {
       settings,
       names,
       ...(deadLetterQueueUrl === undefined ? {} : { deadLetterQueueUrl }),
     });
-    const applied = await lambda.send(
+    const applied = await clients.lambda.send(
       new GetFunctionConfigurationCommand({ FunctionName: names.functions[fn] }),
     );
-    check((f) =>
-      f.push(
-        ...functionEnvironmentFindings(names.functions[fn], applied.Environment?.Variables ?? {}, declared),
-      ),
+    findings.push(
+      ...functionEnvironmentFindings(names.functions[fn], applied.Environment?.Variables ?? {}, declared),
     );
   }
+  return findings;
+}
 
-  // The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on.
+/** The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on. */
+async function dedupeTableFindings(dynamodb: DynamoDBClient, p: string): Promise<string[]> {
   const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: `${p}-dedupe` }));
   const tables = await Promise.all(
     [`${p}-dedupe`, `${p}-tool-calls`].map((t) => dynamodb.send(new DescribeTableCommand({ TableName: t }))),
   );
-  check((f) => {
-    expectEqual(f, `${p}-dedupe TimeToLiveStatus`, ttl.TimeToLiveDescription?.TimeToLiveStatus, "ENABLED");
-    expectEqual(f, `${p}-dedupe TTL AttributeName`, ttl.TimeToLiveDescription?.AttributeName, "expiresAt");
-    for (const t of tables)
-      expectEqual(
-        f,
-        `${t.Table?.TableName} DeletionProtectionEnabled`,
-        t.Table?.DeletionProtectionEnabled,
-        true,
-      );
-  });
+  const f: string[] = [];
+  expectEqual(f, `${p}-dedupe TimeToLiveStatus`, ttl.TimeToLiveDescription?.TimeToLiveStatus, "ENABLED");
+  expectEqual(f, `${p}-dedupe TTL AttributeName`, ttl.TimeToLiveDescription?.AttributeName, "expiresAt");
+  for (const t of tables)
+    expectEqual(
+      f,
+      `${t.Table?.TableName} DeletionProtectionEnabled`,
+      t.Table?.DeletionProtectionEnabled,
+      true,
+    );
+  return f;
+}
 
-  // The alarm topic's key, then the alarms: the metrics docs/deploy.md and docs/operations.md name.
-  const topic = await sns.send(new GetTopicAttributesCommand({ TopicArn: outputs.alarmTopicArn }));
+/** The alarm topic's key: one CloudWatch may use (alarmTopicFindings). */
+async function alarmTopicKeyFindings(clients: Clients, alarmTopicArn: string): Promise<string[]> {
+  const topic = await clients.sns.send(new GetTopicAttributesCommand({ TopicArn: alarmTopicArn }));
   const topicKey = topic.Attributes?.KmsMasterKeyId;
   let keyPolicy: string | undefined;
   if (topicKey !== undefined && !topicKey.includes(AWS_MANAGED_SNS_KEY))
-    keyPolicy = (await kms.send(new GetKeyPolicyCommand({ KeyId: topicKey, PolicyName: "default" }))).Policy;
-  findings.push(...alarmTopicFindings(topicKey, keyPolicy));
+    keyPolicy = (await clients.kms.send(new GetKeyPolicyCommand({ KeyId: topicKey, PolicyName: "default" })))
+      .Policy;
+  return alarmTopicFindings(topicKey, keyPolicy);
+}
 
-  const alarms: MetricAlarm[] = [];
-  let token: string | undefined;
-  do {
-    const page = await cloudwatch.send(
-      new DescribeAlarmsCommand({ AlarmNamePrefix: `${p}-`, NextToken: token }),
-    );
-    alarms.push(...(page.MetricAlarms ?? []));
-    token = page.NextToken;
-  } while (token !== undefined);
-  const byName = new Map(alarms.map((a) => [a.AlarmName ?? "", a]));
-  const esmUuid = processorEsm[0]?.UUID;
+/** The alarms the settings call for: the metrics docs/deploy.md and docs/operations.md name. */
+function expectedAlarms(
+  settings: EnvironmentSettings,
+  queues: readonly WorkerQueue[],
+  esmUuid: string | undefined,
+): ExpectedAlarm[] {
+  const p = settings.name_prefix;
   const functions: [string, number][] = [
     ["processor", settings.processor.timeout_seconds],
     ["tool-worker", settings.tool_worker.timeout_seconds],
     ["fifo-worker", settings.fifo_worker.timeout_seconds],
     ["dlq-redrive", settings.dlq_redrive.timeout_seconds],
   ];
-  const expected: { name: string; metric: string; dimension: [string, string]; threshold: number }[] = [
+  return [
     {
       name: `${p}-processor-iterator-age`,
       metric: "IteratorAge",
@@ -445,27 +545,43 @@ export async function environmentFindings(
       },
     ]),
   ];
-  check((f) => {
-    for (const e of expected) {
-      const a = byName.get(e.name);
-      if (a === undefined) {
-        f.push(`alarm ${e.name} on ${e.metric}: missing`);
-        continue;
-      }
-      expectEqual(f, `alarm ${e.name} MetricName`, a.MetricName, e.metric);
-      expectEqual(
-        f,
-        `alarm ${e.name} Dimensions`,
-        (a.Dimensions ?? []).map((d) => [d.Name, d.Value]),
-        [e.dimension],
-      );
-      expectEqual(f, `alarm ${e.name} Threshold`, a.Threshold, e.threshold);
-      expectEqual(f, `alarm ${e.name} AlarmActions`, a.AlarmActions, [outputs.alarmTopicArn]);
-    }
-  });
+}
 
-  for (const c of [lambda, sqs, dynamodb, sns, kms, cloudwatch]) c.destroy();
-  return findings;
+/** Each expected alarm as CloudWatch holds it: metric, dimension, threshold, and the topic it notifies. */
+async function alarmFindings(
+  cloudwatch: CloudWatchClient,
+  p: string,
+  expected: readonly ExpectedAlarm[],
+  alarmTopicArn: string,
+): Promise<string[]> {
+  const alarms: MetricAlarm[] = [];
+  let token: string | undefined;
+  do {
+    const page = await cloudwatch.send(
+      new DescribeAlarmsCommand({ AlarmNamePrefix: `${p}-`, NextToken: token }),
+    );
+    alarms.push(...(page.MetricAlarms ?? []));
+    token = page.NextToken;
+  } while (token !== undefined);
+  const byName = new Map(alarms.map((a) => [a.AlarmName ?? "", a]));
+  const f: string[] = [];
+  for (const e of expected) {
+    const a = byName.get(e.name);
+    if (a === undefined) {
+      f.push(`alarm ${e.name} on ${e.metric}: missing`);
+      continue;
+    }
+    expectEqual(f, `alarm ${e.name} MetricName`, a.MetricName, e.metric);
+    expectEqual(
+      f,
+      `alarm ${e.name} Dimensions`,
+      (a.Dimensions ?? []).map((d) => [d.Name, d.Value]),
+      [e.dimension],
+    );
+    expectEqual(f, `alarm ${e.name} Threshold`, a.Threshold, e.threshold);
+    expectEqual(f, `alarm ${e.name} AlarmActions`, a.AlarmActions, [alarmTopicArn]);
+  }
+  return f;
 }
 
 /** Switches deletion protection off on every table, as an operator does before destroying an environment. */

@@ -27,9 +27,14 @@ import { access, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadSettings } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
 import { parseFile, TERRAFORM_ROOT } from "@mcp-pipeline/terraform";
-import { bootstrapFindings, disableDeletionProtection, environmentFindings } from "./assertions.ts";
+import {
+  bootstrapFindings,
+  disableDeletionProtection,
+  type Endpoints,
+  environmentFindings,
+} from "./assertions.ts";
 import { type EmulatorProxy, startEmulatorProxy } from "./emulator-proxy.ts";
 import { moduleExamples } from "./examples.ts";
 import { FIXTURES, fixtureOutcome } from "./fixtures.ts";
@@ -187,62 +192,129 @@ async function checkRoot(
   moto: string,
   options: { readonly destroy: boolean; readonly waits: string[]; readonly plansOut?: string | undefined },
 ): Promise<string[]> {
-  const { destroy, waits } = options;
-  const dir = rootDir(workspace.terraformDir, root);
-  const notes: string[] = [];
   const settings = root === "bootstrap" ? null : await loadSettings(repositoryRoot, root);
   const server = await steps.run(root, "start moto", () => startMoto(moto));
   let proxy: EmulatorProxy | undefined;
   try {
     proxy = await startEmulatorProxy(server.endpoint);
-    const endpoint = proxy.endpoint;
-    await writeFile(
-      join(dir, "emulator_override.tf"),
-      emulatorOverride(endpoint, { localBackend: root !== "bootstrap" }),
+    const check = new RootCheck(steps, workspace, root, settings, options, {
+      emulator: server.endpoint,
+      proxy: proxy.endpoint,
+    });
+    await check.run();
+    const gaps = [...new Set(proxy.events.map((e) => e.kind))];
+    check.notes.push(
+      `${root}: emulator gaps bridged by the proxy: ${gaps.length > 0 ? gaps.join(", ") : "none"}`,
     );
-    // The environments take terraform.tfvars.json as committed; bootstrap takes its two required inputs.
-    if (root === "bootstrap") {
-      const vars = { region: BOOTSTRAP.region, github_repository: BOOTSTRAP.repository };
-      await writeFile(join(dir, "emulator.auto.tfvars.json"), `${JSON.stringify(vars, null, 2)}\n`);
-    }
+    return check.notes;
+  } finally {
+    await proxy?.close();
+    await server.stop();
+  }
+}
 
+/**
+ * One root's check against its moto (and the proxy in front of it), in the order the file's header gives:
+ * each step a method, each failure a CheckFailed naming the root. `notes` gathers the closing note's lines.
+ */
+class RootCheck {
+  readonly notes: string[] = [];
+  private readonly dir: string;
+  private readonly steps: Steps;
+  private readonly workspace: Workspace;
+  private readonly root: Root;
+  private readonly settings: EnvironmentSettings | null;
+  private readonly options: {
+    readonly destroy: boolean;
+    readonly waits: string[];
+    readonly plansOut?: string | undefined;
+  };
+  private readonly endpoints: Endpoints;
+
+  constructor(
+    steps: Steps,
+    workspace: Workspace,
+    root: Root,
+    settings: EnvironmentSettings | null,
+    options: { readonly destroy: boolean; readonly waits: string[]; readonly plansOut?: string | undefined },
+    endpoints: Endpoints,
+  ) {
+    this.steps = steps;
+    this.workspace = workspace;
+    this.root = root;
+    this.settings = settings;
+    this.options = options;
+    this.endpoints = endpoints;
+    this.dir = rootDir(workspace.terraformDir, root);
+  }
+
+  async run(): Promise<void> {
+    await this.pointAtEmulator();
+    await this.initValidateAndPlan();
+    const applied = await this.apply();
+    await this.checkWhatTheEmulatorHolds();
+    await this.checkTheAppliedState();
+    if (this.options.destroy) await this.destroyApplied(applied);
+    else await this.destroyPlanned(applied);
+  }
+
+  private terraform(args: readonly string[], ok?: readonly number[]): Promise<TerraformResult> {
+    return terraformOk(this.workspace, this.dir, args, ok);
+  }
+
+  /** The provider override to the proxy; bootstrap's two required inputs (the environments take their tfvars as committed). */
+  private async pointAtEmulator(): Promise<void> {
+    await writeFile(
+      join(this.dir, "emulator_override.tf"),
+      emulatorOverride(this.endpoints.proxy, { localBackend: this.root !== "bootstrap" }),
+    );
+    if (this.root === "bootstrap") {
+      const vars = { region: BOOTSTRAP.region, github_repository: BOOTSTRAP.repository };
+      await writeFile(join(this.dir, "emulator.auto.tfvars.json"), `${JSON.stringify(vars, null, 2)}\n`);
+    }
+  }
+
+  private async initValidateAndPlan(): Promise<void> {
+    const { root } = this;
     // -lockfile=readonly as in the workflows: a provider the root requires that its lock lacks fails.
-    await steps.run(root, "init", () =>
-      terraformOk(workspace, dir, ["init", "-input=false", "-no-color", "-lockfile=readonly"]),
+    await this.steps.run(root, "init", () =>
+      this.terraform(["init", "-input=false", "-no-color", "-lockfile=readonly"]),
     );
     // validate and plan side by side: both only read the root (validate takes no state lock), and plan
     // validates the same configuration again, so validate need not hold plan back. Both end before either
     // failure is reported, validate's first: no terraform outlives its moto.
     const [validated, planned] = await Promise.allSettled([
-      steps.run(root, "validate (beside plan)", () => terraformOk(workspace, dir, ["validate", "-no-color"])),
-      steps.run(root, "plan", () =>
-        terraformOk(workspace, dir, ["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
+      this.steps.run(root, "validate (beside plan)", () => this.terraform(["validate", "-no-color"])),
+      this.steps.run(root, "plan", () =>
+        this.terraform(["plan", "-input=false", "-no-color", "-out=check.tfplan"]),
       ),
     ]);
     if (validated.status === "rejected") throw validated.reason;
     if (planned.status === "rejected") throw planned.reason;
-    const plan = planned.value;
-    notes.push(`${root}: ${summaryLine(plan.output, /^Plan: /)}`);
-    const apply = await steps.run(root, "apply", () =>
-      terraformOk(workspace, dir, [
-        "apply",
-        "-input=false",
-        "-no-color",
-        `-parallelism=${PARALLELISM}`,
-        "check.tfplan",
-      ]),
+    this.notes.push(`${root}: ${summaryLine(planned.value.output, /^Plan: /)}`);
+  }
+
+  /** The plan applied: how many resources it created, which the destroy (or its plan) must delete. */
+  private async apply(): Promise<number> {
+    const { root } = this;
+    const apply = await this.steps.run(root, "apply", () =>
+      this.terraform(["apply", "-input=false", "-no-color", `-parallelism=${PARALLELISM}`, "check.tfplan"]),
     );
-    notes.push(`${root}: ${summaryLine(apply.output, /^Apply complete!/)}`);
+    this.notes.push(`${root}: ${summaryLine(apply.output, /^Apply complete!/)}`);
     const applied = countIn(apply.output, /^Apply complete! Resources: (\d+) added/);
     if (applied === null)
       throw new CheckFailed(`${root}: apply printed no "Apply complete!":\n${apply.output}`);
-    waits.push(profileLine(`${root} apply`, operationProfile(apply.lines)));
+    this.options.waits.push(profileLine(`${root} apply`, operationProfile(apply.lines)));
+    return applied;
+  }
 
-    const out = await outputs(workspace, dir);
-    const findings = await steps.run(root, "what the emulator holds (AWS SDK)", async () => {
-      const endpoints = { emulator: server.endpoint, proxy: endpoint };
-      if (settings === null) return bootstrapFindings(endpoints, out, BOOTSTRAP);
-      return environmentFindings(settings, endpoints, {
+  /** What the emulator holds, read with the AWS SDK, against the settings (assertions.ts). */
+  private async checkWhatTheEmulatorHolds(): Promise<void> {
+    const { root, settings } = this;
+    const out = await outputs(this.workspace, this.dir);
+    const findings = await this.steps.run(root, "what the emulator holds (AWS SDK)", async () => {
+      if (settings === null) return bootstrapFindings(this.endpoints, out, BOOTSTRAP);
+      return environmentFindings(settings, this.endpoints, {
         alarmTopicArn: String(out.alarm_topic_arn),
         streamName: String(out.stream_name),
       });
@@ -251,11 +323,20 @@ async function checkRoot(
       throw new CheckFailed(
         `${root}: the emulator does not hold what the settings say:\n  ${findings.join("\n  ")}`,
       );
-    if (settings !== null) {
-      // The policies as rendered and applied, against the calls the build's bundles make, and what
-      // protects the quarantine (tools/terraform/src/tf-check/check-deployed.ts runs the same on a saved state).
-      const deployed = await steps.run(root, "permissions and quarantine (the applied state)", async () => {
-        const { output } = await terraformOk({ ...workspace, verbose: false }, dir, [
+  }
+
+  /**
+   * The policies as rendered and applied, against the calls the build's bundles make, and what protects
+   * the quarantine (tools/terraform/src/tf-check/check-deployed.ts runs the same on a saved state).
+   */
+  private async checkTheAppliedState(): Promise<void> {
+    const { root, settings } = this;
+    if (settings === null) return;
+    const deployed = await this.steps.run(
+      root,
+      "permissions and quarantine (the applied state)",
+      async () => {
+        const { output } = await terraformOk({ ...this.workspace, verbose: false }, this.dir, [
           "show",
           "-json",
           "-no-color",
@@ -271,86 +352,88 @@ async function checkRoot(
           ),
           ...quarantineProtectionFindings(show, settings),
         ];
-      });
-      if (deployed.length > 0)
-        throw new CheckFailed(
-          `${root}: the applied state breaks ${deployed.length} rule(s):\n  ${deployed.join("\n  ")}`,
-        );
-      notes.push(
-        `${root}: every function's calls allowed by its role, nothing more; the quarantine protected`,
+      },
+    );
+    if (deployed.length > 0)
+      throw new CheckFailed(
+        `${root}: the applied state breaks ${deployed.length} rule(s):\n  ${deployed.join("\n  ")}`,
       );
-    }
+    this.notes.push(
+      `${root}: every function's calls allowed by its role, nothing more; the quarantine protected`,
+    );
+  }
 
-    const secondPlan = () =>
-      steps.run(root, "second plan (must be empty)", () =>
-        terraformOk(
-          workspace,
-          dir,
-          ["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out=second.tfplan"],
-          [0, 2],
-        ),
+  private secondPlan(): Promise<TerraformResult> {
+    return this.steps.run(this.root, "second plan (must be empty)", () =>
+      this.terraform(
+        ["plan", "-input=false", "-no-color", "-detailed-exitcode", "-out=second.tfplan"],
+        [0, 2],
+      ),
+    );
+  }
+
+  private async emptySecondPlan(second: TerraformResult): Promise<void> {
+    if (second.code !== 0)
+      throw new CheckFailed(
+        `${this.root}: the second plan is not empty (a perpetual diff):\n${second.output}`,
       );
-    const emptySecondPlan = async (second: TerraformResult) => {
-      if (second.code !== 0)
-        throw new CheckFailed(`${root}: the second plan is not empty (a perpetual diff):\n${second.output}`);
-      // After the apply every ARN and policy document is known: what npm run iam:check judges.
-      if (options.plansOut !== undefined) {
-        const shown = await terraformOk(workspace, dir, ["show", "-json", "second.tfplan"]);
-        await writeFile(join(options.plansOut, `${root}.json`), shown.output);
-      }
-    };
-    if (destroy) {
-      await emptySecondPlan(await secondPlan());
-      const destroyed = await steps.run(root, "destroy", async () => {
-        // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
-        // deliberately switches off before destroying an environment.
-        if (settings !== null) await disableDeletionProtection(server.endpoint, settings.region);
-        // -refresh=false: the second plan has just read every resource back; a second refresh of the same
-        // state would only repeat it.
-        return terraformOk(workspace, dir, [
-          "destroy",
-          "-auto-approve",
-          "-refresh=false",
-          "-input=false",
-          "-no-color",
-          `-parallelism=${PARALLELISM}`,
-        ]);
-      });
-      const count = countIn(destroyed.output, /^Destroy complete! Resources: (\d+) destroyed/);
-      if (count !== applied)
-        throw new CheckFailed(`${root}: destroy deleted ${count} resources, the apply created ${applied}`);
-      notes.push(`${root}: destroy applied, ${count} resources deleted`);
-      waits.push(profileLine(`${root} destroy`, operationProfile(destroyed.lines)));
-    } else {
-      // The destroy plan beside the second plan: both only read the state (the second plan holds its lock,
-      // so the destroy plan takes none) and -refresh=false plans from the state the second plan reads back.
-      const [second, planned] = await Promise.allSettled([
-        secondPlan(),
-        steps.run(root, "destroy plan (every resource)", () =>
-          terraformOk(
-            workspace,
-            dir,
-            ["plan", "-destroy", "-refresh=false", "-lock=false", "-input=false", "-no-color"],
-            [0],
-          ),
-        ),
-      ]);
-      if (second.status === "rejected") throw second.reason;
-      if (planned.status === "rejected") throw planned.reason;
-      await emptySecondPlan(second.value);
-      const count = countIn(planned.value.output, /^Plan: 0 to add, 0 to change, (\d+) to destroy\./);
-      if (count !== applied)
-        throw new CheckFailed(
-          `${root}: the destroy plan deletes ${count ?? "no"} resources, the apply created ${applied}:\n${planned.value.output}`,
-        );
-      notes.push(`${root}: destroy planned (not applied: see --destroy), ${count} resources to delete`);
+    // After the apply every ARN and policy document is known: what npm run iam:check judges.
+    if (this.options.plansOut !== undefined) {
+      const shown = await this.terraform(["show", "-json", "second.tfplan"]);
+      await writeFile(join(this.options.plansOut, `${this.root}.json`), shown.output);
     }
-    const gaps = [...new Set(proxy.events.map((e) => e.kind))];
-    notes.push(`${root}: emulator gaps bridged by the proxy: ${gaps.length > 0 ? gaps.join(", ") : "none"}`);
-    return notes;
-  } finally {
-    await proxy?.close();
-    await server.stop();
+  }
+
+  /** The second plan, then `terraform destroy` applied: it must delete what the apply created. */
+  private async destroyApplied(applied: number): Promise<void> {
+    const { root, settings } = this;
+    await this.emptySecondPlan(await this.secondPlan());
+    const destroyed = await this.steps.run(root, "destroy", async () => {
+      // The tables refuse DeleteTable while deletion protection is on (as in AWS): what an operator
+      // deliberately switches off before destroying an environment.
+      if (settings !== null) await disableDeletionProtection(this.endpoints.emulator, settings.region);
+      // -refresh=false: the second plan has just read every resource back; a second refresh of the same
+      // state would only repeat it.
+      return this.terraform([
+        "destroy",
+        "-auto-approve",
+        "-refresh=false",
+        "-input=false",
+        "-no-color",
+        `-parallelism=${PARALLELISM}`,
+      ]);
+    });
+    const count = countIn(destroyed.output, /^Destroy complete! Resources: (\d+) destroyed/);
+    if (count !== applied)
+      throw new CheckFailed(`${root}: destroy deleted ${count} resources, the apply created ${applied}`);
+    this.notes.push(`${root}: destroy applied, ${count} resources deleted`);
+    this.options.waits.push(profileLine(`${root} destroy`, operationProfile(destroyed.lines)));
+  }
+
+  /**
+   * The destroy plan beside the second plan: both only read the state (the second plan holds its lock, so
+   * the destroy plan takes none) and -refresh=false plans from the state the second plan reads back.
+   */
+  private async destroyPlanned(applied: number): Promise<void> {
+    const { root } = this;
+    const [second, planned] = await Promise.allSettled([
+      this.secondPlan(),
+      this.steps.run(root, "destroy plan (every resource)", () =>
+        this.terraform(
+          ["plan", "-destroy", "-refresh=false", "-lock=false", "-input=false", "-no-color"],
+          [0],
+        ),
+      ),
+    ]);
+    if (second.status === "rejected") throw second.reason;
+    if (planned.status === "rejected") throw planned.reason;
+    await this.emptySecondPlan(second.value);
+    const count = countIn(planned.value.output, /^Plan: 0 to add, 0 to change, (\d+) to destroy\./);
+    if (count !== applied)
+      throw new CheckFailed(
+        `${root}: the destroy plan deletes ${count ?? "no"} resources, the apply created ${applied}:\n${planned.value.output}`,
+      );
+    this.notes.push(`${root}: destroy planned (not applied: see --destroy), ${count} resources to delete`);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   DescribeStreamSummaryCommand,
   KinesisClient,
   ListTagsForResourceCommand,
+  ListTagsForStreamCommand,
   RegisterStreamConsumerCommand,
   TagResourceCommand,
   UntagResourceCommand,
@@ -17,12 +18,15 @@ import {
 import {
   CreateEventSourceMappingCommand,
   CreateFunctionCommand,
+  DeleteFunctionCommand,
   GetEventSourceMappingCommand,
+  GetFunctionConfigurationCommand,
   LambdaClient,
   ListEventSourceMappingsCommand,
 } from "@aws-sdk/client-lambda";
 import {
   CreateQueueCommand,
+  DeleteQueueCommand,
   GetQueueAttributesCommand,
   SetQueueAttributesCommand,
   SQSClient,
@@ -256,6 +260,127 @@ describe("Kinesis tags on an enhanced fan-out consumer (hashicorp/aws 6.x reads 
     });
     direct.destroy();
     viaProxy.destroy();
+  });
+});
+
+describe("SQS RedriveAllowPolicy forgotten, RedrivePolicy compact", () => {
+  const policy = JSON.stringify({ redrivePermission: "allowAll" });
+
+  it("an empty policy or a deleted queue leaves nothing for the proxy to add", async () => {
+    const viaProxy = new SQSClient({ region, credentials, endpoint: proxy.endpoint });
+    const allow = async (QueueUrl: string | undefined) =>
+      (await viaProxy.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["All"] }))).Attributes
+        ?.RedriveAllowPolicy;
+    const first = await viaProxy.send(
+      new CreateQueueCommand({ QueueName: "forget-dlq", Attributes: { RedriveAllowPolicy: policy } }),
+    );
+    expect(await allow(first.QueueUrl)).toBe(policy);
+    await viaProxy.send(
+      new SetQueueAttributesCommand({ QueueUrl: first.QueueUrl, Attributes: { RedriveAllowPolicy: "" } }),
+    );
+    expect(await allow(first.QueueUrl)).toBeUndefined();
+
+    await viaProxy.send(
+      new SetQueueAttributesCommand({ QueueUrl: first.QueueUrl, Attributes: { RedriveAllowPolicy: policy } }),
+    );
+    await viaProxy.send(new DeleteQueueCommand({ QueueUrl: first.QueueUrl }));
+    const again = await viaProxy.send(new CreateQueueCommand({ QueueName: "forget-dlq" }));
+    expect(await allow(again.QueueUrl)).toBeUndefined();
+    viaProxy.destroy();
+  });
+
+  it("moto spells RedrivePolicy with spaces; through the proxy it is compact, as AWS answers it", async () => {
+    const direct = new SQSClient({ region, credentials, endpoint: moto.endpoint });
+    const viaProxy = new SQSClient({ region, credentials, endpoint: proxy.endpoint });
+    const dlq = await direct.send(new CreateQueueCommand({ QueueName: "compact-dlq" }));
+    const dlqArn = (
+      await direct.send(
+        new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ["QueueArn"] }),
+      )
+    ).Attributes?.QueueArn;
+    const compact = JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 5 });
+    const { QueueUrl } = await direct.send(
+      new CreateQueueCommand({ QueueName: "compact", Attributes: { RedrivePolicy: compact } }),
+    );
+    const read = async (client: SQSClient) =>
+      (await client.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ["RedrivePolicy"] })))
+        .Attributes?.RedrivePolicy;
+    expect(await read(direct)).not.toBe(compact);
+    expect(await read(viaProxy)).toBe(compact);
+    expect(proxy.events).toContainEqual({ kind: "redrive-policy-compacted", queue: "compact" });
+    direct.destroy();
+    viaProxy.destroy();
+  });
+});
+
+describe("Kinesis CreateStream's Tags", () => {
+  const kinesisAt = (endpoint: string) =>
+    new KinesisClient({ region, credentials, endpoint, requestHandler: new NodeHttpHandler() });
+
+  it("moto ignores them; through the proxy the stream is created with them", async () => {
+    const direct = kinesisAt(moto.endpoint);
+    const viaProxy = kinesisAt(proxy.endpoint);
+    const Tags = { environment: "prod" };
+    const tagsOf = async (StreamName: string) =>
+      (await direct.send(new ListTagsForStreamCommand({ StreamName }))).Tags ?? [];
+    await direct.send(new CreateStreamCommand({ StreamName: "tagged-direct", ShardCount: 1, Tags }));
+    expect(await tagsOf("tagged-direct")).toEqual([]);
+    await viaProxy.send(new CreateStreamCommand({ StreamName: "tagged-proxy", ShardCount: 1, Tags }));
+    expect(await tagsOf("tagged-proxy")).toEqual([{ Key: "environment", Value: "prod" }]);
+    expect(proxy.events).toContainEqual({ kind: "stream-tags-added", stream: "tagged-proxy" });
+    direct.destroy();
+    viaProxy.destroy();
+  });
+});
+
+describe("S3 CreateBucket with Tags in its CreateBucketConfiguration", () => {
+  it("through the proxy: UnsupportedArgument, so that the provider tags the bucket afterwards", async () => {
+    const res = await fetch(`${proxy.endpoint}/tagged-bucket`, {
+      method: "PUT",
+      headers: { "content-type": "application/xml" },
+      body: "<CreateBucketConfiguration><Tags><Tag><Key>a</Key><Value>b</Value></Tag></Tags></CreateBucketConfiguration>",
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("<Code>UnsupportedArgument</Code>");
+    expect(proxy.events).toContainEqual({ kind: "bucket-tags-on-create-refused", bucket: "tagged-bucket" });
+    // Nothing reached moto: the bucket does not exist.
+    expect((await fetch(`${moto.endpoint}/tagged-bucket`, { method: "HEAD" })).status).toBe(404);
+  });
+});
+
+describe("Lambda LoggingConfig", () => {
+  it("moto drops it; through the proxy the function's configuration keeps it, until the function is deleted", async () => {
+    const config = { region, credentials };
+    const iam = new IAMClient({ ...config, endpoint: moto.endpoint });
+    const direct = new LambdaClient({ ...config, endpoint: moto.endpoint });
+    const viaProxy = new LambdaClient({ ...config, endpoint: proxy.endpoint });
+    const role = await iam.send(
+      new CreateRoleCommand({
+        RoleName: "logging-test",
+        AssumeRolePolicyDocument: JSON.stringify({ Version: "2012-10-17", Statement: [] }),
+      }),
+    );
+    const create = {
+      FunctionName: "logging-test",
+      Role: role.Role?.Arn,
+      Runtime: "nodejs22.x" as const,
+      Handler: "index.handler",
+      // An empty zip archive (end-of-central-directory record only): moto stores code, it never runs here.
+      Code: { ZipFile: Buffer.from([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]) },
+    };
+    const LoggingConfig = { LogFormat: "JSON" as const, ApplicationLogLevel: "INFO" as const };
+    const created = await viaProxy.send(new CreateFunctionCommand({ ...create, LoggingConfig }));
+    expect(created.LoggingConfig).toMatchObject(LoggingConfig);
+    const read = (client: LambdaClient) =>
+      client.send(new GetFunctionConfigurationCommand({ FunctionName: "logging-test" }));
+    expect((await read(direct)).LoggingConfig?.ApplicationLogLevel).toBeUndefined();
+    expect((await read(viaProxy)).LoggingConfig).toMatchObject(LoggingConfig);
+    expect(proxy.events).toContainEqual({ kind: "lambda-logging-config-returned", function: "logging-test" });
+
+    await viaProxy.send(new DeleteFunctionCommand({ FunctionName: "logging-test" }));
+    await viaProxy.send(new CreateFunctionCommand(create));
+    expect((await read(viaProxy)).LoggingConfig?.ApplicationLogLevel).toBeUndefined();
+    for (const c of [iam, direct, viaProxy]) c.destroy();
   });
 });
 
