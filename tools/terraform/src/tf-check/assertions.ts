@@ -338,7 +338,8 @@ export async function environmentFindings(
     );
   }
 
-  // The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on.
+  // The dedupe table: TTL on expiresAt (what @mcp-pipeline/tool-calls/idempotency writes), deletion
+  // protection on.
   const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: `${p}-dedupe` }));
   const tables = await Promise.all(
     [`${p}-dedupe`, `${p}-tool-calls`].map((t) => dynamodb.send(new DescribeTableCommand({ TableName: t }))),
