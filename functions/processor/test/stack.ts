@@ -3,7 +3,6 @@ import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb"
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
-import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import {
   kinesisSourceOf,
   readQuarantineRecord,
@@ -13,6 +12,7 @@ import { wiredEnvironment } from "@mcp-pipeline/settings";
 import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import type { KinesisStreamRecord } from "aws-lambda";
 import type { PerEventDeps } from "../../../tools/bench/src/processor/per-event-path.js";
 import type { ProcessorDeps } from "../src/core.js";

@@ -20,7 +20,6 @@ import {
   createTableWhenActive,
   waitForStreamActive,
 } from "@mcp-pipeline/emulators";
-import { dedupeTableDefinition, dedupeTimeToLive } from "@mcp-pipeline/idempotency";
 import {
   type EnvironmentSettings,
   QUEUE_ATTRIBUTES,
@@ -31,6 +30,7 @@ import {
   type ResourceNames,
 } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import { dedupeTableDefinition, dedupeTimeToLive } from "@mcp-pipeline/tool-calls/idempotency";
 
 export interface QueueHandle {
   readonly url: string;

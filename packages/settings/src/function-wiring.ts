@@ -20,7 +20,7 @@ export function wiredVariables(fn: FunctionKey): Readonly<Record<string, string>
 /**
  * The `test_tools` setting as the functions see it, in one place: the functions wired to it, the variable
  * each reads it from, the value the setting gives, and what a deployed function's value says of the
- * setting (config-lint reads a live environment with it, tf-check holds what Terraform applied to it).
+ * setting (lint:config reads a live environment with it, tf-check holds what Terraform applied to it).
  */
 export const testTools = {
   functions: FUNCTION_KEYS.filter((fn) => Object.values(wiredVariables(fn)).includes("test_tools")),

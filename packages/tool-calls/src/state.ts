@@ -43,7 +43,7 @@ export type CallEvent = ToolCallLifecycleEvent | ToolCallDeadLettered;
 export const RECENT_EVENT_IDS = 32;
 
 /**
- * A worker's claim on a call, as its item records it: the dedupe table's claim token (packages/idempotency)
+ * A worker's claim on a call, as its item records it: the dedupe table's claim token (src/idempotency/)
  * of the invocation that last took the call, and when that claim's lease ends (epoch ms). Only the holder
  * may write the call's outcome (fence.ts, docs/idempotency.md "Fencing outcomes by the claim").
  */

@@ -3,8 +3,8 @@ import { dynamoDbDocumentClient, lazyS3Client, putAllRecords } from "@mcp-pipeli
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { encodeLifecycleEventRecord, messageIdOf } from "@mcp-pipeline/contracts";
-import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
+import { IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import type { SQSRecord } from "aws-lambda";
 import type { WorkerConfig } from "./config.js";
 import { lazyDeadLetterQueue } from "./dead-letter-queue.js";

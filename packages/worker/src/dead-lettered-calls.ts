@@ -1,8 +1,8 @@
 import type { RequestOptions } from "@mcp-pipeline/aws";
 import { type BatchOutcome, ItemStatus, needsRedelivery } from "@mcp-pipeline/batch";
 import { type DecodeResult, messageOf, type ToolCallJob, TransientError } from "@mcp-pipeline/contracts";
-import type { Claim } from "@mcp-pipeline/idempotency";
 import type { CallCache, ClaimFence } from "@mcp-pipeline/tool-calls";
+import type { Claim } from "@mcp-pipeline/tool-calls/idempotency";
 import type { SQSRecord } from "aws-lambda";
 import { deadLetteredEvent } from "./lifecycle.js";
 import { attemptOf } from "./redelivery-backoff.js";

@@ -20,8 +20,8 @@ import {
   sqsRecordIssues,
   type ToolCallJob,
 } from "@mcp-pipeline/contracts";
-import { type Claim, runOnce } from "@mcp-pipeline/idempotency";
 import type { CallCache } from "@mcp-pipeline/tool-calls";
+import { type Claim, runOnce } from "@mcp-pipeline/tool-calls/idempotency";
 import type { SQSRecord } from "aws-lambda";
 import { recordDeadLettered } from "./dead-lettered-calls.js";
 import { QueueMode } from "./queue-mode.js";

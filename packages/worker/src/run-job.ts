@@ -7,8 +7,8 @@ import {
   messageOf,
   type ToolCallJob,
 } from "@mcp-pipeline/contracts";
-import type { Claim } from "@mcp-pipeline/idempotency";
 import { type CallCache, type ClaimFence, isFinal } from "@mcp-pipeline/tool-calls";
+import type { Claim } from "@mcp-pipeline/tool-calls/idempotency";
 import { completedEvent, failedEvent, startedEvent, terminalEventOf } from "./lifecycle.js";
 import type { WorkerDeps } from "./worker-deps.js";
 

@@ -1,6 +1,6 @@
 import type { DeadLetterReason, RequestOptions } from "@mcp-pipeline/aws";
-import type { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import type { ToolCallStore } from "@mcp-pipeline/tool-calls";
+import type { IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import type { ToolLogger, ToolRegistry } from "@mcp-pipeline/tools/registry";
 import type { SQSRecord } from "aws-lambda";
 import type { PublishEvents } from "./lifecycle.js";

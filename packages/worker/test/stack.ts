@@ -21,7 +21,6 @@ import {
   type ToolCallJob,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
-import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import {
   ESM_SYSTEM_ATTRIBUTES,
   type InvokeResult,
@@ -32,6 +31,7 @@ import { testTools, wiredEnvironment } from "@mcp-pipeline/settings";
 import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
 import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
+import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
 import { ToolRegistry } from "@mcp-pipeline/tools/registry";
 import type { SQSEvent, SQSRecord } from "aws-lambda";

@@ -39,7 +39,6 @@ import {
   messageOf,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
-import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-pipeline";
 import {
   kinesisSourceOf,
@@ -55,6 +54,7 @@ import {
   ToolCallStore,
   toolCallsTableDefinition,
 } from "@mcp-pipeline/tool-calls";
+import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { processToolCallEvents } from "../../../functions/processor/src/core.ts";
 import { countAtEmulator } from "./lib/emulator-counter.ts";

@@ -88,7 +88,7 @@ const STALL_GROUP = `no FIFO group stalled over ${(bounds.groupMs / 1000).toFixe
 
 /** The run of a job under its claim: where the worker decides to run the tool and publishes the outcome. */
 const RUN_JOB = "packages/worker/src/run-job.ts";
-const RUN_ONCE = "packages/idempotency/src/run-once.ts";
+const RUN_ONCE = "packages/tool-calls/src/idempotency/run-once.ts";
 /** A worker that does not trust a stored outcome: every delivery of a job runs its tool again. */
 const RUN_AGAIN_ON_REDELIVERY: SourcePatch[] = [
   {

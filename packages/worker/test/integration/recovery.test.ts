@@ -1,7 +1,7 @@
 import { PermanentError } from "@mcp-pipeline/contracts";
-import { IdempotencyStore } from "@mcp-pipeline/idempotency";
 import { lambdaContext } from "@mcp-pipeline/testing";
 import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/testing/emulators";
+import { IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { defineTool, ToolRegistry, toolRunIdempotencyKey } from "@mcp-pipeline/tools/registry";
 import { compileWithAjv } from "@mcp-pipeline/tools/registry/ajv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";

@@ -1,8 +1,8 @@
 import type { RemainingTime } from "@mcp-pipeline/batch";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
-import { type IdempotencyStore, runOnce } from "@mcp-pipeline/idempotency";
 import type { QuarantineReason } from "@mcp-pipeline/recovery/quarantine";
 import type { ApplyChange, CallCache, ToolCallStore } from "@mcp-pipeline/tool-calls";
+import { type IdempotencyStore, runOnce } from "@mcp-pipeline/tool-calls/idempotency";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { type ProcessResult, processDecodedBatch } from "../../../../functions/processor/src/core.js";
 

@@ -437,7 +437,7 @@ async function functionEnvironmentsFindings(
   return findings;
 }
 
-/** The dedupe table: TTL on expiresAt (what packages/idempotency writes), deletion protection on. */
+/** The dedupe table: TTL on expiresAt (what @mcp-pipeline/tool-calls/idempotency writes), deletion protection on. */
 async function dedupeTableFindings(dynamodb: DynamoDBClient, p: string): Promise<string[]> {
   const ttl = await dynamodb.send(new DescribeTimeToLiveCommand({ TableName: `${p}-dedupe` }));
   const tables = await Promise.all(

@@ -47,7 +47,7 @@ const WORKER: readonly Use[] = [
   // The batch pre-read: the calls (tool-calls) and the completed claims (dedupe).
   { module: "packages/aws/src/batch-get.ts", on: [TOOL_CALLS, DEDUPE] },
   { module: "packages/tool-calls/src/store.ts", on: [TOOL_CALLS] },
-  { module: "packages/idempotency/src/store.ts", on: [DEDUPE] },
+  { module: "packages/tool-calls/src/idempotency/store.ts", on: [DEDUPE] },
   { module: "packages/aws/src/put-request.ts", on: [{ kind: "stream", env: "EVENTS_STREAM_NAME" }] },
   {
     module: "packages/worker/src/result-object.ts",

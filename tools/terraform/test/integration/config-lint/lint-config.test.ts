@@ -5,10 +5,16 @@ import { join } from "node:path";
 import { type EnvironmentSettings, loadSettings, settingsFile } from "@mcp-pipeline/settings";
 import { captureStreams } from "@mcp-pipeline/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { LiveReadProblem, liveReadError, main, RuleId, settingsFindings } from "../../src/index.js";
+import {
+  LiveReadProblem,
+  liveReadError,
+  main,
+  RuleId,
+  settingsFindings,
+} from "../../../src/config-lint/index.js";
 
-const fixtures = join(import.meta.dirname, "../fixtures");
-const root = join(import.meta.dirname, "../../../..");
+const fixtures = join(import.meta.dirname, "../../fixtures/config-lint");
+const root = join(import.meta.dirname, "../../../../..");
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const { result: code, out, err } = await captureStreams(() => main(argv));
@@ -54,7 +60,7 @@ describe("lint:config", () => {
     [["--nope"], "Unknown option '--nope'"],
     [["--live"], "--live needs --env"],
     [["--env", "nowhere"], "cannot read"],
-    [["--file", join(import.meta.dirname, "../broken.tf")], "not valid JSON"],
+    [["--file", join(import.meta.dirname, "../../fixtures/broken.tf")], "not valid JSON"],
   ])("refuses %j with exit code 2", async (argv, message) => {
     const { code, err } = await run(argv);
     expect(code).toBe(2);
@@ -198,7 +204,7 @@ describe("lint:config's messages, from the command line", () => {
   const cli = (argv: readonly string[], env: NodeJS.ProcessEnv = process.env) => {
     const result = spawnSync(
       process.execPath,
-      ["--import", "tsx", join(root, "tools/config-lint/bin/lint-config.ts"), ...argv],
+      ["--import", "tsx", join(root, "tools/terraform/bin/lint-config.ts"), ...argv],
       { cwd: root, encoding: "utf8", env, timeout: 120_000 },
     );
     return { code: result.status, out: result.stdout, err: result.stderr };

@@ -21,7 +21,7 @@ import {
   dedupeTimeToLive,
   IdempotencyStore,
   runOnce,
-} from "../../src/index.js";
+} from "../../../src/idempotency/index.js";
 
 let dynalite: RunningEmulator;
 let proxy: DynamoDbFidelityProxy;

@@ -13,7 +13,7 @@ import {
   KINESIS_RECORD_MAX_BYTES,
 } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/index.js";
+import { main } from "../../../src/config-lint/index.js";
 
 /**
  * tfvars files, the boundary of @mcp-pipeline/settings' loader and of `npm run lint:config -- --file`
@@ -21,7 +21,7 @@ import { main } from "../../src/index.js";
  * status 2 and nothing on stdout; nothing is written, and the file is left as it was.
  */
 
-const root = join(import.meta.dirname, "../../../..");
+const root = join(import.meta.dirname, "../../../../..");
 const dev = JSON.parse(readFileSync(settingsFile(root, "dev"), "utf8")) as Record<string, unknown>;
 
 const corpus = badDocuments({

@@ -13,7 +13,7 @@ import {
   loadSettingsFile,
   SettingsError,
 } from "@mcp-pipeline/settings";
-import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "@mcp-pipeline/terraform";
+import { body, expression, names, parseDirectory, TERRAFORM_ROOT } from "../hcl.js";
 import { LiveReadError, liveSettings } from "./live.js";
 import { type Finding, settingsFindings, type WiredModule, type Wiring, wiringFindings } from "./rules.js";
 
