@@ -119,6 +119,14 @@ function parseRequest(body: Buffer): EffectRequest | undefined {
   }
 }
 
+/**
+ * Runs `then` after the next poll for I/O: two turns of the event loop (the first immediate runs before the
+ * next poll, the second after it).
+ */
+function afterPendingReads(then: () => void): void {
+  setImmediate(() => setImmediate(then));
+}
+
 function send(response: ServerResponse, status: number, body: string): void {
   if (response.destroyed) return;
   response.writeHead(status, { "content-type": "application/json" });
@@ -194,10 +202,19 @@ export async function startWitness(): Promise<Witness> {
     const answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => {
       run.outcome = outcome;
       run.effectId = effectId;
-      run.answeredAt = Date.now();
-      // Gone already, though its 'close' may not have been emitted yet: the answer reaches no one.
-      if (response.destroyed || request.socket.destroyed) run.clientGone = true;
-      send(response, status, text);
+      // The answer goes out once the connection's pending reads are in: a client that closed its connection
+      // before the witness read its request (a sandbox stopped at its timeout while the harness's event loop
+      // was busy) leaves the request and the close waiting together, and libuv reads the close a poll after
+      // the bytes. Answered at once, that close would look like a client that read its answer and left, and
+      // the run's cut-off answer would go unseen (issue 24: 15 runs of a 100,000-event run).
+      afterPendingReads(() => {
+        run.answeredAt = Date.now();
+        // Gone already (closed, or its end of the connection shut), though its 'close' may not have been
+        // emitted yet: the answer reaches no one.
+        if (response.destroyed || request.socket.destroyed || request.socket.readableEnded)
+          run.clientGone = true;
+        send(response, status, text);
+      });
     };
 
     // A request whose key is in flight waits for it: the careful downstream never runs one key twice at once.

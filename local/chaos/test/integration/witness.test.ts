@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunOutcome, startWitness, type Witness } from "../../src/witness.js";
@@ -165,5 +166,26 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
       [RunOutcome.Applied, false],
       [RunOutcome.Replayed, true],
     ]);
+  });
+
+  it("records a run as cut off when its client had already closed the connection when the witness read it", async () => {
+    // What a sandbox killed at its timeout leaves: the request's bytes and the connection's close both wait
+    // in the kernel while the harness's busy event loop has not read them yet. The child process runs while
+    // this one is blocked (execFileSync), so the witness reads the request only after its client is gone.
+    const body = JSON.stringify({});
+    const head = [
+      "POST /effects/job-1-11 HTTP/1.1",
+      `Host: ${new URL(witness.baseUrl).host}`,
+      "Content-Type: application/json",
+      `Content-Length: ${body.length}`,
+      "Idempotency-Key: k-11",
+      "Connection: keep-alive",
+    ].join("\r\n");
+    const client = `const s = require("node:net").connect(${new URL(witness.baseUrl).port}, "127.0.0.1", () => s.write(process.argv[1], () => process.exit(0)));`;
+    execFileSync(process.execPath, ["-e", client, `${head}\r\n\r\n${body}`]);
+    while (witness.runs("job-1-11")[0]?.answeredAt === undefined) await sleep(5);
+
+    expect(witness.runs("job-1-11")[0]).toMatchObject({ outcome: RunOutcome.Applied, clientGone: true });
+    expect(witness.effects("job-1-11")).toHaveLength(1);
   });
 });
