@@ -490,3 +490,31 @@ describe("triage's next command (item 8)", () => {
     expect(list.out).toContain("bad-json");
   });
 });
+
+describe("triage after a replay", () => {
+  it("counts what a replay put back, and names a record that failed again after it", async () => {
+    const { source, env } = await scene();
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    // The event source gives up again on session-1's record where the replay put it (the stream's 4th).
+    const { ShardIterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: source.name,
+        ShardId: "shardId-000000000000",
+        ShardIteratorType: "TRIM_HORIZON",
+      }),
+    );
+    const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+    const again = Records[3];
+    expect(new TextDecoder().decode(again?.Data)).toBe('{"n":1}');
+    await givenUp(env.QUARANTINE_BUCKET as string, source, {
+      sequence: again?.SequenceNumber ?? "",
+      shardId: "shardId-000000000000",
+    });
+    const run = await recover(["triage"], env);
+    expect(run.code).toBe(4);
+    expect(run.out).toMatch(
+      /RetryAttemptsExhausted\s+retryable\s+1 {2}oldest \d+ s ago, 1 failed again after a replay\n/,
+    );
+    expect(run.out).toContain("1 quarantined records were replayed and have not failed again");
+  });
+});
