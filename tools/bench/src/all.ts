@@ -12,7 +12,7 @@ import type { ChaosResult } from "@mcp-pipeline/chaos";
 import { formatTable } from "@mcp-pipeline/chaos/report";
 import { parseBenchArgs, selectParts } from "./lib/args.ts";
 import { type PagePart, type PartStatus, previousDates, renderIndex } from "./lib/index-page.ts";
-import { describeMachine, machineNow } from "./lib/machine.ts";
+import { describeMachine, type Machine, machineNow } from "./lib/machine.ts";
 
 const root = join(import.meta.dirname, "../../..");
 const docs = join(root, "docs/benchmarks");
@@ -196,69 +196,82 @@ async function main(argv: readonly string[]): Promise<number> {
   const machine = machineNow();
   const selected = selectParts(PARTS, only);
   const statuses = new Map<string, PartStatus>();
+  const build = buildOnce();
+  for (const part of selected) statuses.set(part.name, await runPart(part, quick, build));
+  await writeIndex(argv, statuses, machine, quick);
+  printSummary(selected, statuses);
+  return [...statuses.values()].some((s) => s.kind === "failed") ? 1 : 0;
+}
+
+/** The build (npm start's build step), run once for the first part that needs it; its outcome is kept for the others. */
+function buildOnce(): () => Promise<Exit> {
   let built: Exit | undefined;
+  return async () => {
+    if (!built) {
+      console.error("\n== build (turbo run build, dist/ artifacts): the function bundles these parts run");
+      built = await run(["scripts/build-quiet.ts"], false);
+    }
+    return built;
+  };
+}
 
-  for (const part of selected) {
-    if (!existsSync(join(root, part.script))) {
-      console.error(`\n== ${part.name}: not present (${part.script} is not in this tree), skipped`);
-      statuses.set(part.name, { kind: "not present" });
-      continue;
-    }
-    const started = performance.now();
-    const atStart = machineNow();
-    const loadAtStart = atStart.loadAtStart;
-    if (part.needsBuild) {
-      if (!built) {
-        console.error("\n== build (turbo run build, dist/ artifacts): the function bundles these parts run");
-        built = await run(["scripts/build-quiet.ts"], false);
-      }
-      if (built.code !== 0) {
-        const reason = `the build failed, ${reasonOf(built)}`;
-        console.error(`\n== ${part.name}: skipped, ${reason}`);
-        statuses.set(part.name, { kind: "failed", seconds: 0, exitCode: built.code, reason });
-        continue;
-      }
-    }
-    const args = quick ? part.quickArgs : part.args;
-    console.error(
-      `\n== ${part.name}: ${part.script} ${args.join(" ")} (load average ${loadAtStart.toFixed(1)})`,
-    );
-    const exit = await run([part.script, ...args], part.capturesJson);
-    const seconds = (performance.now() - started) / 1000;
-    if (part.capturesJson) {
-      // A chaos run that breaks an invariant exits non-zero and still prints its figures: they are the result.
-      try {
-        const command = `tsx ${part.script} ${args.join(" ")}`.trim();
-        await writeFile(join(docs, part.page), jsonPage(part, exit, describeMachine(atStart), command));
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        console.error(`== ${part.name}: ${reason}`);
-        statuses.set(part.name, { kind: "failed", seconds, exitCode: exit.code, reason });
-        continue;
-      }
-    }
-    statuses.set(
-      part.name,
-      exit.code === 0
-        ? { kind: "ok", seconds, loadAtStart }
-        : { kind: "failed", seconds, exitCode: exit.code, reason: reasonOf(exit) },
-    );
-    console.error(
-      `== ${part.name}: ${exit.code === 0 ? "done" : `FAILED, ${reasonOf(exit)}`} in ${seconds.toFixed(0)} s`,
-    );
+/**
+ * One part, as a child process: skipped when its script is not in the tree or the build it needs failed;
+ * a part that prints JSON has its page written here, and fails when that page cannot be written.
+ */
+async function runPart(part: Part, quick: boolean, build: () => Promise<Exit>): Promise<PartStatus> {
+  if (!existsSync(join(root, part.script))) {
+    console.error(`\n== ${part.name}: not present (${part.script} is not in this tree), skipped`);
+    return { kind: "not present" };
   }
+  const started = performance.now();
+  const atStart = machineNow();
+  const loadAtStart = atStart.loadAtStart;
+  if (part.needsBuild) {
+    const built = await build();
+    if (built.code !== 0) {
+      const reason = `the build failed, ${reasonOf(built)}`;
+      console.error(`\n== ${part.name}: skipped, ${reason}`);
+      return { kind: "failed", seconds: 0, exitCode: built.code, reason };
+    }
+  }
+  const args = quick ? part.quickArgs : part.args;
+  console.error(
+    `\n== ${part.name}: ${part.script} ${args.join(" ")} (load average ${loadAtStart.toFixed(1)})`,
+  );
+  const exit = await run([part.script, ...args], part.capturesJson);
+  const seconds = (performance.now() - started) / 1000;
+  if (part.capturesJson) {
+    // A chaos run that breaks an invariant exits non-zero and still prints its figures: they are the result.
+    try {
+      const command = `tsx ${part.script} ${args.join(" ")}`.trim();
+      await writeFile(join(docs, part.page), jsonPage(part, exit, describeMachine(atStart), command));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      console.error(`== ${part.name}: ${reason}`);
+      return { kind: "failed", seconds, exitCode: exit.code, reason };
+    }
+  }
+  console.error(
+    `== ${part.name}: ${exit.code === 0 ? "done" : `FAILED, ${reasonOf(exit)}`} in ${seconds.toFixed(0)} s`,
+  );
+  return exit.code === 0
+    ? { kind: "ok", seconds, loadAtStart }
+    : { kind: "failed", seconds, exitCode: exit.code, reason: reasonOf(exit) };
+}
 
+/**
+ * docs/benchmarks/README.md, every part with this run's status or the date its page was last written, then
+ * the pages written here formatted by the repository's formatter (npm run lint checks their layout).
+ */
+async function writeIndex(
+  argv: readonly string[],
+  statuses: ReadonlyMap<string, PartStatus>,
+  machine: Machine,
+  quick: boolean,
+): Promise<void> {
   const indexFile = join(docs, "README.md");
-  const previous = existsSync(indexFile)
-    ? previousDates(await readFile(indexFile, "utf8"))
-    : new Map<string, string>();
-  // A page the index has not listed yet: the date its own header gives.
-  for (const part of PARTS) {
-    const page = join(docs, part.page);
-    if ((previous.get(part.page) ?? "never") !== "never" || !existsSync(page)) continue;
-    const date = /\b20\d\d-\d\d-\d\d\b/.exec(await readFile(page, "utf8"))?.[0];
-    if (date) previous.set(part.page, date);
-  }
+  const previous = await pageDates(indexFile);
   const command = ["npm run bench", ...(argv.length > 0 ? ["--", ...argv] : [])].join(" ");
   await writeFile(
     indexFile,
@@ -269,10 +282,26 @@ async function main(argv: readonly string[]): Promise<number> {
       quick,
     }),
   );
-  // The repository's formatter owns Markdown layout (npm run lint checks it).
   const pages = [indexFile, ...PARTS.filter((p) => p.capturesJson).map((p) => join(docs, p.page))];
   await formatMarkdown(pages.filter((p) => existsSync(p)));
+}
 
+/** The date of each page as the index last gave it; for a page the index has not listed yet, its own header's. */
+async function pageDates(indexFile: string): Promise<Map<string, string>> {
+  const previous = existsSync(indexFile)
+    ? previousDates(await readFile(indexFile, "utf8"))
+    : new Map<string, string>();
+  for (const part of PARTS) {
+    const page = join(docs, part.page);
+    if ((previous.get(part.page) ?? "never") !== "never" || !existsSync(page)) continue;
+    const date = /\b20\d\d-\d\d-\d\d\b/.exec(await readFile(page, "utf8"))?.[0];
+    if (date) previous.set(part.page, date);
+  }
+  return previous;
+}
+
+/** Each selected part's status on stderr, after every part has run: the one place to look at the end. */
+function printSummary(selected: readonly Part[], statuses: ReadonlyMap<string, PartStatus>): void {
   console.error("\nSummary:");
   for (const part of selected) {
     const s = statuses.get(part.name);
@@ -281,7 +310,6 @@ async function main(argv: readonly string[]): Promise<number> {
     );
   }
   console.error("wrote docs/benchmarks/README.md");
-  return [...statuses.values()].some((s) => s.kind === "failed") ? 1 : 0;
 }
 
 function formatMarkdown(files: readonly string[]): Promise<void> {

@@ -25,7 +25,12 @@ import {
   DynamoDBClient,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import { GetRecordsCommand, GetShardIteratorCommand, PutRecordsCommand } from "@aws-sdk/client-kinesis";
+import {
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type KinesisClient,
+  PutRecordsCommand,
+} from "@aws-sdk/client-kinesis";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import {
   DeleteMessageBatchCommand,
@@ -42,6 +47,7 @@ import {
   createQueueWhenReady,
   createStreamWhenActive,
   createTableWhenActive,
+  type EmbeddedEmulators,
   type EmulatorThread,
   startEmulators,
 } from "@mcp-pipeline/emulators";
@@ -142,10 +148,32 @@ function toolCallItem(callId: string) {
   };
 }
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+/** Records one operation's figures (see resultsInto). */
+type AddResult = (service: Service, operation: string, what: string, m: Measured) => void;
+
+/**
+ * Each emulator alone (step 1 of the file's header), one service after the other in one set of emulators;
+ * a service's client is created before its operations and destroyed after them.
+ */
 async function emulatorsAlone(seconds: number): Promise<OperationResult[]> {
   const emulators = await startEmulators();
   const results: OperationResult[] = [];
-  const add = (service: Service, operation: string, what: string, m: Awaited<ReturnType<typeof measure>>) => {
+  const add = resultsInto(results);
+  try {
+    await kinesisAlone(emulators, seconds, add);
+    await dynamodbAlone(emulators, seconds, add);
+    await sqsAlone(emulators, seconds, add);
+    await s3Alone(emulators, seconds, add);
+    return results;
+  } finally {
+    await emulators.stop();
+  }
+}
+
+/** Keeps each operation's figures per request, and says them on stderr as they come: a run takes minutes. */
+function resultsInto(results: OperationResult[]): AddResult {
+  return (service, operation, what, m) => {
     results.push({
       service,
       operation,
@@ -160,177 +188,188 @@ async function emulatorsAlone(seconds: number): Promise<OperationResult[]> {
       `${service} ${operation}: ${(m.requests / m.seconds).toFixed(0)} requests/s, ${(m.items / m.seconds).toFixed(0)} items/s, CPU ${(m.cpuMs / m.requests).toFixed(2)} ms/request, emulator ${(m.busyMs / m.requests).toFixed(2)} ms/request\n`,
     );
   };
-  try {
-    // Kinesis: PutRecords of 100 events (the producer's and the workers' puts), then GetRecords of what
-    // was put, 1,000 records a call, over both shards.
-    const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
-    await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
-    const records = Array.from({ length: 100 }, (_, n) => ({
-      Data: Buffer.from(lifecycleEvent(n)),
-      PartitionKey: `session-${n % 20}`,
-    }));
-    add(
-      "kinesis",
-      "PutRecords",
-      "100 lifecycle events (~400 B) a request",
-      await measure(emulators.kinesis, seconds, async () => {
-        const out = await kinesis.send(new PutRecordsCommand({ StreamName: "bench", Records: records }));
-        return (out.Records ?? []).length;
-      }),
-    );
-    const iterators = await Promise.all(
-      ["shardId-000000000000", "shardId-000000000001"].map(
-        async (ShardId) =>
-          (
-            await kinesis.send(
-              new GetShardIteratorCommand({
-                StreamName: "bench",
-                ShardId,
-                ShardIteratorType: "TRIM_HORIZON",
-              }),
-            )
-          ).ShardIterator,
-      ),
-    );
-    add(
-      "kinesis",
-      "GetRecords",
-      "1,000 records a request, from the oldest",
-      await measure(emulators.kinesis, seconds, async (i) => {
-        const lane = i % 2;
-        const iterator = iterators[lane];
-        if (!iterator) return 0;
-        const out = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1_000 }));
-        iterators[lane] = out.NextShardIterator;
-        return (out.Records ?? []).length;
-      }),
-    );
-    kinesis.destroy();
+}
 
-    // DynamoDB: the processor's conditional PutItem of a call's item, and its BatchGetItem of 100 calls.
-    const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodb.endpoint, region, credentials });
-    await createTableWhenActive(dynamodb, {
-      TableName: "tool-calls",
-      AttributeDefinitions: [{ AttributeName: "callId", AttributeType: "S" }],
-      KeySchema: [{ AttributeName: "callId", KeyType: "HASH" }],
-      BillingMode: "PAY_PER_REQUEST",
-    });
-    add(
-      "dynamodb",
-      "PutItem",
-      "a tool call's item (~600 B), conditional on its version",
-      await measure(emulators.dynamodb, seconds, async (i) => {
-        await dynamodb.send(
-          new PutItemCommand({
-            TableName: "tool-calls",
-            Item: toolCallItem(`call-${i}`),
-            ConditionExpression: "attribute_not_exists(callId) OR version = :read",
-            ExpressionAttributeValues: { ":read": { N: "2" } },
-          }),
-        );
-        return 1;
-      }),
-    );
-    const batch = (i: number): BatchGetItemCommandInput => ({
-      RequestItems: {
-        "tool-calls": {
-          Keys: Array.from({ length: 100 }, (_, n) => ({ callId: { S: `call-${(i * 100 + n) % 2_000}` } })),
-        },
+/**
+ * Kinesis: PutRecords of 100 events (the producer's and the workers' puts), then GetRecords of what was
+ * put, 1,000 records a call, over both shards.
+ */
+async function kinesisAlone(emulators: EmbeddedEmulators, seconds: number, add: AddResult): Promise<void> {
+  const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
+  await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
+  const records = Array.from({ length: 100 }, (_, n) => ({
+    Data: Buffer.from(lifecycleEvent(n)),
+    PartitionKey: `session-${n % 20}`,
+  }));
+  add(
+    "kinesis",
+    "PutRecords",
+    "100 lifecycle events (~400 B) a request",
+    await measure(emulators.kinesis, seconds, async () => {
+      const out = await kinesis.send(new PutRecordsCommand({ StreamName: "bench", Records: records }));
+      return (out.Records ?? []).length;
+    }),
+  );
+  const iterators = await oldestIterators(kinesis);
+  add(
+    "kinesis",
+    "GetRecords",
+    "1,000 records a request, from the oldest",
+    await measure(emulators.kinesis, seconds, async (i) => {
+      const lane = i % 2;
+      const iterator = iterators[lane];
+      if (!iterator) return 0;
+      const out = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1_000 }));
+      iterators[lane] = out.NextShardIterator;
+      return (out.Records ?? []).length;
+    }),
+  );
+  kinesis.destroy();
+}
+
+/** An iterator at the oldest record of each of the bench stream's two shards, so GetRecords reads all that was put. */
+async function oldestIterators(kinesis: KinesisClient): Promise<(string | undefined)[]> {
+  return Promise.all(
+    ["shardId-000000000000", "shardId-000000000001"].map(
+      async (ShardId) =>
+        (
+          await kinesis.send(
+            new GetShardIteratorCommand({
+              StreamName: "bench",
+              ShardId,
+              ShardIteratorType: "TRIM_HORIZON",
+            }),
+          )
+        ).ShardIterator,
+    ),
+  );
+}
+
+/** DynamoDB: the processor's conditional PutItem of a call's item, and its BatchGetItem of 100 calls. */
+async function dynamodbAlone(emulators: EmbeddedEmulators, seconds: number, add: AddResult): Promise<void> {
+  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodb.endpoint, region, credentials });
+  await createTableWhenActive(dynamodb, {
+    TableName: "tool-calls",
+    AttributeDefinitions: [{ AttributeName: "callId", AttributeType: "S" }],
+    KeySchema: [{ AttributeName: "callId", KeyType: "HASH" }],
+    BillingMode: "PAY_PER_REQUEST",
+  });
+  add(
+    "dynamodb",
+    "PutItem",
+    "a tool call's item (~600 B), conditional on its version",
+    await measure(emulators.dynamodb, seconds, async (i) => {
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: "tool-calls",
+          Item: toolCallItem(`call-${i}`),
+          ConditionExpression: "attribute_not_exists(callId) OR version = :read",
+          ExpressionAttributeValues: { ":read": { N: "2" } },
+        }),
+      );
+      return 1;
+    }),
+  );
+  const batch = (i: number): BatchGetItemCommandInput => ({
+    RequestItems: {
+      "tool-calls": {
+        Keys: Array.from({ length: 100 }, (_, n) => ({ callId: { S: `call-${(i * 100 + n) % 2_000}` } })),
       },
-    });
-    add(
-      "dynamodb",
-      "BatchGetItem",
-      "100 calls' items a request",
-      await measure(emulators.dynamodb, seconds, async (i) => {
-        const out = await dynamodb.send(new BatchGetItemCommand(batch(i)));
-        return out.Responses?.["tool-calls"]?.length ?? 0;
-      }),
-    );
-    dynamodb.destroy();
+    },
+  });
+  add(
+    "dynamodb",
+    "BatchGetItem",
+    "100 calls' items a request",
+    await measure(emulators.dynamodb, seconds, async (i) => {
+      const out = await dynamodb.send(new BatchGetItemCommand(batch(i)));
+      return out.Responses?.["tool-calls"]?.length ?? 0;
+    }),
+  );
+  dynamodb.destroy();
+}
 
-    // SQS: the producer's SendMessageBatch of 10 jobs, the mappings' ReceiveMessage of 10, their
-    // DeleteMessageBatch of 10.
-    const sqs: SQSClient = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
-    const queue = await createQueueWhenReady(sqs, { QueueName: "bench-jobs" });
-    const body = JSON.stringify({
-      callId: "job-1",
-      tool: "http.request",
-      arguments: { body: "x".repeat(200) },
-    });
-    add(
-      "sqs",
-      "SendMessageBatch",
-      "10 jobs (~300 B) a request",
-      await measure(emulators.sqsS3, seconds, async (i) => {
-        await sqs.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queue.url,
-            Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `${body}${i}` })),
-          }),
-        );
-        return 10;
-      }),
-    );
-    const received: { Id: string; ReceiptHandle: string }[][] = [];
-    add(
-      "sqs",
-      "ReceiveMessage",
-      "up to 10 messages a request, no wait",
-      await measure(emulators.sqsS3, seconds, async () => {
-        const out = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 10, VisibilityTimeout: 600 }),
-        );
-        const messages = out.Messages ?? [];
-        received.push(messages.map((m, n) => ({ Id: `d${n}`, ReceiptHandle: m.ReceiptHandle ?? "" })));
-        return messages.length;
-      }),
-    );
-    add(
-      "sqs",
-      "DeleteMessageBatch",
-      "10 received messages a request",
-      await measure(emulators.sqsS3, seconds, async () => {
-        const entries = received.pop();
-        if (!entries || entries.length === 0) return 0;
-        await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));
-        return entries.length;
-      }),
-    );
-    sqs.destroy();
+/**
+ * SQS: the producer's SendMessageBatch of 10 jobs, the mappings' ReceiveMessage of 10, their
+ * DeleteMessageBatch of 10 (of the messages received, so the three run in this order).
+ */
+async function sqsAlone(emulators: EmbeddedEmulators, seconds: number, add: AddResult): Promise<void> {
+  const sqs: SQSClient = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
+  const queue = await createQueueWhenReady(sqs, { QueueName: "bench-jobs" });
+  const body = JSON.stringify({
+    callId: "job-1",
+    tool: "http.request",
+    arguments: { body: "x".repeat(200) },
+  });
+  add(
+    "sqs",
+    "SendMessageBatch",
+    "10 jobs (~300 B) a request",
+    await measure(emulators.sqsS3, seconds, async (i) => {
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: queue.url,
+          Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `${body}${i}` })),
+        }),
+      );
+      return 10;
+    }),
+  );
+  const received: { Id: string; ReceiptHandle: string }[][] = [];
+  add(
+    "sqs",
+    "ReceiveMessage",
+    "up to 10 messages a request, no wait",
+    await measure(emulators.sqsS3, seconds, async () => {
+      const out = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 10, VisibilityTimeout: 600 }),
+      );
+      const messages = out.Messages ?? [];
+      received.push(messages.map((m, n) => ({ Id: `d${n}`, ReceiptHandle: m.ReceiptHandle ?? "" })));
+      return messages.length;
+    }),
+  );
+  add(
+    "sqs",
+    "DeleteMessageBatch",
+    "10 received messages a request",
+    await measure(emulators.sqsS3, seconds, async () => {
+      const entries = received.pop();
+      if (!entries || entries.length === 0) return 0;
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));
+      return entries.length;
+    }),
+  );
+  sqs.destroy();
+}
 
-    // S3: the workers' result objects and the quarantine's objects (a few KB), put and read back.
-    const s3 = s3Client({ endpoint: emulators.sqsS3.endpoint, region, credentials }, {});
-    await createBucketWhenReady(s3, { Bucket: "bench-results" });
-    const object = Buffer.from("x".repeat(2_000));
-    add(
-      "s3",
-      "S3 PUT object",
-      "a 2 KB object",
-      await measure(emulators.sqsS3, seconds, async (i) => {
-        await s3.send(
-          new PutObjectCommand({ Bucket: "bench-results", Key: `r/${i % 5_000}.json`, Body: object }),
-        );
-        return 1;
-      }),
-    );
-    add(
-      "s3",
-      "S3 GET object",
-      "a 2 KB object",
-      await measure(emulators.sqsS3, seconds, async (i) => {
-        const out = await s3.send(
-          new GetObjectCommand({ Bucket: "bench-results", Key: `r/${i % 100}.json` }),
-        );
-        await out.Body?.transformToByteArray();
-        return 1;
-      }),
-    );
-    s3.destroy();
-    return results;
-  } finally {
-    await emulators.stop();
-  }
+/** S3: the workers' result objects and the quarantine's objects (a few KB), put and read back. */
+async function s3Alone(emulators: EmbeddedEmulators, seconds: number, add: AddResult): Promise<void> {
+  const s3 = s3Client({ endpoint: emulators.sqsS3.endpoint, region, credentials }, {});
+  await createBucketWhenReady(s3, { Bucket: "bench-results" });
+  const object = Buffer.from("x".repeat(2_000));
+  add(
+    "s3",
+    "S3 PUT object",
+    "a 2 KB object",
+    await measure(emulators.sqsS3, seconds, async (i) => {
+      await s3.send(
+        new PutObjectCommand({ Bucket: "bench-results", Key: `r/${i % 5_000}.json`, Body: object }),
+      );
+      return 1;
+    }),
+  );
+  add(
+    "s3",
+    "S3 GET object",
+    "a 2 KB object",
+    await measure(emulators.sqsS3, seconds, async (i) => {
+      const out = await s3.send(new GetObjectCommand({ Bucket: "bench-results", Key: `r/${i % 100}.json` }));
+      await out.Body?.transformToByteArray();
+      return 1;
+    }),
+  );
+  s3.destroy();
 }
 
 interface MappingResult {

@@ -9,8 +9,10 @@ import {
   FailureKind,
   InterruptedError,
   MAX_RECEIVES_REASON,
+  type PeekedMessage,
   peekMessages,
   planReplay,
+  type ReplayItem,
   scanQuarantine,
   type UnreadableObject,
 } from "@mcp-pipeline/recovery";
@@ -69,128 +71,205 @@ export interface TriageReport {
 
 const nameOf = (q: QueueName) => ("key" in q ? q.key : q.url);
 
+/** Where triage reads, and how. */
+export interface TriageSources {
+  readonly bucket?: string;
+  readonly dlqs: readonly TriageDlq[];
+  readonly expectedBucketOwner?: string;
+  /** Stops the read at its next receive (the messages read are released): InterruptedError. */
+  readonly interrupt?: AbortSignal;
+  /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
+  readonly describeError?: (service: "S3" | "SQS", error: unknown) => string;
+}
+
+/** Records a source that could not be read; an interruption is not one, and stops the triage. */
+type NotRead = (source: string, service: "S3" | "SQS", error: unknown) => void;
+
+/** What the quarantine adds to the report. */
+interface QuarantineView {
+  readonly groups: readonly TriageGroup[];
+  readonly unreadable: readonly UnreadableObject[];
+  readonly replayed: number;
+}
+
+type Approximate = TriageReport["approximate"][number];
+
 /** Reads the quarantine (when a bucket is given) and each DLQ, without changing anything. */
 export async function triage(
   clients: { readonly s3: S3Client; readonly sqs: SQSClient },
-  sources: {
-    readonly bucket?: string;
-    readonly dlqs: readonly TriageDlq[];
-    readonly expectedBucketOwner?: string;
-    /** Stops the read at its next receive (the messages read are released): InterruptedError. */
-    readonly interrupt?: AbortSignal;
-    /** How a service's error is told (which endpoint did not answer); `name: message` by default. */
-    readonly describeError?: (service: "S3" | "SQS", error: unknown) => string;
-  },
+  sources: TriageSources,
 ): Promise<TriageReport> {
-  const groups: TriageGroup[] = [];
-  let unreadable: UnreadableObject[] = [];
-  let replayed = 0;
   const unread: { source: string; why: string }[] = [];
-  const notRead = (source: string, service: "S3" | "SQS", error: unknown) => {
+  const notRead = notReadInto(unread, sources.describeError);
+  const quarantine =
+    sources.bucket === undefined
+      ? undefined
+      : await quarantineView(clients.s3, sources.bucket, sources, notRead);
+  const groups: TriageGroup[] = [...(quarantine?.groups ?? [])];
+  const approximate: Approximate[] = [];
+  for (const dlq of sources.dlqs) {
+    const view = await dlqView(clients.sqs, dlq, sources.interrupt, notRead);
+    if (view === undefined) continue;
+    groups.push(...view.groups);
+    if (view.approximate !== undefined) approximate.push(view.approximate);
+  }
+  groups.sort(retryableThenOldest);
+  return {
+    groups,
+    unreadable: quarantine?.unreadable ?? [],
+    replayed: quarantine?.replayed ?? 0,
+    unread,
+    approximate,
+  };
+}
+
+function notReadInto(
+  unread: { source: string; why: string }[],
+  describeError: TriageSources["describeError"],
+): NotRead {
+  return (source, service, error) => {
     if (error instanceof InterruptedError) throw error;
     unread.push({
       source,
-      why: sources.describeError?.(service, error) ?? `${(error as Error).name}: ${(error as Error).message}`,
+      why: describeError?.(service, error) ?? `${(error as Error).name}: ${(error as Error).message}`,
     });
   };
-  if (sources.bucket !== undefined) {
-    let scan: Awaited<ReturnType<typeof scanQuarantine>> | undefined;
-    try {
-      scan = await scanQuarantine(
-        clients.s3,
-        sources.bucket,
-        {},
-        {
-          ...(sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {}),
-          ...(sources.interrupt ? { signal: sources.interrupt } : {}),
-        },
-      );
-    } catch (error) {
-      notRead(`quarantine s3://${sources.bucket}`, "S3", error);
-    }
-    unreadable = scan?.unreadable ?? [];
-    const plan = planReplay(scan?.entries ?? [], { includePermanent: true });
-    replayed = plan.alreadyReplayed;
-    const byReason = new Map<string, TriageGroup>();
-    for (const item of plan.items) {
-      const at = Date.parse(item.entry.record.quarantinedAt);
-      const previous = byReason.get(item.reason);
-      byReason.set(item.reason, {
-        where: "quarantine",
-        source: sources.bucket,
-        reason: item.reason,
-        kind: item.kind,
-        count: (previous?.count ?? 0) + 1,
-        partial: false,
-        oldestAt: Math.min(previous?.oldestAt ?? at, at),
-        givenUpAgain: (previous?.givenUpAgain ?? 0) + (item.givenUpAgain ? 1 : 0),
-        next:
-          item.kind === FailureKind.Retryable
-            ? { command: "replay", reason: item.reason }
-            : { command: "inspect", reason: item.reason },
-      });
-    }
-    groups.push(...byReason.values());
-  }
-  const approximate: TriageReport["approximate"][number][] = [];
-  for (const dlq of sources.dlqs) {
-    let messages: Awaited<ReturnType<typeof peekMessages>>["messages"];
-    try {
-      ({ messages } = await peekMessages(clients.sqs, dlq.url, {
-        fifo: dlq.fifo,
+}
+
+/**
+ * The quarantine's groups: what a replay (permanent records included) would find waiting, by reason. A
+ * bucket that cannot be read is a source not read, and adds no group.
+ */
+async function quarantineView(
+  s3: S3Client,
+  bucket: string,
+  sources: TriageSources,
+  notRead: NotRead,
+): Promise<QuarantineView> {
+  let scan: Awaited<ReturnType<typeof scanQuarantine>> | undefined;
+  try {
+    scan = await scanQuarantine(
+      s3,
+      bucket,
+      {},
+      {
+        ...(sources.expectedBucketOwner ? { expectedBucketOwner: sources.expectedBucketOwner } : {}),
         ...(sources.interrupt ? { signal: sources.interrupt } : {}),
-      }));
-    } catch (error) {
-      notRead(`${nameOf(dlq.name)} DLQ`, "SQS", error);
-      continue;
-    }
-    const reasons = new Map<string, { count: number; oldestAt: number; kind: FailureKind }>();
-    for (const m of messages) {
-      const previous = reasons.get(m.reason);
-      reasons.set(m.reason, {
-        count: (previous?.count ?? 0) + 1,
-        oldestAt: Math.min(previous?.oldestAt ?? m.sentAt, m.sentAt),
-        kind: m.kind,
-      });
-    }
-    // A DLQ holding both kinds: a plain redrive would move the poison too, and it would come straight back.
-    const mixed = [...reasons.values()].some((r) => r.kind === FailureKind.Permanent);
-    for (const [reason, r] of reasons)
-      groups.push({
-        where: "dlq",
-        source: nameOf(dlq.name),
-        reason,
-        kind: r.kind,
-        count: r.count,
-        partial: dlq.fifo,
-        oldestAt: r.oldestAt,
-        givenUpAgain: 0,
-        next:
-          r.kind === FailureKind.Retryable
-            ? { command: "redrive", queue: dlq.name, ...(mixed ? { reason: MAX_RECEIVES_REASON } : {}) }
-            : { command: "peek", queue: dlq.name, reason },
-      });
-    if (dlq.fifo) {
-      const { Attributes = {} } = await clients.sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: dlq.url,
-          AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-        }),
-      );
-      approximate.push({
-        source: nameOf(dlq.name),
-        approximate:
-          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
-        seen: messages.length,
-      });
-    }
+      },
+    );
+  } catch (error) {
+    notRead(`quarantine s3://${bucket}`, "S3", error);
   }
-  // Retryable first (what a command can fix now), then the oldest.
-  groups.sort(
-    (a, b) =>
-      Number(a.kind === FailureKind.Permanent) - Number(b.kind === FailureKind.Permanent) ||
-      a.oldestAt - b.oldestAt,
+  const plan = planReplay(scan?.entries ?? [], { includePermanent: true });
+  return {
+    groups: quarantineGroups(bucket, plan.items),
+    unreadable: scan?.unreadable ?? [],
+    replayed: plan.alreadyReplayed,
+  };
+}
+
+/** One group per reason; retryable records are replayed, permanent ones looked at (inspect). */
+function quarantineGroups(bucket: string, items: readonly ReplayItem[]): TriageGroup[] {
+  const byReason = new Map<string, TriageGroup>();
+  for (const item of items) {
+    const at = Date.parse(item.entry.record.quarantinedAt);
+    const previous = byReason.get(item.reason);
+    byReason.set(item.reason, {
+      where: "quarantine",
+      source: bucket,
+      reason: item.reason,
+      kind: item.kind,
+      count: (previous?.count ?? 0) + 1,
+      partial: false,
+      oldestAt: Math.min(previous?.oldestAt ?? at, at),
+      givenUpAgain: (previous?.givenUpAgain ?? 0) + (item.givenUpAgain ? 1 : 0),
+      next:
+        item.kind === FailureKind.Retryable
+          ? { command: "replay", reason: item.reason }
+          : { command: "inspect", reason: item.reason },
+    });
+  }
+  return [...byReason.values()];
+}
+
+/**
+ * A DLQ's groups, by reason, and for a FIFO DLQ SQS's approximate count beside what the read saw (a
+ * read sees the first messages of each group only); undefined where the DLQ could not be read.
+ */
+async function dlqView(
+  sqs: SQSClient,
+  dlq: TriageDlq,
+  interrupt: AbortSignal | undefined,
+  notRead: NotRead,
+): Promise<{ groups: TriageGroup[]; approximate?: Approximate } | undefined> {
+  let messages: Awaited<ReturnType<typeof peekMessages>>["messages"];
+  try {
+    ({ messages } = await peekMessages(sqs, dlq.url, {
+      fifo: dlq.fifo,
+      ...(interrupt ? { signal: interrupt } : {}),
+    }));
+  } catch (error) {
+    notRead(`${nameOf(dlq.name)} DLQ`, "SQS", error);
+    return undefined;
+  }
+  const groups = dlqGroups(dlq, messages);
+  if (!dlq.fifo) return { groups };
+  return { groups, approximate: await approximateCount(sqs, dlq, messages.length) };
+}
+
+/**
+ * One group per reason; retryable messages are redriven, permanent ones peeked at. A DLQ holding both
+ * kinds: a plain redrive would move the poison too, and it would come straight back, so its redrive
+ * takes only the messages SQS moved after their receives ran out.
+ */
+function dlqGroups(dlq: TriageDlq, messages: readonly PeekedMessage[]): TriageGroup[] {
+  const reasons = new Map<string, { count: number; oldestAt: number; kind: FailureKind }>();
+  for (const m of messages) {
+    const previous = reasons.get(m.reason);
+    reasons.set(m.reason, {
+      count: (previous?.count ?? 0) + 1,
+      oldestAt: Math.min(previous?.oldestAt ?? m.sentAt, m.sentAt),
+      kind: m.kind,
+    });
+  }
+  const mixed = [...reasons.values()].some((r) => r.kind === FailureKind.Permanent);
+  return [...reasons].map(([reason, r]) => ({
+    where: "dlq",
+    source: nameOf(dlq.name),
+    reason,
+    kind: r.kind,
+    count: r.count,
+    partial: dlq.fifo,
+    oldestAt: r.oldestAt,
+    givenUpAgain: 0,
+    next:
+      r.kind === FailureKind.Retryable
+        ? { command: "redrive", queue: dlq.name, ...(mixed ? { reason: MAX_RECEIVES_REASON } : {}) }
+        : { command: "peek", queue: dlq.name, reason },
+  }));
+}
+
+/** SQS's approximate count of a FIFO DLQ (visible and in flight), beside the messages the read saw. */
+async function approximateCount(sqs: SQSClient, dlq: TriageDlq, seen: number): Promise<Approximate> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: dlq.url,
+      AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    }),
   );
-  return { groups, unreadable, replayed, unread, approximate };
+  return {
+    source: nameOf(dlq.name),
+    approximate:
+      Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+      Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    seen,
+  };
+}
+
+/** Retryable first (what a command can fix now), then the oldest. */
+function retryableThenOldest(a: TriageGroup, b: TriageGroup): number {
+  return (
+    Number(a.kind === FailureKind.Permanent) - Number(b.kind === FailureKind.Permanent) ||
+    a.oldestAt - b.oldestAt
+  );
 }

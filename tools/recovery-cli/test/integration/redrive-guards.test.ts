@@ -5,11 +5,13 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { countMessages, peekMessages } from "@mcp-pipeline/recovery";
+import { countMessages, InterruptedError, peekMessages } from "@mcp-pipeline/recovery";
 import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { triage } from "../../src/index.js";
 import { recover, stackEnvironment } from "../run-recover.js";
 
 /**
@@ -389,5 +391,42 @@ describe("what a redrive says it did, and what it left", () => {
       /messages read in the DLQ \(a FIFO queue shows the first of each group; SQS counts about \d+\)/,
     );
     expect(run.out).toMatch(/^ {2}\d+ or more to move$/m);
+  });
+});
+
+describe("triage of a DLQ, as the library reads it", () => {
+  it("a FIFO DLQ's group is partial, with SQS's count beside what the read saw", async () => {
+    const q = await pair(true);
+    await dead(q, ["job-1", "job-2"], true);
+    const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
+    try {
+      const report = await triage(
+        { s3, sqs },
+        { dlqs: [{ name: { url: q.dlqUrl }, url: q.dlqUrl, fifo: true }] },
+      );
+      expect(report.groups).toMatchObject([
+        { where: "dlq", source: q.dlqUrl, kind: "retryable", count: 1, partial: true, givenUpAgain: 0 },
+      ]);
+      expect(report.approximate).toEqual([{ source: q.dlqUrl, approximate: 2, seen: 1 }]);
+      expect(report.unread).toEqual([]);
+    } finally {
+      s3.destroy();
+    }
+  });
+
+  it("an interrupted read stops the triage (InterruptedError), never a DLQ counted as not read", async () => {
+    const q = await pair(false);
+    await dead(q, ["a"]);
+    const s3 = s3Client(emulatorClientOptions(stack.sqsS3));
+    try {
+      await expect(
+        triage(
+          { s3, sqs },
+          { dlqs: [{ name: { key: "guard" }, url: q.dlqUrl, fifo: false }], interrupt: AbortSignal.abort() },
+        ),
+      ).rejects.toBeInstanceOf(InterruptedError);
+    } finally {
+      s3.destroy();
+    }
   });
 });

@@ -228,6 +228,7 @@ describe("replay: a plan, checks and a guard before acting (items 3, 4, 5)", () 
     expect(run.out).toContain(
       "REFUSED     caller: cannot tell which account the credentials act in: no endpoint for STS",
     );
+    expect(run.out).toContain("\n  as an unknown caller\n");
     expect(await streamBodies(source.name)).toHaveLength(3);
   });
 });
@@ -488,5 +489,56 @@ describe("triage's next command (item 8)", () => {
     const list = await recover((look?.next ?? "").split(" ").slice(4), shell);
     expect(list.code, list.out + list.err).toBe(0);
     expect(list.out).toContain("bad-json");
+  });
+});
+
+describe("after a replay, a record that failed again", () => {
+  /** scene(), replayed; then the event source gives up again on session-1's record where the replay put it. */
+  async function failedAgain() {
+    const { source, env } = await scene();
+    expect((await recover(["replay", "--yes"], env)).code).toBe(0);
+    const { ShardIterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: source.name,
+        ShardId: "shardId-000000000000",
+        ShardIteratorType: "TRIM_HORIZON",
+      }),
+    );
+    const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+    const again = Records[3];
+    expect(new TextDecoder().decode(again?.Data)).toBe('{"n":1}');
+    await givenUp(env.QUARANTINE_BUCKET as string, source, {
+      sequence: again?.SequenceNumber ?? "",
+      shardId: "shardId-000000000000",
+    });
+    return { source, env };
+  }
+
+  it("triage counts what a replay put back, and names the record that failed again after it", async () => {
+    const { env } = await failedAgain();
+    const run = await recover(["triage"], env);
+    expect(run.code).toBe(4);
+    expect(run.out).toMatch(
+      /RetryAttemptsExhausted\s+retryable\s+1 {2}oldest \d+ s ago, 1 failed again after a replay\n/,
+    );
+    expect(run.out).toContain("1 quarantined records were replayed and have not failed again");
+  });
+
+  it("replay's plan counts it to put back and says it failed again after an earlier replay", async () => {
+    const { env } = await failedAgain();
+    const dry = await recover(["replay", "--dry-run"], env);
+    expect(dry.out).toContain(
+      "3 records matched; 1 already replayed; 1 to put back: RetryAttemptsExhausted (1)",
+    );
+    expect(dry.out).toContain(
+      "  1 of them failed again after an earlier replay: fix the cause first, or they come back again",
+    );
+    const json = await recover(["replay", "--dry-run", "--json"], env);
+    expect(JSON.parse(json.out)).toMatchObject({
+      matched: 3,
+      alreadyReplayed: 1,
+      toReplay: 1,
+      givenUpAgain: 1,
+    });
   });
 });

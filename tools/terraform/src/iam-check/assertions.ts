@@ -616,6 +616,40 @@ interface Scenario {
   readonly claims: JobClaims;
 }
 
+/** A role and the jobs GitHub may give it (allowed) or must not (denied). */
+interface TrustCase {
+  readonly role: string;
+  readonly allowed: Scenario[];
+  readonly denied: Scenario[];
+}
+
+/**
+ * The jobs the scenarios are made of: the repository's workflow files at a ref, a pull request's merge
+ * ref, the deploy branch, the environment's context.
+ */
+class GithubJobs {
+  readonly main: string;
+  readonly pr = "refs/pull/7/merge";
+  readonly inEnv: string;
+
+  constructor(
+    readonly repo: string,
+    deployBranch: string,
+    env: string,
+  ) {
+    this.main = `refs/heads/${deployBranch}`;
+    this.inEnv = `environment:${env}`;
+  }
+
+  file(name: string, ref: string): string {
+    return `${this.repo}/.github/workflows/${name}@${ref}`;
+  }
+
+  job(context: string, ref: string, workflow: string): JobClaims {
+    return { repo: this.repo, context, ref, job_workflow_ref: workflow };
+  }
+}
+
 /** Item 2: who gets which role from GitHub, as GitHub renders each job's subject under the template. */
 function trustIsBoundToWorkflowAndBranch(
   c: Checker,
@@ -623,105 +657,129 @@ function trustIsBoundToWorkflowAndBranch(
   env: string,
   planOnPullRequest: boolean,
 ): void {
-  const check = "github-trust";
-  const repo = input.repository;
-  const main = `refs/heads/${input.deployBranch}`;
-  const pr = "refs/pull/7/merge";
-  const file = (name: string, ref: string) => `${repo}/.github/workflows/${name}@${ref}`;
-  const job = (context: string, ref: string, workflow: string): JobClaims => ({
-    repo,
-    context,
-    ref,
-    job_workflow_ref: workflow,
-  });
-  const inEnv = `environment:${env}`;
-  const cases: { role: string; allowed: Scenario[]; denied: Scenario[] }[] = [
-    {
-      role: `${prefixOf(env)}-deploy`,
-      allowed: [
-        {
-          what: "apply.yml on the deploy branch in its environment",
-          claims: job(inEnv, main, file("apply.yml", main)),
-        },
-      ],
-      denied: [
-        {
-          what: "a pull request's workflow that adds the environment",
-          claims: job(inEnv, pr, file("evil.yml", pr)),
-        },
-        {
-          what: "apply.yml dispatched from another branch",
-          claims: job(inEnv, "refs/heads/feature", file("apply.yml", "refs/heads/feature")),
-        },
-        {
-          // uses: <owner>/<repo>/.github/workflows/apply.yml@main from a workflow of another branch: the
-          // job runs main's apply.yml, with that branch's ref, checkout and inputs.
-          what: "a workflow of another branch calling apply.yml@main in the environment",
-          claims: job(inEnv, "refs/heads/feature", file("apply.yml", main)),
-        },
-        {
-          what: "a pull request's workflow calling apply.yml@main in the environment",
-          claims: job(inEnv, pr, file("apply.yml", main)),
-        },
-        {
-          what: "another workflow on the deploy branch",
-          claims: job(inEnv, main, file("ci.yml", main)),
-        },
-        {
-          what: "a pull request",
-          claims: job("pull_request", pr, file("ci.yml", pr)),
-        },
-        {
-          what: "another repository",
-          claims: {
-            repo: `${repo}-fork`,
-            context: inEnv,
-            ref: main,
-            job_workflow_ref: `${repo}-fork/.github/workflows/apply.yml@${main}`,
-          },
-        },
-      ],
-    },
-    {
-      role: `${prefixOf(env)}-plan`,
-      allowed: [
-        {
-          what: "apply.yml's plan job on the deploy branch",
-          claims: job(`ref:${main}`, main, file("apply.yml", main)),
-        },
-        ...(planOnPullRequest
-          ? [{ what: "ci.yml on a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]
-          : []),
-      ],
-      denied: [
-        ...(planOnPullRequest
-          ? []
-          : [{ what: "a pull request", claims: job("pull_request", pr, file("ci.yml", pr)) }]),
-        {
-          what: "another branch",
-          claims: job(
-            "ref:refs/heads/feature",
-            "refs/heads/feature",
-            file("apply.yml", "refs/heads/feature"),
-          ),
-        },
-        {
-          what: "a pull request's workflow calling apply.yml@main",
-          claims: job("pull_request", pr, file("apply.yml", main)),
-        },
-        {
-          what: "a workflow of another branch calling apply.yml@main",
-          claims: job("ref:refs/heads/feature", "refs/heads/feature", file("apply.yml", main)),
-        },
-      ],
-    },
-  ];
+  const jobs = new GithubJobs(input.repository, input.deployBranch, env);
   const keys = input.subjectClaimKeys ?? DEFAULT_SUBJECT_CLAIM_KEYS;
-  for (const { role: name, allowed, denied } of cases) {
+  for (const trustCase of [deployRoleCase(jobs, env), planRoleCase(jobs, env, planOnPullRequest)]) {
+    const trust = RoleTrust.of(c, trustCase.role, keys, jobs);
+    if (trust === undefined) continue;
+    trust.allowedGetIn(trustCase.allowed);
+    trust.deniedStayOut(trustCase.denied, trustCase.allowed);
+    trust.defaultSubjectGetsNothing();
+    trust.otherAudienceRefused(trustCase.allowed);
+  }
+}
+
+/** The deploy role: apply.yml on the deploy branch in the environment, and no job that can pass for it. */
+function deployRoleCase(jobs: GithubJobs, env: string): TrustCase {
+  const { repo, main, pr, inEnv } = jobs;
+  return {
+    role: `${prefixOf(env)}-deploy`,
+    allowed: [
+      {
+        what: "apply.yml on the deploy branch in its environment",
+        claims: jobs.job(inEnv, main, jobs.file("apply.yml", main)),
+      },
+    ],
+    denied: [
+      {
+        what: "a pull request's workflow that adds the environment",
+        claims: jobs.job(inEnv, pr, jobs.file("evil.yml", pr)),
+      },
+      {
+        what: "apply.yml dispatched from another branch",
+        claims: jobs.job(inEnv, "refs/heads/feature", jobs.file("apply.yml", "refs/heads/feature")),
+      },
+      {
+        // uses: <owner>/<repo>/.github/workflows/apply.yml@main from a workflow of another branch: the
+        // job runs main's apply.yml, with that branch's ref, checkout and inputs.
+        what: "a workflow of another branch calling apply.yml@main in the environment",
+        claims: jobs.job(inEnv, "refs/heads/feature", jobs.file("apply.yml", main)),
+      },
+      {
+        what: "a pull request's workflow calling apply.yml@main in the environment",
+        claims: jobs.job(inEnv, pr, jobs.file("apply.yml", main)),
+      },
+      {
+        what: "another workflow on the deploy branch",
+        claims: jobs.job(inEnv, main, jobs.file("ci.yml", main)),
+      },
+      {
+        what: "a pull request",
+        claims: jobs.job("pull_request", pr, jobs.file("ci.yml", pr)),
+      },
+      {
+        what: "another repository",
+        claims: {
+          repo: `${repo}-fork`,
+          context: inEnv,
+          ref: main,
+          job_workflow_ref: `${repo}-fork/.github/workflows/apply.yml@${main}`,
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * The plan role: apply.yml's plan job on the deploy branch, and ci.yml on a pull request where the
+ * environment plans pull requests (denied where it does not).
+ */
+function planRoleCase(jobs: GithubJobs, env: string, planOnPullRequest: boolean): TrustCase {
+  const { main, pr } = jobs;
+  const pullRequest = {
+    what: "a pull request",
+    claims: jobs.job("pull_request", pr, jobs.file("ci.yml", pr)),
+  };
+  return {
+    role: `${prefixOf(env)}-plan`,
+    allowed: [
+      {
+        what: "apply.yml's plan job on the deploy branch",
+        claims: jobs.job(`ref:${main}`, main, jobs.file("apply.yml", main)),
+      },
+      ...(planOnPullRequest ? [{ ...pullRequest, what: "ci.yml on a pull request" }] : []),
+    ],
+    denied: [
+      ...(planOnPullRequest ? [] : [pullRequest]),
+      {
+        what: "another branch",
+        claims: jobs.job(
+          "ref:refs/heads/feature",
+          "refs/heads/feature",
+          jobs.file("apply.yml", "refs/heads/feature"),
+        ),
+      },
+      {
+        what: "a pull request's workflow calling apply.yml@main",
+        claims: jobs.job("pull_request", pr, jobs.file("apply.yml", main)),
+      },
+      {
+        what: "a workflow of another branch calling apply.yml@main",
+        claims: jobs.job("ref:refs/heads/feature", "refs/heads/feature", jobs.file("apply.yml", main)),
+      },
+    ],
+  };
+}
+
+/** One role's trust policy, asked whether a GitHub token with a given subject (and audience) may assume it. */
+class RoleTrust {
+  private constructor(
+    private readonly c: Checker,
+    private readonly name: string,
+    private readonly role: Role,
+    /** The GitHub OIDC provider the trust names: the principal of every question. */
+    private readonly federated: string,
+    private readonly keys: readonly string[],
+    private readonly jobs: GithubJobs,
+  ) {}
+
+  /** The role's trust, or undefined (and a finding) where there is no such role or it trusts no OIDC provider. */
+  static of(c: Checker, name: string, keys: readonly string[], jobs: GithubJobs): RoleTrust | undefined {
+    const check = "github-trust";
     const role = c.role(name);
     if (role === undefined) {
       c.fail(check, `${name}: no such role`);
-      continue;
+      return undefined;
     }
     const federated = statements(role.trust)
       .flatMap((s) =>
@@ -730,52 +788,80 @@ function trustIsBoundToWorkflowAndBranch(
       .find((p) => p.includes("oidc-provider/"));
     if (federated === undefined) {
       c.fail(check, `${name}: trusts no OIDC provider`);
-      continue;
+      return undefined;
     }
-    const assume = (sub: string) => {
-      c.evaluated += 1;
-      return decide([role.trust], {
-        action: "sts:AssumeRoleWithWebIdentity",
-        resource: role.arn,
-        principal: { kind: "Federated", arn: federated },
-        context: { [OIDC_AUD]: "sts.amazonaws.com", [OIDC_SUB]: sub },
-      });
-    };
+    return new RoleTrust(c, name, role, federated, keys, jobs);
+  }
+
+  /** The positive control: each job the role is for gets it. */
+  allowedGetIn(allowed: readonly Scenario[]): void {
     for (const s of allowed) {
-      const sub = githubSubject(keys, s.claims);
-      if (assume(sub) !== "allowed") c.fail(check, `positive control: ${name} refuses ${s.what} (${sub})`);
+      const sub = githubSubject(this.keys, s.claims);
+      if (this.assume(sub) !== "allowed")
+        this.c.fail("github-trust", `positive control: ${this.name} refuses ${s.what} (${sub})`);
     }
-    const allowedSubs = new Set(allowed.map((s) => githubSubject(keys, s.claims)));
+  }
+
+  /**
+   * No denied job gets the role; where the template renders a denied job's subject as an allowed one's,
+   * the finding says so (the template, not the trust, is what to change).
+   */
+  deniedStayOut(denied: readonly Scenario[], allowed: readonly Scenario[]): void {
+    const allowedSubs = new Set(allowed.map((s) => githubSubject(this.keys, s.claims)));
     for (const s of denied) {
-      const sub = githubSubject(keys, s.claims);
-      if (assume(sub) === "allowed")
-        c.fail(
-          check,
-          `${name} trusts ${s.what} (${sub}${allowedSubs.has(sub) ? ": the template gives it the subject of the job the role is for" : ""})`,
+      const sub = githubSubject(this.keys, s.claims);
+      if (this.assume(sub) === "allowed")
+        this.c.fail(
+          "github-trust",
+          `${this.name} trusts ${s.what} (${sub}${allowedSubs.has(sub) ? ": the template gives it the subject of the job the role is for" : ""})`,
         );
     }
-    // Whatever the template: a repository that has not set it (GitHub's default subject, for any job of
-    // the environment or any pull request) gets nothing.
+  }
+
+  /**
+   * Whatever the template: a repository that has not set it (GitHub's default subject, for any job of
+   * the environment or any pull request) gets nothing.
+   */
+  defaultSubjectGetsNothing(): void {
+    const { pr, inEnv } = this.jobs;
     for (const [what, context] of [
       ["any workflow naming the environment", inEnv],
       ["a pull request", "pull_request"],
     ] as const) {
-      const sub = githubSubject(DEFAULT_SUBJECT_CLAIM_KEYS, job(context, pr, file("evil.yml", pr)));
-      if (assume(sub) === "allowed")
-        c.fail(check, `${name} trusts GitHub's default subject (${what}) (${sub})`);
+      const sub = githubSubject(
+        DEFAULT_SUBJECT_CLAIM_KEYS,
+        this.jobs.job(context, pr, this.jobs.file("evil.yml", pr)),
+      );
+      if (this.assume(sub) === "allowed")
+        this.c.fail("github-trust", `${this.name} trusts GitHub's default subject (${what}) (${sub})`);
     }
-    // And the audience: a token minted for another audience is refused.
-    c.evaluated += 1;
-    const sub = githubSubject(keys, allowed[0]?.claims ?? job(inEnv, main, file("apply.yml", main)));
-    if (
-      decide([role.trust], {
-        action: "sts:AssumeRoleWithWebIdentity",
-        resource: role.arn,
-        principal: { kind: "Federated", arn: federated },
-        context: { [OIDC_AUD]: "https://github.com/example", [OIDC_SUB]: sub },
-      }) === "allowed"
-    )
-      c.fail(check, `${name} trusts a token of another audience than sts.amazonaws.com`);
+  }
+
+  /** And the audience: a token minted for another audience is refused, with the subject of a job the role is for. */
+  otherAudienceRefused(allowed: readonly Scenario[]): void {
+    const { main, inEnv } = this.jobs;
+    this.c.evaluated += 1;
+    const sub = githubSubject(
+      this.keys,
+      allowed[0]?.claims ?? this.jobs.job(inEnv, main, this.jobs.file("apply.yml", main)),
+    );
+    if (this.decide("https://github.com/example", sub) === "allowed")
+      this.c.fail("github-trust", `${this.name} trusts a token of another audience than sts.amazonaws.com`);
+  }
+
+  /** A token for STS (the audience GitHub's action asks for) with this subject: one evaluation counted. */
+  private assume(sub: string): Decision {
+    this.c.evaluated += 1;
+    return this.decide("sts.amazonaws.com", sub);
+  }
+
+  private decide(audience: string, sub: string): Decision {
+    return decide([this.role.trust], {
+      action: "sts:AssumeRoleWithWebIdentity",
+      resource: this.role.arn,
+      principal: { kind: "Federated", arn: this.federated },
+      context: { [OIDC_AUD]: audience, [OIDC_SUB]: sub },
+    });
   }
 }
 

@@ -437,41 +437,20 @@ class RootCheck {
   }
 }
 
+/**
+ * The whole check, in the order of the file's header: the flags refused before anything runs, the
+ * provider's services and moto found, then in a temporary workspace fmt, the lock files and the lanes;
+ * the closing note is printed whatever happened once the temporary directory exists.
+ */
 async function main(): Promise<void> {
   const steps = new Steps();
-  const roots = (values.root ?? ROOTS) as Root[];
-  for (const r of roots)
-    if (!ROOTS.includes(r)) throw new CheckFailed(`--root ${r}: one of ${ROOTS.join(", ")}`);
-  if (roots.some((r) => r !== "bootstrap") && !(await exists(join(repositoryRoot, "dist", "manifest.json"))))
-    throw new CheckFailed(
-      "dist/manifest.json is missing: run `npm run build` first (the roots deploy its zips)",
-    );
-
-  const destroyed: readonly Root[] =
-    values.destroy === undefined
-      ? DESTROYED
-      : values.destroy.includes("all")
-        ? ROOTS
-        : (values.destroy as Root[]);
-  for (const r of destroyed)
-    if (!ROOTS.includes(r)) throw new CheckFailed(`--destroy ${r}: one of ${ROOTS.join(", ")} or all`);
-
-  const jobs = values.jobs === undefined ? roots.length + 2 : Number(values.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1) throw new CheckFailed(`--jobs ${values.jobs}: a positive integer`);
+  const roots = await rootsUnderCheck();
+  const destroyed = destroyedRoots();
+  const jobs = laneJobs(roots);
   const mirror = await mirrorDir();
   const notes: string[] = [];
   const standIn = values["stand-in-provider"];
-  if (mirror !== null && standIn === undefined) {
-    const verdict = await steps.run(CHECK, `provider services (${SERVICE_LIST})`, () =>
-      providerServices(repositoryRoot, mirror),
-    );
-    if (verdict === null)
-      notes.push(
-        `no ${MANIFEST} in ${mirror} (not a build of .ci/aws-provider.sh): its services not checked`,
-      );
-    else if (verdict.kind === "ok") notes.push(verdictMessage(verdict));
-    else throw new CheckFailed(verdictMessage(verdict));
-  }
+  if (mirror !== null && standIn === undefined) notes.push(...(await providerServicesNote(steps, mirror)));
   const moto = await steps.run(CHECK, "moto (.ci/moto.sh)", async () => motoServer());
   const plansOut = values["plans-out"];
   if (plansOut !== undefined) await mkdir(plansOut, { recursive: true });
@@ -482,48 +461,14 @@ async function main(): Promise<void> {
       `STAND-IN: hashicorp/aws pinned to ${standIn} in the workspace; this run is not a pass of the check`,
     );
   try {
-    await steps.run(CHECK, "terraform fmt -check -recursive", () =>
-      terraformOk({ terraformDir: "", env: process.env }, join(repositoryRoot, "terraform"), [
-        "fmt",
-        "-check",
-        "-recursive",
-        "-diff",
-        "-no-color",
-      ]),
-    );
+    await formatCheck(steps);
     const workspace = {
       ...(await createWorkspace(repositoryRoot, tmp, mirror, values["stand-in-provider"])),
       verbose: values.verbose,
     };
-    const constraint = await awsConstraint();
-    const locks = await steps.run(CHECK, "lock files", () =>
-      checkLockFiles(
-        Object.fromEntries(ROOTS.map((r) => [r, rootDir(join(repositoryRoot, "terraform"), r)])),
-        constraint,
-      ),
-    );
-    const hashes = Object.entries(locks.hashes)
-      .map(([r, n]) => `${r} ${n}`)
-      .join(", ");
-    if (mirror === null)
-      notes.push(`lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes})`);
-    else {
-      const built = standIn ?? (await mirrorVersion(mirror));
-      for (const r of ROOTS) await pointLockAtMirror(rootDir(workspace.terraformDir, r), built, constraint);
-      notes.push(
-        `lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes}); the mirror's local build ${built} stands in for it in the workspace copy, inited with -lockfile=readonly`,
-      );
-    }
-
+    notes.push(await lockFilesNote(steps, workspace, mirror, standIn));
     const modulesDir = join(workspace.terraformDir, "modules");
-    // Every module with tests, and bootstrap's own (its variables' validations, on a mock provider).
-    const modules: string[] = [];
-    for (const module of (await readdir(modulesDir)).sort())
-      if (!values["skip-module-tests"] && (await exists(join(modulesDir, module, "tests"))))
-        modules.push(`modules/${module}`);
-    if (!values["skip-module-tests"] && (await exists(join(workspace.terraformDir, "bootstrap", "tests"))))
-      modules.push("bootstrap");
-
+    const modules = await modulesWithTests(workspace.terraformDir, modulesDir);
     const examples = await moduleExamples(modulesDir);
 
     // One lane per root (first: they take longest, which matters with --jobs below the number of lanes),
@@ -539,58 +484,183 @@ async function main(): Promise<void> {
             plansOut,
           }),
       })),
-      {
-        name: MODULE_TESTS,
-        run: async () => {
-          const laneNotes: string[] = [];
-          const lane = { ...workspace, label: MODULE_TESTS };
-          for (const module of modules) {
-            const dir = join(workspace.terraformDir, module);
-            await steps.run(MODULE_TESTS, module, async () => {
-              await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
-              const result = await terraformOk(lane, dir, ["test", "-no-color"]);
-              laneNotes.push(`${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
-            });
-          }
-          return laneNotes;
-        },
-      },
-      {
-        name: EXAMPLES,
-        run: async () => {
-          const laneNotes: string[] = [];
-          const lane = { ...workspace, label: EXAMPLES };
-          for (const fixture of FIXTURES) {
-            const outcome = await steps.run(EXAMPLES, `fixture ${fixture.name} must fail`, () =>
-              fixtureOutcome(lane, fixture),
-            );
-            if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
-            laneNotes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
-          }
-          for (const example of examples) {
-            const dir = join(modulesDir, example);
-            await steps.run(EXAMPLES, `validate ${example}`, async () => {
-              await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
-              const result = await terraformOk(lane, dir, ["validate", "-no-color"]);
-              laneNotes.push(`modules/${example}: ${summaryLine(result.output, /^Success!/)}`);
-            });
-          }
-          return laneNotes;
-        },
-      },
+      moduleTestsLane(steps, workspace, modules),
+      fixturesAndExamplesLane(steps, workspace, modulesDir, examples),
     ];
-    const outcomes = await runLanes(lanes, jobs);
-    for (const outcome of outcomes) if (outcome.ok) notes.push(...outcome.value);
-    const failed = outcomes.flatMap((o) =>
-      o.ok ? [] : [`${o.name}: ${o.error instanceof Error ? o.error.message : String(o.error)}`],
-    );
-    if (failed.length > 0) throw new CheckFailed(failed.join("\n\n"));
+    await runLanesNoting(lanes, jobs, notes);
   } finally {
     if (values.keep) process.stdout.write(`kept ${tmp}\n`);
     else await rm(tmp, { recursive: true, force: true });
     const waited = waits.length > 0 ? `\nwhere apply and destroy wait:\n  ${waits.join("\n  ")}\n` : "";
     process.stdout.write(`\n${notes.join("\n")}\n${waited}\n${steps.summary(roots)}\n`);
   }
+}
+
+/** --root's roots (all by default); the environments deploy `npm run build`'s zips, so it must have run. */
+async function rootsUnderCheck(): Promise<Root[]> {
+  const roots = (values.root ?? ROOTS) as Root[];
+  for (const r of roots)
+    if (!ROOTS.includes(r)) throw new CheckFailed(`--root ${r}: one of ${ROOTS.join(", ")}`);
+  if (roots.some((r) => r !== "bootstrap") && !(await exists(join(repositoryRoot, "dist", "manifest.json"))))
+    throw new CheckFailed(
+      "dist/manifest.json is missing: run `npm run build` first (the roots deploy its zips)",
+    );
+  return roots;
+}
+
+/** The roots whose destroy is applied: --destroy's (all for every root), else DESTROYED. */
+function destroyedRoots(): readonly Root[] {
+  const destroyed: readonly Root[] =
+    values.destroy === undefined
+      ? DESTROYED
+      : values.destroy.includes("all")
+        ? ROOTS
+        : (values.destroy as Root[]);
+  for (const r of destroyed)
+    if (!ROOTS.includes(r)) throw new CheckFailed(`--destroy ${r}: one of ${ROOTS.join(", ")} or all`);
+  return destroyed;
+}
+
+/** Lanes at a time: --jobs, else every lane (one per root and the two that need no emulator). */
+function laneJobs(roots: readonly Root[]): number {
+  const jobs = values.jobs === undefined ? roots.length + 2 : Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new CheckFailed(`--jobs ${values.jobs}: a positive integer`);
+  return jobs;
+}
+
+/**
+ * The Terraform's hashicorp/aws types against the services of the mirror's build (a failure names the
+ * service to add); a mirror .ci/aws-provider.sh did not build has no manifest, which the note says.
+ */
+async function providerServicesNote(steps: Steps, mirror: string): Promise<string[]> {
+  const verdict = await steps.run(CHECK, `provider services (${SERVICE_LIST})`, () =>
+    providerServices(repositoryRoot, mirror),
+  );
+  if (verdict === null)
+    return [`no ${MANIFEST} in ${mirror} (not a build of .ci/aws-provider.sh): its services not checked`];
+  if (verdict.kind === "ok") return [verdictMessage(verdict)];
+  throw new CheckFailed(verdictMessage(verdict));
+}
+
+/** Step 1: terraform fmt -check over the whole of terraform/, in the repository (not the workspace). */
+async function formatCheck(steps: Steps): Promise<void> {
+  await steps.run(CHECK, "terraform fmt -check -recursive", () =>
+    terraformOk({ terraformDir: "", env: process.env }, join(repositoryRoot, "terraform"), [
+      "fmt",
+      "-check",
+      "-recursive",
+      "-diff",
+      "-no-color",
+    ]),
+  );
+}
+
+/**
+ * The roots' lock files against the provider constraint; with a mirror, each workspace copy's lock is
+ * pointed at the mirror's build (or the stand-in), which inits with -lockfile=readonly.
+ */
+async function lockFilesNote(
+  steps: Steps,
+  workspace: Workspace,
+  mirror: string | null,
+  standIn: string | undefined,
+): Promise<string> {
+  const constraint = await awsConstraint();
+  const locks = await steps.run(CHECK, "lock files", () =>
+    checkLockFiles(
+      Object.fromEntries(ROOTS.map((r) => [r, rootDir(join(repositoryRoot, "terraform"), r)])),
+      constraint,
+    ),
+  );
+  const hashes = Object.entries(locks.hashes)
+    .map(([r, n]) => `${r} ${n}`)
+    .join(", ");
+  if (mirror === null)
+    return `lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes})`;
+  const built = standIn ?? (await mirrorVersion(mirror));
+  for (const r of ROOTS) await pointLockAtMirror(rootDir(workspace.terraformDir, r), built, constraint);
+  return `lock files: hashicorp/aws ${locks.version} in every root (checksums: ${hashes}); the mirror's local build ${built} stands in for it in the workspace copy, inited with -lockfile=readonly`;
+}
+
+/** Step 2's directories: every module with tests, and bootstrap's own (its variables' validations, on a mock provider). */
+async function modulesWithTests(terraformDir: string, modulesDir: string): Promise<string[]> {
+  const modules: string[] = [];
+  for (const module of (await readdir(modulesDir)).sort())
+    if (!values["skip-module-tests"] && (await exists(join(modulesDir, module, "tests"))))
+      modules.push(`modules/${module}`);
+  if (!values["skip-module-tests"] && (await exists(join(terraformDir, "bootstrap", "tests"))))
+    modules.push("bootstrap");
+  return modules;
+}
+
+/** Step 2's lane: init and `terraform test` each module, one after the other; a note per module. */
+function moduleTestsLane(steps: Steps, workspace: Workspace, modules: readonly string[]): Lane<string[]> {
+  return {
+    name: MODULE_TESTS,
+    run: async () => {
+      const laneNotes: string[] = [];
+      const lane = { ...workspace, label: MODULE_TESTS };
+      for (const module of modules) {
+        const dir = join(workspace.terraformDir, module);
+        await steps.run(MODULE_TESTS, module, async () => {
+          await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
+          const result = await terraformOk(lane, dir, ["test", "-no-color"]);
+          laneNotes.push(`${module}: ${summaryLine(result.output, /^Success!|passed/)}`);
+        });
+      }
+      return laneNotes;
+    },
+  };
+}
+
+/** Steps 4 and 5's lane: each broken fixture must fail with Terraform's error, then each example validates. */
+function fixturesAndExamplesLane(
+  steps: Steps,
+  workspace: Workspace,
+  modulesDir: string,
+  examples: readonly string[],
+): Lane<string[]> {
+  return {
+    name: EXAMPLES,
+    run: async () => {
+      const laneNotes: string[] = [];
+      const lane = { ...workspace, label: EXAMPLES };
+      for (const fixture of FIXTURES) {
+        const outcome = await steps.run(EXAMPLES, `fixture ${fixture.name} must fail`, () =>
+          fixtureOutcome(lane, fixture),
+        );
+        if (!outcome.ok) throw new CheckFailed(`fixture ${fixture.name}: ${outcome.problem}`);
+        laneNotes.push(`fixture ${fixture.name}: refused by terraform ${outcome.step}: ${outcome.error}`);
+      }
+      for (const example of examples) {
+        const dir = join(modulesDir, example);
+        await steps.run(EXAMPLES, `validate ${example}`, async () => {
+          await terraformOk(lane, dir, ["init", "-backend=false", "-input=false", "-no-color"]);
+          const result = await terraformOk(lane, dir, ["validate", "-no-color"]);
+          laneNotes.push(`modules/${example}: ${summaryLine(result.output, /^Success!/)}`);
+        });
+      }
+      return laneNotes;
+    },
+  };
+}
+
+/**
+ * Runs the lanes side by side (at most `jobs` at a time) to the end of each, so that every lane's failure
+ * is told, not only the first: the notes of the lanes that passed go to `notes` in lane order (the closing
+ * note keeps them even when another lane failed), then one CheckFailed names each lane that failed.
+ */
+async function runLanesNoting(
+  lanes: readonly Lane<string[]>[],
+  jobs: number,
+  notes: string[],
+): Promise<void> {
+  const outcomes = await runLanes(lanes, jobs);
+  for (const outcome of outcomes) if (outcome.ok) notes.push(...outcome.value);
+  const failed = outcomes.flatMap((o) =>
+    o.ok ? [] : [`${o.name}: ${o.error instanceof Error ? o.error.message : String(o.error)}`],
+  );
+  if (failed.length > 0) throw new CheckFailed(failed.join("\n\n"));
 }
 
 main().catch((error: unknown) => {

@@ -130,11 +130,13 @@ describe("github-trust: each job's subject as GitHub renders it under the templa
     boundary: null,
   });
   const findings = (keys: string[], deploy: string[], plan: string[]) =>
+    findingsFor(keys, [role("mcp-dev-deploy", deploy), role("mcp-dev-plan", plan)], ["dev"]);
+  const findingsFor = (keys: string[], roles: Role[], planOnPullRequest: string[]) =>
     runChecks(
       {
         bootstrap: {
           root: "bootstrap",
-          roles: [role("mcp-dev-deploy", deploy), role("mcp-dev-plan", plan)],
+          roles,
           managedPolicies: new Map(),
           resourcePolicies: [],
           arns: [],
@@ -146,7 +148,7 @@ describe("github-trust: each job's subject as GitHub renders it under the templa
         deployBranch: "main",
         subjectClaimKeys: keys,
       },
-      { planOnPullRequest: ["dev"] },
+      { planOnPullRequest },
     )
       .findings.filter((f) => f.check === "github-trust")
       .map((f) => f.message);
@@ -185,6 +187,68 @@ describe("github-trust: each job's subject as GitHub renders it under the templa
     expect(findings(["repo", "context"], [`repo:${repo}:environment:dev`], [])).toContain(
       `mcp-dev-deploy trusts GitHub's default subject (any workflow naming the environment) (repo:${repo}:environment:dev)`,
     );
+  });
+  const refTemplate = ["repo", "context", "ref", "job_workflow_ref"];
+  const deploySubject = `repo:${repo}:environment:dev:ref:refs/heads/main:job_workflow_ref:${apply}`;
+  const planSubject = `repo:${repo}:ref:refs/heads/main:ref:refs/heads/main:job_workflow_ref:${apply}`;
+  const prSubject = `repo:${repo}:pull_request:ref:refs/pull/7/merge:job_workflow_ref:${repo}/.github/workflows/ci.yml@refs/pull/7/merge`;
+
+  it("a role that is missing, or trusts no OIDC provider, is a finding and the other is still checked", () => {
+    const lambdaOnly: Role = {
+      ...role("mcp-dev-plan", [planSubject]),
+      trust: {
+        Statement: [
+          { Effect: "Allow", Action: "sts:AssumeRole", Principal: { Service: "lambda.amazonaws.com" } },
+        ],
+      },
+    };
+    expect(findingsFor(refTemplate, [lambdaOnly], [])).toEqual([
+      "mcp-dev-deploy: no such role",
+      "mcp-dev-plan: trusts no OIDC provider",
+    ]);
+  });
+
+  it("a role that refuses the job it is for fails the positive control", () => {
+    expect(
+      findingsFor(refTemplate, [role("mcp-dev-deploy", []), role("mcp-dev-plan", [planSubject])], []),
+    ).toEqual([
+      `positive control: mcp-dev-deploy refuses apply.yml on the deploy branch in its environment (${deploySubject})`,
+    ]);
+  });
+
+  it("without plan on pull requests, a plan role that trusts one is a finding", () => {
+    expect(
+      findingsFor(
+        refTemplate,
+        [role("mcp-dev-deploy", [deploySubject]), role("mcp-dev-plan", [planSubject, prSubject])],
+        [],
+      ),
+    ).toEqual([`mcp-dev-plan trusts a pull request (${prSubject})`]);
+  });
+
+  it("a trust that does not hold the audience to sts.amazonaws.com is a finding", () => {
+    const anyAudience = (name: string, subject: string): Role => ({
+      ...role(name, [subject]),
+      trust: {
+        Statement: [
+          {
+            Effect: "Allow",
+            Action: "sts:AssumeRoleWithWebIdentity",
+            Principal: {
+              Federated: "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com",
+            },
+            Condition: { StringLike: { "token.actions.githubusercontent.com:sub": [subject] } },
+          },
+        ],
+      },
+    });
+    expect(
+      findingsFor(
+        refTemplate,
+        [anyAudience("mcp-dev-deploy", deploySubject), role("mcp-dev-plan", [planSubject])],
+        [],
+      ),
+    ).toEqual(["mcp-dev-deploy trusts a token of another audience than sts.amazonaws.com"]);
   });
 });
 
