@@ -119,10 +119,19 @@ const PARTS: readonly Part[] = [
   {
     name: "chaos-scale",
     page: "chaos-scale.md",
-    what: "the chaos run at 100,000 events: the witnesses' verdict at the proof's full scale (about 45 minutes on 2 cores)",
+    what: "the chaos run at 100,000 events: the witnesses' verdict at the proof's full scale (about an hour on 2 cores)",
     command: "npm run chaos -- --events 100000 --timeout 5400 --json",
     script: "local/chaos/bin/chaos.ts",
-    args: ["--json", "--events", "100000", "--timeout", "5400"],
+    // The diagnostics of every job run more than once, for `npm run chaos -- --explain JOB --from FILE`.
+    args: [
+      "--json",
+      "--events",
+      "100000",
+      "--timeout",
+      "5400",
+      "--diagnostics",
+      ".tmp/chaos-scale-diagnostics.json",
+    ],
     quickArgs: ["--json", "--events", "2000"],
     needsBuild: true,
     capturesJson: true,
