@@ -11,7 +11,7 @@ import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
-import { LocalPipeline, stuckRounds } from "@mcp-pipeline/local-pipeline";
+import { LocalPipeline, queueAttributes, stuckRounds } from "@mcp-pipeline/local-pipeline";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
 import { type InvocationFaultCounts, invocationFaults } from "./injector.js";
@@ -111,7 +111,7 @@ export async function startHarness(
       startEmulatorThread("dynamodb"),
       startEmulatorThread("kinesis"),
       startEmulatorThread("sqs-s3"),
-      startRestartableSqs(),
+      startRestartableSqs((exchange) => ledger.holds.seen(exchange)),
       startWitness(),
     ]);
     running.push(dynalite, kinesalite, s3Emulator, sqs, witness);
@@ -181,6 +181,13 @@ export async function startHarness(
     });
     await pipeline.start();
     const started = pipeline;
+    // The FIFO stall measure: the visibility the queue gives a receive, as the local pipeline created it.
+    ledger.holds.watch(
+      started.queues.sessionJobs.url,
+      Number(
+        queueAttributes(options.settings.fifo_worker.queue, true, options.timeScale).source.VisibilityTimeout,
+      ) * 1000,
+    );
     const direct = {
       dynamodb: new DynamoDBClient({ endpoint: dynalite.endpoint, region, credentials }),
       s3: s3Client({ endpoint: s3Emulator.endpoint, region, credentials }, {}),

@@ -16,6 +16,7 @@
 import type { DrainedMessage } from "@mcp-pipeline/local-pipeline";
 import { CallEffects } from "./call-effects.js";
 import type { CallWrite, EmulatorErrorTouch, FaultTouch } from "./doors.js";
+import { FifoHolds } from "./fifo-holds.js";
 import type { PutEvent } from "./oracle.js";
 import { Tally } from "./tally.js";
 import { type InvocationWindow, type JobIncident, RunCause } from "./tool-runs.js";
@@ -101,6 +102,8 @@ export class Ledger {
   readonly stream: StreamInput[] = [];
   readonly jobs: JobInput[] = [];
   readonly effects = new CallEffects();
+  /** How long each FIFO job's message was held hidden, from the SQS front's exchanges (the stall measure). */
+  readonly holds = new FifoHolds();
   readonly #bySequence = new Map<string, number>();
   readonly #jobByCallId = new Map<string, number>();
   readonly #jobByMessageId = new Map<string, number>();

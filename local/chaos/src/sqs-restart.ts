@@ -20,6 +20,7 @@ import {
   readBody,
 } from "@mcp-pipeline/emulators";
 import { sleep } from "@mcp-pipeline/retry";
+import type { SqsExchange } from "./fifo-holds.js";
 
 export interface RestartableSqs extends RunningEmulator {
   /** Connections dropped while the endpoint was down. */
@@ -57,7 +58,13 @@ function start(dataDir: string): Promise<Fauxqs> {
   });
 }
 
-export async function startRestartableSqs(): Promise<RestartableSqs> {
+/**
+ * `onExchange` sees every exchange the front passed on and its answer, as the requester got it: the
+ * harness's witness of what SQS did (fifo-holds.ts), which no function can reach.
+ */
+export async function startRestartableSqs(
+  onExchange: (exchange: SqsExchange) => void = () => {},
+): Promise<RestartableSqs> {
   const dataDir = await mkdtemp(join(tmpdir(), "mcp-chaos-sqs-"));
   let server: Fauxqs | undefined = await start(dataDir);
   let refused = 0;
@@ -72,7 +79,11 @@ export async function startRestartableSqs(): Promise<RestartableSqs> {
     }
     try {
       // Queue URLs name the queue by path, so they stay valid on the restarted server's new port.
-      answerWith(response, await exchange(upstream.address, request, body));
+      const answer = await exchange(upstream.address, request, body);
+      const target = request.headers["x-amz-target"];
+      if (typeof target === "string")
+        onExchange({ target, request: body, status: answer.status, answer: answer.body, at: Date.now() });
+      answerWith(response, answer);
     } catch {
       refused += 1;
       request.socket.destroy();

@@ -179,41 +179,40 @@ function fifoOrder(input: VerdictInput): Tally {
 }
 
 /**
- * The longest a partition key or FIFO group held a delivered input without its effect: from an input's
- * first delivery to its effect. Waiting in a backlog is not a stall (nothing was delivered); retries of a
- * failing batch are. Inputs that left for the failure destination or a DLQ are bounded by the retries.
+ * The longest a partition key or FIFO group held a delivered input without its effect. A key: from a
+ * record's first delivery to its effect; waiting in a backlog is not a stall (nothing was delivered),
+ * retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
+ * receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a poller is a backlog.
+ * Inputs that left for the failure destination or a DLQ are bounded by the retries.
  */
 export function stalls(input: VerdictInput) {
   const { ledger, witness, endedAt } = input;
   const longest = () => ({ ms: 0, key: "", pending: false });
-  /** From delivery to effect, or to the end of the run for a delivered input still without its effect. */
-  const measure = (
-    into: ReturnType<typeof longest>,
-    key: string,
-    delivered: number | undefined,
-    applied: number | undefined,
-  ) => {
-    const until = applied ?? endedAt;
-    if (delivered === undefined || until === undefined || until - delivered <= into.ms) return;
-    Object.assign(into, { ms: until - delivered, key, pending: applied === undefined });
+  const keep = (into: ReturnType<typeof longest>, key: string, ms: number, pending: boolean) => {
+    if (ms > into.ms) Object.assign(into, { ms, key, pending });
   };
   const partitionKey = longest();
   for (const s of ledger.stream) {
     if (s.kind !== "event" || s.event === undefined || ledger.givenUp(s)) continue;
-    measure(
-      partitionKey,
-      s.key,
-      ledger.deliveredAt(s.sequenceNumber),
-      ledger.effects.appliedAt(s.event.eventId),
-    );
+    const delivered = ledger.deliveredAt(s.sequenceNumber);
+    const applied = ledger.effects.appliedAt(s.event.eventId);
+    // Until its effect, or to the end of the run for a delivered input still without its effect.
+    const until = applied ?? endedAt;
+    if (delivered !== undefined && until !== undefined)
+      keep(partitionKey, s.key, until - delivered, applied === undefined);
   }
   const group = longest();
+  /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */
+  const unseen: string[] = [];
   ledger.jobs.forEach((j, index) => {
     // A job the downstream refuses has no effect ever.
     if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
-    measure(group, j.group, ledger.jobDeliveredAt(j.callId), witness.effects(j.callId)[0]?.at);
+    if (ledger.jobDeliveredAt(j.callId) === undefined) return;
+    const held = ledger.holds.held(j.callId, endedAt);
+    if (held === undefined) unseen.push(j.callId);
+    else keep(group, j.group, held.ms, witness.effects(j.callId).length === 0);
   });
-  return { partitionKey, group };
+  return { partitionKey, group: { ...group, unseen } };
 }
 
 export function judge(input: VerdictInput): Verdict {
@@ -330,8 +329,12 @@ export function judge(input: VerdictInput): Verdict {
     },
     {
       name: `no FIFO group stalled over ${seconds(bounds.groupMs)}`,
-      pass: stall.group.ms <= bounds.groupMs,
-      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}`,
+      pass: stall.group.ms <= bounds.groupMs && stall.group.unseen.length === 0,
+      detail: `longest: ${seconds(stall.group.ms)}${stall.group.key ? ` (${stall.group.key})` : ""}${stall.group.pending ? ", still without its effect" : ""}${
+        stall.group.unseen.length > 0
+          ? `; the SQS front saw no receive of ${stall.group.unseen.length} delivered job${stall.group.unseen.length === 1 ? "" : "s"} (${stall.group.unseen.slice(0, 3).join(", ")})`
+          : ""
+      }`,
     },
   ];
   return {

@@ -165,7 +165,7 @@ describe("npm run chaos: the command line", () => {
       const { result, out } = await captureStreams(() => main(["--explain", "job-7-335", "--from", file]));
       expect(result).toBe(0);
       expect(out).toContain("job job-7-335: 1 runs, 1 effects");
-      expect(out).toMatch(/\+ *10  run 1 received \(key k\)/);
+      expect(out).toMatch(/\+ *10 {2}run 1 received \(key k\)/);
       expect(out).toContain("no run after the first: nothing to explain");
     });
 

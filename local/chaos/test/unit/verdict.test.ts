@@ -8,6 +8,29 @@ import type { WitnessEffect } from "../../src/witness.js";
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 const bounds = { partitionKeyMs: 10_000, groupMs: 10_000 };
 const noWitness: WitnessView = { runs: () => [], effects: () => [] };
+const FIFO_QUEUE = "http://127.0.0.1:4566/000000000000/local-session-jobs.fifo";
+const sqs = (action: string, request: object, answer: object, at: number) => ({
+  target: `AmazonSQS.${action}`,
+  request: Buffer.from(JSON.stringify({ QueueUrl: FIFO_QUEUE, ...request })),
+  status: 200,
+  answer: Buffer.from(JSON.stringify(answer)),
+  at,
+});
+const received = (ledger: Ledger, at: number, callId: string, handle: string) =>
+  ledger.holds.seen(
+    sqs(
+      "ReceiveMessage",
+      {},
+      { Messages: [{ MessageId: `m-${callId}`, ReceiptHandle: handle, Body: JSON.stringify({ callId }) }] },
+      at,
+    ),
+  );
+const changedVisibility = (ledger: Ledger, at: number, handle: string, seconds: number) =>
+  ledger.holds.seen(
+    sqs("ChangeMessageVisibility", { ReceiptHandle: handle, VisibilityTimeout: seconds }, {}, at),
+  );
+const deleted = (ledger: Ledger, at: number, handle: string) =>
+  ledger.holds.seen(sqs("DeleteMessage", { ReceiptHandle: handle }, {}, at));
 const record = (n: number, event: PutEvent, shardId = "shard-0"): StreamInput => ({
   kind: "event",
   key: "k",
@@ -211,14 +234,18 @@ describe("the verdict", () => {
     ).toBe(true);
   });
 
-  it("counts a delivered job still without its effect when the run stopped as stalled until then: hiding it is no timeout", () => {
+  it("counts a delivered job still without its effect when the run stopped as held until then: hiding it is no timeout", () => {
     // A fifo-worker that hides a failed job for hours makes the run time out; the job was delivered and its
     // group held past the bound, which is a failure seen on the way, not slowness (verdictOf then says FAIL).
     const ledger = new Ledger();
     ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
     ledger.recordJob(true, "g", { callId: "j-2", rejected: true }, "{}", "m-2");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    received(ledger, 0, "j-2", "h-2");
     ledger.fifoDelivered(["j-2"], 0);
+    received(ledger, 1_000, "j-1", "h-1");
     ledger.fifoDelivered(["j-1"], 1_000);
+    changedVisibility(ledger, 1_500, "h-1", 43_200);
     const stall = (endedAt?: number) =>
       judge({
         ledger,
@@ -237,6 +264,44 @@ describe("the verdict", () => {
       pass: true,
       detail: "longest: 4.0 s (g), still without its effect",
     });
+  });
+
+  it("does not count as a FIFO stall the time a job's message waited visible behind other groups' backlog", () => {
+    // Seed 1 at 100,000 events: received, failed, visible again after the queue's visibility, then taken by
+    // a poller only after the backlog ahead of it; it held its group for 8 s of the 80 s to its effect.
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
+    ledger.holds.watch(FIFO_QUEUE, 6_000);
+    received(ledger, 0, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 0);
+    received(ledger, 78_000, "j-1", "h-2");
+    deleted(ledger, 80_000, "h-2");
+    const witness: WitnessView = {
+      runs: () => [],
+      effects: (callId): WitnessEffect[] =>
+        callId === "j-1" ? [{ callId, effectId: "e-1", key: "k", at: 79_500, ordinal: 1 }] : [],
+    };
+    const check = judge({ ledger, witness, final: final([]), bounds, timedOut: false }).checks.find((c) =>
+      c.name.startsWith("no FIFO group stalled"),
+    );
+    expect(check).toMatchObject({ pass: true, detail: "longest: 8.0 s (g)" });
+  });
+
+  it("fails the FIFO stall check when the SQS front saw no receive of a delivered job: a witness that sees nothing proves nothing", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-1");
+    ledger.holds.watch(FIFO_QUEUE, 6_000);
+    ledger.fifoDelivered(["j-1"], 0);
+    const check = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+      endedAt: 1_000,
+    }).checks.find((c) => c.name.startsWith("no FIFO group stalled"));
+    expect(check).toMatchObject({ pass: false });
+    expect(check?.detail).toContain("the SQS front saw no receive of 1 delivered job (j-1)");
   });
 
   it("measures a key's stall from a record's first delivery to its effect, and judges it against the bound", () => {

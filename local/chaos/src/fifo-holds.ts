@@ -1,0 +1,172 @@
+/**
+ * How long each FIFO job's message was held hidden, as the SQS front saw it (sqs-restart.ts: every
+ * request of the mappings and the functions passes it, and the product has no handle to it). A FIFO
+ * group is held by its oldest message while that message is in flight: from a receive until the message
+ * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (or the
+ * receive's own VisibilityTimeout), and a ChangeMessageVisibility on that receipt handle moves its end to
+ * the call's time plus the timeout asked (§2.6). Time the message spends visible, waiting for a poller
+ * behind other groups' messages, is a backlog, not a hold: the product cannot be blamed for it, and a
+ * measure from first delivery to effect counted it (a 100,000-event run under load measured 143 s for a
+ * group whose message was hidden well inside the queue's bound).
+ *
+ * Only the AWS JSON protocol is read (the SDK's for SQS since 3.4xx); a delivered job the front never saw
+ * received is reported by the verdict, so a front that stops seeing cannot pass by seeing nothing.
+ */
+
+/** One exchange with the SQS emulator, as the front passed it on. */
+export interface SqsExchange {
+  /** The request's `x-amz-target` (`AmazonSQS.ReceiveMessage`, …). */
+  readonly target: string;
+  readonly request: Uint8Array;
+  readonly status: number;
+  readonly answer: Uint8Array;
+  /** When the answer came back (ms since the epoch). */
+  readonly at: number;
+}
+
+interface Receive {
+  readonly at: number;
+  hideUntil: number;
+  deletedAt?: number;
+}
+
+interface Batch<T> {
+  readonly Entries?: readonly (T & { readonly Id?: string })[];
+}
+
+/** The longest a job's message was held, with how many receives the front saw of it. */
+export interface Hold {
+  readonly ms: number;
+  readonly receives: number;
+}
+
+const TARGET = "AmazonSQS.";
+
+function json(bytes: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(bytes).toString("utf8"));
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const queueName = (url: unknown) =>
+  typeof url === "string" ? url.slice(url.lastIndexOf("/") + 1) : undefined;
+
+function callIdOf(body: unknown): string | undefined {
+  if (typeof body !== "string") return undefined;
+  const parsed = json(Buffer.from(body));
+  return typeof parsed?.callId === "string" ? parsed.callId : undefined;
+}
+
+/** The request's entries a batch answer lists as successful. */
+function succeeded<T>(request: Batch<T>, answer: Record<string, unknown> | undefined): T[] {
+  const ok = new Set(
+    (Array.isArray(answer?.Successful) ? (answer.Successful as { Id?: unknown }[]) : []).map((s) => s.Id),
+  );
+  return (request.Entries ?? []).filter((e) => ok.has(e.Id));
+}
+
+export class FifoHolds {
+  #queue: { readonly name: string; readonly visibilityMs: number } | undefined;
+  /** Every receive of the watched queue's messages, by the call its body names (a job may have several messages). */
+  readonly #byCall = new Map<string, Map<string, Receive[]>>();
+  readonly #byHandle = new Map<string, Receive>();
+
+  /** From now on, receives of this queue (its default visibility in ms) are measured. */
+  watch(queueUrl: string, visibilityMs: number): void {
+    this.#queue = { name: queueName(queueUrl) ?? queueUrl, visibilityMs };
+  }
+
+  seen(exchange: SqsExchange): void {
+    if (!this.#queue || exchange.status !== 200 || !exchange.target.startsWith(TARGET)) return;
+    const action = exchange.target.slice(TARGET.length);
+    if (
+      action !== "ReceiveMessage" &&
+      action !== "ChangeMessageVisibility" &&
+      action !== "ChangeMessageVisibilityBatch" &&
+      action !== "DeleteMessage" &&
+      action !== "DeleteMessageBatch"
+    )
+      return;
+    const request = json(exchange.request);
+    if (!request || queueName(request.QueueUrl) !== this.#queue.name) return;
+    const { at } = exchange;
+    switch (action) {
+      case "ReceiveMessage":
+        this.#received(request, json(exchange.answer), at, this.#queue.visibilityMs);
+        return;
+      case "ChangeMessageVisibility":
+        this.#changed(request.ReceiptHandle, request.VisibilityTimeout, at);
+        return;
+      case "ChangeMessageVisibilityBatch":
+        for (const e of succeeded(
+          request as Batch<{ ReceiptHandle?: unknown; VisibilityTimeout?: unknown }>,
+          json(exchange.answer),
+        ))
+          this.#changed(e.ReceiptHandle, e.VisibilityTimeout, at);
+        return;
+      case "DeleteMessage":
+        this.#deleted(request.ReceiptHandle, at);
+        return;
+      case "DeleteMessageBatch":
+        for (const e of succeeded(request as Batch<{ ReceiptHandle?: unknown }>, json(exchange.answer)))
+          this.#deleted(e.ReceiptHandle, at);
+    }
+  }
+
+  #received(
+    request: Record<string, unknown>,
+    answer: Record<string, unknown> | undefined,
+    at: number,
+    visibilityMs: number,
+  ) {
+    const hideMs =
+      typeof request.VisibilityTimeout === "number" ? request.VisibilityTimeout * 1000 : visibilityMs;
+    const messages = Array.isArray(answer?.Messages) ? (answer.Messages as Record<string, unknown>[]) : [];
+    for (const m of messages) {
+      const callId = callIdOf(m.Body);
+      if (callId === undefined || typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string")
+        continue;
+      const receive: Receive = { at, hideUntil: at + hideMs };
+      this.#byHandle.set(m.ReceiptHandle, receive);
+      const messagesOfCall = this.#byCall.get(callId) ?? new Map<string, Receive[]>();
+      this.#byCall.set(callId, messagesOfCall);
+      const receives = messagesOfCall.get(m.MessageId);
+      if (receives) receives.push(receive);
+      else messagesOfCall.set(m.MessageId, [receive]);
+    }
+  }
+
+  #changed(handle: unknown, timeout: unknown, at: number) {
+    const receive = typeof handle === "string" ? this.#byHandle.get(handle) : undefined;
+    // SQS takes a change only for a message in flight; the answer said it was taken.
+    if (receive && typeof timeout === "number") receive.hideUntil = at + timeout * 1000;
+  }
+
+  #deleted(handle: unknown, at: number) {
+    const receive = typeof handle === "string" ? this.#byHandle.get(handle) : undefined;
+    if (receive && receive.deletedAt === undefined) receive.deletedAt = at;
+  }
+
+  /**
+   * The longest any message of the call was held: the sum, over its receives, of the time from each
+   * receive to the first of its deletion, the end of its visibility, the next receive and `until` (the end
+   * of the run). undefined when the front saw no receive of it.
+   */
+  held(callId: string, until = Number.POSITIVE_INFINITY): Hold | undefined {
+    const messages = this.#byCall.get(callId);
+    if (!messages) return undefined;
+    let longest: Hold = { ms: 0, receives: 0 };
+    for (const receives of messages.values()) {
+      let ms = 0;
+      receives.forEach((r, n) => {
+        const end = Math.min(r.hideUntil, r.deletedAt ?? until, receives[n + 1]?.at ?? until, until);
+        ms += Math.max(0, end - r.at);
+      });
+      if (ms >= longest.ms) longest = { ms, receives: receives.length };
+    }
+    return longest;
+  }
+}

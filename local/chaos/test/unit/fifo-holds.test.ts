@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { FifoHolds, type SqsExchange } from "../../src/fifo-holds.js";
+
+// The AWS JSON protocol's bodies, as the SDK sends them and fauxqs answers (§2.6 for the visibility calls).
+const QUEUE = "http://127.0.0.1:4566/000000000000/local-session-jobs.fifo";
+const OTHER = "http://127.0.0.1:4566/000000000000/local-tool-jobs";
+const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+function exchange(action: string, request: object, answer: object, at: number, status = 200): SqsExchange {
+  return { target: `AmazonSQS.${action}`, request: bytes(request), status, answer: bytes(answer), at };
+}
+
+const message = (callId: string, handle: string, messageId = `m-${callId}`) => ({
+  MessageId: messageId,
+  ReceiptHandle: handle,
+  Body: JSON.stringify({ callId, tool: "http.request" }),
+});
+const receive = (at: number, messages: object[], extra: object = {}, queueUrl = QUEUE) =>
+  exchange(
+    "ReceiveMessage",
+    { QueueUrl: queueUrl, MaxNumberOfMessages: 10, ...extra },
+    { Messages: messages },
+    at,
+  );
+const remove = (at: number, handle: string) =>
+  exchange("DeleteMessage", { QueueUrl: QUEUE, ReceiptHandle: handle }, {}, at);
+
+function watched(): FifoHolds {
+  const holds = new FifoHolds();
+  holds.watch(QUEUE, 18_000);
+  return holds;
+}
+
+describe("the FIFO holds seen at the SQS front", () => {
+  it("does not count the time a message waited visible for a poller between two receives", () => {
+    // The 100,000-event run's case: hidden for the queue's 18 s, then visible behind other groups' backlog
+    // until a poller took it at 100 s; deleted a second later.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(receive(100_000, [message("j-1", "h-2")]));
+    holds.seen(remove(101_000, "h-2"));
+    expect(holds.held("j-1")).toEqual({ ms: 19_000, receives: 2 });
+  });
+
+  it("ends a receive's hold at the deletion of its receipt handle", () => {
+    const holds = watched();
+    holds.seen(receive(1_000, [message("j-1", "h-1")]));
+    holds.seen(remove(3_500, "h-1"));
+    expect(holds.held("j-1")).toEqual({ ms: 2_500, receives: 1 });
+  });
+
+  it("counts a hide that a ChangeMessageVisibility stretched past the queue's visibility, from the call", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: QUEUE, ReceiptHandle: "h-1", VisibilityTimeout: 60 },
+        {},
+        2_000,
+      ),
+    );
+    holds.seen(receive(62_000, [message("j-1", "h-2")]));
+    holds.seen(remove(63_000, "h-2"));
+    expect(holds.held("j-1")?.ms).toBe(63_000);
+  });
+
+  it("applies only the entries of a ChangeMessageVisibilityBatch that SQS took", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1"), message("j-2", "h-2")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibilityBatch",
+        {
+          QueueUrl: QUEUE,
+          Entries: [
+            { Id: "0", ReceiptHandle: "h-1", VisibilityTimeout: 0 },
+            { Id: "1", ReceiptHandle: "h-2", VisibilityTimeout: 0 },
+          ],
+        },
+        {
+          Successful: [{ Id: "0" }],
+          Failed: [{ Id: "1", Code: "ReceiptHandleIsInvalid", SenderFault: true }],
+        },
+        500,
+      ),
+    );
+    expect(holds.held("j-1", 30_000)?.ms).toBe(500);
+    expect(holds.held("j-2", 30_000)?.ms).toBe(18_000);
+  });
+
+  it("ends holds at the entries of a DeleteMessageBatch that SQS took", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1"), message("j-2", "h-2")]));
+    holds.seen(
+      exchange(
+        "DeleteMessageBatch",
+        {
+          QueueUrl: QUEUE,
+          Entries: [
+            { Id: "a", ReceiptHandle: "h-1" },
+            { Id: "b", ReceiptHandle: "h-2" },
+          ],
+        },
+        { Successful: [{ Id: "b" }], Failed: [{ Id: "a", Code: "InternalError", SenderFault: false }] },
+        700,
+      ),
+    );
+    expect(holds.held("j-1", 30_000)?.ms).toBe(18_000);
+    expect(holds.held("j-2", 30_000)?.ms).toBe(700);
+  });
+
+  it("gives a receive the visibility it asked for instead of the queue's", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")], { VisibilityTimeout: 60 }));
+    expect(holds.held("j-1", 100_000)?.ms).toBe(60_000);
+  });
+
+  it("stops a hold still running at the end of the run there", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: QUEUE, ReceiptHandle: "h-1", VisibilityTimeout: 43_200 },
+        {},
+        0,
+      ),
+    );
+    expect(holds.held("j-1", 25_000)?.ms).toBe(25_000);
+  });
+
+  it("takes the longest-held of a job's messages, not their sum", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1", "m-a")]));
+    holds.seen(remove(4_000, "h-1"));
+    holds.seen(receive(5_000, [message("j-1", "h-2", "m-b")]));
+    holds.seen(remove(6_000, "h-2"));
+    expect(holds.held("j-1")).toEqual({ ms: 4_000, receives: 1 });
+  });
+
+  it("ignores other queues, failed answers, bodies without a call and anything before the queue is watched", () => {
+    const holds = new FifoHolds();
+    holds.seen(receive(0, [message("j-0", "h-0")]));
+    holds.watch(QUEUE, 18_000);
+    holds.seen(receive(0, [message("j-1", "h-1")], {}, OTHER));
+    holds.seen({ ...receive(0, [message("j-2", "h-2")]), status: 500 });
+    holds.seen(receive(0, [{ MessageId: "m-3", ReceiptHandle: "h-3", Body: "not json" }]));
+    holds.seen({
+      target: "AmazonSQS.ReceiveMessage",
+      request: Buffer.from("Action=ReceiveMessage"),
+      status: 200,
+      answer: Buffer.from("<xml/>"),
+      at: 0,
+    });
+    for (const callId of ["j-0", "j-1", "j-2"]) expect(holds.held(callId)).toBeUndefined();
+  });
+});
