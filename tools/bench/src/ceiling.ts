@@ -512,7 +512,57 @@ async function mappingsAlone(records: number, messages: number): Promise<Mapping
 
 const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
+type PipelineRun = Awaited<ReturnType<typeof runPipelineOnce>>;
+
+interface CeilingOptions {
+  readonly seconds: number;
+  readonly events: number;
+  readonly records: number;
+  readonly noPipeline: boolean;
+  readonly noWrite: boolean;
+}
+
+/** What the three parts measured, and the machine's load around them. */
+interface Measurements {
+  readonly loadAtStart: number[];
+  readonly loadAtEnd: number[];
+  readonly operations: OperationResult[];
+  readonly mappings: MappingResult[];
+  readonly cli: ReturnType<typeof parseCli>;
+  readonly pipeline: PipelineRun | undefined;
+}
+
+/** The ceiling and the pipeline's rate, from the pipeline's run; NaN throughout without one. */
+interface Ceiling {
+  readonly cores: number;
+  readonly ceilings: readonly {
+    readonly name: string;
+    readonly msPerInput: number;
+    readonly inputsPerSecond: number;
+  }[];
+  readonly measuredRate: number;
+  readonly pipelineCpuPerInput: number;
+  readonly cpuCeiling: number;
+  readonly binding: { readonly name: string; readonly rate: number };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  const options = ceilingOptions(argv);
+  const measured = await measureAll(options);
+  const generated = generatedPart(argv, options, measured, ceilingOf(measured.pipeline));
+  if (options.noWrite) process.stdout.write(`${generated}\n`);
+  else {
+    await writeGeneratedPart(
+      DOC,
+      { begin: BEGIN, end: END, title: "The local pipeline's ceiling" },
+      generated,
+    );
+    process.stderr.write(`wrote ${DOC}\n`);
+  }
+  return 0;
+}
+
+function ceilingOptions(argv: readonly string[]): CeilingOptions {
   const { values } = parseCommandLine(argv, {
     allowPositionals: false,
     options: {
@@ -523,27 +573,39 @@ export async function main(argv: readonly string[]): Promise<number> {
       "no-write": { type: "boolean" },
     },
   });
-  const seconds = wholeNumber("seconds", values.seconds, { fallback: 4, min: 1, max: 60 });
-  const events = wholeNumber("events", values.events, { fallback: 3_000, min: 100, max: 100_000 });
-  const records = wholeNumber("records", values.records, { fallback: 20_000, min: 1_000, max: 200_000 });
+  return {
+    seconds: wholeNumber("seconds", values.seconds, { fallback: 4, min: 1, max: 60 }),
+    events: wholeNumber("events", values.events, { fallback: 3_000, min: 100, max: 100_000 }),
+    records: wholeNumber("records", values.records, { fallback: 20_000, min: 1_000, max: 200_000 }),
+    noPipeline: values["no-pipeline"] ?? false,
+    noWrite: values["no-write"] ?? false,
+  };
+}
+
+/** The three parts one after the other: each has the machine to itself, so their figures can be compared. */
+async function measureAll(options: CeilingOptions): Promise<Measurements> {
   const loadAtStart = loadavg();
-  const operations = await emulatorsAlone(seconds);
-  const mappings = await mappingsAlone(records, Math.round(records / 4));
+  const operations = await emulatorsAlone(options.seconds);
+  const mappings = await mappingsAlone(options.records, Math.round(options.records / 4));
   const cli = parseCli([
     "--events",
-    String(events),
+    String(options.events),
     "--jobs",
-    String(Math.round(events * 0.15)),
+    String(Math.round(options.events * 0.15)),
     "--fifo-jobs",
-    String(Math.round(events * 0.05)),
+    String(Math.round(options.events * 0.05)),
     "--timeout",
     "900",
   ]);
-  const pipeline = values["no-pipeline"] ? undefined : await runPipelineOnce(cli);
-  const loadAtEnd = loadavg();
+  const pipeline = options.noPipeline ? undefined : await runPipelineOnce(cli);
+  return { loadAtStart, loadAtEnd: loadavg(), operations, mappings, cli, pipeline };
+}
 
-  // Each emulator's ceiling: its thread is one core at most, and in the pipeline's run it was busy this
-  // long per input. The cores' ceiling: the pipeline's own CPU per input (every thread), on all cores.
+/**
+ * Each emulator's ceiling: its thread is one core at most, and in the pipeline's run it was busy this
+ * long per input. The cores' ceiling: the pipeline's own CPU per input (every thread), on all cores.
+ */
+function ceilingOf(pipeline: PipelineRun | undefined): Ceiling {
   const cores = cpus().length;
   const emulatorThreads = [
     ["dynalite (DynamoDB)", "dynamodb"],
@@ -562,12 +624,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     { name: `${cores} cores`, rate: cpuCeiling },
   ];
   const binding = bounds.reduce((a, b) => (b.rate < a.rate ? b : a));
+  return { cores, ceilings, measuredRate, pipelineCpuPerInput, cpuCeiling, binding };
+}
 
-  const generated = `${BEGIN}
+/** The page's generated part: the run's command and machine, then one section per part and the ceiling. */
+function generatedPart(
+  argv: readonly string[],
+  options: CeilingOptions,
+  measured: Measurements,
+  ceiling: Ceiling,
+): string {
+  return `${BEGIN}
 
-Command: \`npm run bench:ceiling -- ${argv.join(" ")}\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: Node ${process.versions.node}, ${cores} cores (${cpus()[0]?.model ?? "unknown"}), load average (1, 5, 15 min) ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(", ")} at the end${(loadAtStart[0] ?? 0) > cores ? ": **a shared, loaded machine**, so wall-clock rates are low and noisy; the CPU figures per request are the steadier ones" : ""}.
+${machineLine(argv, measured, ceiling.cores)}
 
-### 1. Each emulator alone (${CONCURRENCY} requests in flight, ${seconds} s each, SDK clients in one thread)
+${emulatorsSection(measured.operations, options.seconds)}
+
+${mappingsSection(measured.mappings)}
+
+${measured.pipeline ? pipelineSection(measured.pipeline, options.events, measured.cli, ceiling) : "The whole pipeline was not run (--no-pipeline)."}
+
+${END}`;
+}
+
+function machineLine(argv: readonly string[], measured: Measurements, cores: number): string {
+  const { loadAtStart, loadAtEnd } = measured;
+  return `Command: \`npm run bench:ceiling -- ${argv.join(" ")}\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: Node ${process.versions.node}, ${cores} cores (${cpus()[0]?.model ?? "unknown"}), load average (1, 5, 15 min) ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(", ")} at the end${(loadAtStart[0] ?? 0) > cores ? ": **a shared, loaded machine**, so wall-clock rates are low and noisy; the CPU figures per request are the steadier ones" : ""}.`;
+}
+
+function emulatorsSection(operations: readonly OperationResult[], seconds: number): string {
+  return `### 1. Each emulator alone (${CONCURRENCY} requests in flight, ${seconds} s each, SDK clients in one thread)
 
 | emulator | operation | what | requests/s | items/s | CPU per request (process) | emulator thread per request |
 | -------- | --------- | ---- | ---------- | ------- | ------------------------- | --------------------------- |
@@ -576,9 +662,11 @@ ${operations
     (o) =>
       `| ${o.service} | ${o.operation} | ${o.what} | ${fmt(o.requests / o.seconds)} | ${fmt(o.items / o.seconds)} | ${fmt(o.cpuPerRequestMs, 2)} ms | ${fmt(o.emulatorPerRequestMs, 2)} ms |`,
   )
-  .join("\n")}
+  .join("\n")}`;
+}
 
-### 2. The local mappings alone, against a no-op function (dev's settings, durations ÷10)
+function mappingsSection(mappings: readonly MappingResult[]): string {
+  return `### 2. The local mappings alone, against a no-op function (dev's settings, durations ÷10)
 
 | mapping | delivered | in | per second | invocations | CPU per item (process) |
 | ------- | --------- | -- | ---------- | ----------- | ---------------------- |
@@ -587,17 +675,24 @@ ${mappings
     (m) =>
       `| ${m.mapping} | ${m.items} | ${fmt(m.seconds, 1)} s | ${fmt(m.items / m.seconds)} | ${m.invocations} | ${fmt(m.cpuPerItemMs, 3)} ms |`,
   )
-  .join("\n")}
+  .join("\n")}`;
+}
 
-${
-  pipeline
-    ? `### 3. The whole pipeline (npm start's, the default mix at ${events} events, durations ÷${cli.timeScale})
+/** The pipeline's run, then the ceiling's table: each bound's cost per input and the pipeline's share of it. */
+function pipelineSection(
+  pipeline: PipelineRun,
+  events: number,
+  cli: ReturnType<typeof parseCli>,
+  ceiling: Ceiling,
+): string {
+  const { cores, ceilings, measuredRate, pipelineCpuPerInput, cpuCeiling, binding } = ceiling;
+  return `### 3. The whole pipeline (npm start's, the default mix at ${events} events, durations ÷${cli.timeScale})
 
 ${pipeline.inputs} inputs, ${pipeline.accounted} accounted for in ${fmt(pipeline.accountedMs / 1000, 1)} s: **${fmt(measuredRate)} inputs/s**; CPU (all threads) ${fmt(pipeline.cpuMs / 1000, 1)} s, **${fmt(pipelineCpuPerInput, 2)} ms per input**; lost ${pipeline.summary.lost}; the largest iterator age ${pipeline.summary.maxIteratorAgeMs} ms; invocations that timed out: ${Object.entries(
-        pipeline.summary.functions,
-      )
-        .map(([name, f]) => `${name} ${f.timeouts} (${f.coldStarts} cold starts)`)
-        .join(", ")}.
+    pipeline.summary.functions,
+  )
+    .map(([name, f]) => `${name} ${f.timeouts} (${f.coldStarts} cold starts)`)
+    .join(", ")}.
 
 ### The ceiling, and the pipeline as a ratio of it
 
@@ -611,22 +706,7 @@ ${ceilings
   .join("\n")}
 | ${cores} cores: the pipeline's CPU per input (every thread: emulators, sandboxes, mappings) | ${fmt(pipelineCpuPerInput, 2)} ms of CPU | ${fmt(cpuCeiling)} | ${fmt((100 * measuredRate) / cpuCeiling, 1)}% |
 
-**The ceiling: ${fmt(binding.rate)} inputs/s, set by ${binding.name}**; the pipeline reached **${fmt((100 * measuredRate) / binding.rate, 1)}%** of it. The emulators' rows say how far each emulator is from being the bound (its thread's busy time in this run, per input); the cores' row is what the pipeline's own CPU per input allows on ${cores} cores that do nothing else. The goal of 1,000 inputs/s needs at most ${fmt((cores * 1000) / 1000, 1)} ms of CPU per input on ${cores} cores.`
-    : "The whole pipeline was not run (--no-pipeline)."
-}
-
-${END}`;
-
-  if (values["no-write"]) process.stdout.write(`${generated}\n`);
-  else {
-    await writeGeneratedPart(
-      DOC,
-      { begin: BEGIN, end: END, title: "The local pipeline's ceiling" },
-      generated,
-    );
-    process.stderr.write(`wrote ${DOC}\n`);
-  }
-  return 0;
+**The ceiling: ${fmt(binding.rate)} inputs/s, set by ${binding.name}**; the pipeline reached **${fmt((100 * measuredRate) / binding.rate, 1)}%** of it. The emulators' rows say how far each emulator is from being the bound (its thread's busy time in this run, per input); the cores' row is what the pipeline's own CPU per input allows on ${cores} cores that do nothing else. The goal of 1,000 inputs/s needs at most ${fmt((cores * 1000) / 1000, 1)} ms of CPU per input on ${cores} cores.`;
 }
 
 runIfMain(import.meta.url, () => main(process.argv.slice(2)), 1);
