@@ -53,7 +53,7 @@ import {
 } from "@mcp-pipeline/emulators";
 import { type InvokeResult, KinesisEventSource, SqsEventSource } from "@mcp-pipeline/local-esm";
 import { parseCli } from "@mcp-pipeline/local-pipeline";
-import { loadSettings } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
 import { writeGeneratedPart } from "./lib/write-page.ts";
 import { once as runPipelineOnce } from "./local-pipeline.ts";
 
@@ -419,95 +419,113 @@ function noOpCounter(expected: number) {
   };
 }
 
+/** npm start's scale: the settings' durations ÷10. */
+const scale = (ms: number) => Math.round(ms / 10);
+
 /** The Kinesis and SQS mappings with dev's settings (durations ÷10, npm start's scale), a no-op function. */
 async function mappingsAlone(records: number, messages: number): Promise<MappingResult[]> {
   const settings = await loadSettings(root, "dev");
-  const scale = (ms: number) => Math.round(ms / 10);
   const emulators = await startEmulators();
-  const out: MappingResult[] = [];
   try {
-    const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
-    const sqs = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
-    await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
-    for (let i = 0; i < records; i += 500)
-      await kinesis.send(
-        new PutRecordsCommand({
-          StreamName: "bench",
-          Records: Array.from({ length: Math.min(500, records - i) }, (_, n) => ({
-            Data: Buffer.from(lifecycleEvent(i + n)),
-            PartitionKey: `session-${(i + n) % 20}`,
-          })),
-        }),
-      );
-    const esm = settings.processor.esm;
-    const kinesisFunction = noOpCounter(records);
-    const source = new KinesisEventSource({
-      kinesis,
-      streamName: "bench",
-      stream: {
-        streamArn: "arn:aws:kinesis:eu-west-1:000000000000:stream/bench",
-        region,
-        roleArn: "arn:aws:iam::000000000000:role/no-op",
-      },
-      function: kinesisFunction,
-      parameters: {
-        batchSize: esm.batch_size,
-        batchingWindowMs: scale(esm.maximum_batching_window_in_seconds * 1000),
-        parallelizationFactor: esm.parallelization_factor,
-        startingPosition: "TRIM_HORIZON",
-        maximumRetryAttempts: esm.maximum_retry_attempts,
-        maximumRecordAgeMs: -1,
-        bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
-        reportBatchItemFailures: esm.report_batch_item_failures,
-      },
-      pollIntervalMs: scale(1_000),
-    });
-    source.start();
-    out.push(
-      await kinesisFunction.result(
-        `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
-      ),
-    );
-    await source.stop();
-
-    const tool = settings.tool_worker;
-    const queue = await createQueueWhenReady(sqs, {
-      QueueName: "bench-jobs",
-      Attributes: { VisibilityTimeout: String(tool.queue.visibility_timeout_seconds) },
-    });
-    for (let i = 0; i < messages; i += 10)
-      await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queue.url,
-          Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `{"job":${i + n}}` })),
-        }),
-      );
-    const sqsFunction = noOpCounter(messages);
-    const sqsSource = new SqsEventSource({
-      sqs,
-      queueUrl: queue.url,
-      function: { ...sqsFunction, timeoutMs: scale(tool.timeout_seconds * 1000) },
-      parameters: {
-        batchSize: tool.esm.batch_size,
-        batchingWindowMs: scale(tool.esm.maximum_batching_window_in_seconds * 1000),
-        maximumConcurrency: tool.esm.maximum_concurrency,
-        reportBatchItemFailures: tool.esm.report_batch_item_failures,
-      },
-      waitTimeSeconds: 1,
-    });
-    await sqsSource.start();
-    out.push(
-      await sqsFunction.result(
-        `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
-      ),
-    );
-    await sqsSource.stop();
-    kinesis.destroy();
-    sqs.destroy();
-    return out;
+    // One after the other: each mapping has the machine to itself.
+    return [
+      await kinesisMappingAlone(emulators, settings, records),
+      await sqsMappingAlone(emulators, settings, messages),
+    ];
   } finally {
     await emulators.stop();
   }
+}
+
+/** The processor's mapping on a 2-shard stream that holds `records` lifecycle events before it starts. */
+async function kinesisMappingAlone(
+  emulators: EmbeddedEmulators,
+  settings: EnvironmentSettings,
+  records: number,
+): Promise<MappingResult> {
+  const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
+  await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
+  for (let i = 0; i < records; i += 500)
+    await kinesis.send(
+      new PutRecordsCommand({
+        StreamName: "bench",
+        Records: Array.from({ length: Math.min(500, records - i) }, (_, n) => ({
+          Data: Buffer.from(lifecycleEvent(i + n)),
+          PartitionKey: `session-${(i + n) % 20}`,
+        })),
+      }),
+    );
+  const esm = settings.processor.esm;
+  const kinesisFunction = noOpCounter(records);
+  const source = new KinesisEventSource({
+    kinesis,
+    streamName: "bench",
+    stream: {
+      streamArn: "arn:aws:kinesis:eu-west-1:000000000000:stream/bench",
+      region,
+      roleArn: "arn:aws:iam::000000000000:role/no-op",
+    },
+    function: kinesisFunction,
+    parameters: {
+      batchSize: esm.batch_size,
+      batchingWindowMs: scale(esm.maximum_batching_window_in_seconds * 1000),
+      parallelizationFactor: esm.parallelization_factor,
+      startingPosition: "TRIM_HORIZON",
+      maximumRetryAttempts: esm.maximum_retry_attempts,
+      maximumRecordAgeMs: -1,
+      bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
+      reportBatchItemFailures: esm.report_batch_item_failures,
+    },
+    pollIntervalMs: scale(1_000),
+  });
+  source.start();
+  const result = await kinesisFunction.result(
+    `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
+  );
+  await source.stop();
+  kinesis.destroy();
+  return result;
+}
+
+/** The tool worker's mapping on a standard queue that holds `messages` jobs before it starts. */
+async function sqsMappingAlone(
+  emulators: EmbeddedEmulators,
+  settings: EnvironmentSettings,
+  messages: number,
+): Promise<MappingResult> {
+  const sqs = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
+  const tool = settings.tool_worker;
+  const queue = await createQueueWhenReady(sqs, {
+    QueueName: "bench-jobs",
+    Attributes: { VisibilityTimeout: String(tool.queue.visibility_timeout_seconds) },
+  });
+  for (let i = 0; i < messages; i += 10)
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `{"job":${i + n}}` })),
+      }),
+    );
+  const sqsFunction = noOpCounter(messages);
+  const sqsSource = new SqsEventSource({
+    sqs,
+    queueUrl: queue.url,
+    function: { ...sqsFunction, timeoutMs: scale(tool.timeout_seconds * 1000) },
+    parameters: {
+      batchSize: tool.esm.batch_size,
+      batchingWindowMs: scale(tool.esm.maximum_batching_window_in_seconds * 1000),
+      maximumConcurrency: tool.esm.maximum_concurrency,
+      reportBatchItemFailures: tool.esm.report_batch_item_failures,
+    },
+    waitTimeSeconds: 1,
+  });
+  await sqsSource.start();
+  const result = await sqsFunction.result(
+    `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
+  );
+  await sqsSource.stop();
+  sqs.destroy();
+  return result;
 }
 
 const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
