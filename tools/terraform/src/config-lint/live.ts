@@ -1,8 +1,9 @@
 /**
  * `lint:config --live`: the settings of a deployed environment, read through the AWS APIs instead of the
  * files, so the same rules check what is actually running (drift, console edits). Needs credentials
- * that may read Lambda, SQS and Kinesis configuration. Reading a deployed environment is not exercised by
- * the tests (there is no account on the machines that run them); what it says without credentials is.
+ * that may read Lambda, SQS and Kinesis configuration. The tests read an environment deployed in moto's
+ * server (test/integration/config-lint/live.test.ts; there is no account on the machines that run them),
+ * and what it says without credentials.
  */
 import { DescribeStreamSummaryCommand, KinesisClient } from "@aws-sdk/client-kinesis";
 import {
