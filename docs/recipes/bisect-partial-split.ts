@@ -489,6 +489,9 @@ export interface RunResult {
   readonly verdict: ReturnType<typeof verdict>;
 }
 
+/** Where the run's queues are: the on-failure destination and the queue of invocations. */
+type QueueUrls = Record<"onFailure" | "attempts", string>;
+
 /**
  * Creates the resources, runs the experiment and deletes everything, whatever happens on the way: returns
  * the result, what could not be deleted (`left`, with the reason) and the error that ended the run early.
@@ -498,21 +501,75 @@ export async function runRecipe(
   options: RecipeOptions & { readonly names: ResourceNames; readonly identity: Identity },
   io: { readonly say: (line: string) => void; readonly signal: AbortSignal; readonly handlerCode: Buffer },
 ): Promise<{ readonly result?: RunResult; readonly left: string[]; readonly error?: unknown }> {
-  const { names, identity, region } = options;
-  const { say, signal } = io;
-  const arn = (service: string, resource: string) =>
-    `arn:${identity.partition}:${service}:${region}:${identity.account}:${resource}`;
-  const streamArn = arn("kinesis", `stream/${names.stream}`);
   const created = new Created();
-  const abortable = { abortSignal: signal };
   let result: RunResult | undefined;
   let failure: unknown;
   try {
-    const { Role: role } = await created.create(
+    result = await new RecipeRun(clients, options, io, created).run();
+  } catch (error) {
+    failure = error;
+  }
+  // Whatever ended the run, what it created goes: the run's resources are billed while they exist.
+  const left = await created.deleteAll(io.say);
+  return { ...(result ? { result } : {}), left, ...(failure === undefined ? {} : { error: failure }) };
+}
+
+/**
+ * One run's steps, in the order they must come: each resource after those it names (the policy names the
+ * queues and the stream, the function the role and the attempts queue, the mapping the stream, the function
+ * and the on-failure queue), the records before the mapping, then the wait. Every create is registered in
+ * `created`, which runRecipe empties whatever happens.
+ */
+class RecipeRun {
+  readonly #clients: RecipeClients;
+  readonly #options: RecipeOptions & { readonly names: ResourceNames; readonly identity: Identity };
+  readonly #say: (line: string) => void;
+  readonly #signal: AbortSignal;
+  readonly #handlerCode: Buffer;
+  readonly #created: Created;
+  readonly #abortable: { readonly abortSignal: AbortSignal };
+  readonly #streamArn: string;
+
+  constructor(
+    clients: RecipeClients,
+    options: RecipeOptions & { readonly names: ResourceNames; readonly identity: Identity },
+    io: { readonly say: (line: string) => void; readonly signal: AbortSignal; readonly handlerCode: Buffer },
+    created: Created,
+  ) {
+    this.#clients = clients;
+    this.#options = options;
+    this.#say = io.say;
+    this.#signal = io.signal;
+    this.#handlerCode = io.handlerCode;
+    this.#created = created;
+    this.#abortable = { abortSignal: io.signal };
+    this.#streamArn = this.#arn("kinesis", `stream/${options.names.stream}`);
+  }
+
+  async run(): Promise<RunResult> {
+    const roleArn = await this.#createRole();
+    const queueUrls = await this.#createQueues();
+    const onFailureArn = await this.#onFailureQueueArn(queueUrls.onFailure);
+    await this.#putRolePolicy(onFailureArn);
+    await this.#createStream();
+    await this.#createFunction(roleArn, queueUrls.attempts);
+    const sequences = await this.#putRecords();
+    await this.#createMapping(onFailureArn);
+    return this.#waitAndJudge(queueUrls, sequences);
+  }
+
+  #arn(service: string, resource: string): string {
+    const { identity, region } = this.#options;
+    return `arn:${identity.partition}:${service}:${region}:${identity.account}:${resource}`;
+  }
+
+  async #createRole(): Promise<string> {
+    const { names } = this.#options;
+    const { Role: role } = await this.#created.create(
       `IAM role ${names.role}`,
-      () => clients.iam.send(new DeleteRoleCommand({ RoleName: names.role })),
+      () => this.#clients.iam.send(new DeleteRoleCommand({ RoleName: names.role })),
       () =>
-        clients.iam.send(
+        this.#clients.iam.send(
           new CreateRoleCommand({
             RoleName: names.role,
             Description: "Throwaway role of docs/recipes/bisect-partial-split.ts; deleted by the run",
@@ -523,45 +580,61 @@ export async function runRecipe(
               ],
             }),
           }),
-          abortable,
+          this.#abortable,
         ),
     );
     const roleArn = role?.Arn;
     if (!roleArn) throw new Error(`CreateRole ${names.role} answered without an ARN`);
-    say(`created IAM role ${roleArn}`);
+    this.#say(`created IAM role ${roleArn}`);
+    return roleArn;
+  }
 
-    const queueUrls: Record<"onFailure" | "attempts", string> = { onFailure: "", attempts: "" };
+  async #createQueues(): Promise<QueueUrls> {
+    const { names } = this.#options;
+    const queueUrls: QueueUrls = { onFailure: "", attempts: "" };
     for (const [key, name] of [
       ["onFailure", names.onFailureQueue],
       ["attempts", names.attemptsQueue],
     ] as const) {
       // Deleted by name: a create whose answer never came gives no URL.
-      const { QueueUrl } = await created.create(
+      const { QueueUrl } = await this.#created.create(
         `SQS queue ${name}`,
         async () => {
-          const { QueueUrl: url } = await clients.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
-          return clients.sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
+          const { QueueUrl: url } = await this.#clients.sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+          return this.#clients.sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
         },
-        () => clients.sqs.send(new CreateQueueCommand({ QueueName: name }), abortable),
+        () => this.#clients.sqs.send(new CreateQueueCommand({ QueueName: name }), this.#abortable),
       );
       if (!QueueUrl) throw new Error(`CreateQueue ${name} answered without a URL`);
       queueUrls[key] = QueueUrl;
-      say(`created SQS queue ${name}`);
+      this.#say(`created SQS queue ${name}`);
     }
-    const { Attributes } = await clients.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrls.onFailure, AttributeNames: ["QueueArn"] }),
-      abortable,
-    );
-    const onFailureArn = Attributes?.QueueArn ?? arn("sqs", names.onFailureQueue);
+    return queueUrls;
+  }
 
-    // Least privilege: what the mapping needs to read this stream (ListStreams has no resource) and to send
-    // to its destination, and what the function needs to send to the attempts queue. No CloudWatch Logs:
-    // nothing is left behind in them.
-    await created.create(
+  async #onFailureQueueArn(onFailureUrl: string): Promise<string> {
+    const { Attributes } = await this.#clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: onFailureUrl, AttributeNames: ["QueueArn"] }),
+      this.#abortable,
+    );
+    return Attributes?.QueueArn ?? this.#arn("sqs", this.#options.names.onFailureQueue);
+  }
+
+  /**
+   * Least privilege: what the mapping needs to read this stream (ListStreams has no resource) and to send
+   * to its destination, and what the function needs to send to the attempts queue. No CloudWatch Logs:
+   * nothing is left behind in them.
+   */
+  async #putRolePolicy(onFailureArn: string): Promise<void> {
+    const { names } = this.#options;
+    await this.#created.create(
       `IAM role policy ${names.policy}`,
-      () => clients.iam.send(new DeleteRolePolicyCommand({ RoleName: names.role, PolicyName: names.policy })),
       () =>
-        clients.iam.send(
+        this.#clients.iam.send(
+          new DeleteRolePolicyCommand({ RoleName: names.role, PolicyName: names.policy }),
+        ),
+      () =>
+        this.#clients.iam.send(
           new PutRolePolicyCommand({
             RoleName: names.role,
             PolicyName: names.policy,
@@ -577,47 +650,56 @@ export async function runRecipe(
                     "kinesis:GetShardIterator",
                     "kinesis:ListShards",
                   ],
-                  Resource: streamArn,
+                  Resource: this.#streamArn,
                 },
                 { Effect: "Allow", Action: "kinesis:ListStreams", Resource: "*" },
                 {
                   Effect: "Allow",
                   Action: "sqs:SendMessage",
-                  Resource: [onFailureArn, arn("sqs", names.attemptsQueue)],
+                  Resource: [onFailureArn, this.#arn("sqs", names.attemptsQueue)],
                 },
               ],
             }),
           }),
-          abortable,
+          this.#abortable,
         ),
     );
-    say(`put the inline policy ${names.policy} on ${names.role}`);
+    this.#say(`put the inline policy ${names.policy} on ${names.role}`);
+  }
 
-    await created.create(
+  async #createStream(): Promise<void> {
+    const { names } = this.#options;
+    await this.#created.create(
       `Kinesis stream ${names.stream}`,
       () =>
         whenNotInUse(() =>
-          clients.kinesis.send(
+          this.#clients.kinesis.send(
             new DeleteStreamCommand({ StreamName: names.stream, EnforceConsumerDeletion: true }),
           ),
         ),
       () =>
-        clients.kinesis.send(new CreateStreamCommand({ StreamName: names.stream, ShardCount: 1 }), abortable),
+        this.#clients.kinesis.send(
+          new CreateStreamCommand({ StreamName: names.stream, ShardCount: 1 }),
+          this.#abortable,
+        ),
     );
-    say(`created Kinesis stream ${names.stream}; waiting until it is ACTIVE`);
+    this.#say(`created Kinesis stream ${names.stream}; waiting until it is ACTIVE`);
     await waitUntilStreamExists(
-      { client: clients.kinesis, maxWaitTime: 300, abortSignal: signal },
+      { client: this.#clients.kinesis, maxWaitTime: 300, abortSignal: this.#signal },
       { StreamName: names.stream },
     );
+  }
 
-    const zip = await deterministicZip([{ name: "index.mjs", content: io.handlerCode }]);
-    const fn = await created.create(
+  async #createFunction(roleArn: string, attemptsUrl: string): Promise<void> {
+    const { names } = this.#options;
+    const zip = await deterministicZip([{ name: "index.mjs", content: this.#handlerCode }]);
+    const fn = await this.#created.create(
       `Lambda function ${names.function}`,
-      () => clients.lambda.send(new DeleteFunctionCommand({ FunctionName: names.function })),
+      () => this.#clients.lambda.send(new DeleteFunctionCommand({ FunctionName: names.function })),
       () =>
         untilRolePropagates(
           () =>
-            clients.lambda.send(
+            this.#clients.lambda.send(
               new CreateFunctionCommand({
                 FunctionName: names.function,
                 Runtime: "nodejs22.x",
@@ -626,88 +708,98 @@ export async function runRecipe(
                 Code: { ZipFile: zip },
                 Timeout: 30,
                 MemorySize: 128,
-                Environment: { Variables: { ATTEMPTS_QUEUE_URL: queueUrls.attempts } },
+                Environment: { Variables: { ATTEMPTS_QUEUE_URL: attemptsUrl } },
                 Description: "Throwaway function of docs/recipes/bisect-partial-split.ts; deleted by the run",
               }),
-              abortable,
+              this.#abortable,
             ),
-          signal,
+          this.#signal,
         ),
     );
-    say(`created Lambda function ${fn.FunctionArn ?? names.function}; waiting until it is Active`);
+    this.#say(`created Lambda function ${fn.FunctionArn ?? names.function}; waiting until it is Active`);
     await waitUntilFunctionActiveV2(
-      { client: clients.lambda, maxWaitTime: 300, abortSignal: signal },
+      { client: this.#clients.lambda, maxWaitTime: 300, abortSignal: this.#signal },
       { FunctionName: names.function },
     );
+  }
 
-    // The records go in before the mapping exists, so that its first batch holds all of them.
+  /** The records go in before the mapping exists, so that its first batch holds all of them. */
+  async #putRecords(): Promise<string[]> {
     const sequences: string[] = [];
-    for (let i = 0; i < options.records; i++) {
-      const { SequenceNumber } = await clients.kinesis.send(
+    for (let i = 0; i < this.#options.records; i++) {
+      const { SequenceNumber } = await this.#clients.kinesis.send(
         new PutRecordCommand({
-          StreamName: names.stream,
+          StreamName: this.#options.names.stream,
           PartitionKey: "probe",
           Data: new TextEncoder().encode(JSON.stringify({ probe: i })),
         }),
-        abortable,
+        this.#abortable,
       );
       if (!SequenceNumber) throw new Error(`PutRecord ${i} answered without a sequence number`);
       sequences.push(SequenceNumber);
-      say(`put record ${i}: sequence number ${SequenceNumber}`);
+      this.#say(`put record ${i}: sequence number ${SequenceNumber}`);
     }
+    return sequences;
+  }
 
+  async #createMapping(onFailureArn: string): Promise<void> {
+    const { names, records, maxRetries } = this.#options;
+    // Read by the deletion when it runs: undefined until the answer that holds it comes.
     let uuid: string | undefined;
-    const mapping = await created.create(
+    const mapping = await this.#created.create(
       "event source mapping",
-      () => deleteMappings(clients.lambda, uuid, { FunctionName: names.function, EventSourceArn: streamArn }),
+      () =>
+        deleteMappings(this.#clients.lambda, uuid, {
+          FunctionName: names.function,
+          EventSourceArn: this.#streamArn,
+        }),
       () =>
         untilRolePropagates(
           () =>
-            clients.lambda.send(
+            this.#clients.lambda.send(
               new CreateEventSourceMappingCommand({
                 FunctionName: names.function,
-                EventSourceArn: streamArn,
+                EventSourceArn: this.#streamArn,
                 StartingPosition: "TRIM_HORIZON",
-                BatchSize: options.records,
+                BatchSize: records,
                 BisectBatchOnFunctionError: true,
                 FunctionResponseTypes: ["ReportBatchItemFailures"],
-                MaximumRetryAttempts: options.maxRetries,
+                MaximumRetryAttempts: maxRetries,
                 DestinationConfig: { OnFailure: { Destination: onFailureArn } },
               }),
-              abortable,
+              this.#abortable,
             ),
-          signal,
+          this.#signal,
         ),
     );
     uuid = mapping.UUID;
     if (!uuid) throw new Error("CreateEventSourceMapping answered without a UUID");
-    say(`created event source mapping ${uuid} (state ${mapping.State ?? "unknown"})`);
+    this.#say(`created event source mapping ${uuid} (state ${mapping.State ?? "unknown"})`);
+  }
 
-    say(
-      `waiting up to ${options.waitSeconds} s for the on-failure record that ends at record ${options.records - 1} (Ctrl-C deletes everything and stops)`,
+  async #waitAndJudge(queueUrls: QueueUrls, sequences: readonly string[]): Promise<RunResult> {
+    const { records, maxRetries, waitSeconds } = this.#options;
+    this.#say(
+      `waiting up to ${waitSeconds} s for the on-failure record that ends at record ${records - 1} (Ctrl-C deletes everything and stops)`,
     );
     const observation = await observe(
-      clients.sqs,
+      this.#clients.sqs,
       queueUrls,
       sequences.at(-1) as string,
-      { deadline: Date.now() + options.waitSeconds * 1000, signal },
-      say,
+      { deadline: Date.now() + waitSeconds * 1000, signal: this.#signal },
+      this.#say,
     );
     const judged = observation.complete
-      ? verdict(outcomeOf(observation, sequences), options.records, options.maxRetries)
+      ? verdict(outcomeOf(observation, sequences), records, maxRetries)
       : {
           matches: "neither" as const,
           lines: [
-            `no on-failure record ending at record ${options.records - 1} within ${options.waitSeconds} s (${observation.attempts.length} invocations recorded): nothing to judge`,
+            `no on-failure record ending at record ${records - 1} within ${waitSeconds} s (${observation.attempts.length} invocations recorded): nothing to judge`,
           ],
         };
-    for (const line of judged.lines) say(line);
-    result = { observation, sequences, verdict: judged };
-  } catch (error) {
-    failure = error;
+    for (const line of judged.lines) this.#say(line);
+    return { observation, sequences, verdict: judged };
   }
-  const left = await created.deleteAll(say);
-  return { ...(result ? { result } : {}), left, ...(failure === undefined ? {} : { error: failure }) };
 }
 
 /** The command line: plan, and with --yes the run; signals end the wait and still delete everything. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -238,6 +238,43 @@ describe("function artifacts", () => {
     expect(
       duplicatedPackages(inputs.filter((path) => !path.includes("packages/redrive/node_modules"))),
     ).toEqual([]);
+  });
+
+  /** A function folder of its own under the test's work folder: each file's path and content. */
+  async function functionFolder(name: string, files: Record<string, string>): Promise<string> {
+    const dir = join(work, name);
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(join(dir, path, ".."), { recursive: true });
+      await writeFile(join(dir, path), content);
+    }
+    return dir;
+  }
+
+  it("refuse a bundle that carries zod's locales (zod imported as { z }), naming the cure", async () => {
+    const dir = await functionFolder("zod-named", {
+      "src/index.ts":
+        'import { z } from "zod";\nexport const handler = (event: unknown) => z.string().parse(event);\n',
+    });
+    await symlink(join(import.meta.dirname, "../../../node_modules"), join(dir, "node_modules"));
+    await expect(bundleFunction(dir, join(dir, "dist"))).rejects.toThrow(
+      /^zod-named: the bundle carries code no function calls \(\d+ files, e\.g\. \S+node_modules\/zod\/v4\/locales\/\S+\.js\): import zod as a namespace \(import \* as z from "zod"\), not \{ z \}, which esbuild cannot shake$/,
+    );
+  });
+
+  it("refuse a bundle that carries a package from two node_modules folders, naming both", async () => {
+    const copy = "export const copy = () => import.meta.url;\n";
+    const dir = await functionFolder("two-copies", {
+      "src/index.ts":
+        'import { copy } from "tiny";\nimport { other } from "../lib/other.js";\nexport const handler = () => [copy(), other()];\n',
+      "lib/other.js": 'import { copy } from "tiny";\nexport const other = () => copy();\n',
+      "node_modules/tiny/package.json": '{ "name": "tiny", "type": "module", "main": "index.js" }\n',
+      "node_modules/tiny/index.js": copy,
+      "lib/node_modules/tiny/package.json": '{ "name": "tiny", "type": "module", "main": "index.js" }\n',
+      "lib/node_modules/tiny/index.js": copy,
+    });
+    await expect(bundleFunction(dir, join(dir, "dist"))).rejects.toThrow(
+      "two-copies: the bundle carries two copies of tiny (node_modules/, lib/node_modules/): pin the workspaces' version in the root package.json so that npm installs one copy",
+    );
   });
 
   it("are byte-identical when built twice from the same sources", async () => {

@@ -53,7 +53,7 @@ import {
 } from "@mcp-pipeline/emulators";
 import { type InvokeResult, KinesisEventSource, SqsEventSource } from "@mcp-pipeline/local-esm";
 import { parseCli } from "@mcp-pipeline/local-pipeline";
-import { loadSettings } from "@mcp-pipeline/settings";
+import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
 import { writeGeneratedPart } from "./lib/write-page.ts";
 import { once as runPipelineOnce } from "./local-pipeline.ts";
 
@@ -419,100 +419,168 @@ function noOpCounter(expected: number) {
   };
 }
 
+/** npm start's scale: the settings' durations ÷10. */
+const scale = (ms: number) => Math.round(ms / 10);
+
 /** The Kinesis and SQS mappings with dev's settings (durations ÷10, npm start's scale), a no-op function. */
 async function mappingsAlone(records: number, messages: number): Promise<MappingResult[]> {
   const settings = await loadSettings(root, "dev");
-  const scale = (ms: number) => Math.round(ms / 10);
   const emulators = await startEmulators();
-  const out: MappingResult[] = [];
   try {
-    const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
-    const sqs = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
-    await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
-    for (let i = 0; i < records; i += 500)
-      await kinesis.send(
-        new PutRecordsCommand({
-          StreamName: "bench",
-          Records: Array.from({ length: Math.min(500, records - i) }, (_, n) => ({
-            Data: Buffer.from(lifecycleEvent(i + n)),
-            PartitionKey: `session-${(i + n) % 20}`,
-          })),
-        }),
-      );
-    const esm = settings.processor.esm;
-    const kinesisFunction = noOpCounter(records);
-    const source = new KinesisEventSource({
-      kinesis,
-      streamName: "bench",
-      stream: {
-        streamArn: "arn:aws:kinesis:eu-west-1:000000000000:stream/bench",
-        region,
-        roleArn: "arn:aws:iam::000000000000:role/no-op",
-      },
-      function: kinesisFunction,
-      parameters: {
-        batchSize: esm.batch_size,
-        batchingWindowMs: scale(esm.maximum_batching_window_in_seconds * 1000),
-        parallelizationFactor: esm.parallelization_factor,
-        startingPosition: "TRIM_HORIZON",
-        maximumRetryAttempts: esm.maximum_retry_attempts,
-        maximumRecordAgeMs: -1,
-        bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
-        reportBatchItemFailures: esm.report_batch_item_failures,
-      },
-      pollIntervalMs: scale(1_000),
-    });
-    source.start();
-    out.push(
-      await kinesisFunction.result(
-        `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
-      ),
-    );
-    await source.stop();
-
-    const tool = settings.tool_worker;
-    const queue = await createQueueWhenReady(sqs, {
-      QueueName: "bench-jobs",
-      Attributes: { VisibilityTimeout: String(tool.queue.visibility_timeout_seconds) },
-    });
-    for (let i = 0; i < messages; i += 10)
-      await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: queue.url,
-          Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `{"job":${i + n}}` })),
-        }),
-      );
-    const sqsFunction = noOpCounter(messages);
-    const sqsSource = new SqsEventSource({
-      sqs,
-      queueUrl: queue.url,
-      function: { ...sqsFunction, timeoutMs: scale(tool.timeout_seconds * 1000) },
-      parameters: {
-        batchSize: tool.esm.batch_size,
-        batchingWindowMs: scale(tool.esm.maximum_batching_window_in_seconds * 1000),
-        maximumConcurrency: tool.esm.maximum_concurrency,
-        reportBatchItemFailures: tool.esm.report_batch_item_failures,
-      },
-      waitTimeSeconds: 1,
-    });
-    await sqsSource.start();
-    out.push(
-      await sqsFunction.result(
-        `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
-      ),
-    );
-    await sqsSource.stop();
-    kinesis.destroy();
-    sqs.destroy();
-    return out;
+    // One after the other: each mapping has the machine to itself.
+    return [
+      await kinesisMappingAlone(emulators, settings, records),
+      await sqsMappingAlone(emulators, settings, messages),
+    ];
   } finally {
     await emulators.stop();
   }
 }
 
+/** The processor's mapping on a 2-shard stream that holds `records` lifecycle events before it starts. */
+async function kinesisMappingAlone(
+  emulators: EmbeddedEmulators,
+  settings: EnvironmentSettings,
+  records: number,
+): Promise<MappingResult> {
+  const kinesis = kinesisClient({ endpoint: emulators.kinesis.endpoint, region, credentials });
+  await createStreamWhenActive(kinesis, { StreamName: "bench", ShardCount: 2 });
+  for (let i = 0; i < records; i += 500)
+    await kinesis.send(
+      new PutRecordsCommand({
+        StreamName: "bench",
+        Records: Array.from({ length: Math.min(500, records - i) }, (_, n) => ({
+          Data: Buffer.from(lifecycleEvent(i + n)),
+          PartitionKey: `session-${(i + n) % 20}`,
+        })),
+      }),
+    );
+  const esm = settings.processor.esm;
+  const kinesisFunction = noOpCounter(records);
+  const source = new KinesisEventSource({
+    kinesis,
+    streamName: "bench",
+    stream: {
+      streamArn: "arn:aws:kinesis:eu-west-1:000000000000:stream/bench",
+      region,
+      roleArn: "arn:aws:iam::000000000000:role/no-op",
+    },
+    function: kinesisFunction,
+    parameters: {
+      batchSize: esm.batch_size,
+      batchingWindowMs: scale(esm.maximum_batching_window_in_seconds * 1000),
+      parallelizationFactor: esm.parallelization_factor,
+      startingPosition: "TRIM_HORIZON",
+      maximumRetryAttempts: esm.maximum_retry_attempts,
+      maximumRecordAgeMs: -1,
+      bisectBatchOnFunctionError: esm.bisect_batch_on_function_error,
+      reportBatchItemFailures: esm.report_batch_item_failures,
+    },
+    pollIntervalMs: scale(1_000),
+  });
+  source.start();
+  const result = await kinesisFunction.result(
+    `Kinesis (2 shards, batch ${esm.batch_size}, parallelization ${esm.parallelization_factor})`,
+  );
+  await source.stop();
+  kinesis.destroy();
+  return result;
+}
+
+/** The tool worker's mapping on a standard queue that holds `messages` jobs before it starts. */
+async function sqsMappingAlone(
+  emulators: EmbeddedEmulators,
+  settings: EnvironmentSettings,
+  messages: number,
+): Promise<MappingResult> {
+  const sqs = sqsClient({ endpoint: emulators.sqsS3.endpoint, region, credentials });
+  const tool = settings.tool_worker;
+  const queue = await createQueueWhenReady(sqs, {
+    QueueName: "bench-jobs",
+    Attributes: { VisibilityTimeout: String(tool.queue.visibility_timeout_seconds) },
+  });
+  for (let i = 0; i < messages; i += 10)
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: Array.from({ length: 10 }, (_, n) => ({ Id: `m${n}`, MessageBody: `{"job":${i + n}}` })),
+      }),
+    );
+  const sqsFunction = noOpCounter(messages);
+  const sqsSource = new SqsEventSource({
+    sqs,
+    queueUrl: queue.url,
+    function: { ...sqsFunction, timeoutMs: scale(tool.timeout_seconds * 1000) },
+    parameters: {
+      batchSize: tool.esm.batch_size,
+      batchingWindowMs: scale(tool.esm.maximum_batching_window_in_seconds * 1000),
+      maximumConcurrency: tool.esm.maximum_concurrency,
+      reportBatchItemFailures: tool.esm.report_batch_item_failures,
+    },
+    waitTimeSeconds: 1,
+  });
+  await sqsSource.start();
+  const result = await sqsFunction.result(
+    `SQS standard (batch ${tool.esm.batch_size}, maximum concurrency ${tool.esm.maximum_concurrency}), deletes included`,
+  );
+  await sqsSource.stop();
+  sqs.destroy();
+  return result;
+}
+
 const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
+type PipelineRun = Awaited<ReturnType<typeof runPipelineOnce>>;
+
+interface CeilingOptions {
+  readonly seconds: number;
+  readonly events: number;
+  readonly records: number;
+  readonly noPipeline: boolean;
+  readonly noWrite: boolean;
+}
+
+/** What the three parts measured, and the machine's load around them. */
+interface Measurements {
+  readonly loadAtStart: number[];
+  readonly loadAtEnd: number[];
+  readonly operations: OperationResult[];
+  readonly mappings: MappingResult[];
+  readonly cli: ReturnType<typeof parseCli>;
+  readonly pipeline: PipelineRun | undefined;
+}
+
+/** The ceiling and the pipeline's rate, from the pipeline's run; NaN throughout without one. */
+interface Ceiling {
+  readonly cores: number;
+  readonly ceilings: readonly {
+    readonly name: string;
+    readonly msPerInput: number;
+    readonly inputsPerSecond: number;
+  }[];
+  readonly measuredRate: number;
+  readonly pipelineCpuPerInput: number;
+  readonly cpuCeiling: number;
+  readonly binding: { readonly name: string; readonly rate: number };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  const options = ceilingOptions(argv);
+  const measured = await measureAll(options);
+  const generated = generatedPart(argv, options, measured, ceilingOf(measured.pipeline));
+  if (options.noWrite) process.stdout.write(`${generated}\n`);
+  else {
+    await writeGeneratedPart(
+      DOC,
+      { begin: BEGIN, end: END, title: "The local pipeline's ceiling" },
+      generated,
+    );
+    process.stderr.write(`wrote ${DOC}\n`);
+  }
+  return 0;
+}
+
+function ceilingOptions(argv: readonly string[]): CeilingOptions {
   const { values } = parseCommandLine(argv, {
     allowPositionals: false,
     options: {
@@ -523,27 +591,39 @@ export async function main(argv: readonly string[]): Promise<number> {
       "no-write": { type: "boolean" },
     },
   });
-  const seconds = wholeNumber("seconds", values.seconds, { fallback: 4, min: 1, max: 60 });
-  const events = wholeNumber("events", values.events, { fallback: 3_000, min: 100, max: 100_000 });
-  const records = wholeNumber("records", values.records, { fallback: 20_000, min: 1_000, max: 200_000 });
+  return {
+    seconds: wholeNumber("seconds", values.seconds, { fallback: 4, min: 1, max: 60 }),
+    events: wholeNumber("events", values.events, { fallback: 3_000, min: 100, max: 100_000 }),
+    records: wholeNumber("records", values.records, { fallback: 20_000, min: 1_000, max: 200_000 }),
+    noPipeline: values["no-pipeline"] ?? false,
+    noWrite: values["no-write"] ?? false,
+  };
+}
+
+/** The three parts one after the other: each has the machine to itself, so their figures can be compared. */
+async function measureAll(options: CeilingOptions): Promise<Measurements> {
   const loadAtStart = loadavg();
-  const operations = await emulatorsAlone(seconds);
-  const mappings = await mappingsAlone(records, Math.round(records / 4));
+  const operations = await emulatorsAlone(options.seconds);
+  const mappings = await mappingsAlone(options.records, Math.round(options.records / 4));
   const cli = parseCli([
     "--events",
-    String(events),
+    String(options.events),
     "--jobs",
-    String(Math.round(events * 0.15)),
+    String(Math.round(options.events * 0.15)),
     "--fifo-jobs",
-    String(Math.round(events * 0.05)),
+    String(Math.round(options.events * 0.05)),
     "--timeout",
     "900",
   ]);
-  const pipeline = values["no-pipeline"] ? undefined : await runPipelineOnce(cli);
-  const loadAtEnd = loadavg();
+  const pipeline = options.noPipeline ? undefined : await runPipelineOnce(cli);
+  return { loadAtStart, loadAtEnd: loadavg(), operations, mappings, cli, pipeline };
+}
 
-  // Each emulator's ceiling: its thread is one core at most, and in the pipeline's run it was busy this
-  // long per input. The cores' ceiling: the pipeline's own CPU per input (every thread), on all cores.
+/**
+ * Each emulator's ceiling: its thread is one core at most, and in the pipeline's run it was busy this
+ * long per input. The cores' ceiling: the pipeline's own CPU per input (every thread), on all cores.
+ */
+function ceilingOf(pipeline: PipelineRun | undefined): Ceiling {
   const cores = cpus().length;
   const emulatorThreads = [
     ["dynalite (DynamoDB)", "dynamodb"],
@@ -562,12 +642,36 @@ export async function main(argv: readonly string[]): Promise<number> {
     { name: `${cores} cores`, rate: cpuCeiling },
   ];
   const binding = bounds.reduce((a, b) => (b.rate < a.rate ? b : a));
+  return { cores, ceilings, measuredRate, pipelineCpuPerInput, cpuCeiling, binding };
+}
 
-  const generated = `${BEGIN}
+/** The page's generated part: the run's command and machine, then one section per part and the ceiling. */
+function generatedPart(
+  argv: readonly string[],
+  options: CeilingOptions,
+  measured: Measurements,
+  ceiling: Ceiling,
+): string {
+  return `${BEGIN}
 
-Command: \`npm run bench:ceiling -- ${argv.join(" ")}\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: Node ${process.versions.node}, ${cores} cores (${cpus()[0]?.model ?? "unknown"}), load average (1, 5, 15 min) ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(", ")} at the end${(loadAtStart[0] ?? 0) > cores ? ": **a shared, loaded machine**, so wall-clock rates are low and noisy; the CPU figures per request are the steadier ones" : ""}.
+${machineLine(argv, measured, ceiling.cores)}
 
-### 1. Each emulator alone (${CONCURRENCY} requests in flight, ${seconds} s each, SDK clients in one thread)
+${emulatorsSection(measured.operations, options.seconds)}
+
+${mappingsSection(measured.mappings)}
+
+${measured.pipeline ? pipelineSection(measured.pipeline, options.events, measured.cli, ceiling) : "The whole pipeline was not run (--no-pipeline)."}
+
+${END}`;
+}
+
+function machineLine(argv: readonly string[], measured: Measurements, cores: number): string {
+  const { loadAtStart, loadAtEnd } = measured;
+  return `Command: \`npm run bench:ceiling -- ${argv.join(" ")}\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Machine: Node ${process.versions.node}, ${cores} cores (${cpus()[0]?.model ?? "unknown"}), load average (1, 5, 15 min) ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start and ${loadAtEnd.map((l) => l.toFixed(1)).join(", ")} at the end${(loadAtStart[0] ?? 0) > cores ? ": **a shared, loaded machine**, so wall-clock rates are low and noisy; the CPU figures per request are the steadier ones" : ""}.`;
+}
+
+function emulatorsSection(operations: readonly OperationResult[], seconds: number): string {
+  return `### 1. Each emulator alone (${CONCURRENCY} requests in flight, ${seconds} s each, SDK clients in one thread)
 
 | emulator | operation | what | requests/s | items/s | CPU per request (process) | emulator thread per request |
 | -------- | --------- | ---- | ---------- | ------- | ------------------------- | --------------------------- |
@@ -576,9 +680,11 @@ ${operations
     (o) =>
       `| ${o.service} | ${o.operation} | ${o.what} | ${fmt(o.requests / o.seconds)} | ${fmt(o.items / o.seconds)} | ${fmt(o.cpuPerRequestMs, 2)} ms | ${fmt(o.emulatorPerRequestMs, 2)} ms |`,
   )
-  .join("\n")}
+  .join("\n")}`;
+}
 
-### 2. The local mappings alone, against a no-op function (dev's settings, durations ÷10)
+function mappingsSection(mappings: readonly MappingResult[]): string {
+  return `### 2. The local mappings alone, against a no-op function (dev's settings, durations ÷10)
 
 | mapping | delivered | in | per second | invocations | CPU per item (process) |
 | ------- | --------- | -- | ---------- | ----------- | ---------------------- |
@@ -587,17 +693,24 @@ ${mappings
     (m) =>
       `| ${m.mapping} | ${m.items} | ${fmt(m.seconds, 1)} s | ${fmt(m.items / m.seconds)} | ${m.invocations} | ${fmt(m.cpuPerItemMs, 3)} ms |`,
   )
-  .join("\n")}
+  .join("\n")}`;
+}
 
-${
-  pipeline
-    ? `### 3. The whole pipeline (npm start's, the default mix at ${events} events, durations ÷${cli.timeScale})
+/** The pipeline's run, then the ceiling's table: each bound's cost per input and the pipeline's share of it. */
+function pipelineSection(
+  pipeline: PipelineRun,
+  events: number,
+  cli: ReturnType<typeof parseCli>,
+  ceiling: Ceiling,
+): string {
+  const { cores, ceilings, measuredRate, pipelineCpuPerInput, cpuCeiling, binding } = ceiling;
+  return `### 3. The whole pipeline (npm start's, the default mix at ${events} events, durations ÷${cli.timeScale})
 
 ${pipeline.inputs} inputs, ${pipeline.accounted} accounted for in ${fmt(pipeline.accountedMs / 1000, 1)} s: **${fmt(measuredRate)} inputs/s**; CPU (all threads) ${fmt(pipeline.cpuMs / 1000, 1)} s, **${fmt(pipelineCpuPerInput, 2)} ms per input**; lost ${pipeline.summary.lost}; the largest iterator age ${pipeline.summary.maxIteratorAgeMs} ms; invocations that timed out: ${Object.entries(
-        pipeline.summary.functions,
-      )
-        .map(([name, f]) => `${name} ${f.timeouts} (${f.coldStarts} cold starts)`)
-        .join(", ")}.
+    pipeline.summary.functions,
+  )
+    .map(([name, f]) => `${name} ${f.timeouts} (${f.coldStarts} cold starts)`)
+    .join(", ")}.
 
 ### The ceiling, and the pipeline as a ratio of it
 
@@ -611,22 +724,7 @@ ${ceilings
   .join("\n")}
 | ${cores} cores: the pipeline's CPU per input (every thread: emulators, sandboxes, mappings) | ${fmt(pipelineCpuPerInput, 2)} ms of CPU | ${fmt(cpuCeiling)} | ${fmt((100 * measuredRate) / cpuCeiling, 1)}% |
 
-**The ceiling: ${fmt(binding.rate)} inputs/s, set by ${binding.name}**; the pipeline reached **${fmt((100 * measuredRate) / binding.rate, 1)}%** of it. The emulators' rows say how far each emulator is from being the bound (its thread's busy time in this run, per input); the cores' row is what the pipeline's own CPU per input allows on ${cores} cores that do nothing else. The goal of 1,000 inputs/s needs at most ${fmt((cores * 1000) / 1000, 1)} ms of CPU per input on ${cores} cores.`
-    : "The whole pipeline was not run (--no-pipeline)."
-}
-
-${END}`;
-
-  if (values["no-write"]) process.stdout.write(`${generated}\n`);
-  else {
-    await writeGeneratedPart(
-      DOC,
-      { begin: BEGIN, end: END, title: "The local pipeline's ceiling" },
-      generated,
-    );
-    process.stderr.write(`wrote ${DOC}\n`);
-  }
-  return 0;
+**The ceiling: ${fmt(binding.rate)} inputs/s, set by ${binding.name}**; the pipeline reached **${fmt((100 * measuredRate) / binding.rate, 1)}%** of it. The emulators' rows say how far each emulator is from being the bound (its thread's busy time in this run, per input); the cores' row is what the pipeline's own CPU per input allows on ${cores} cores that do nothing else. The goal of 1,000 inputs/s needs at most ${fmt((cores * 1000) / 1000, 1)} ms of CPU per input on ${cores} cores.`;
 }
 
 runIfMain(import.meta.url, () => main(process.argv.slice(2)), 1);

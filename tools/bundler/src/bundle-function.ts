@@ -11,7 +11,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
-import { build, type Plugin } from "esbuild";
+import { type BuildOptions, build, type Metafile, type Plugin } from "esbuild";
 import { deterministicZip } from "./deterministic-zip.js";
 import { directImports } from "./direct-imports.js";
 import { projectedJson } from "./projected-json.js";
@@ -225,8 +225,22 @@ export async function bundleFunction(
   const name = basename(functionDir);
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
+  const result = await build(buildOptions(name, functionDir, outDir, options.plugins ?? []));
+  await writeFile(join(outDir, "meta.json"), `${JSON.stringify(result.metafile)}\n`);
+  const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
+  refuseNeverCalled(name, outputs);
+  refuseDuplicates(name, outputs);
+  return { name, codeBytes: await zipOutputs(name, functionDir, outDir, outputs) };
+}
 
-  const result = await build({
+/** esbuild's options for a function: Lambda's Node, ESM split into chunks, minified, with the plugins above. */
+function buildOptions(
+  name: string,
+  functionDir: string,
+  outDir: string,
+  plugins: readonly Plugin[],
+): BuildOptions & { metafile: true } {
+  return {
     absWorkingDir: functionDir,
     entryPoints: { index: "src/index.ts" },
     outdir: outDir,
@@ -252,7 +266,7 @@ export async function bundleFunction(
     // Some bundled CommonJS dependencies call require() for Node built-ins; ESM output needs a require.
     banner: { js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);" },
     plugins: [
-      ...(options.plugins ?? []),
+      ...plugins,
       lambdaOnly,
       // The function's settings key (functions/tool-worker: tool_worker), whose part of the declaration it reads.
       projectedJson(name.replaceAll("-", "_")),
@@ -260,10 +274,14 @@ export async function bundleFunction(
       sideEffectFree,
     ],
     logLevel: "warning",
-  });
+  };
+}
 
-  await writeFile(join(outDir, "meta.json"), `${JSON.stringify(result.metafile)}\n`);
-  const outputs = Object.entries(result.metafile.outputs).filter(([path]) => path.endsWith(".mjs"));
+/** The bundle's .mjs outputs (index.mjs and its chunks) as the metafile lists them. */
+type Outputs = [string, Metafile["outputs"][string]][];
+
+/** Refuses a bundle that carries code no function calls (NEVER_CALLED). */
+function refuseNeverCalled(name: string, outputs: Outputs): void {
   const unused = outputs
     .flatMap(([, output]) => Object.entries(output.inputs))
     .filter(([path, { bytesInOutput }]) => bytesInOutput > 0 && NEVER_CALLED.test(path))
@@ -274,6 +292,10 @@ export async function bundleFunction(
         `import zod as a namespace (import * as z from "zod"), not { z }, which esbuild cannot shake`,
     );
   }
+}
+
+/** Refuses a bundle that carries a package from more than one node_modules folder (duplicatedPackages). */
+function refuseDuplicates(name: string, outputs: Outputs): void {
   const duplicated = duplicatedPackages(
     outputs.flatMap(([, output]) =>
       Object.entries(output.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
@@ -285,6 +307,15 @@ export async function bundleFunction(
         "the root package.json so that npm installs one copy",
     );
   }
+}
+
+/** Moves the code into <name>.zip (the source maps stay beside it); returns the code's size. */
+async function zipOutputs(
+  name: string,
+  functionDir: string,
+  outDir: string,
+  outputs: Outputs,
+): Promise<number> {
   const files = await Promise.all(
     outputs.map(async ([path]) => {
       const file = join(functionDir, path);
@@ -293,5 +324,5 @@ export async function bundleFunction(
   );
   await writeFile(join(outDir, `${name}.zip`), await deterministicZip(files));
   await Promise.all(files.map((f) => rm(join(outDir, f.name))));
-  return { name, codeBytes: files.reduce((sum, f) => sum + f.content.byteLength, 0) };
+  return files.reduce((sum, f) => sum + f.content.byteLength, 0);
 }

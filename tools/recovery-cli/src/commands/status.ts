@@ -1,9 +1,11 @@
 import { wholeNumber } from "@mcp-pipeline/cli";
+import type { Check } from "@mcp-pipeline/recovery";
 import { resourceNames } from "@mcp-pipeline/settings";
 import { unanswered, unreachable } from "../aws-environment.js";
+import type { Caller } from "../caller.js";
 import { type Context, callerCheck, print, RecoverExit } from "../context.js";
 import { printable } from "../printable.js";
-import { formatSeconds, pipelineStatus, type Reading } from "../status.js";
+import { formatSeconds, pipelineStatus, type Reading, type StatusReport } from "../status.js";
 import { pipelineQueues } from "../targets.js";
 
 const shownReading = (r: Reading) =>
@@ -17,7 +19,20 @@ const shownReading = (r: Reading) =>
  * something does (each listed under "attention"), 1 when it could not look.
  */
 export async function status(context: Context): Promise<number> {
-  const { flags } = context;
+  const options = statusOptions(context.flags);
+  const { caller, check } = await callerCheck(context);
+  const report = await readStatus(context, options);
+  print(context, statusLines(report, caller, check).join("\n"), { caller: caller ?? null, ...report });
+  return report.attention.length > 0 ? RecoverExit.Attention : RecoverExit.Ok;
+}
+
+interface StatusFlags {
+  readonly stuckAfter: number | undefined;
+  readonly maxIteratorAge: number;
+}
+
+/** The flags, refused before AWS is asked. */
+function statusOptions(flags: Context["flags"]): StatusFlags {
   const stuckAfter =
     flags["stuck-after"] === undefined
       ? undefined
@@ -27,11 +42,15 @@ export async function status(context: Context): Promise<number> {
     min: 1,
     max: 604_800,
   });
-  const { caller, check } = await callerCheck(context);
+  return { stuckAfter, maxIteratorAge };
+}
+
+/** The pipeline's queues, then everything the report reads of them, of the table and of CloudWatch. */
+async function readStatus(context: Context, options: StatusFlags): Promise<StatusReport> {
   const prefix = context.targets.prefix;
   const queues = await pipelineQueues(context.aws.sqs, context.env, context.targets);
   const cloudwatchUnreachable = unreachable(context.env, "CLOUDWATCH");
-  const report = await pipelineStatus(
+  return pipelineStatus(
     context.aws,
     {
       queues,
@@ -45,50 +64,71 @@ export async function status(context: Context): Promise<number> {
     },
     {
       now: context.io.now(),
-      maxIteratorAgeSeconds: maxIteratorAge,
-      ...(stuckAfter ? { stuckAfterSeconds: stuckAfter } : {}),
+      maxIteratorAgeSeconds: options.maxIteratorAge,
+      ...(options.stuckAfter ? { stuckAfterSeconds: options.stuckAfter } : {}),
     },
   );
-  const queueRows = report.queues.map(
-    (q) =>
-      `  ${q.name.padEnd(36)} ${String(q.visible).padStart(7)} ${String(q.inFlight).padStart(9)} ${String(q.delayed).padStart(7)}  ${q.visible + q.inFlight + q.delayed === 0 ? "-" : shownReading(q.oldest)}`,
-  );
-  const stuck = report.stuckGroups;
-  const notStartedLines =
-    "notStarted" in stuck && stuck.notStarted.length > 0
-      ? [
-          `sessions whose calls no worker has started for over ${formatSeconds(stuck.afterSeconds)}:`,
-          ...stuck.notStarted.map(
-            (g) =>
-              `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
-          ),
-        ]
-      : [];
-  const stuckLines =
-    "unavailable" in stuck
-      ? [`stuck FIFO groups: n/a (${stuck.unavailable})`]
-      : stuck.groups.length === 0
-        ? [
-            `stuck FIFO groups (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}): none`,
-          ]
-        : [
-            `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
-            ...stuck.groups.map(
-              (g) =>
-                `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
-            ),
-          ];
-  const alarms = report.alarms;
-  const lines = [
+}
+
+/** The report as on-call reads it: who and where, the queues, the stuck groups, the lag, the alarms, attention. */
+function statusLines(report: StatusReport, caller: Caller | undefined, check: Check): string[] {
+  return [
     caller ? `account ${caller.account}, region ${caller.region}` : `caller unknown (${check.detail})`,
+    ...queueTable(report),
+    ...stuckGroupLines(report.stuckGroups),
+    ...notStartedLines(report.stuckGroups),
+    `processor iterator age: ${shownReading(report.iteratorAge)}`,
+    ...cloudWatchLines(report),
+    report.attention.length === 0
+      ? "all clear"
+      : `attention:\n${report.attention.map((a) => `  - ${a}`).join("\n")}`,
+  ];
+}
+
+function queueTable(report: StatusReport): string[] {
+  return [
     `  ${"queue".padEnd(36)} ${"visible".padStart(7)} ${"in flight".padStart(9)} ${"delayed".padStart(7)}  oldest message`,
-    ...queueRows,
+    ...report.queues.map(
+      (q) =>
+        `  ${q.name.padEnd(36)} ${String(q.visible).padStart(7)} ${String(q.inFlight).padStart(9)} ${String(q.delayed).padStart(7)}  ${q.visible + q.inFlight + q.delayed === 0 ? "-" : shownReading(q.oldest)}`,
+    ),
     ...report.missing.map((m) => `  ${m.queue}: not found (${m.why})`),
     // Why is said once, under attention.
     ...report.unread.map((u) => `  ${u.queue} ${u.role === "dlq" ? "DLQ" : "queue"}: not read`),
-    ...stuckLines,
-    ...notStartedLines,
-    `processor iterator age: ${shownReading(report.iteratorAge)}`,
+  ];
+}
+
+function stuckGroupLines(stuck: StatusReport["stuckGroups"]): string[] {
+  if ("unavailable" in stuck) return [`stuck FIFO groups: n/a (${stuck.unavailable})`];
+  if (stuck.groups.length === 0)
+    return [
+      `stuck FIFO groups (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}): none`,
+    ];
+  return [
+    `stuck FIFO groups of ${stuck.queue} (oldest unfinished call waiting over ${formatSeconds(stuck.afterSeconds)}; ${stuck.scanned} calls read):`,
+    ...stuck.groups.map(
+      (g) =>
+        `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}, ${g.status}, ${g.attempts} attempts) waits ${formatSeconds(g.waitingSeconds)}; ${g.unfinished} unfinished in the group${g.status === "dead-lettered" ? " (its last attempt failed: SQS moves it to the DLQ once its visibility timeout passes, then the group goes on)" : ""}`,
+    ),
+  ];
+}
+
+/** Sessions whose calls no worker has started: said only when there are some. */
+function notStartedLines(stuck: StatusReport["stuckGroups"]): string[] {
+  if (!("notStarted" in stuck) || stuck.notStarted.length === 0) return [];
+  return [
+    `sessions whose calls no worker has started for over ${formatSeconds(stuck.afterSeconds)}:`,
+    ...stuck.notStarted.map(
+      (g) =>
+        `  ${printable(g.group)}: call ${printable(g.callId)} (${printable(g.tool)}) requested ${formatSeconds(g.waitingSeconds)} ago; ${g.unfinished} unfinished`,
+    ),
+  ];
+}
+
+/** The firing alarms; without CloudWatch, why once for all its figures. */
+function cloudWatchLines(report: StatusReport): string[] {
+  const alarms = report.alarms;
+  return [
     Array.isArray(alarms)
       ? `alarms in ALARM: ${alarms.length === 0 ? "none" : alarms.map((a) => a.name).join(", ")}`
       : `alarms: n/a${report.cloudwatchUnavailable ? "" : ` (${(alarms as { unavailable: string }).unavailable})`}`,
@@ -97,10 +137,5 @@ export async function status(context: Context): Promise<number> {
           `CloudWatch: n/a (${report.cloudwatchUnavailable}): iterator age, alarms and source queue ages are not checked`,
         ]
       : []),
-    report.attention.length === 0
-      ? "all clear"
-      : `attention:\n${report.attention.map((a) => `  - ${a}`).join("\n")}`,
   ];
-  print(context, lines.join("\n"), { caller: caller ?? null, ...report });
-  return report.attention.length > 0 ? RecoverExit.Attention : RecoverExit.Ok;
 }

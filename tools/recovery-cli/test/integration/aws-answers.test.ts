@@ -150,6 +150,78 @@ describe("status with CloudWatch (item 9)", () => {
       pagesOverSeconds: 120,
     });
   });
+
+  it("--max-iterator-age over the lag: the age is shown, the lag needs no person; no FIFO group is stuck", async () => {
+    const run = await recover(["status", "--prefix", PREFIX, "--max-iterator-age", "600"], env);
+    expect(run.out).toContain("processor iterator age: 3 min 0 s");
+    expect(run.out).not.toContain("the processor lags the stream");
+    expect(run.out).toMatch(/^stuck FIFO groups \(oldest unfinished call waiting over 60 s\): none$/m);
+    expect(run.out).toContain(`  - alarm ${PREFIX}-processor-iterator-age is in ALARM`);
+    expect(run.code).toBe(4);
+  });
+
+  it("a prefix with no queue and no alarm: each queue not found, no alarm in ALARM", async () => {
+    const run = await recover(["status", "--prefix", "mcp-void"], env);
+    expect(run.out).toContain(
+      [
+        "  tool-jobs: not found (SQS has no queue mcp-void-tool-jobs)",
+        "  session-jobs: not found (SQS has no queue mcp-void-session-jobs.fifo)",
+        "  stream-failures: not found (SQS has no queue mcp-void-stream-failures)",
+        "stuck FIFO groups: n/a (no FIFO queue found)",
+        "processor iterator age: n/a (no datapoint in the last 10 minutes)",
+        "alarms in ALARM: none",
+        "attention:",
+      ].join("\n"),
+    );
+    expect(run.code).toBe(4);
+  });
+
+  it("without an endpoint for CloudWatch while SQS and STS have one: its figures unchecked, all clear (exit 0)", async () => {
+    const { AWS_ENDPOINT_URL: _, ...rest } = env;
+    const run = await recover(["status", "--prefix", PREFIX], {
+      ...rest,
+      AWS_ENDPOINT_URL_SQS: moto.endpoint,
+      AWS_ENDPOINT_URL_STS: moto.endpoint,
+    });
+    expect(run.out).toContain(
+      [
+        "processor iterator age: n/a (no CloudWatch)",
+        "alarms: n/a",
+        `CloudWatch: n/a (no endpoint for CLOUDWATCH (AWS_ENDPOINT_URL_CLOUDWATCH) while SQS, STS are at ${moto.endpoint}): iterator age, alarms and source queue ages are not checked`,
+        "all clear",
+      ].join("\n"),
+    );
+    expect(run.code).toBe(0);
+  });
+
+  it("given one queue's URL and no prefix: the alarms and the iterator age are n/a for want of a name", async () => {
+    const run = await recover(["status"], {
+      ...env,
+      TOOL_JOBS_QUEUE_URL: `${moto.endpoint}/${ACCOUNT}/${names.queues.tool_jobs.name}`,
+    });
+    expect(run.out).toMatch(new RegExp(`^ {2}${names.queues.tool_jobs.name}\\s+0\\s+0\\s+0\\s+-$`, "m"));
+    expect(run.out).toContain(
+      [
+        "processor iterator age: n/a (no processor function name: pass --prefix or set STREAM_NAME)",
+        "alarms: n/a (no name prefix: pass --prefix or set STREAM_NAME)",
+        "attention:",
+      ].join("\n"),
+    );
+    expect(run.code).toBe(4);
+  });
+
+  it("with no endpoint for STS while the others have one: the caller is unknown, the rest is read", async () => {
+    const { AWS_ENDPOINT_URL: _, ...rest } = env;
+    const others = Object.fromEntries(
+      ["S3", "SQS", "KINESIS", "CLOUDWATCH", "DYNAMODB"].map((s) => [`AWS_ENDPOINT_URL_${s}`, moto.endpoint]),
+    );
+    const run = await recover(["status", "--prefix", PREFIX], { ...rest, ...others });
+    expect(run.out.split("\n")[0]).toMatch(
+      /^caller unknown \(cannot tell which account the credentials act in: no endpoint for STS \(AWS_ENDPOINT_URL_STS\) while .+\)$/,
+    );
+    expect(run.out).toContain(`alarms in ALARM: ${PREFIX}-processor-iterator-age`);
+    expect(run.code).toBe(4);
+  });
 });
 
 describe("triage and redrive by the names Terraform gives", () => {

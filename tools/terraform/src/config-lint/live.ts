@@ -1,8 +1,9 @@
 /**
  * `lint:config --live`: the settings of a deployed environment, read through the AWS APIs instead of the
  * files, so the same rules check what is actually running (drift, console edits). Needs credentials
- * that may read Lambda, SQS and Kinesis configuration. Reading a deployed environment is not exercised by
- * the tests (there is no account on the machines that run them); what it says without credentials is.
+ * that may read Lambda, SQS and Kinesis configuration. The tests read an environment deployed in moto's
+ * server (test/integration/config-lint/live.test.ts; there is no account on the machines that run them),
+ * and what it says without credentials.
  */
 import { DescribeStreamSummaryCommand, KinesisClient } from "@aws-sdk/client-kinesis";
 import {
@@ -13,7 +14,13 @@ import {
 } from "@aws-sdk/client-lambda";
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { queueNameOfArn } from "@mcp-pipeline/aws/arn";
-import { type EnvironmentSettings, QUEUE_KEYS, resourceNames, testTools } from "@mcp-pipeline/settings";
+import {
+  type EnvironmentSettings,
+  QUEUE_KEYS,
+  resourceNames,
+  type SqsConsumerKey,
+  testTools,
+} from "@mcp-pipeline/settings";
 
 /** Why the deployed settings could not be read: a setup problem of the caller's, not a finding. */
 export const LiveReadProblem = {
@@ -112,93 +119,124 @@ async function readLive(file: EnvironmentSettings, region: string): Promise<Envi
   const names = resourceNames(file.name_prefix);
   const live = structuredClone(file) as EnvironmentSettings & Record<string, unknown>;
 
-  const { StreamDescriptionSummary: stream } = await kinesis.send(
-    new DescribeStreamSummaryCommand({ StreamName: names.stream }),
-  );
-  live.stream.retention_period_hours = stream?.RetentionPeriodHours ?? file.stream.retention_period_hours;
-
-  const functionSettings = async (name: string) => {
-    const fn = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
-    const concurrency = await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: name }));
-    const { EventSourceMappings = [] } = await lambda.send(
-      new ListEventSourceMappingsCommand({ FunctionName: name }),
-    );
-    return { fn, reserved: concurrency.ReservedConcurrentExecutions ?? null, esm: EventSourceMappings[0] };
-  };
-
-  const processor = await functionSettings(names.functions.processor);
-  live.processor.timeout_seconds = processor.fn.Timeout ?? file.processor.timeout_seconds;
-  live.processor.reserved_concurrency = processor.reserved;
-  if (processor.esm) {
-    const e = processor.esm;
-    live.processor.esm = {
-      ...file.processor.esm,
-      batch_size: e.BatchSize ?? file.processor.esm.batch_size,
-      maximum_batching_window_in_seconds: e.MaximumBatchingWindowInSeconds ?? 0,
-      parallelization_factor: e.ParallelizationFactor ?? 1,
-      maximum_retry_attempts: e.MaximumRetryAttempts ?? -1,
-      maximum_record_age_in_seconds: e.MaximumRecordAgeInSeconds ?? -1,
-      bisect_batch_on_function_error: e.BisectBatchOnFunctionError ?? false,
-      report_batch_item_failures: (e.FunctionResponseTypes ?? []).includes("ReportBatchItemFailures"),
-      on_failure_destination: Boolean(e.DestinationConfig?.OnFailure?.Destination),
-    };
-  }
-
+  live.stream.retention_period_hours =
+    (await streamRetentionHours(kinesis, names.stream)) ?? file.stream.retention_period_hours;
+  applyProcessor(live.processor, await functionSettings(lambda, names.functions.processor));
   for (const queue of QUEUE_KEYS) {
     const { name: queueName, consumer } = names.queues[queue];
-    const deployed = await functionSettings(names.functions[consumer]).catch(() => undefined);
+    // A consumer that is not deployed (or may not be read) keeps the file's settings, its queue's too.
+    const deployed = await functionSettings(lambda, names.functions[consumer]).catch(() => undefined);
     if (!deployed) continue;
-    const target = live[consumer];
-    target.timeout_seconds = deployed.fn.Timeout ?? target.timeout_seconds;
-    target.reserved_concurrency = deployed.reserved;
-    if (deployed.esm) {
-      target.esm = {
-        batch_size: deployed.esm.BatchSize ?? target.esm.batch_size,
-        maximum_batching_window_in_seconds: deployed.esm.MaximumBatchingWindowInSeconds ?? 0,
-        maximum_concurrency: deployed.esm.ScalingConfig?.MaximumConcurrency ?? null,
-        report_batch_item_failures: (deployed.esm.FunctionResponseTypes ?? []).includes(
-          "ReportBatchItemFailures",
-        ),
-      };
-    }
-    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
-    const { Attributes = {} } = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl,
-        AttributeNames: ["VisibilityTimeout", "MessageRetentionPeriod", "RedrivePolicy"],
-      }),
-    );
-    const redrive = JSON.parse(Attributes.RedrivePolicy ?? "{}") as {
-      deadLetterTargetArn?: string;
-      maxReceiveCount?: number;
-    };
-    const dlqName = redrive.deadLetterTargetArn && queueNameOfArn(redrive.deadLetterTargetArn);
-    const dlq = dlqName
-      ? await sqs
-          .send(new GetQueueUrlCommand({ QueueName: dlqName }))
-          .then(({ QueueUrl: url }) =>
-            sqs.send(
-              new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["MessageRetentionPeriod"] }),
-            ),
-          )
-      : undefined;
-    target.queue = {
-      visibility_timeout_seconds: Number(Attributes.VisibilityTimeout ?? 30),
-      message_retention_seconds: Number(Attributes.MessageRetentionPeriod ?? 345_600),
-      max_receive_count: redrive.maxReceiveCount ?? 0,
-      dlq_message_retention_seconds: Number(dlq?.Attributes?.MessageRetentionPeriod ?? 0),
-    };
+    applySqsConsumer(live[consumer], deployed);
+    live[consumer].queue = await queueSettings(sqs, queueName);
   }
-  // Test tools are on where a deployed worker's environment says so, whatever the file says.
+  live.test_tools = await testToolsDeployed(lambda, names.functions);
+  for (const client of [lambda, sqs, kinesis]) client.destroy();
+  return live;
+}
+
+async function streamRetentionHours(kinesis: KinesisClient, streamName: string): Promise<number | undefined> {
+  const { StreamDescriptionSummary: stream } = await kinesis.send(
+    new DescribeStreamSummaryCommand({ StreamName: streamName }),
+  );
+  return stream?.RetentionPeriodHours;
+}
+
+/** A deployed function's configuration, reserved concurrency and (first) event source mapping. */
+type DeployedFunction = Awaited<ReturnType<typeof functionSettings>>;
+
+async function functionSettings(lambda: LambdaClient, name: string) {
+  const fn = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }));
+  const concurrency = await lambda.send(new GetFunctionConcurrencyCommand({ FunctionName: name }));
+  const { EventSourceMappings = [] } = await lambda.send(
+    new ListEventSourceMappingsCommand({ FunctionName: name }),
+  );
+  return { fn, reserved: concurrency.ReservedConcurrentExecutions ?? null, esm: EventSourceMappings[0] };
+}
+
+/**
+ * The processor's deployed settings over the file's. A mapping setting AWS leaves out has AWS's default;
+ * only the batch size falls back to the file's.
+ */
+function applyProcessor(processor: EnvironmentSettings["processor"], deployed: DeployedFunction): void {
+  processor.timeout_seconds = deployed.fn.Timeout ?? processor.timeout_seconds;
+  processor.reserved_concurrency = deployed.reserved;
+  const e = deployed.esm;
+  if (!e) return;
+  processor.esm = {
+    ...processor.esm,
+    batch_size: e.BatchSize ?? processor.esm.batch_size,
+    maximum_batching_window_in_seconds: e.MaximumBatchingWindowInSeconds ?? 0,
+    parallelization_factor: e.ParallelizationFactor ?? 1,
+    maximum_retry_attempts: e.MaximumRetryAttempts ?? -1,
+    maximum_record_age_in_seconds: e.MaximumRecordAgeInSeconds ?? -1,
+    bisect_batch_on_function_error: e.BisectBatchOnFunctionError ?? false,
+    report_batch_item_failures: (e.FunctionResponseTypes ?? []).includes("ReportBatchItemFailures"),
+    on_failure_destination: Boolean(e.DestinationConfig?.OnFailure?.Destination),
+  };
+}
+
+/** An SQS consumer's deployed function and mapping settings over the file's. */
+function applySqsConsumer(target: EnvironmentSettings[SqsConsumerKey], deployed: DeployedFunction): void {
+  target.timeout_seconds = deployed.fn.Timeout ?? target.timeout_seconds;
+  target.reserved_concurrency = deployed.reserved;
+  if (!deployed.esm) return;
+  target.esm = {
+    batch_size: deployed.esm.BatchSize ?? target.esm.batch_size,
+    maximum_batching_window_in_seconds: deployed.esm.MaximumBatchingWindowInSeconds ?? 0,
+    maximum_concurrency: deployed.esm.ScalingConfig?.MaximumConcurrency ?? null,
+    report_batch_item_failures: (deployed.esm.FunctionResponseTypes ?? []).includes(
+      "ReportBatchItemFailures",
+    ),
+  };
+}
+
+/** A queue's deployed attributes and its DLQ's retention; SQS's defaults where an attribute is missing. */
+async function queueSettings(
+  sqs: SQSClient,
+  queueName: string,
+): Promise<EnvironmentSettings[SqsConsumerKey]["queue"]> {
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl,
+      AttributeNames: ["VisibilityTimeout", "MessageRetentionPeriod", "RedrivePolicy"],
+    }),
+  );
+  const redrive = JSON.parse(Attributes.RedrivePolicy ?? "{}") as {
+    deadLetterTargetArn?: string;
+    maxReceiveCount?: number;
+  };
+  const dlqName = redrive.deadLetterTargetArn && queueNameOfArn(redrive.deadLetterTargetArn);
+  const dlq = dlqName
+    ? await sqs
+        .send(new GetQueueUrlCommand({ QueueName: dlqName }))
+        .then(({ QueueUrl: url }) =>
+          sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ["MessageRetentionPeriod"] }),
+          ),
+        )
+    : undefined;
+  return {
+    visibility_timeout_seconds: Number(Attributes.VisibilityTimeout ?? 30),
+    message_retention_seconds: Number(Attributes.MessageRetentionPeriod ?? 345_600),
+    max_receive_count: redrive.maxReceiveCount ?? 0,
+    dlq_message_retention_seconds: Number(dlq?.Attributes?.MessageRetentionPeriod ?? 0),
+  };
+}
+
+/** Test tools are on where a deployed worker's environment says so, whatever the file says. */
+async function testToolsDeployed(
+  lambda: LambdaClient,
+  functions: ReturnType<typeof resourceNames>["functions"],
+): Promise<boolean> {
   const workers = await Promise.all(
     testTools.functions.map(async (key) => {
       const configuration = await lambda
-        .send(new GetFunctionConfigurationCommand({ FunctionName: names.functions[key] }))
+        .send(new GetFunctionConfigurationCommand({ FunctionName: functions[key] }))
         .catch(() => undefined);
       return configuration?.Environment?.Variables?.[testTools.variable(key) ?? ""];
     }),
   );
-  live.test_tools = workers.some((value) => testTools.isOn(value));
-  for (const client of [lambda, sqs, kinesis]) client.destroy();
-  return live;
+  return workers.some((value) => testTools.isOn(value));
 }

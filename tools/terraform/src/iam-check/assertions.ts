@@ -8,7 +8,7 @@
  * permissions boundary it names, the service it passes a role to; a resource's tags are taken to be
  * whatever it could have set on it (a re-tagged key says environment=<its own>).
  */
-import type { Inventory, Role } from "./inventory.ts";
+import type { Inventory, RedriveAllow, Role } from "./inventory.ts";
 import {
   type ContextValue,
   type Decision,
@@ -387,96 +387,159 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
         c.fail(check, `${deploy.name} may ${action} (${resource})`);
 }
 
+const CROSS_ENVIRONMENT = "cross-environment";
+
 /** Items 1 and 4: in one account, no role of one environment reaches another's resources, roles, keys or state. */
 function environmentsAreIsolated(c: Checker, input: CheckInput, env: string, other: string): void {
-  const check = "cross-environment";
   const target = input.environments[other];
   if (target === undefined) return;
   for (const kind of ["deploy", "plan"]) {
     const role = c.role(`${prefixOf(env)}-${kind}`);
     if (role === undefined) continue;
-    const docs = c.policies(role, check);
-    const actions = scopedActions(docs);
-    const otherFunction = target.arns.find((a) => a.includes(":function:")) ?? "";
-    const context = {
-      "aws:ResourceTag/environment": env,
-      "aws:RequestTag/environment": env,
+    const crossing = new Crossing(c, input, { env, other, target }, role);
+    crossing.resourcesOutOfReach();
+    crossing.ordersOutOfReach();
+    crossing.keysOutOfReach();
+  }
+  cloudWatchPublishesForItsOwn(c, input, { env, other, target });
+}
+
+/** Two environments of one account: `env`'s roles are asked about `other`'s resources (`target`). */
+interface EnvironmentPair {
+  readonly env: string;
+  readonly other: string;
+  readonly target: Inventory;
+}
+
+/** One role of `env` against `other`'s resources, with every condition value its caller could choose. */
+class Crossing {
+  readonly #c: Checker;
+  readonly #input: CheckInput;
+  readonly #pair: EnvironmentPair;
+  readonly #role: Role;
+  readonly #docs: PolicyDocument[];
+  readonly #otherFunction: string;
+  /** Tags its request and a re-tagged resource say environment=env; the boundary and service are env's. */
+  readonly #context: Record<string, ContextValue>;
+
+  constructor(c: Checker, input: CheckInput, pair: EnvironmentPair, role: Role) {
+    this.#c = c;
+    this.#input = input;
+    this.#pair = pair;
+    this.#role = role;
+    this.#docs = c.policies(role, CROSS_ENVIRONMENT);
+    this.#otherFunction = pair.target.arns.find((a) => a.includes(":function:")) ?? "";
+    this.#context = {
+      "aws:ResourceTag/environment": pair.env,
+      "aws:RequestTag/environment": pair.env,
       "aws:TagKeys": ["environment"],
-      "iam:PermissionsBoundary": c.boundaryArn(env),
+      "iam:PermissionsBoundary": c.boundaryArn(pair.env),
       "iam:PassedToService": "lambda.amazonaws.com",
-      "lambda:FunctionArn": otherFunction,
+      "lambda:FunctionArn": this.#otherFunction,
     };
-    const state = input.bootstrap.arns
+  }
+
+  /** Other's resources, roles and Terraform state, each asked with the actions of its service; its function's mappings. */
+  resourcesOutOfReach(): void {
+    const { other, target } = this.#pair;
+    const actions = scopedActions(this.#docs);
+    const state = this.#input.bootstrap.arns
       .filter((a) => a.startsWith("arn:aws:s3:::") && !a.includes("/"))
       .map((bucket) => `${bucket}/mcp-event-pipelines/${other}/terraform.tfstate`);
     const resources = [...environmentResources(target), ...state, ...target.roles.map((r) => r.arn)];
     for (const resource of resources)
       for (const action of actions.filter((a) => a.split(":")[0]?.toLowerCase() === serviceOf(resource)))
-        if (c.ask(docs, action, resource, context) === "allowed")
-          c.fail(check, `${role.name} may ${action} on ${other}'s ${resource}`);
-    if (c.ask(docs, "lambda:CreateEventSourceMapping", "*", context) === "allowed")
-      c.fail(check, `${role.name} may map an event source onto ${other}'s function ${otherFunction}`);
+        if (this.#c.ask(this.#docs, action, resource, this.#context) === "allowed")
+          this.#c.fail(CROSS_ENVIRONMENT, `${this.#role.name} may ${action} on ${other}'s ${resource}`);
+    if (this.#c.ask(this.#docs, "lambda:CreateEventSourceMapping", "*", this.#context) === "allowed")
+      this.#c.fail(
+        CROSS_ENVIRONMENT,
+        `${this.#role.name} may map an event source onto ${other}'s function ${this.#otherFunction}`,
+      );
+  }
 
-    // Resources that take orders from another resource, not from the caller's IAM: an alarm's actions
-    // (CloudWatch publishes, the topic's key decides) and a queue's dead-letter target (the DLQ's
-    // redrive allow policy decides). What the role can write on its own resources must not reach other's.
-    const own = ownProbe(input, env, target);
+  /**
+   * Resources that take orders from another resource, not from the caller's IAM: an alarm's actions
+   * (CloudWatch publishes, the topic's key decides) and a queue's dead-letter target (the DLQ's
+   * redrive allow policy decides). What the role can write on its own resources must not reach other's.
+   */
+  ordersOutOfReach(): void {
+    const { env, other, target } = this.#pair;
+    const own = ownProbe(this.#input, env, target);
     for (const topic of target.arns.filter(isTopic))
       if (
-        c.ask(docs, "cloudwatch:PutMetricAlarm", own.alarm, { "cloudwatch:AlarmActions": [topic] }) ===
-        "allowed"
+        this.#c.ask(this.#docs, "cloudwatch:PutMetricAlarm", own.alarm, {
+          "cloudwatch:AlarmActions": [topic],
+        }) === "allowed"
       )
-        c.fail(
-          check,
-          `${role.name} may point an alarm at ${other}'s topic ${topic} (cloudwatch:AlarmActions)`,
+        this.#c.fail(
+          CROSS_ENVIRONMENT,
+          `${this.#role.name} may point an alarm at ${other}'s topic ${topic} (cloudwatch:AlarmActions)`,
         );
     const canSetRedrive = ["sqs:SetQueueAttributes", "sqs:CreateQueue"].some(
-      (action) => c.ask(docs, action, own.queue) === "allowed",
+      (action) => this.#c.ask(this.#docs, action, own.queue) === "allowed",
     );
-    if (canSetRedrive)
-      for (const queue of target.queues ?? []) {
-        const allow = queue.redriveAllow;
-        const outsiders =
-          allow.permission === "allowAll"
-            ? ["any queue of the account"]
-            : allow.permission === "byQueue"
-              ? allow.sources.filter((s) => !target.arns.includes(s))
-              : [];
-        if (outsiders.length > 0)
-          c.fail(
-            check,
-            `${role.name} may send its queues' dead letters into ${other}'s ${queue.arn} (a RedrivePolicy naming it; its redrive allow policy admits ${outsiders.join(", ")})`,
-          );
-      }
+    if (!canSetRedrive) return;
+    for (const queue of target.queues ?? []) {
+      const outsiders = redriveOutsiders(queue.redriveAllow, target);
+      if (outsiders.length > 0)
+        this.#c.fail(
+          CROSS_ENVIRONMENT,
+          `${this.#role.name} may send its queues' dead letters into ${other}'s ${queue.arn} (a RedrivePolicy naming it; its redrive allow policy admits ${outsiders.join(", ")})`,
+        );
+    }
+  }
 
-    // Keys: the key policy decides, with IAM only where it delegates to the account.
+  /** Keys: the key policy decides, with IAM only where it delegates to the account. */
+  keysOutOfReach(): void {
+    const { env, other, target } = this.#pair;
+    const role = this.#role;
     const principal = { kind: "AWS" as const, arn: role.arn, account: accountOf(role.arn) };
     for (const key of target.resourcePolicies.filter((p) => p.kind === "key"))
       for (const action of KEY_TAKEOVER) {
-        c.evaluated += 1;
+        this.#c.evaluated += 1;
         if (
-          kmsDecision(key.document, principal, docs, { action, resource: key.resource, context }) ===
-          "allowed"
+          kmsDecision(key.document, principal, this.#docs, {
+            action,
+            resource: key.resource,
+            context: this.#context,
+          }) === "allowed"
         )
-          c.fail(
-            check,
+          this.#c.fail(
+            CROSS_ENVIRONMENT,
             `${role.name} may ${action} on ${other}'s key ${key.resource} (re-tagged environment=${env})`,
           );
       }
   }
+}
 
-  // The key of other's alarm topic, asked by CloudWatch for an alarm of env: refused.
+/** The queues outside `target` that a DLQ's redrive allow policy admits as sources. */
+function redriveOutsiders(allow: RedriveAllow, target: Inventory): string[] {
+  if (allow.permission === "allowAll") return ["any queue of the account"];
+  if (allow.permission === "byQueue") return allow.sources.filter((s) => !target.arns.includes(s));
+  return [];
+}
+
+/** The key of other's alarm topic, and the topic's policy, asked by CloudWatch for an alarm of env: refused. */
+function cloudWatchPublishesForItsOwn(c: Checker, input: CheckInput, pair: EnvironmentPair): void {
+  const { env, other, target } = pair;
   const account = accountOf(input.bootstrap.roles[0]?.arn ?? "");
   const alarm = ownProbe(input, env, target).alarm;
   for (const key of target.resourcePolicies.filter((p) => p.kind === "key")) {
     c.evaluated += 1;
     if (cloudWatchMayEncrypt(key.document, key.resource, account, alarm) === "allowed")
-      c.fail(check, `${other}'s key ${key.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
+      c.fail(
+        CROSS_ENVIRONMENT,
+        `${other}'s key ${key.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`,
+      );
   }
   for (const topic of topicPolicies(target)) {
     c.evaluated += 1;
     if (cloudWatchMay(topic.document, "sns:Publish", topic.resource, account, alarm) === "allowed")
-      c.fail(check, `${other}'s topic ${topic.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`);
+      c.fail(
+        CROSS_ENVIRONMENT,
+        `${other}'s topic ${topic.resource} lets CloudWatch publish for ${env}'s alarm ${alarm}`,
+      );
   }
 }
 

@@ -352,6 +352,98 @@ describe("cross-environment: what another resource decides (alarm actions, dead-
   });
 });
 
+describe("cross-environment: what a role's own policy reaches of another environment", () => {
+  const account = "123456789012";
+  const A = `arn:aws:sqs:eu-west-1:${account}`;
+  const stateBucket = "arn:aws:s3:::tfstate-123456789012";
+  const role = (env: string, kind: string, statements: Statement[]): Role => ({
+    address: `aws_iam_role.${kind}["${env}"]`,
+    name: `mcp-${env}-${kind}`,
+    arn: `arn:aws:iam::${account}:role/mcp-${env}-${kind}`,
+    path: "/",
+    trust: { Statement: [] },
+    inline: [{ name: kind, document: { Statement: statements } }],
+    attached: [],
+    boundary: null,
+  });
+  const prodProcessor: Role = { ...role("prod", "processor", []), path: "/mcp-prod/" };
+  const prod = (redriveAllow: RedriveAllow): Inventory => ({
+    root: "prod",
+    roles: [prodProcessor],
+    managedPolicies: new Map(),
+    resourcePolicies: [],
+    arns: [
+      `${A}:mcp-prod-tool-jobs`,
+      `${A}:mcp-prod-tool-jobs-dlq`,
+      `arn:aws:lambda:eu-west-1:${account}:function:mcp-prod-processor`,
+    ],
+    queues: [{ arn: `${A}:mcp-prod-tool-jobs-dlq`, redriveAllow }],
+  });
+  const findings = (roles: Role[], target: Inventory) =>
+    findingsOf("cross-environment", {
+      bootstrap: {
+        root: "bootstrap",
+        roles,
+        managedPolicies: new Map(),
+        resourcePolicies: [],
+        arns: [stateBucket],
+      },
+      environments: {
+        dev: { root: "dev", roles: [], managedPolicies: new Map(), resourcePolicies: [], arns: [] },
+        prod: target,
+      },
+    }).filter((m) => m.includes("prod's"));
+  const everyMcp: Statement[] = [
+    { Effect: "Allow", Action: ["sqs:SendMessage", "sqs:SetQueueAttributes"], Resource: `${A}:mcp-*` },
+    { Effect: "Allow", Action: "s3:PutObject", Resource: `${stateBucket}/mcp-event-pipelines/*` },
+    { Effect: "Allow", Action: "iam:PassRole", Resource: `arn:aws:iam::${account}:role/mcp-*` },
+  ];
+  const ownOnly: Statement[] = [
+    { Effect: "Allow", Action: ["sqs:SendMessage", "sqs:SetQueueAttributes"], Resource: `${A}:mcp-dev-*` },
+    { Effect: "Allow", Action: "s3:PutObject", Resource: `${stateBucket}/mcp-event-pipelines/dev/*` },
+    { Effect: "Allow", Action: "iam:PassRole", Resource: `arn:aws:iam::${account}:role/mcp-dev/*` },
+  ];
+
+  it("a deploy or plan role whose resources match another environment's names reaches its resources, roles and state", () => {
+    for (const kind of ["deploy", "plan"]) {
+      const messages = findings([role("dev", kind, everyMcp)], prod({ permission: "denyAll" }));
+      expect(messages).toEqual([
+        `mcp-dev-${kind} may sqs:SendMessage on prod's ${A}:mcp-prod-tool-jobs`,
+        `mcp-dev-${kind} may sqs:SetQueueAttributes on prod's ${A}:mcp-prod-tool-jobs`,
+        `mcp-dev-${kind} may sqs:SendMessage on prod's ${A}:mcp-prod-tool-jobs-dlq`,
+        `mcp-dev-${kind} may sqs:SetQueueAttributes on prod's ${A}:mcp-prod-tool-jobs-dlq`,
+        `mcp-dev-${kind} may s3:PutObject on prod's ${stateBucket}/mcp-event-pipelines/prod/terraform.tfstate`,
+        `mcp-dev-${kind} may iam:PassRole on prod's ${prodProcessor.arn}`,
+      ]);
+    }
+    expect(findings([role("dev", "deploy", ownOnly)], prod({ permission: "denyAll" }))).toEqual([]);
+  });
+
+  it("a role that may create any event source mapping may map one onto another environment's function", () => {
+    const mappings: Statement = { Effect: "Allow", Action: "lambda:CreateEventSourceMapping", Resource: "*" };
+    expect(
+      findings([role("dev", "deploy", [...ownOnly, mappings])], prod({ permission: "denyAll" })),
+    ).toEqual([
+      `mcp-dev-deploy may map an event source onto prod's function arn:aws:lambda:eu-west-1:${account}:function:mcp-prod-processor`,
+    ]);
+  });
+
+  it("a DLQ whose redrive allow policy names a queue of another environment takes its dead letters", () => {
+    const byQueue = (sources: string[]): RedriveAllow => ({ permission: "byQueue", sources });
+    expect(
+      findings(
+        [role("dev", "deploy", ownOnly)],
+        prod(byQueue([`${A}:mcp-prod-tool-jobs`, `${A}:mcp-dev-tool-jobs`])),
+      ),
+    ).toEqual([
+      `mcp-dev-deploy may send its queues' dead letters into prod's ${A}:mcp-prod-tool-jobs-dlq (a RedrivePolicy naming it; its redrive allow policy admits ${A}:mcp-dev-tool-jobs)`,
+    ]);
+    expect(findings([role("dev", "deploy", ownOnly)], prod(byQueue([`${A}:mcp-prod-tool-jobs`])))).toEqual(
+      [],
+    );
+  });
+});
+
 describe("deploy-role-iam: no principal, identity provider or policy of the account", () => {
   it("a deploy role allowed iam:Create* is a finding for each", () => {
     const deploy: Role = {

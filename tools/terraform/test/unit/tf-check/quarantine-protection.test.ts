@@ -57,6 +57,9 @@ const abortRule = {
   filter: [{ tag: [] }],
 };
 
+/** The statement applied to every principal and request. */
+const unconditional = ({ Condition: _, ...statement }: PolicyStatement): PolicyStatement => statement;
+
 const resource = (type: string, values: Record<string, unknown>): StateResource => ({
   address: `module.pipeline.module.quarantine_bucket.${type}.this`,
   mode: "managed",
@@ -69,6 +72,8 @@ function state(options: {
   rules?: unknown[];
   versioning?: string;
   testTools?: string;
+  /** The bucket's default retention, as the bucket module applies it when object_lock_mode is not off. */
+  objectLock?: { mode: string; days: number } | undefined;
 }): TerraformShow {
   const worker = (name: string) => ({
     address: `module.pipeline.module.sqs_consumer["${name}"].aws_lambda_function.this`,
@@ -103,6 +108,14 @@ function state(options: {
             bucket: BUCKET,
             versioning_configuration: [{ status: options.versioning ?? "Enabled" }],
           }),
+          ...(options.objectLock === undefined
+            ? []
+            : [
+                resource("aws_s3_bucket_object_lock_configuration", {
+                  bucket: BUCKET,
+                  rule: [{ default_retention: [options.objectLock] }],
+                }),
+              ]),
           worker("tool_worker"),
           worker("fifo_worker"),
         ],
@@ -181,5 +194,85 @@ describe("the quarantine's protection, on the applied state", () => {
       "mcp-prod-tool-worker: TEST_TOOLS is on, the settings say off",
       "mcp-prod-fifo-worker: TEST_TOOLS is on, the settings say off",
     ]);
+  });
+
+  it("finds no bucket to judge when the state holds none of the quarantine's name", () => {
+    const show = state({});
+    const resources = show.values?.root_module?.resources ?? [];
+    const others = resources.filter((r) => r.type !== "aws_s3_bucket");
+    expect(quarantineProtectionFindings({ values: { root_module: { resources: others } } }, prod)).toEqual([
+      "quarantine: no bucket mcp-prod-quarantine-<account> in the state",
+    ]);
+  });
+
+  it("without a bucket policy, finds it missing and every request it should deny allowed", () => {
+    const show = state({});
+    const resources = show.values?.root_module?.resources ?? [];
+    const withoutPolicy = resources.filter((r) => r.type !== "aws_s3_bucket_policy");
+    const findings = quarantineProtectionFindings(
+      { values: { root_module: { resources: withoutPolicy } } },
+      prod,
+    );
+    expect(findings[0]).toBe("quarantine: no bucket policy");
+    // Four principals (deploy, the two workers, an administrator), each allowed every break-glass
+    // action and a PutObject without If-None-Match.
+    expect(findings).toHaveLength(1 + 4 * 9 + 4);
+    expect(findings).toContain(
+      "quarantine: the bucket policy does not deny s3:DeleteBucket to arn:aws:iam::123456789012:role/mcp-prod-tool-worker",
+    );
+    expect(findings.some((f) => f.includes("break-glass"))).toBe(false);
+  });
+
+  it("finds a policy that denies even the conditional write a quarantine put makes", () => {
+    const statements = rendered.map((s) => (s.Sid === "DenyOverwrite" ? unconditional(s) : s));
+    expect(quarantineProtectionFindings(state({ statements }), prod)).toEqual([
+      "quarantine: a PutObject with If-None-Match: * is denied to arn:aws:iam::123456789012:role/mcp-prod-deploy",
+      "quarantine: a PutObject with If-None-Match: * is denied to arn:aws:iam::123456789012:role/mcp-prod-tool-worker",
+      "quarantine: a PutObject with If-None-Match: * is denied to arn:aws:iam::123456789012:role/mcp-prod-fifo-worker",
+      "quarantine: a PutObject with If-None-Match: * is denied to arn:aws:iam::123456789012:role/Administrator",
+    ]);
+  });
+
+  it("without a break-glass role in the settings, asks nothing of its exemption", () => {
+    const settings = { ...prod, quarantine: { ...prod.quarantine, break_glass_role_name: null } };
+    const statements = rendered.map(unconditional);
+    // Denied to everyone, as a bucket without a break-glass role renders it: only the conditional write
+    // is wrongly denied; no finding about a break-glass role.
+    const findings = quarantineProtectionFindings(state({ statements }), settings);
+    expect(findings.some((f) => f.includes("break-glass"))).toBe(false);
+    expect(findings.every((f) => f.includes("If-None-Match: * is denied"))).toBe(true);
+  });
+
+  it("with replayed_expiration_days, finds no lifecycle rule that expires what was replayed", () => {
+    const settings = { ...prod, quarantine: { ...prod.quarantine, replayed_expiration_days: 30 } };
+    expect(quarantineProtectionFindings(state({ rules: [abortRule] }), settings)).toEqual([
+      "quarantine: the settings expire replayed records, and no lifecycle rule does",
+    ]);
+  });
+
+  it("finds Object Lock on where the settings say off, and off or other than the settings say", () => {
+    expect(
+      quarantineProtectionFindings(state({ objectLock: { mode: "GOVERNANCE", days: 365 } }), prod),
+    ).toEqual(["quarantine: Object Lock is on, and the settings say off"]);
+    const locked = {
+      ...prod,
+      quarantine: { ...prod.quarantine, object_lock_mode: "GOVERNANCE" as const, object_lock_days: 90 },
+    };
+    expect(
+      quarantineProtectionFindings(state({ objectLock: { mode: "GOVERNANCE", days: 90 } }), locked),
+    ).toEqual([]);
+    for (const objectLock of [undefined, { mode: "COMPLIANCE", days: 90 }, { mode: "GOVERNANCE", days: 30 }])
+      expect(quarantineProtectionFindings(state({ objectLock }), locked)).toEqual([
+        "quarantine: Object Lock is not GOVERNANCE for 90 days",
+      ]);
+  });
+
+  it("asks nothing of a test-tools function the state does not hold", () => {
+    const show = state({ testTools: "on" });
+    const resources = show.values?.root_module?.resources ?? [];
+    const noFifoWorker = resources.filter((r) => !r.address.includes("fifo_worker"));
+    expect(
+      quarantineProtectionFindings({ values: { root_module: { resources: noFifoWorker } } }, prod),
+    ).toEqual(["mcp-prod-tool-worker: TEST_TOOLS is on, the settings say off"]);
   });
 });
