@@ -155,4 +155,36 @@ describe("the FIFO holds seen at the SQS front", () => {
     });
     for (const callId of ["j-0", "j-1", "j-2"]) expect(holds.held(callId)).toBeUndefined();
   });
+
+  it("sums a hold split across many receives, each shorter than the queue's visibility", () => {
+    // A product that hands the message back just before its visibility ends, again and again, holds its
+    // group for the sum: each short hide counts, the time visible between them does not.
+    const holds = watched();
+    for (let n = 0; n < 10; n++) {
+      holds.seen(receive(n * 20_000, [message("j-1", `h-${n}`)]));
+      holds.seen(
+        exchange(
+          "ChangeMessageVisibility",
+          { QueueUrl: QUEUE, ReceiptHandle: `h-${n}`, VisibilityTimeout: 0 },
+          {},
+          n * 20_000 + 17_000,
+        ),
+      );
+    }
+    expect(holds.held("j-1", 1_000_000)).toEqual({ ms: 170_000, receives: 10 });
+  });
+
+  it("ends no hold for a batch answer's Ids that the request did not have", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "DeleteMessageBatch",
+        { QueueUrl: QUEUE, Entries: [{ Id: "a", ReceiptHandle: "h-other" }] },
+        { Successful: [{ Id: "a" }, { Id: "b" }], Failed: [] },
+        500,
+      ),
+    );
+    expect(holds.held("j-1", 30_000)?.ms).toBe(18_000);
+  });
 });
