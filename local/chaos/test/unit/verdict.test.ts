@@ -315,4 +315,107 @@ describe("the verdict", () => {
     );
     expect(stall).toMatchObject({ pass: false, detail: "longest: 11.5 s (k)" });
   });
+
+  // A group is held by whichever of its messages is in flight: every message whose hold the front saw
+  // must be measured, whatever became of its job (§3: a FIFO group delivers nothing behind a message in flight).
+  const groupStall = (ledger: Ledger, endedAt: number) =>
+    judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: false, endedAt }).checks.find(
+      (c) => c.name.startsWith("no FIFO group stalled"),
+    );
+
+  // WRONG (review): stalls() skips rejected jobs, an exemption left from the measure to the effect (a
+  // refused job has none); its holds are measurable and hold the group like any other.
+  it.fails("counts the hold of a job the downstream refuses: its message in flight holds its group all the same", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: true }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    received(ledger, 0, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 0);
+    changedVisibility(ledger, 500, "h-1", 43_200);
+    deleted(ledger, 60_000, "h-1");
+    expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false, detail: "longest: 60.0 s (g)" });
+  });
+
+  // WRONG (review): stalls() skips every dead-lettered job, "bounded by the retries"; maxReceiveCount bounds
+  // the receives, but a ChangeMessageVisibility stretches each one.
+  it.fails("counts the holds of a job that went to the DLQ: hiding it for long on every receive stalls its group", () => {
+    // maxReceiveCount bounds the receives, not how long each hides: the product sets that (§2.6).
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    ledger.fifoDelivered(["j-1"], 0);
+    for (let n = 0; n < 3; n++) {
+      received(ledger, n * 700_000, "j-1", `h-${n}`);
+      changedVisibility(ledger, n * 700_000 + 100, `h-${n}`, 600);
+    }
+    ledger.deadLettered("fifo", { id: "m-j-1", body: "{}", attributes: {}, group: "g" });
+    expect(groupStall(ledger, 3_000_000)).toMatchObject({ pass: false });
+  });
+
+  // WRONG (review): jobDead stays true after the redrive, so the redriven message's holds are never measured.
+  it.fails("counts the holds of a job sent back from the DLQ: its new message holds its group as the first did", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    received(ledger, 0, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 0);
+    ledger.deadLettered("fifo", { id: "m-j-1", body: "{}", attributes: {}, group: "g" });
+    // The redrive's copy: a new MessageId, the same call; hidden 12 h and deleted after 90 s.
+    ledger.holds.seen(
+      sqs(
+        "ReceiveMessage",
+        {},
+        {
+          Messages: [
+            { MessageId: "m-redriven", ReceiptHandle: "h-2", Body: JSON.stringify({ callId: "j-1" }) },
+          ],
+        },
+        10_000,
+      ),
+    );
+    changedVisibility(ledger, 10_100, "h-2", 43_200);
+    deleted(ledger, 100_000, "h-2");
+    expect(groupStall(ledger, 200_000)).toMatchObject({ pass: false, detail: "longest: 90.0 s (g)" });
+  });
+
+  // WRONG (review): FifoHolds keys receives by the body's callId and drops a body without one, and stalls()
+  // skips jobs without a callId, so a poison message held in flight is never measured.
+  it.fails("counts the hold of a poison message: its group is held while it is in flight, though it names no call", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", undefined, "not json", "m-poison");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    ledger.holds.seen(
+      sqs(
+        "ReceiveMessage",
+        {},
+        { Messages: [{ MessageId: "m-poison", ReceiptHandle: "h-p", Body: "not json" }] },
+        0,
+      ),
+    );
+    changedVisibility(ledger, 100, "h-p", 43_200);
+    deleted(ledger, 60_000, "h-p");
+    expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false });
+  });
+
+  // WRONG (review): stalls() measures only the produced records (ledger.stream); a replayed record, under its
+  // new sequence number, is not one, and the given-up original is exempt, so the replay's holds go unmeasured.
+  it.fails("measures a replayed record's stall from its delivery to its effect, as the key's first delivery is", () => {
+    // The replay puts a given-up record back under a new sequence number; the processor holds its key as it
+    // would any record's, and faults stay on during the replay.
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    ledger.replayWritten("5000");
+    const data = Buffer.from(JSON.stringify(requested)).toString("base64");
+    ledger.processorDelivered([{ sequenceNumber: "5000", data }], 1_000);
+    ledger.callWritten(write(1, ["r"], "requested"), 61_000);
+    const stall = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    expect(stall).toMatchObject({ pass: false });
+  });
 });
