@@ -54,6 +54,17 @@ function json(bytes: Uint8Array): Record<string, unknown> | undefined {
 const queueName = (url: unknown) =>
   typeof url === "string" ? url.slice(url.lastIndexOf("/") + 1) : undefined;
 
+/**
+ * When a hide asked for `timeout` seconds at `at` ends, as the queue reads the number: fauxqs 2.4.1 (the
+ * queue of the chaos run) checks the range with `<` and `>` and sets the deadline at now + timeout * 1000,
+ * so "60" hides for 60 s and a value that is no number gives a deadline (NaN) that never passes: the
+ * message stays in flight, its group locked, until it is deleted. `Number` converts as `*` does.
+ */
+function hideEnd(at: number, timeout: unknown): number {
+  const ms = Number(timeout) * 1000;
+  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : at + ms;
+}
+
 function callIdOf(body: unknown): string | undefined {
   if (typeof body !== "string") return undefined;
   const parsed = json(Buffer.from(body));
@@ -122,14 +133,17 @@ export class FifoHolds {
     at: number,
     visibilityMs: number,
   ) {
-    const hideMs =
-      typeof request.VisibilityTimeout === "number" ? request.VisibilityTimeout * 1000 : visibilityMs;
+    // fauxqs takes the receive's own timeout unless it is undefined or null (`??`), then the queue's.
+    const hideUntil =
+      request.VisibilityTimeout === undefined || request.VisibilityTimeout === null
+        ? at + visibilityMs
+        : hideEnd(at, request.VisibilityTimeout);
     const messages = Array.isArray(answer?.Messages) ? (answer.Messages as Record<string, unknown>[]) : [];
     for (const m of messages) {
       const callId = callIdOf(m.Body);
       if (callId === undefined || typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string")
         continue;
-      const receive: Receive = { at, hideUntil: at + hideMs };
+      const receive: Receive = { at, hideUntil };
       this.#byHandle.set(m.ReceiptHandle, receive);
       const messagesOfCall = this.#byCall.get(callId) ?? new Map<string, Receive[]>();
       this.#byCall.set(callId, messagesOfCall);
@@ -141,8 +155,9 @@ export class FifoHolds {
 
   #changed(handle: unknown, timeout: unknown, at: number) {
     const receive = typeof handle === "string" ? this.#byHandle.get(handle) : undefined;
-    // SQS takes a change only for a message in flight; the answer said it was taken.
-    if (receive && typeof timeout === "number") receive.hideUntil = at + timeout * 1000;
+    // SQS takes a change only for a message in flight; the answer said it was taken. A missing timeout is
+    // refused in a single change, and in a batch entry fauxqs takes it as NaN: held until deleted.
+    if (receive) receive.hideUntil = hideEnd(at, timeout);
   }
 
   #deleted(handle: unknown, at: number) {
