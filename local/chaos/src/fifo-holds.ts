@@ -91,8 +91,9 @@ export class FifoHolds {
   }
 
   seen(exchange: SqsExchange): void {
-    if (!this.#queue || exchange.status !== 200 || !exchange.target.startsWith(TARGET)) return;
-    const action = exchange.target.slice(TARGET.length);
+    if (!this.#queue || exchange.status !== 200) return;
+    // The action as fauxqs dispatches it (`target.replace("AmazonSQS.", "")`): the prefix is not required.
+    const action = exchange.target.replace(TARGET, "");
     if (
       action !== "ReceiveMessage" &&
       action !== "ChangeMessageVisibility" &&

@@ -204,8 +204,7 @@ describe("the FIFO holds seen at the SQS front", () => {
     expect(holds.held("j-2", 200_000)?.ms).toBe(200_000);
   });
 
-  // WRONG (review): seen() drops any target not starting with "AmazonSQS.", which fauxqs does not require.
-  it.fails("reads an action named without the AmazonSQS. prefix, as the queue dispatches it", () => {
+  it("reads an action named without the AmazonSQS. prefix, as the queue dispatches it", () => {
     // fauxqs takes the action as `target.replace("AmazonSQS.", "")`: a bare "ChangeMessageVisibility" works.
     const holds = watched();
     holds.seen(receive(0, [message("j-1", "h-1")]));
