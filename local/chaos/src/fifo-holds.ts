@@ -2,9 +2,9 @@
  * How long each FIFO job's message was held hidden, as the SQS front saw it (sqs-restart.ts: every
  * request of the mappings and the functions passes it, and the product has no handle to it). A FIFO
  * group is held by its oldest message while that message is in flight: from a receive until the message
- * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (or the
- * receive's own VisibilityTimeout), and a ChangeMessageVisibility on that receipt handle moves its end to
- * the call's time plus the timeout asked (§2.6). Time the message spends visible, waiting for a poller
+ * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (as a
+ * SetQueueAttributes last set it) or the receive's own VisibilityTimeout, and a ChangeMessageVisibility on
+ * that receipt handle moves its end to the call's time plus the timeout asked (§2.6). Time the message spends visible, waiting for a poller
  * behind other groups' messages, is a backlog, not a hold: the product cannot be blamed for it, and a
  * measure from first delivery to effect counted it (a 100,000-event run under load measured 143 s for a
  * group whose message was hidden well inside the queue's bound).
@@ -65,6 +65,21 @@ function hideEnd(at: number, timeout: unknown): number {
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : at + ms;
 }
 
+/**
+ * The queue's visibility after a SetQueueAttributes (any client of the emulator may send one): fauxqs reads
+ * it at each receive as `parseInt(attributes.VisibilityTimeout)`, so one it cannot read hides for ever.
+ */
+function queueVisibilityMs(attributes: unknown, before: number): number {
+  const value =
+    attributes !== null && typeof attributes === "object"
+      ? (attributes as Record<string, unknown>).VisibilityTimeout
+      : undefined;
+  if (value === undefined) return before;
+  // biome-ignore lint/correctness/useParseIntRadix: read as fauxqs reads it, without a radix.
+  const seconds = Number.parseInt(String(value));
+  return Number.isNaN(seconds) ? Number.POSITIVE_INFINITY : seconds * 1000;
+}
+
 function callIdOf(body: unknown): string | undefined {
   if (typeof body !== "string") return undefined;
   const parsed = json(Buffer.from(body));
@@ -80,7 +95,7 @@ function succeeded<T>(request: Batch<T>, answer: Record<string, unknown> | undef
 }
 
 export class FifoHolds {
-  #queue: { readonly name: string; readonly visibilityMs: number } | undefined;
+  #queue: { readonly name: string; visibilityMs: number } | undefined;
   /** Every receive of the watched queue's messages, by the call its body names (a job may have several messages). */
   readonly #byCall = new Map<string, Map<string, Receive[]>>();
   readonly #byHandle = new Map<string, Receive>();
@@ -95,6 +110,7 @@ export class FifoHolds {
     // The action as fauxqs dispatches it (`target.replace("AmazonSQS.", "")`): the prefix is not required.
     const action = exchange.target.replace(TARGET, "");
     if (
+      action !== "SetQueueAttributes" &&
       action !== "ReceiveMessage" &&
       action !== "ChangeMessageVisibility" &&
       action !== "ChangeMessageVisibilityBatch" &&
@@ -106,6 +122,9 @@ export class FifoHolds {
     if (!request || queueName(request.QueueUrl) !== this.#queue.name) return;
     const { at } = exchange;
     switch (action) {
+      case "SetQueueAttributes":
+        this.#queue.visibilityMs = queueVisibilityMs(request.Attributes, this.#queue.visibilityMs);
+        return;
       case "ReceiveMessage":
         this.#received(request, json(exchange.answer), at, this.#queue.visibilityMs);
         return;

@@ -220,8 +220,7 @@ describe("the FIFO holds seen at the SQS front", () => {
     expect(holds.held("j-1", 100_000)?.ms).toBe(100_000);
   });
 
-  // WRONG (review): the queue's visibility is fixed at watch(); a SetQueueAttributes on the queue is not read.
-  it.fails("gives later receives the visibility a SetQueueAttributes gave the queue", () => {
+  it("gives later receives the visibility a SetQueueAttributes gave the queue", () => {
     // Any client of the emulator may set the queue's visibility; the queue's receives then hide for that long.
     const holds = watched();
     holds.seen(
