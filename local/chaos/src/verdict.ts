@@ -183,7 +183,8 @@ function fifoOrder(input: VerdictInput): Tally {
  * record's first delivery to its effect; waiting in a backlog is not a stall (nothing was delivered),
  * retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
  * receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a poller is a backlog.
- * Inputs that left for the failure destination or a DLQ are bounded by the retries.
+ * Records that left for the failure destination are bounded by the retries; a group's holds are measured
+ * whatever became of its job.
  */
 export function stalls(input: VerdictInput) {
   const { ledger, witness, endedAt } = input;
@@ -205,12 +206,17 @@ export function stalls(input: VerdictInput) {
   /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */
   const unseen: string[] = [];
   ledger.jobs.forEach((j, index) => {
-    // A job the downstream refuses has no effect ever.
-    if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
+    // Every job's holds count, whatever became of it: a message in flight holds its group (§3) whether the
+    // downstream refuses its job or it goes on to a DLQ, and maxReceiveCount bounds its receives, not how
+    // long each hides (a ChangeMessageVisibility stretches it, §2.6). A job sent back from a DLQ is the
+    // same call with a new message, measured as well.
+    if (!j.fifo || j.callId === undefined) return;
     if (ledger.jobDeliveredAt(j.callId) === undefined) return;
     const held = ledger.holds.held(j.callId, endedAt);
+    // A refused job has no effect ever, nor has one that stayed in a DLQ: neither waits for one.
+    const waiting = !j.rejected && !ledger.jobDead(index) && witness.effects(j.callId).length === 0;
     if (held === undefined) unseen.push(j.callId);
-    else keep(group, j.group, held.ms, witness.effects(j.callId).length === 0);
+    else keep(group, j.group, held.ms, waiting);
   });
   return { partitionKey, group: { ...group, unseen } };
 }

@@ -259,7 +259,8 @@ describe("the verdict", () => {
       pass: false,
       detail: "longest: 19.0 s (g), still without its effect",
     });
-    // A job the downstream refuses (j-2, delivered first) has no effect ever: it is no stall.
+    // A job the downstream refuses (j-2, delivered first) is held for its hide (3 s, the queue's visibility),
+    // never to an effect it will not have.
     expect(stall(5_000)).toMatchObject({
       pass: true,
       detail: "longest: 4.0 s (g), still without its effect",
@@ -323,9 +324,7 @@ describe("the verdict", () => {
       (c) => c.name.startsWith("no FIFO group stalled"),
     );
 
-  // WRONG (review): stalls() skips rejected jobs, an exemption left from the measure to the effect (a
-  // refused job has none); its holds are measurable and hold the group like any other.
-  it.fails("counts the hold of a job the downstream refuses: its message in flight holds its group all the same", () => {
+  it("counts the hold of a job the downstream refuses: its message in flight holds its group all the same", () => {
     const ledger = new Ledger();
     ledger.recordJob(true, "g", { callId: "j-1", rejected: true }, "{}", "m-j-1");
     ledger.holds.watch(FIFO_QUEUE, 3_000);
@@ -336,9 +335,7 @@ describe("the verdict", () => {
     expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false, detail: "longest: 60.0 s (g)" });
   });
 
-  // WRONG (review): stalls() skips every dead-lettered job, "bounded by the retries"; maxReceiveCount bounds
-  // the receives, but a ChangeMessageVisibility stretches each one.
-  it.fails("counts the holds of a job that went to the DLQ: hiding it for long on every receive stalls its group", () => {
+  it("counts the holds of a job that went to the DLQ: hiding it for long on every receive stalls its group", () => {
     // maxReceiveCount bounds the receives, not how long each hides: the product sets that (§2.6).
     const ledger = new Ledger();
     ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
@@ -352,8 +349,7 @@ describe("the verdict", () => {
     expect(groupStall(ledger, 3_000_000)).toMatchObject({ pass: false });
   });
 
-  // WRONG (review): jobDead stays true after the redrive, so the redriven message's holds are never measured.
-  it.fails("counts the holds of a job sent back from the DLQ: its new message holds its group as the first did", () => {
+  it("counts the holds of a job sent back from the DLQ: its new message holds its group as the first did", () => {
     const ledger = new Ledger();
     ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
     ledger.holds.watch(FIFO_QUEUE, 3_000);
