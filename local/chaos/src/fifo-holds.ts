@@ -96,8 +96,10 @@ function succeeded<T>(request: Batch<T>, answer: Record<string, unknown> | undef
 
 export class FifoHolds {
   #queue: { readonly name: string; visibilityMs: number } | undefined;
-  /** Every receive of the watched queue's messages, by the call its body names (a job may have several messages). */
-  readonly #byCall = new Map<string, Map<string, Receive[]>>();
+  /** Every receive of the watched queue's messages, by MessageId, whatever the body (a poison one too). */
+  readonly #byMessage = new Map<string, Receive[]>();
+  /** The messages of each call its body names (a job may have several: a second send, a redrive). */
+  readonly #messagesOfCall = new Map<string, Set<string>>();
   readonly #byHandle = new Map<string, Receive>();
 
   /** From now on, receives of this queue (its default visibility in ms) are measured. */
@@ -160,16 +162,18 @@ export class FifoHolds {
         : hideEnd(at, request.VisibilityTimeout);
     const messages = Array.isArray(answer?.Messages) ? (answer.Messages as Record<string, unknown>[]) : [];
     for (const m of messages) {
-      const callId = callIdOf(m.Body);
-      if (callId === undefined || typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string")
-        continue;
+      if (typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string") continue;
       const receive: Receive = { at, hideUntil };
       this.#byHandle.set(m.ReceiptHandle, receive);
-      const messagesOfCall = this.#byCall.get(callId) ?? new Map<string, Receive[]>();
-      this.#byCall.set(callId, messagesOfCall);
-      const receives = messagesOfCall.get(m.MessageId);
+      const receives = this.#byMessage.get(m.MessageId);
       if (receives) receives.push(receive);
-      else messagesOfCall.set(m.MessageId, [receive]);
+      else this.#byMessage.set(m.MessageId, [receive]);
+      // A message that names no call holds its group all the same: it is measured by its MessageId.
+      const callId = callIdOf(m.Body);
+      if (callId === undefined) continue;
+      const ofCall = this.#messagesOfCall.get(callId);
+      if (ofCall) ofCall.add(m.MessageId);
+      else this.#messagesOfCall.set(callId, new Set([m.MessageId]));
     }
   }
 
@@ -191,16 +195,26 @@ export class FifoHolds {
    * of the run). undefined when the front saw no receive of it.
    */
   held(callId: string, until = Number.POSITIVE_INFINITY): Hold | undefined {
-    const messages = this.#byCall.get(callId);
-    if (!messages) return undefined;
-    let longest: Hold = { ms: 0, receives: 0 };
-    for (const receives of messages.values()) {
+    const messages = this.#messagesOfCall.get(callId);
+    return messages === undefined ? undefined : this.heldMessages([...messages], until);
+  }
+
+  /**
+   * The longest any of these messages was held, as `held` measures it: for a message that names no call
+   * (a poison job's), known by the MessageId its send was answered with. undefined when the front saw no
+   * receive of any of them.
+   */
+  heldMessages(messageIds: readonly string[], until = Number.POSITIVE_INFINITY): Hold | undefined {
+    let longest: Hold | undefined;
+    for (const id of messageIds) {
+      const receives = this.#byMessage.get(id);
+      if (receives === undefined) continue;
       let ms = 0;
       receives.forEach((r, n) => {
         const end = Math.min(r.hideUntil, r.deletedAt ?? until, receives[n + 1]?.at ?? until, until);
         ms += Math.max(0, end - r.at);
       });
-      if (ms >= longest.ms) longest = { ms, receives: receives.length };
+      if (longest === undefined || ms >= longest.ms) longest = { ms, receives: receives.length };
     }
     return longest;
   }

@@ -210,7 +210,14 @@ export function stalls(input: VerdictInput) {
     // downstream refuses its job or it goes on to a DLQ, and maxReceiveCount bounds its receives, not how
     // long each hides (a ChangeMessageVisibility stretches it, §2.6). A job sent back from a DLQ is the
     // same call with a new message, measured as well.
-    if (!j.fifo || j.callId === undefined) return;
+    if (!j.fifo) return;
+    if (j.callId === undefined) {
+      // A poison message names no call, so no delivery of it is known; its holds, if the front saw any,
+      // held its group as any message's do.
+      const held = ledger.holds.heldMessages(j.messageIds, endedAt);
+      if (held !== undefined) keep(group, j.group, held.ms, false);
+      return;
+    }
     if (ledger.jobDeliveredAt(j.callId) === undefined) return;
     const held = ledger.holds.held(j.callId, endedAt);
     // A refused job has no effect ever, nor has one that stayed in a DLQ: neither waits for one.
