@@ -180,8 +180,8 @@ function fifoOrder(input: VerdictInput): Tally {
 
 /**
  * The longest a partition key or FIFO group held a delivered input without its effect. A key: from a
- * record's first delivery to its effect; waiting in a backlog is not a stall (nothing was delivered),
- * retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
+ * record's first delivery (or its replay's) to its effect; waiting in a backlog is not a stall (nothing
+ * was delivered), retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
  * receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a poller is a backlog.
  * Records that left for the failure destination are bounded by the retries; a group's holds are measured
  * whatever became of its job.
@@ -201,6 +201,17 @@ export function stalls(input: VerdictInput) {
     const until = applied ?? endedAt;
     if (delivered !== undefined && until !== undefined)
       keep(partitionKey, s.key, until - delivered, applied === undefined);
+  }
+  // A replayed record holds its key as a produced one does (faults stay on during the replay); it is not in
+  // ledger.stream, and the record it replays, given up, is exempt above.
+  const keyOfEvent = new Map(
+    ledger.stream.flatMap((s) => (s.event ? [[s.event.eventId, s.key] as const] : [])),
+  );
+  for (const r of ledger.replayDeliveries()) {
+    const applied = ledger.effects.appliedAt(r.eventId);
+    const until = applied ?? endedAt;
+    if (until !== undefined)
+      keep(partitionKey, keyOfEvent.get(r.eventId) ?? "", until - r.at, applied === undefined);
   }
   const group = longest();
   /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */

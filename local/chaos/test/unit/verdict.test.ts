@@ -391,9 +391,7 @@ describe("the verdict", () => {
     expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false, detail: "longest: 60.0 s (g)" });
   });
 
-  // WRONG (review): stalls() measures only the produced records (ledger.stream); a replayed record, under its
-  // new sequence number, is not one, and the given-up original is exempt, so the replay's holds go unmeasured.
-  it.fails("measures a replayed record's stall from its delivery to its effect, as the key's first delivery is", () => {
+  it("measures a replayed record's stall from its delivery to its effect, as the key's first delivery is", () => {
     // The replay puts a given-up record back under a new sequence number; the processor holds its key as it
     // would any record's, and faults stay on during the replay.
     const ledger = new Ledger();
@@ -410,6 +408,30 @@ describe("the verdict", () => {
       bounds,
       timedOut: false,
     }).checks.find((c) => c.name.startsWith("no partition key stalled"));
-    expect(stall).toMatchObject({ pass: false });
+    expect(stall).toMatchObject({ pass: false, detail: "longest: 60.0 s (k)" });
+  });
+
+  it("exempts a replayed record the mapping gave up again: a stuck event's writes are refused until its round", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    const data = Buffer.from(JSON.stringify(requested)).toString("base64");
+    // The first replay (5000) is given up again, by a failure record or quarantined again; the second
+    // (6000) is applied a second after its delivery.
+    ledger.replayWritten("5000");
+    ledger.processorDelivered([{ sequenceNumber: "5000", data }], 1_000);
+    ledger.failureRange("f-again", { shardId: "shard-0", start: "5000", end: "5000" });
+    ledger.quarantined("5000");
+    ledger.replayWritten("6000");
+    ledger.processorDelivered([{ sequenceNumber: "6000", data }], 90_000);
+    ledger.callWritten(write(1, ["r"], "requested"), 91_000);
+    const stall = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    expect(stall).toMatchObject({ pass: true, detail: "longest: 1.0 s (k)" });
   });
 });
