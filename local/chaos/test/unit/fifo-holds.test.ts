@@ -248,6 +248,16 @@ describe("the FIFO holds seen at the SQS front", () => {
     expect(holds.held("j-1", 1_000_000)).toEqual({ ms: 170_000, receives: 10 });
   });
 
+  it("does not end a hold at a deletion with an earlier receive's receipt handle", () => {
+    // SQS answers a DeleteMessage with a stale handle 200 and may keep the message (fauxqs does: the handle
+    // is no longer in flight); the hold of the current receive goes on to its own end.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(receive(20_000, [message("j-1", "h-2")]));
+    holds.seen(remove(21_000, "h-1"));
+    expect(holds.held("j-1", 100_000)).toEqual({ ms: 36_000, receives: 2 });
+  });
+
   it("ends no hold for a batch answer's Ids that the request did not have", () => {
     const holds = watched();
     holds.seen(receive(0, [message("j-1", "h-1")]));
