@@ -2,9 +2,9 @@
  * How long each FIFO job's message was held hidden, as the SQS front saw it (sqs-restart.ts: every
  * request of the mappings and the functions passes it, and the product has no handle to it). A FIFO
  * group is held by its oldest message while that message is in flight: from a receive until the message
- * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (or the
- * receive's own VisibilityTimeout), and a ChangeMessageVisibility on that receipt handle moves its end to
- * the call's time plus the timeout asked (§2.6). Time the message spends visible, waiting for a poller
+ * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (as a
+ * SetQueueAttributes last set it) or the receive's own VisibilityTimeout, and a ChangeMessageVisibility on
+ * that receipt handle moves its end to the call's time plus the timeout asked (§2.6). Time the message spends visible, waiting for a poller
  * behind other groups' messages, is a backlog, not a hold: the product cannot be blamed for it, and a
  * measure from first delivery to effect counted it (a 100,000-event run under load measured 143 s for a
  * group whose message was hidden well inside the queue's bound).
@@ -54,6 +54,32 @@ function json(bytes: Uint8Array): Record<string, unknown> | undefined {
 const queueName = (url: unknown) =>
   typeof url === "string" ? url.slice(url.lastIndexOf("/") + 1) : undefined;
 
+/**
+ * When a hide asked for `timeout` seconds at `at` ends, as the queue reads the number: fauxqs 2.4.1 (the
+ * queue of the chaos run) checks the range with `<` and `>` and sets the deadline at now + timeout * 1000,
+ * so "60" hides for 60 s and a value that is no number gives a deadline (NaN) that never passes: the
+ * message stays in flight, its group locked, until it is deleted. `Number` converts as `*` does.
+ */
+function hideEnd(at: number, timeout: unknown): number {
+  const ms = Number(timeout) * 1000;
+  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : at + ms;
+}
+
+/**
+ * The queue's visibility after a SetQueueAttributes (any client of the emulator may send one): fauxqs reads
+ * it at each receive as `parseInt(attributes.VisibilityTimeout)`, so one it cannot read hides for ever.
+ */
+function queueVisibilityMs(attributes: unknown, before: number): number {
+  const value =
+    attributes !== null && typeof attributes === "object"
+      ? (attributes as Record<string, unknown>).VisibilityTimeout
+      : undefined;
+  if (value === undefined) return before;
+  // biome-ignore lint/correctness/useParseIntRadix: read as fauxqs reads it, without a radix.
+  const seconds = Number.parseInt(String(value));
+  return Number.isNaN(seconds) ? Number.POSITIVE_INFINITY : seconds * 1000;
+}
+
 function callIdOf(body: unknown): string | undefined {
   if (typeof body !== "string") return undefined;
   const parsed = json(Buffer.from(body));
@@ -69,9 +95,11 @@ function succeeded<T>(request: Batch<T>, answer: Record<string, unknown> | undef
 }
 
 export class FifoHolds {
-  #queue: { readonly name: string; readonly visibilityMs: number } | undefined;
-  /** Every receive of the watched queue's messages, by the call its body names (a job may have several messages). */
-  readonly #byCall = new Map<string, Map<string, Receive[]>>();
+  #queue: { readonly name: string; visibilityMs: number } | undefined;
+  /** Every receive of the watched queue's messages, by MessageId, whatever the body (a poison one too). */
+  readonly #byMessage = new Map<string, Receive[]>();
+  /** The messages of each call its body names (a job may have several: a second send, a redrive). */
+  readonly #messagesOfCall = new Map<string, Set<string>>();
   readonly #byHandle = new Map<string, Receive>();
 
   /** From now on, receives of this queue (its default visibility in ms) are measured. */
@@ -80,9 +108,11 @@ export class FifoHolds {
   }
 
   seen(exchange: SqsExchange): void {
-    if (!this.#queue || exchange.status !== 200 || !exchange.target.startsWith(TARGET)) return;
-    const action = exchange.target.slice(TARGET.length);
+    if (!this.#queue || exchange.status !== 200) return;
+    // The action as fauxqs dispatches it (`target.replace("AmazonSQS.", "")`): the prefix is not required.
+    const action = exchange.target.replace(TARGET, "");
     if (
+      action !== "SetQueueAttributes" &&
       action !== "ReceiveMessage" &&
       action !== "ChangeMessageVisibility" &&
       action !== "ChangeMessageVisibilityBatch" &&
@@ -94,6 +124,9 @@ export class FifoHolds {
     if (!request || queueName(request.QueueUrl) !== this.#queue.name) return;
     const { at } = exchange;
     switch (action) {
+      case "SetQueueAttributes":
+        this.#queue.visibilityMs = queueVisibilityMs(request.Attributes, this.#queue.visibilityMs);
+        return;
       case "ReceiveMessage":
         this.#received(request, json(exchange.answer), at, this.#queue.visibilityMs);
         return;
@@ -122,27 +155,33 @@ export class FifoHolds {
     at: number,
     visibilityMs: number,
   ) {
-    const hideMs =
-      typeof request.VisibilityTimeout === "number" ? request.VisibilityTimeout * 1000 : visibilityMs;
+    // fauxqs takes the receive's own timeout unless it is undefined or null (`??`), then the queue's.
+    const hideUntil =
+      request.VisibilityTimeout === undefined || request.VisibilityTimeout === null
+        ? at + visibilityMs
+        : hideEnd(at, request.VisibilityTimeout);
     const messages = Array.isArray(answer?.Messages) ? (answer.Messages as Record<string, unknown>[]) : [];
     for (const m of messages) {
-      const callId = callIdOf(m.Body);
-      if (callId === undefined || typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string")
-        continue;
-      const receive: Receive = { at, hideUntil: at + hideMs };
+      if (typeof m.MessageId !== "string" || typeof m.ReceiptHandle !== "string") continue;
+      const receive: Receive = { at, hideUntil };
       this.#byHandle.set(m.ReceiptHandle, receive);
-      const messagesOfCall = this.#byCall.get(callId) ?? new Map<string, Receive[]>();
-      this.#byCall.set(callId, messagesOfCall);
-      const receives = messagesOfCall.get(m.MessageId);
+      const receives = this.#byMessage.get(m.MessageId);
       if (receives) receives.push(receive);
-      else messagesOfCall.set(m.MessageId, [receive]);
+      else this.#byMessage.set(m.MessageId, [receive]);
+      // A message that names no call holds its group all the same: it is measured by its MessageId.
+      const callId = callIdOf(m.Body);
+      if (callId === undefined) continue;
+      const ofCall = this.#messagesOfCall.get(callId);
+      if (ofCall) ofCall.add(m.MessageId);
+      else this.#messagesOfCall.set(callId, new Set([m.MessageId]));
     }
   }
 
   #changed(handle: unknown, timeout: unknown, at: number) {
     const receive = typeof handle === "string" ? this.#byHandle.get(handle) : undefined;
-    // SQS takes a change only for a message in flight; the answer said it was taken.
-    if (receive && typeof timeout === "number") receive.hideUntil = at + timeout * 1000;
+    // SQS takes a change only for a message in flight; the answer said it was taken. A missing timeout is
+    // refused in a single change, and in a batch entry fauxqs takes it as NaN: held until deleted.
+    if (receive) receive.hideUntil = hideEnd(at, timeout);
   }
 
   #deleted(handle: unknown, at: number) {
@@ -156,16 +195,26 @@ export class FifoHolds {
    * of the run). undefined when the front saw no receive of it.
    */
   held(callId: string, until = Number.POSITIVE_INFINITY): Hold | undefined {
-    const messages = this.#byCall.get(callId);
-    if (!messages) return undefined;
-    let longest: Hold = { ms: 0, receives: 0 };
-    for (const receives of messages.values()) {
+    const messages = this.#messagesOfCall.get(callId);
+    return messages === undefined ? undefined : this.heldMessages([...messages], until);
+  }
+
+  /**
+   * The longest any of these messages was held, as `held` measures it: for a message that names no call
+   * (a poison job's), known by the MessageId its send was answered with. undefined when the front saw no
+   * receive of any of them.
+   */
+  heldMessages(messageIds: readonly string[], until = Number.POSITIVE_INFINITY): Hold | undefined {
+    let longest: Hold | undefined;
+    for (const id of messageIds) {
+      const receives = this.#byMessage.get(id);
+      if (receives === undefined) continue;
       let ms = 0;
       receives.forEach((r, n) => {
         const end = Math.min(r.hideUntil, r.deletedAt ?? until, receives[n + 1]?.at ?? until, until);
         ms += Math.max(0, end - r.at);
       });
-      if (ms >= longest.ms) longest = { ms, receives: receives.length };
+      if (longest === undefined || ms >= longest.ms) longest = { ms, receives: receives.length };
     }
     return longest;
   }

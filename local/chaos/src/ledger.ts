@@ -300,6 +300,12 @@ export class Ledger {
 
   /** Replayed records not yet received by the processor, by their new sequence numbers. */
   readonly #replayPending = new Set<string>();
+  /**
+   * First deliveries of records not produced by the run (not in `stream` when delivered): the replay's,
+   * whose puts may be answered after the processor has them, and produced ones whose put was not answered
+   * yet. The event each carries, for the key stall of the replayed ones (`replayDeliveries`).
+   */
+  readonly #deliveredUnknown = new Map<string, string>();
 
   /** A record the replay put back into the stream: the run is judged only once the processor has read it. */
   replayWritten(sequenceNumber: string): void {
@@ -325,12 +331,33 @@ export class Ledger {
       if (this.#bySequence.has(sequenceNumber)) this.#streamPassed.add(sequenceNumber);
       this.#deliveredAt.set(sequenceNumber, at);
       const event = data === undefined ? undefined : putEventOf(data);
+      if (event && !this.#bySequence.has(sequenceNumber))
+        this.#deliveredUnknown.set(sequenceNumber, event.eventId);
       if (event && TERMINAL_EVENTS.has(event.type) && event.retryable !== true) {
         const types = this.#published.get(event.callId) ?? new Set<string>();
         types.add(event.type);
         this.#published.set(event.callId, types);
       }
     }
+  }
+
+  /**
+   * Each replayed record the processor received, with its event and its first delivery, unless the mapping
+   * gave it up again (quarantined again, or in a failure record's range): a record given up is bounded by
+   * the mapping's retries, as a produced one is, and a stuck event's writes are refused until its round.
+   */
+  replayDeliveries(): { sequenceNumber: string; eventId: string; at: number }[] {
+    const out: { sequenceNumber: string; eventId: string; at: number }[] = [];
+    for (const [sequenceNumber, eventId] of this.#deliveredUnknown) {
+      const at = this.#deliveredAt.get(sequenceNumber);
+      if (!this.#replayed.has(sequenceNumber) || at === undefined) continue;
+      if (this.#quarantined.has(sequenceNumber)) continue;
+      // Kinesis sequence numbers name their shard; the replay's answer is not kept, so every shard is asked.
+      if ([...this.#ranges.values()].some((ranges) => ranges.some((r) => inRange(sequenceNumber, r))))
+        continue;
+      out.push({ sequenceNumber, eventId, at });
+    }
+    return out;
   }
 
   /** The terminal event types published for a call (seen handed to the processor). */

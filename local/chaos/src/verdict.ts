@@ -180,10 +180,11 @@ function fifoOrder(input: VerdictInput): Tally {
 
 /**
  * The longest a partition key or FIFO group held a delivered input without its effect. A key: from a
- * record's first delivery to its effect; waiting in a backlog is not a stall (nothing was delivered),
- * retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
+ * record's first delivery (or its replay's) to its effect; waiting in a backlog is not a stall (nothing
+ * was delivered), retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
  * receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a poller is a backlog.
- * Inputs that left for the failure destination or a DLQ are bounded by the retries.
+ * Records that left for the failure destination are bounded by the retries; a group's holds are measured
+ * whatever became of its job.
  */
 export function stalls(input: VerdictInput) {
   const { ledger, witness, endedAt } = input;
@@ -201,16 +202,39 @@ export function stalls(input: VerdictInput) {
     if (delivered !== undefined && until !== undefined)
       keep(partitionKey, s.key, until - delivered, applied === undefined);
   }
+  // A replayed record holds its key as a produced one does (faults stay on during the replay); it is not in
+  // ledger.stream, and the record it replays, given up, is exempt above.
+  const keyOfEvent = new Map(
+    ledger.stream.flatMap((s) => (s.event ? [[s.event.eventId, s.key] as const] : [])),
+  );
+  for (const r of ledger.replayDeliveries()) {
+    const applied = ledger.effects.appliedAt(r.eventId);
+    const until = applied ?? endedAt;
+    if (until !== undefined)
+      keep(partitionKey, keyOfEvent.get(r.eventId) ?? "", until - r.at, applied === undefined);
+  }
   const group = longest();
   /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */
   const unseen: string[] = [];
   ledger.jobs.forEach((j, index) => {
-    // A job the downstream refuses has no effect ever.
-    if (!j.fifo || j.callId === undefined || j.rejected || ledger.jobDead(index)) return;
+    // Every job's holds count, whatever became of it: a message in flight holds its group (§3) whether the
+    // downstream refuses its job or it goes on to a DLQ, and maxReceiveCount bounds its receives, not how
+    // long each hides (a ChangeMessageVisibility stretches it, §2.6). A job sent back from a DLQ is the
+    // same call with a new message, measured as well.
+    if (!j.fifo) return;
+    if (j.callId === undefined) {
+      // A poison message names no call, so no delivery of it is known; its holds, if the front saw any,
+      // held its group as any message's do.
+      const held = ledger.holds.heldMessages(j.messageIds, endedAt);
+      if (held !== undefined) keep(group, j.group, held.ms, false);
+      return;
+    }
     if (ledger.jobDeliveredAt(j.callId) === undefined) return;
     const held = ledger.holds.held(j.callId, endedAt);
+    // A refused job has no effect ever, nor has one that stayed in a DLQ: neither waits for one.
+    const waiting = !j.rejected && !ledger.jobDead(index) && witness.effects(j.callId).length === 0;
     if (held === undefined) unseen.push(j.callId);
-    else keep(group, j.group, held.ms, witness.effects(j.callId).length === 0);
+    else keep(group, j.group, held.ms, waiting);
   });
   return { partitionKey, group: { ...group, unseen } };
 }

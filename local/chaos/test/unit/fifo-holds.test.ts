@@ -155,4 +155,120 @@ describe("the FIFO holds seen at the SQS front", () => {
     });
     for (const callId of ["j-0", "j-1", "j-2"]) expect(holds.held(callId)).toBeUndefined();
   });
+
+  // The measure must count what the queue did, in every form the queue takes (fauxqs 2.4.1, the queue the
+  // chaos run has): what it applies and the front reads otherwise is a hold the product gets away with.
+
+  it("counts a ChangeMessageVisibility whose VisibilityTimeout came as a string, as the queue applies it", () => {
+    // fauxqs checks the range with `<` and `>` and sets the deadline at now + timeout * 1000: "60" hides for 60 s.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: QUEUE, ReceiptHandle: "h-1", VisibilityTimeout: "60" },
+        {},
+        2_000,
+      ),
+    );
+    holds.seen(receive(62_000, [message("j-1", "h-2")]));
+    holds.seen(remove(63_000, "h-2"));
+    expect(holds.held("j-1")?.ms).toBe(63_000);
+  });
+
+  it("counts a hide the queue never ends (a VisibilityTimeout that is no number) until the message is deleted", () => {
+    // fauxqs lets "forever" through its range check, and a deadline of NaN is never reached: the message
+    // stays in flight, and its FIFO group locked, until it is deleted.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibilityBatch",
+        { QueueUrl: QUEUE, Entries: [{ Id: "0", ReceiptHandle: "h-1", VisibilityTimeout: "forever" }] },
+        { Successful: [{ Id: "0" }], Failed: [] },
+        1_000,
+      ),
+    );
+    holds.seen(remove(300_000, "h-1"));
+    expect(holds.held("j-1")?.ms).toBe(300_000);
+    // A batch entry without a VisibilityTimeout passes fauxqs's checks the same way.
+    holds.seen(receive(0, [message("j-2", "h-2")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibilityBatch",
+        { QueueUrl: QUEUE, Entries: [{ Id: "0", ReceiptHandle: "h-2" }] },
+        { Successful: [{ Id: "0" }], Failed: [] },
+        1_000,
+      ),
+    );
+    expect(holds.held("j-2", 200_000)?.ms).toBe(200_000);
+  });
+
+  it("reads an action named without the AmazonSQS. prefix, as the queue dispatches it", () => {
+    // fauxqs takes the action as `target.replace("AmazonSQS.", "")`: a bare "ChangeMessageVisibility" works.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen({
+      ...exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: QUEUE, ReceiptHandle: "h-1", VisibilityTimeout: 600 },
+        {},
+        1_000,
+      ),
+      target: "ChangeMessageVisibility",
+    });
+    expect(holds.held("j-1", 100_000)?.ms).toBe(100_000);
+  });
+
+  it("gives later receives the visibility a SetQueueAttributes gave the queue", () => {
+    // Any client of the emulator may set the queue's visibility; the queue's receives then hide for that long.
+    const holds = watched();
+    holds.seen(
+      exchange("SetQueueAttributes", { QueueUrl: QUEUE, Attributes: { VisibilityTimeout: "600" } }, {}, 0),
+    );
+    holds.seen(receive(1_000, [message("j-1", "h-1")]));
+    expect(holds.held("j-1", 101_000)?.ms).toBe(100_000);
+  });
+
+  it("sums a hold split across many receives, each shorter than the queue's visibility", () => {
+    // A product that hands the message back just before its visibility ends, again and again, holds its
+    // group for the sum: each short hide counts, the time visible between them does not.
+    const holds = watched();
+    for (let n = 0; n < 10; n++) {
+      holds.seen(receive(n * 20_000, [message("j-1", `h-${n}`)]));
+      holds.seen(
+        exchange(
+          "ChangeMessageVisibility",
+          { QueueUrl: QUEUE, ReceiptHandle: `h-${n}`, VisibilityTimeout: 0 },
+          {},
+          n * 20_000 + 17_000,
+        ),
+      );
+    }
+    expect(holds.held("j-1", 1_000_000)).toEqual({ ms: 170_000, receives: 10 });
+  });
+
+  it("does not end a hold at a deletion with an earlier receive's receipt handle", () => {
+    // SQS answers a DeleteMessage with a stale handle 200 and may keep the message (fauxqs does: the handle
+    // is no longer in flight); the hold of the current receive goes on to its own end.
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(receive(20_000, [message("j-1", "h-2")]));
+    holds.seen(remove(21_000, "h-1"));
+    expect(holds.held("j-1", 100_000)).toEqual({ ms: 36_000, receives: 2 });
+  });
+
+  it("ends no hold for a batch answer's Ids that the request did not have", () => {
+    const holds = watched();
+    holds.seen(receive(0, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange(
+        "DeleteMessageBatch",
+        { QueueUrl: QUEUE, Entries: [{ Id: "a", ReceiptHandle: "h-other" }] },
+        { Successful: [{ Id: "a" }, { Id: "b" }], Failed: [] },
+        500,
+      ),
+    );
+    expect(holds.held("j-1", 30_000)?.ms).toBe(18_000);
+  });
 });

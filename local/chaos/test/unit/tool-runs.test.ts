@@ -206,4 +206,23 @@ describe("the tools' runs, judged from the witness", () => {
     expect(workerLeaseMs({ timeout_seconds: 30, deadline_margin_ms: 5_000 }, 10)).toBe(2_750);
     expect(workerLeaseMs({ timeout_seconds: 30, deadline_margin_ms: 5_000 }, 1)).toBe(27_500);
   });
+
+  // WRONG (review): explainRerun excuses any run after one whose client left (AnswerCutOff), whoever made it
+  // leave and when; the witness does not record when the client left, so the product can supply its own cause.
+  it.fails("does not excuse a second run by a cut-off answer that no deadline, timeout or slow downstream explains", () => {
+    // The witness answered in 5 ms, the invocation that held the run ended 20 ms later without running out
+    // of time (no slow-invocation incident), and the fault plan did nothing to the job: the worker dropped
+    // the answer by its own choice, and a worker that hangs up on its tool calls must not make its own cause.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "hung-up-on-its-own",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+        invocations: [
+          { from: 90, at: 125 },
+          { from: 190, at: 210 },
+        ],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["hung-up-on-its-own run 2"]);
+  });
 });

@@ -259,7 +259,8 @@ describe("the verdict", () => {
       pass: false,
       detail: "longest: 19.0 s (g), still without its effect",
     });
-    // A job the downstream refuses (j-2, delivered first) has no effect ever: it is no stall.
+    // A job the downstream refuses (j-2, delivered first) is held for its hide (3 s, the queue's visibility),
+    // never to an effect it will not have.
     expect(stall(5_000)).toMatchObject({
       pass: true,
       detail: "longest: 4.0 s (g), still without its effect",
@@ -314,5 +315,123 @@ describe("the verdict", () => {
       (c) => c.name.startsWith("no partition key stalled"),
     );
     expect(stall).toMatchObject({ pass: false, detail: "longest: 11.5 s (k)" });
+  });
+
+  // A group is held by whichever of its messages is in flight: every message whose hold the front saw
+  // must be measured, whatever became of its job (§3: a FIFO group delivers nothing behind a message in flight).
+  const groupStall = (ledger: Ledger, endedAt: number) =>
+    judge({ ledger, witness: noWitness, final: final([]), bounds, timedOut: false, endedAt }).checks.find(
+      (c) => c.name.startsWith("no FIFO group stalled"),
+    );
+
+  it("counts the hold of a job the downstream refuses: its message in flight holds its group all the same", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: true }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    received(ledger, 0, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 0);
+    changedVisibility(ledger, 500, "h-1", 43_200);
+    deleted(ledger, 60_000, "h-1");
+    expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false, detail: "longest: 60.0 s (g)" });
+  });
+
+  it("counts the holds of a job that went to the DLQ: hiding it for long on every receive stalls its group", () => {
+    // maxReceiveCount bounds the receives, not how long each hides: the product sets that (§2.6).
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    ledger.fifoDelivered(["j-1"], 0);
+    for (let n = 0; n < 3; n++) {
+      received(ledger, n * 700_000, "j-1", `h-${n}`);
+      changedVisibility(ledger, n * 700_000 + 100, `h-${n}`, 600);
+    }
+    ledger.deadLettered("fifo", { id: "m-j-1", body: "{}", attributes: {}, group: "g" });
+    expect(groupStall(ledger, 3_000_000)).toMatchObject({ pass: false });
+  });
+
+  it("counts the holds of a job sent back from the DLQ: its new message holds its group as the first did", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    received(ledger, 0, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 0);
+    ledger.deadLettered("fifo", { id: "m-j-1", body: "{}", attributes: {}, group: "g" });
+    // The redrive's copy: a new MessageId, the same call; hidden 12 h and deleted after 90 s.
+    ledger.holds.seen(
+      sqs(
+        "ReceiveMessage",
+        {},
+        {
+          Messages: [
+            { MessageId: "m-redriven", ReceiptHandle: "h-2", Body: JSON.stringify({ callId: "j-1" }) },
+          ],
+        },
+        10_000,
+      ),
+    );
+    changedVisibility(ledger, 10_100, "h-2", 43_200);
+    deleted(ledger, 100_000, "h-2");
+    expect(groupStall(ledger, 200_000)).toMatchObject({ pass: false, detail: "longest: 90.0 s (g)" });
+  });
+
+  it("counts the hold of a poison message: its group is held while it is in flight, though it names no call", () => {
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", undefined, "not json", "m-poison");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    ledger.holds.seen(
+      sqs(
+        "ReceiveMessage",
+        {},
+        { Messages: [{ MessageId: "m-poison", ReceiptHandle: "h-p", Body: "not json" }] },
+        0,
+      ),
+    );
+    changedVisibility(ledger, 100, "h-p", 43_200);
+    deleted(ledger, 60_000, "h-p");
+    expect(groupStall(ledger, 70_000)).toMatchObject({ pass: false, detail: "longest: 60.0 s (g)" });
+  });
+
+  it("measures a replayed record's stall from its delivery to its effect, as the key's first delivery is", () => {
+    // The replay puts a given-up record back under a new sequence number; the processor holds its key as it
+    // would any record's, and faults stay on during the replay.
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    ledger.replayWritten("5000");
+    const data = Buffer.from(JSON.stringify(requested)).toString("base64");
+    ledger.processorDelivered([{ sequenceNumber: "5000", data }], 1_000);
+    ledger.callWritten(write(1, ["r"], "requested"), 61_000);
+    const stall = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    expect(stall).toMatchObject({ pass: false, detail: "longest: 60.0 s (k)" });
+  });
+
+  it("exempts a replayed record the mapping gave up again: a stuck event's writes are refused until its round", () => {
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    const data = Buffer.from(JSON.stringify(requested)).toString("base64");
+    // The first replay (5000) is given up again, by a failure record or quarantined again; the second
+    // (6000) is applied a second after its delivery.
+    ledger.replayWritten("5000");
+    ledger.processorDelivered([{ sequenceNumber: "5000", data }], 1_000);
+    ledger.failureRange("f-again", { shardId: "shard-0", start: "5000", end: "5000" });
+    ledger.quarantined("5000");
+    ledger.replayWritten("6000");
+    ledger.processorDelivered([{ sequenceNumber: "6000", data }], 90_000);
+    ledger.callWritten(write(1, ["r"], "requested"), 91_000);
+    const stall = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    expect(stall).toMatchObject({ pass: true, detail: "longest: 1.0 s (k)" });
   });
 });
