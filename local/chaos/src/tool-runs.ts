@@ -93,6 +93,34 @@ export interface RerunExplanation {
 }
 
 /** The cause of `run` following `before`, if the harness saw one, and why. */
+/**
+ * The invocation that cut a run off: a client leaves before its answer when the worker's deadline cut its
+ * requests off or its sandbox was stopped at its timeout, and either makes the invocation a slow one (the
+ * observer's SlowInvocation incident). The run was sent by an invocation that started before the witness
+ * read it: one still running then, or, when the witness read it only after its sender had ended (a
+ * stopped sandbox's request waits in the kernel while the harness is busy), the last one started before
+ * it. A worker that hangs up on its tool for no deadline of its own finds no such invocation: its rerun
+ * stays without a cause.
+ */
+function cutOffBy(
+  before: WitnessRun,
+  holders: readonly InvocationWindow[],
+  job: JobToJudge,
+): InvocationWindow | undefined {
+  const started = job.invocations.filter((i) => i.from <= before.receivedAt);
+  const last = started.reduce<InvocationWindow | undefined>(
+    (a, i) => (a === undefined || i.from > a.from ? i : a),
+    undefined,
+  );
+  const senders = last && !holders.includes(last) ? [...holders, last] : holders;
+  return senders.find((i) =>
+    job.incidents.some(
+      (incident) =>
+        incident.cause === RunCause.SlowInvocation && incident.from === i.from && incident.at === i.at,
+    ),
+  );
+}
+
 export function explainRerun(
   before: WitnessRun,
   run: WitnessRun,
@@ -107,10 +135,16 @@ export function explainRerun(
     };
   if (before.outcome === RunOutcome.Failed)
     return { cause: RunCause.DownstreamFailed, why: "the run before was answered 503" };
-  if (before.clientGone)
-    return { cause: RunCause.AnswerCutOff, why: "the client of the run before left before its answer" };
   // The invocations that may have held the earlier run: handed the job before it, still running at it.
   const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
+  if (before.clientGone) {
+    const cutBy = cutOffBy(before, holders, job);
+    if (cutBy)
+      return {
+        cause: RunCause.AnswerCutOff,
+        why: `the client of the run before left before its answer, sent by the invocation ${cutBy.from}..${cutBy.at}, which ran out of time`,
+      };
+  }
   const answeredAt = before.answeredAt;
   for (const incident of job.incidents) {
     // A fault (injected, or an emulator's own) explains the rerun only if it hit a request made after the

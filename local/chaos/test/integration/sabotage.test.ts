@@ -119,6 +119,24 @@ const SABOTAGES: Sabotage[] = [
     options: run({ duplicate: 0.5 }, { events: 20 }),
   },
   {
+    // Issue 24 review: a cut-off answer used to excuse the next run whoever cut it off. Here the tool hangs
+    // up on the first request of each job 4 ms after sending it (the witness answers 5-50 ms after reading
+    // it, so never before), far from its invocation's deadline: the rerun that follows has no cause the
+    // product did not make. The old rule excused all 17 such reruns of a run; this one flags them.
+    what: "a worker that hangs up on its tool's first request of a job, no deadline near",
+    check: CheckName.ToolRuns,
+    functions: WORKERS,
+    patches: [
+      {
+        file: "packages/tools/src/http-request.ts",
+        find: "            signal,\n",
+        replace:
+          "            signal: ((globalThis as { hungUp?: Set<string> }).hungUp ??= new Set()).has(idempotencyKey) ? signal : ((globalThis as { hungUp?: Set<string> }).hungUp?.add(idempotencyKey), AbortSignal.any([signal, AbortSignal.timeout(4)])),\n",
+      },
+    ],
+    options: run({}, { events: 20, jobs: 30, fifoJobs: 0 }),
+  },
+  {
     what: "a worker that runs the tool again on redelivery and sends no idempotency key",
     check: CheckName.ToolEffects,
     functions: WORKERS,

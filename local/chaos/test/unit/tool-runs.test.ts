@@ -44,6 +44,9 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         callId: "b",
         runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+        // Cut off by its invocation's deadline (a slow one; its lease, 1,000 ms, did not end).
+        invocations: [{ from: 90, at: 150 }],
+        incidents: [{ at: 150, from: 90, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
       }),
       job({
         callId: "c",
@@ -169,6 +172,8 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         callId: "stored-after-the-run",
         runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
+        invocations: [{ from: 90, at: 150 }],
+        incidents: [{ at: 150, from: 90, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
         storedAt: 250,
       }),
     ]);
@@ -207,9 +212,7 @@ describe("the tools' runs, judged from the witness", () => {
     expect(workerLeaseMs({ timeout_seconds: 30, deadline_margin_ms: 5_000 }, 1)).toBe(27_500);
   });
 
-  // WRONG (review): explainRerun excuses any run after one whose client left (AnswerCutOff), whoever made it
-  // leave and when; the witness does not record when the client left, so the product can supply its own cause.
-  it.fails("does not excuse a second run by a cut-off answer that no deadline, timeout or slow downstream explains", () => {
+  it("does not excuse a second run by a cut-off answer that no deadline, timeout or slow downstream explains", () => {
     // The witness answered in 5 ms, the invocation that held the run ended 20 ms later without running out
     // of time (no slow-invocation incident), and the fault plan did nothing to the job: the worker dropped
     // the answer by its own choice, and a worker that hangs up on its tool calls must not make its own cause.
@@ -224,5 +227,35 @@ describe("the tools' runs, judged from the witness", () => {
       }),
     ]);
     expect(verdict.unexplained.names).toEqual(["hung-up-on-its-own run 2"]);
+  });
+
+  it("excuses a cut-off run the witness read only after the slow invocation that sent it had ended", () => {
+    // A sandbox stopped at its timeout had written its request; the busy harness read it 40 ms after the
+    // invocation's end (100,000 events: up to 1,248 ms). The last invocation started before it sent it.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "read-late",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 20 },
+          { from: 30, at: 60 },
+          { from: 290, at: 320 },
+        ],
+        incidents: [{ at: 60, from: 30, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
+      }),
+      job({
+        // The same, but the slow invocation is an earlier one: the run's sender (30..60) was not slow.
+        callId: "read-late-after-a-quick-one",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 20 },
+          { from: 30, at: 60 },
+          { from: 290, at: 320 },
+        ],
+        incidents: [{ at: 20, from: 0, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["read-late-after-a-quick-one run 2"]);
+    expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
   });
 });
