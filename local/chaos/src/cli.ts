@@ -1,6 +1,6 @@
 /** `npm run chaos`: the command line, parsed and checked, and the main job. */
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import {
   ExitCode,
   fraction,
@@ -78,7 +78,8 @@ Run
   -h, --help           show this help
 
 Exit status: 0 when every check passes, 1 when one fails (also in a run out of time) or the
---diagnostics file could not be written, 2 on a bad option, 3 when the run timed out with no check
+--diagnostics file could not be written, 2 on a bad option (a --diagnostics file that cannot be
+written is refused before the run), 3 when the run timed out with no check
 failed. With --explain --from: 0 when the job is in the file, 1 when it is not, 2 when the file cannot
 be read as a diagnostics file.`;
 
@@ -190,6 +191,21 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
   };
 }
 
+/**
+ * Makes sure the diagnostics can be written before a run that may last an hour: creates the file's folder
+ * (`npm run bench -- --only chaos-scale` keeps it in .tmp/, which a clean clone lacks) and opens the file
+ * for writing, keeping what it holds until the run replaces it. Says why not, or undefined.
+ */
+export async function prepareDiagnosticsFile(file: string): Promise<string | undefined> {
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, "", { flag: "a" });
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
 /** Prints the timeline of `callId` from a diagnostics file (--explain with --from). */
 async function explainFromFile(callId: string, file: string): Promise<number> {
   let read: DiagnosticsFile;
@@ -228,6 +244,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.explain !== undefined && options.from !== undefined)
     return explainFromFile(options.explain, options.from);
+  if (options.diagnosticsFile !== undefined) {
+    const problem = await prepareDiagnosticsFile(options.diagnosticsFile);
+    if (problem !== undefined) {
+      process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${problem} (nothing was run)\n`);
+      return ExitCode.Usage;
+    }
+  }
   let settings: Awaited<ReturnType<typeof loadSettings>>;
   try {
     settings = await loadSettings(root, options.env);

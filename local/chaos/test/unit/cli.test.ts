@@ -1,10 +1,10 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "@mcp-pipeline/cli";
 import { captureStreams } from "@mcp-pipeline/testing";
 import { describe, expect, it } from "vitest";
-import { main, parseCli, USAGE } from "../../src/cli.js";
+import { main, parseCli, prepareDiagnosticsFile, USAGE } from "../../src/cli.js";
 import { DEFAULT_RATES } from "../../src/plan.js";
 
 describe("npm run chaos: the command line", () => {
@@ -175,6 +175,26 @@ describe("npm run chaos: the command line", () => {
       expect(result).toBe(1);
       expect(out).toBe("");
       expect(err).toContain(`--explain job-7-1: not in ${file}`);
+    });
+
+    it("creates the folder of a --diagnostics file before the run (the bench's .tmp/ is not in a clean clone)", async () => {
+      // A 100,000-event run of a clean clone ran 66 minutes, then failed to write .tmp/chaos-scale-diagnostics.json.
+      const dir = await mkdtemp(join(tmpdir(), "chaos-cli-"));
+      const file = join(dir, "not", "yet", "diagnostics.json");
+      expect(await prepareDiagnosticsFile(file)).toBeUndefined();
+      expect(await readFile(file, "utf8")).toBe("");
+    });
+
+    it("refuses a --diagnostics file that cannot be written before running anything, with exit 2", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "chaos-cli-"));
+      const aFile = join(dir, "a-file");
+      await writeFile(aFile, "");
+      const file = join(aFile, "diagnostics.json");
+      const { result, out, err } = await captureStreams(() => main(["--diagnostics", file]));
+      expect(result).toBe(2);
+      expect(out).toBe("");
+      expect(err).toContain(`--diagnostics ${file}: `);
+      expect(err).toContain("nothing was run");
     });
 
     it("refuses a file that is missing or is not a diagnostics file, with exit 2", async () => {
