@@ -131,9 +131,10 @@ describe("the tools' runs, judged from the witness", () => {
     expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
   });
 
-  it("explains a second run by a slow invocation only when it outlasted its claim's lease and the run came after", () => {
+  it("explains a second run by a slow invocation only when the run came after its claim's lease ended", () => {
     const verdict = judgeToolRuns([
-      // Ran out of time (60 ms) before the lease could end (500 ms): the claim held every other delivery back.
+      // Ran out of time (60 ms) and the second run came before the lease could end (500 ms): the claim held
+      // every other delivery back.
       job({
         callId: "slow-but-within-the-lease",
         runs: [run(100), run(200, RunOutcome.Replayed)],
@@ -151,12 +152,24 @@ describe("the tools' runs, judged from the witness", () => {
         runs: [run(100), run(650, RunOutcome.Replayed)],
         incidents: [{ at: 700, from: 90, leaseMs: 500, cause: RunCause.SlowInvocation }],
       }),
+      // 100,000 events, seed 42 (fifo-42-3482): the invocation stopped in its deadline margin 2,805 ms after
+      // its call, before its lease (2,850 ms) ended, the run answered and its outcome not stored; the next
+      // delivery ran the tool 2,947 ms after that call, once the lease had ended.
+      job({
+        callId: "stopped-before-its-lease-ended",
+        runs: [run(5_632), run(5_929, RunOutcome.Replayed)],
+        incidents: [{ at: 5_787, from: 2_982, leaseMs: 2_850, cause: RunCause.SlowInvocation }],
+        invocations: [
+          { from: 2_982, at: 5_787 },
+          { from: 5_847, at: 7_301 },
+        ],
+      }),
     ]);
     expect(verdict.unexplained.names).toEqual([
       "slow-but-within-the-lease run 2",
       "second-run-inside-the-lease run 2",
     ]);
-    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(2);
   });
 
   it("never excuses a run that came after the job's outcome was stored", () => {
