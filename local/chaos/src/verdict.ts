@@ -208,10 +208,14 @@ export function stalls(input: VerdictInput) {
     ledger.stream.flatMap((s) => (s.event ? [[s.event.eventId, s.key] as const] : [])),
   );
   for (const r of ledger.replayDeliveries()) {
+    // Only the run's own inputs are judged, as above: a worker's published event (started, completed) may
+    // be given up and replayed too, and folding it into an item the worker already wrote changes nothing,
+    // so it has no effect to wait for (100,000 events, seed 42: 696.1 s "still without its effect", no key).
+    const key = keyOfEvent.get(r.eventId);
+    if (key === undefined) continue;
     const applied = ledger.effects.appliedAt(r.eventId);
     const until = applied ?? endedAt;
-    if (until !== undefined)
-      keep(partitionKey, keyOfEvent.get(r.eventId) ?? "", until - r.at, applied === undefined);
+    if (until !== undefined) keep(partitionKey, key, until - r.at, applied === undefined);
   }
   const group = longest();
   /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */

@@ -411,6 +411,36 @@ describe("the verdict", () => {
     expect(stall).toMatchObject({ pass: false, detail: "longest: 60.0 s (k)" });
   });
 
+  it("does not measure a replayed record that carries an event the run did not put (a worker's)", () => {
+    // A worker publishes its call's started and completed events; one given up and replayed is folded into
+    // an item the worker already wrote, which changes nothing: it has no effect to wait for.
+    const ledger = new Ledger();
+    ledger.recordStream(record(1, requested));
+    ledger.callWritten(write(1, ["r"], "requested"), 500);
+    const workers: PutEvent = {
+      eventId: "w-started",
+      callId: "c",
+      type: "tool_call.started",
+      occurredAt: at(1),
+      attempt: 1,
+    };
+    ledger.failureRange("f", { shardId: "shard-0", start: "7000", end: "7000" });
+    ledger.replayWritten("8000");
+    ledger.processorDelivered(
+      [{ sequenceNumber: "8000", data: Buffer.from(JSON.stringify(workers)).toString("base64") }],
+      1_000,
+    );
+    const stall = judge({
+      ledger,
+      witness: noWitness,
+      final: final([]),
+      bounds,
+      timedOut: false,
+      endedAt: 700_000,
+    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    expect(stall).toMatchObject({ pass: true });
+  });
+
   it("exempts a replayed record the mapping gave up again: a stuck event's writes are refused until its round", () => {
     const ledger = new Ledger();
     ledger.recordStream(record(1, requested));
