@@ -181,10 +181,10 @@ function fifoOrder(input: VerdictInput): Tally {
 /**
  * The longest a partition key or FIFO group held a delivered input without its effect. A key: from a
  * record's first delivery (or its replay's) to its effect; waiting in a backlog is not a stall (nothing
- * was delivered), retries of a failing batch are. A group: the time its job's message was held hidden, summed over its
- * receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a poller is a backlog.
- * Records that left for the failure destination are bounded by the retries; a group's holds are measured
- * whatever became of its job.
+ * was delivered), retries of a failing batch are. A group: the time its job's message was held hidden,
+ * summed over its receives, as the SQS front saw it (fifo-holds.ts); the time it waited visible for a
+ * poller is a backlog. Records that left for the failure destination are bounded by the retries; a
+ * group's holds are measured whatever became of its job.
  */
 export function stalls(input: VerdictInput) {
   const { ledger, witness, endedAt } = input;
