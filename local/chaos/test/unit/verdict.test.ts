@@ -71,6 +71,17 @@ const final = (items: TableItem[] = [item]): FinalState => ({
 const named = (checks: readonly { name: string; pass: boolean; detail: string }[], name: string) =>
   checks.find((c) => c.name === name) as { pass: boolean; detail: string };
 
+/** The key stall check of a run judged now, that ended at `endedAt` if given. */
+const keyStall = (ledger: Ledger, endedAt?: number) =>
+  judge({
+    ledger,
+    witness: noWitness,
+    final: final([]),
+    bounds,
+    timedOut: false,
+    ...(endedAt !== undefined ? { endedAt } : {}),
+  }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+
 function twoEventCall(writes: CallWrite[]): Ledger {
   const ledger = new Ledger();
   ledger.recordStream(record(1, requested));
@@ -401,13 +412,7 @@ describe("the verdict", () => {
     const data = Buffer.from(JSON.stringify(requested)).toString("base64");
     ledger.processorDelivered([{ sequenceNumber: "5000", data }], 1_000);
     ledger.callWritten(write(1, ["r"], "requested"), 61_000);
-    const stall = judge({
-      ledger,
-      witness: noWitness,
-      final: final([]),
-      bounds,
-      timedOut: false,
-    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    const stall = keyStall(ledger);
     expect(stall).toMatchObject({ pass: false, detail: "longest: 60.0 s (k)" });
   });
 
@@ -430,14 +435,7 @@ describe("the verdict", () => {
       [{ sequenceNumber: "8000", data: Buffer.from(JSON.stringify(workers)).toString("base64") }],
       1_000,
     );
-    const stall = judge({
-      ledger,
-      witness: noWitness,
-      final: final([]),
-      bounds,
-      timedOut: false,
-      endedAt: 700_000,
-    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    const stall = keyStall(ledger, 700_000);
     expect(stall).toMatchObject({ pass: true });
   });
 
@@ -455,13 +453,7 @@ describe("the verdict", () => {
     ledger.replayWritten("6000");
     ledger.processorDelivered([{ sequenceNumber: "6000", data }], 90_000);
     ledger.callWritten(write(1, ["r"], "requested"), 91_000);
-    const stall = judge({
-      ledger,
-      witness: noWitness,
-      final: final([]),
-      bounds,
-      timedOut: false,
-    }).checks.find((c) => c.name.startsWith("no partition key stalled"));
+    const stall = keyStall(ledger);
     expect(stall).toMatchObject({ pass: true, detail: "longest: 1.0 s (k)" });
   });
 });
