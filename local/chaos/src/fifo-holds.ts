@@ -43,9 +43,9 @@ export interface Hold {
 
 const TARGET = "AmazonSQS.";
 
-function json(bytes: Uint8Array): Record<string, unknown> | undefined {
+function json(text: Uint8Array | string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(Buffer.from(bytes).toString("utf8"));
+    const value: unknown = JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
     return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -83,7 +83,7 @@ function queueVisibilityMs(attributes: unknown, before: number): number {
 
 function callIdOf(body: unknown): string | undefined {
   if (typeof body !== "string") return undefined;
-  const parsed = json(Buffer.from(body));
+  const parsed = json(body);
   return typeof parsed?.callId === "string" ? parsed.callId : undefined;
 }
 
