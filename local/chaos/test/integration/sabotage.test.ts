@@ -126,12 +126,26 @@ const SABOTAGES: Sabotage[] = [
     what: "a worker that hangs up on its tool's first request of a job, no deadline near",
     check: CheckName.ToolRuns,
     functions: WORKERS,
+    // The first request of each job asks the witness to hold its answer 0.4 s and is abandoned after 0.1 s
+    // (the 4 ms of an earlier version could end before the request was even written, on a busy machine):
+    // the witness reads the request before the client leaves, and the tool's deadline (5 s) and the
+    // invocation's (1.35 s at the run's time scale of 20) are not near.
     patches: [
+      {
+        file: "packages/tools/src/http-request.ts",
+        find: "      let url = resolveJobPath(base, path);\n",
+        replace: `      const hungUp = ((globalThis as { hungUp?: Set<string> }).hungUp ??= new Set());
+      const hangUp = !hungUp.has(idempotencyKey);
+      hungUp.add(idempotencyKey);
+      if (hangUp && body) body = { ...body, latencyMs: 400 };
+      let url = resolveJobPath(base, path);
+`,
+      },
       {
         file: "packages/tools/src/http-request.ts",
         find: "            signal,\n",
         replace:
-          "            signal: ((globalThis as { hungUp?: Set<string> }).hungUp ??= new Set()).has(idempotencyKey) ? signal : ((globalThis as { hungUp?: Set<string> }).hungUp?.add(idempotencyKey), AbortSignal.any([signal, AbortSignal.timeout(4)])),\n",
+          "            signal: hangUp ? AbortSignal.any([signal, AbortSignal.timeout(100)]) : signal,\n",
       },
     ],
     options: run({}, { events: 20, jobs: 30, fifoJobs: 0 }),
