@@ -5,7 +5,9 @@ import { bundleAll } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "../../src/plan.js";
 import { formatTable } from "../../src/report.js";
-import { runChaos } from "../../src/run.js";
+import { RunVerdict, runChaos, verdictOf } from "../../src/run.js";
+import { CheckName } from "../../src/verdict.js";
+import { TimeoutCause } from "../../src/watchdog.js";
 
 const root = join(import.meta.dirname, "../../../..");
 let dist: string;
@@ -114,4 +116,31 @@ describe("npm run chaos, a short run", () => {
     expect(result.reshard.map((s) => s.action)).toEqual(["split", "merge"]);
     expect(result.faults.replayedRecords).toBeGreaterThan(0);
   }, 1_200_000);
+
+  it("stops at its deadline: timed out, the deadline its cause, no replay, the end state not judged", async () => {
+    const settings = await loadSettings(root, "dev");
+
+    // A deadline already past when production starts: nothing is put, the settling says out of time.
+    const result = await runChaos(buildPlan(SHORT), {
+      settings,
+      timeScale: 20,
+      timeoutMs: 1,
+      distDir: dist,
+    });
+
+    expect(result).toMatchObject({
+      timedOut: true,
+      timeout: { cause: TimeoutCause.Deadline },
+      pass: false,
+      inFlight: [],
+      productFailures: [],
+      proof: { replayRounds: 0, toolRuns: 0, witnessEffects: 0 },
+      faults: { replayedRecords: 0, redrivenJobs: 0, sqsDownMs: 0 },
+      reshard: [],
+    });
+    expect(verdictOf(result)).toBe(RunVerdict.TimedOut);
+    expect(result.checks.find((c) => c.name === CheckName.Accounted)?.detail).toMatch(
+      /^not judged: timed out \(0 records, 0 messages; unaccounted 0\)$/,
+    );
+  }, 300_000);
 });
