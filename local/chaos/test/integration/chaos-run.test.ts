@@ -1,8 +1,10 @@
-import { rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll } from "@mcp-pipeline/testing";
+import { bundleAll, captureStreams } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main, TIMED_OUT } from "../../src/cli.js";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "../../src/plan.js";
 import { formatTable } from "../../src/report.js";
 import { RunVerdict, runChaos, verdictOf } from "../../src/run.js";
@@ -142,5 +144,25 @@ describe("npm run chaos, a short run", () => {
     expect(result.checks.find((c) => c.name === CheckName.Accounted)?.detail).toMatch(
       /^not judged: timed out \(0 records, 0 messages; unaccounted 0\)$/,
     );
+  }, 300_000);
+
+  it("npm run chaos out of time: the JSON result, the diagnostics file, the --explain line on stderr, exit 3", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "chaos-main-"));
+    const file = join(dir, "diagnostics.json");
+
+    // One second from before the harness starts: the run is out of time before it could settle.
+    const { result, out, err } = await captureStreams(() =>
+      main([
+        ...["--events", "1", "--jobs", "0", "--fifo-jobs", "0", "--seed", "7", "--timeout", "1"],
+        ...["--dist", dist, "--json", "--diagnostics", file, "--explain", "job-7-1"],
+      ]),
+    );
+
+    expect(result).toBe(TIMED_OUT);
+    expect(JSON.parse(out)).toMatchObject({ seed: 7, timedOut: true, pass: false, productFailures: [] });
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ seed: 7, jobs: [] });
+    expect(err).toContain(`diagnostics of 0 jobs written to ${file}\n`);
+    expect(err).toContain("\n--explain job-7-1: not a job of this run (seed 7)\n");
+    await rm(dir, { recursive: true, force: true });
   }, 300_000);
 });
