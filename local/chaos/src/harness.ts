@@ -12,7 +12,6 @@ import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import {
-  type Endpoints,
   LocalPipeline,
   type PipelineOptions,
   queueAttributes,
@@ -122,13 +121,16 @@ async function startEmulators(ledger: Ledger, running: RunningEmulator[]) {
   return { dynalite, kinesalite, s3Emulator, sqs, witness };
 }
 
+type Emulators = Awaited<ReturnType<typeof startEmulators>>;
+type Doors = Awaited<ReturnType<typeof startDoors>>;
+
 /** The doors in front of DynamoDB and S3: the faults they inject and the writes they see go to the ledger. */
 async function startDoors(
   plan: FaultPlan,
   ledger: Ledger,
   faults: FaultState,
   settings: EnvironmentSettings,
-  upstream: { readonly dynamodb: string; readonly s3: string },
+  emulators: Emulators,
   running: RunningEmulator[],
 ) {
   const names = resourceNames(settings.name_prefix);
@@ -146,8 +148,8 @@ async function startDoors(
     quarantineBucket: names.quarantineBucket,
   };
   const [dynamoDbDoor, s3Door] = await Promise.all([
-    startDynamoDbDoor(upstream.dynamodb, doorOptions, faults.doors),
-    startS3Door(upstream.s3, doorOptions, faults.doors),
+    startDynamoDbDoor(emulators.dynalite.endpoint, doorOptions, faults.doors),
+    startS3Door(emulators.s3Emulator.endpoint, doorOptions, faults.doors),
   ]);
   running.push(dynamoDbDoor, s3Door);
   return { dynamoDbDoor, s3Door };
@@ -173,8 +175,8 @@ function newPipeline(
   ledger: Ledger,
   faults: FaultState,
   options: HarnessOptions,
-  endpoints: Endpoints,
-  witness: Witness,
+  emulators: Emulators,
+  doors: Doors,
 ): LocalPipeline {
   const inject = invocationFaults(
     plan,
@@ -188,7 +190,12 @@ function newPipeline(
     settings: options.settings,
     timeScale: options.timeScale,
     distDir: options.distDir,
-    endpoints,
+    endpoints: {
+      dynamodb: doors.dynamoDbDoor.endpoint,
+      kinesis: emulators.kinesalite.endpoint,
+      sqs: emulators.sqs.endpoint,
+      s3: doors.s3Door.endpoint,
+    },
     region: options.settings.region,
     onLog: options.onLog ?? (() => {}),
     onKinesisEvent: sayKinesisEvents(options.say),
@@ -198,29 +205,26 @@ function newPipeline(
     processorDynamoDbFault: stuckWrites(faults),
     ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
     extraEnvironment: {
-      "tool-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
-      "fifo-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
+      "tool-worker": { HTTP_TOOL_BASE_URL: emulators.witness.baseUrl },
+      "fifo-worker": { HTTP_TOOL_BASE_URL: emulators.witness.baseUrl },
     },
   });
 }
 
 /** The harness's own clients, straight to the emulators, and the operator's S3 client through the door. */
-function harnessClients(
-  region: string,
-  endpoints: { dynamodb: string; s3: string; kinesis: string; s3Door: string },
-) {
+function harnessClients(region: string, emulators: Emulators, doors: Doors) {
   const direct = {
-    dynamodb: new DynamoDBClient({ endpoint: endpoints.dynamodb, region, credentials }),
-    s3: s3Client({ endpoint: endpoints.s3, region, credentials }, {}),
+    dynamodb: new DynamoDBClient({ endpoint: emulators.dynalite.endpoint, region, credentials }),
+    s3: s3Client({ endpoint: emulators.s3Emulator.endpoint, region, credentials }, {}),
     // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
-    kinesis: kinesisClient({ endpoint: endpoints.kinesis, region, credentials }),
+    kinesis: kinesisClient({ endpoint: emulators.kinesalite.endpoint, region, credentials }),
   };
   // The operator's client. The door refuses one S3 request in ten; with the SDK's default three attempts
   // one request in a thousand still fails, and a replay lists the whole quarantine (two requests an
   // object), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
   // the faults still hit the replay, and the SDK's backoff meets them, as an operator's bulk command should.
   const s3ThroughDoor = s3Client(
-    { endpoint: endpoints.s3Door, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
+    { endpoint: doors.s3Door.endpoint, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
     {},
   );
   return { direct, s3ThroughDoor };
@@ -248,41 +252,17 @@ export async function startHarness(
   const faults = newFaultState();
   let pipeline: LocalPipeline | undefined;
   try {
-    const { dynalite, kinesalite, s3Emulator, sqs, witness } = await startEmulators(ledger, running);
-    const { dynamoDbDoor, s3Door } = await startDoors(
-      plan,
-      ledger,
-      faults,
-      options.settings,
-      { dynamodb: dynalite.endpoint, s3: s3Emulator.endpoint },
-      running,
-    );
-    pipeline = newPipeline(
-      plan,
-      ledger,
-      faults,
-      options,
-      {
-        dynamodb: dynamoDbDoor.endpoint,
-        kinesis: kinesalite.endpoint,
-        sqs: sqs.endpoint,
-        s3: s3Door.endpoint,
-      },
-      witness,
-    );
+    const emulators = await startEmulators(ledger, running);
+    const doors = await startDoors(plan, ledger, faults, options.settings, emulators, running);
+    pipeline = newPipeline(plan, ledger, faults, options, emulators, doors);
     await pipeline.start();
     const started = pipeline;
     watchFifoHolds(ledger, started, options);
-    const { direct, s3ThroughDoor } = harnessClients(options.settings.region, {
-      dynamodb: dynalite.endpoint,
-      s3: s3Emulator.endpoint,
-      kinesis: kinesalite.endpoint,
-      s3Door: s3Door.endpoint,
-    });
+    const { direct, s3ThroughDoor } = harnessClients(options.settings.region, emulators, doors);
     return {
       pipeline: started,
-      witness,
-      sqs,
+      witness: emulators.witness,
+      sqs: emulators.sqs,
       faults,
       direct,
       s3ThroughDoor,
