@@ -16,7 +16,12 @@ import {
 } from "@mcp-pipeline/cli";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import { partialSplitAccountingOption } from "@mcp-pipeline/local-pipeline";
-import { ENVIRONMENT_NAME, loadSettings, SettingsError } from "@mcp-pipeline/settings";
+import {
+  ENVIRONMENT_NAME,
+  type EnvironmentSettings,
+  loadSettings,
+  SettingsError,
+} from "@mcp-pipeline/settings";
 import {
   type DiagnosticsFile,
   DiagnosticsFileError,
@@ -26,7 +31,7 @@ import {
 } from "./diagnostics.js";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "./plan.js";
 import { formatJson, formatTable } from "./report.js";
-import { RunVerdict, runChaos, verdictOf } from "./run.js";
+import { type ChaosResult, type RunOptions, RunVerdict, runChaos, verdictOf } from "./run.js";
 
 export const USAGE = `npm run chaos -- [options]
 
@@ -231,6 +236,83 @@ async function explainFromFile(callId: string, file: string): Promise<number> {
 
 const root = join(import.meta.dirname, "../../..");
 
+/** Refuses a --diagnostics file that cannot be written, before a run that may last an hour. */
+async function refuseDiagnosticsFile(options: CliOptions): Promise<number | undefined> {
+  if (options.diagnosticsFile === undefined) return undefined;
+  const problem = await prepareDiagnosticsFile(options.diagnosticsFile);
+  if (problem === undefined) return undefined;
+  process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${problem} (nothing was run)\n`);
+  return ExitCode.Usage;
+}
+
+/** The settings of --env, or the exit status of an environment that has none. */
+async function settingsOf(
+  options: CliOptions,
+): Promise<{ readonly settings: EnvironmentSettings } | { readonly exit: number }> {
+  try {
+    return { settings: await loadSettings(root, options.env) };
+  } catch (error) {
+    if (error instanceof SettingsError || (error as NodeJS.ErrnoException).code === "ENOENT") {
+      process.stderr.write(`--env ${options.env}: ${(error as Error).message}\n`);
+      return { exit: ExitCode.Usage };
+    }
+    throw error;
+  }
+}
+
+function runOptions(options: CliOptions, settings: EnvironmentSettings): RunOptions {
+  return {
+    settings,
+    timeScale: options.timeScale,
+    timeoutMs: options.timeoutMs,
+    stallTimeoutMs: options.stallTimeoutMs,
+    distDir: options.distDir ?? join(root, "dist"),
+    partialSplitAccounting: options.partialSplitAccounting,
+    explain: options.explain,
+    onProgress: (line) => process.stderr.write(`${line}\n`),
+    ...(options.verbose
+      ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
+      : {}),
+  };
+}
+
+/** Writes the per-job diagnostics (--diagnostics); false when the file could not be written. */
+async function writeDiagnostics(options: CliOptions, result: ChaosResult): Promise<boolean> {
+  if (options.diagnosticsFile === undefined) return true;
+  const file: DiagnosticsFile = { seed: result.seed, jobs: result.diagnostics };
+  try {
+    await writeFile(options.diagnosticsFile, `${JSON.stringify(file, null, 1)}\n`);
+    process.stderr.write(
+      `diagnostics of ${result.diagnostics.length} jobs written to ${options.diagnosticsFile}\n`,
+    );
+    return true;
+  } catch (error) {
+    // The run is over and its table printed; what was asked for is missing, and the status says so.
+    process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${(error as Error).message}\n`);
+    return false;
+  }
+}
+
+/** The timeline of the --explain job, or why there is none. */
+function printExplained(options: CliOptions, result: ChaosResult): void {
+  if (options.explain === undefined) return;
+  const job = result.diagnostics.find((j) => j.callId === options.explain);
+  // With --json, stdout holds the one JSON object: the timeline goes to stderr.
+  const out = options.json ? process.stderr : process.stdout;
+  out.write(
+    job
+      ? `\n${formatTimeline(job)}\n`
+      : `\n--explain ${options.explain}: not a job of this run (seed ${result.seed})\n`,
+  );
+}
+
+function exitStatus(result: ChaosResult, diagnosticsFailed: boolean): number {
+  const verdict = verdictOf(result);
+  if (diagnosticsFailed && verdict !== RunVerdict.Fail) return ExitCode.Failed;
+  if (verdict === RunVerdict.TimedOut) return TIMED_OUT;
+  return verdict === RunVerdict.Pass ? ExitCode.Ok : ExitCode.Failed;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
   try {
@@ -244,63 +326,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.explain !== undefined && options.from !== undefined)
     return explainFromFile(options.explain, options.from);
-  if (options.diagnosticsFile !== undefined) {
-    const problem = await prepareDiagnosticsFile(options.diagnosticsFile);
-    if (problem !== undefined) {
-      process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${problem} (nothing was run)\n`);
-      return ExitCode.Usage;
-    }
-  }
-  let settings: Awaited<ReturnType<typeof loadSettings>>;
-  try {
-    settings = await loadSettings(root, options.env);
-  } catch (error) {
-    if (error instanceof SettingsError || (error as NodeJS.ErrnoException).code === "ENOENT") {
-      process.stderr.write(`--env ${options.env}: ${(error as Error).message}\n`);
-      return ExitCode.Usage;
-    }
-    throw error;
-  }
-  const result = await runChaos(buildPlan(options.chaos), {
-    settings,
-    timeScale: options.timeScale,
-    timeoutMs: options.timeoutMs,
-    stallTimeoutMs: options.stallTimeoutMs,
-    distDir: options.distDir ?? join(root, "dist"),
-    partialSplitAccounting: options.partialSplitAccounting,
-    explain: options.explain,
-    onProgress: (line) => process.stderr.write(`${line}\n`),
-    ...(options.verbose
-      ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
-      : {}),
-  });
+  const refused = await refuseDiagnosticsFile(options);
+  if (refused !== undefined) return refused;
+  const loaded = await settingsOf(options);
+  if ("exit" in loaded) return loaded.exit;
+  const result = await runChaos(buildPlan(options.chaos), runOptions(options, loaded.settings));
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
-  let diagnosticsFailed = false;
-  if (options.diagnosticsFile !== undefined) {
-    const file: DiagnosticsFile = { seed: result.seed, jobs: result.diagnostics };
-    try {
-      await writeFile(options.diagnosticsFile, `${JSON.stringify(file, null, 1)}\n`);
-      process.stderr.write(
-        `diagnostics of ${result.diagnostics.length} jobs written to ${options.diagnosticsFile}\n`,
-      );
-    } catch (error) {
-      // The run is over and its table printed; what was asked for is missing, and the status says so.
-      process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${(error as Error).message}\n`);
-      diagnosticsFailed = true;
-    }
-  }
-  if (options.explain !== undefined) {
-    const job = result.diagnostics.find((j) => j.callId === options.explain);
-    // With --json, stdout holds the one JSON object: the timeline goes to stderr.
-    const out = options.json ? process.stderr : process.stdout;
-    out.write(
-      job
-        ? `\n${formatTimeline(job)}\n`
-        : `\n--explain ${options.explain}: not a job of this run (seed ${result.seed})\n`,
-    );
-  }
-  const verdict = verdictOf(result);
-  if (diagnosticsFailed && verdict !== RunVerdict.Fail) return ExitCode.Failed;
-  if (verdict === RunVerdict.TimedOut) return TIMED_OUT;
-  return verdict === RunVerdict.Pass ? ExitCode.Ok : ExitCode.Failed;
+  const diagnosticsWritten = await writeDiagnostics(options, result);
+  printExplained(options, result);
+  return exitStatus(result, !diagnosticsWritten);
 }

@@ -11,7 +11,12 @@ import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
 import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
-import { LocalPipeline, queueAttributes, stuckRounds } from "@mcp-pipeline/local-pipeline";
+import {
+  LocalPipeline,
+  type PipelineOptions,
+  queueAttributes,
+  stuckRounds,
+} from "@mcp-pipeline/local-pipeline";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
 import { type InvocationFaultCounts, invocationFaults } from "./injector.js";
@@ -88,124 +93,176 @@ function stuckWrites(faults: FaultState) {
   };
 }
 
-export async function startHarness(
-  plan: FaultPlan,
-  ledger: Ledger,
-  options: HarnessOptions,
-): Promise<Harness> {
-  const region = options.settings.region;
-  const running: RunningEmulator[] = [];
-  const stopAll = async () => {
-    for (const r of running.reverse()) await r.stop().catch(() => undefined);
-  };
-  const faults: FaultState = {
+function newFaultState(): FaultState {
+  return {
     active: false,
     round: 0,
     doors: { dynamodbFaults: 0, dynamodbAfterWriteFaults: 0, s3Faults: 0, emulatorErrors: 0 },
     invocations: { throttles: 0, exceptions: 0, timeouts: 0 },
     stuckWriteRefusals: 0,
   };
+}
+
+/** The emulators and the witness, each pushed to `running` (stopped in reverse) once up. */
+async function startEmulators(ledger: Ledger, running: RunningEmulator[]) {
+  const [dynalite, kinesalite, s3Emulator, sqs, witness] = await Promise.all([
+    startEmulatorThread("dynamodb"),
+    startEmulatorThread("kinesis"),
+    startEmulatorThread("sqs-s3"),
+    startRestartableSqs((exchange) => ledger.holds.seen(exchange)),
+    startWitness(),
+  ]);
+  running.push(dynalite, kinesalite, s3Emulator, sqs, witness);
+  await Promise.all([
+    healthCheck(dynalite.endpoint, "dynamodb"),
+    healthCheck(kinesalite.endpoint, "kinesis"),
+    healthCheck(sqs.endpoint, "sqs"),
+  ]);
+  return { dynalite, kinesalite, s3Emulator, sqs, witness };
+}
+
+type Emulators = Awaited<ReturnType<typeof startEmulators>>;
+type Doors = Awaited<ReturnType<typeof startDoors>>;
+
+/** The doors in front of DynamoDB and S3: the faults they inject and the writes they see go to the ledger. */
+async function startDoors(
+  plan: FaultPlan,
+  ledger: Ledger,
+  faults: FaultState,
+  settings: EnvironmentSettings,
+  emulators: Emulators,
+  running: RunningEmulator[],
+) {
+  const names = resourceNames(settings.name_prefix);
+  const doorOptions = {
+    plan,
+    active: () => faults.active,
+    onEffect: (effect: Parameters<Parameters<typeof startDynamoDbDoor>[1]["onEffect"]>[0]) => {
+      if (effect.kind === "call-write") ledger.callWritten(effect.write, Date.now());
+      else ledger.quarantined(effect.sequenceNumber, effect.data);
+    },
+    onFault: (touch: Parameters<Ledger["fault"]>[0]) => ledger.fault(touch),
+    onEmulatorError: (touch: Parameters<Ledger["emulatorError"]>[0]) => ledger.emulatorError(touch),
+    callIdsIn,
+    toolCallsTable: names.toolCallsTable,
+    quarantineBucket: names.quarantineBucket,
+  };
+  const [dynamoDbDoor, s3Door] = await Promise.all([
+    startDynamoDbDoor(emulators.dynalite.endpoint, doorOptions, faults.doors),
+    startS3Door(emulators.s3Emulator.endpoint, doorOptions, faults.doors),
+  ]);
+  running.push(dynamoDbDoor, s3Door);
+  return { dynamoDbDoor, s3Door };
+}
+
+/** What the Kinesis mapping meets that a run's reader should hear of: said as it happens. */
+function sayKinesisEvents(say: (line: string) => void): NonNullable<PipelineOptions["onKinesisEvent"]> {
+  return (e) => {
+    if (e.type === "request-abandoned")
+      say(
+        `the Kinesis mapping's ${e.operation}${e.shardId ? ` (${e.shardId})` : ""} got no answer in ${e.boundMs} ms: abandoned, retrying`,
+      );
+    if (e.type === "destination-failed")
+      say(
+        `the Kinesis mapping could not deliver the failure record of ${e.record.KinesisBatchInfo.shardId} ${e.record.KinesisBatchInfo.startSequenceNumber}..${e.record.KinesisBatchInfo.endSequenceNumber} (${e.errorName}): its ${e.record.KinesisBatchInfo.batchSize} records are dropped, as AWS drops them (§6)`,
+      );
+  };
+}
+
+/** The local pipeline behind the doors, its invocations observed and faulted, its tools calling the witness. */
+function newPipeline(
+  plan: FaultPlan,
+  ledger: Ledger,
+  faults: FaultState,
+  options: HarnessOptions,
+  emulators: Emulators,
+  doors: Doors,
+): LocalPipeline {
+  const inject = invocationFaults(
+    plan,
+    () => faults.active,
+    faults.invocations,
+    () => ledger.invocationFault(),
+  );
+  const observe = observeInvocations(ledger);
+  const outcomes = observeOutcomes(ledger, options.settings, options.timeScale);
+  return new LocalPipeline({
+    settings: options.settings,
+    timeScale: options.timeScale,
+    distDir: options.distDir,
+    endpoints: {
+      dynamodb: doors.dynamoDbDoor.endpoint,
+      kinesis: emulators.kinesalite.endpoint,
+      sqs: emulators.sqs.endpoint,
+      s3: doors.s3Door.endpoint,
+    },
+    region: options.settings.region,
+    onLog: options.onLog ?? (() => {}),
+    onKinesisEvent: sayKinesisEvents(options.say),
+    // The observer stands outside the injector: it sees what the mapping hands over, once per try; the
+    // outcomes are seen inside it, where the function's own result comes back.
+    wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
+    processorDynamoDbFault: stuckWrites(faults),
+    ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
+    extraEnvironment: {
+      "tool-worker": { HTTP_TOOL_BASE_URL: emulators.witness.baseUrl },
+      "fifo-worker": { HTTP_TOOL_BASE_URL: emulators.witness.baseUrl },
+    },
+  });
+}
+
+/** The harness's own clients, straight to the emulators, and the operator's S3 client through the door. */
+function harnessClients(region: string, emulators: Emulators, doors: Doors) {
+  const direct = {
+    dynamodb: new DynamoDBClient({ endpoint: emulators.dynalite.endpoint, region, credentials }),
+    s3: s3Client({ endpoint: emulators.s3Emulator.endpoint, region, credentials }, {}),
+    // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
+    kinesis: kinesisClient({ endpoint: emulators.kinesalite.endpoint, region, credentials }),
+  };
+  // The operator's client. The door refuses one S3 request in ten; with the SDK's default three attempts
+  // one request in a thousand still fails, and a replay lists the whole quarantine (two requests an
+  // object), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
+  // the faults still hit the replay, and the SDK's backoff meets them, as an operator's bulk command should.
+  const s3ThroughDoor = s3Client(
+    { endpoint: doors.s3Door.endpoint, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
+    {},
+  );
+  return { direct, s3ThroughDoor };
+}
+
+/** The FIFO stall measure: the visibility the queue gives a receive, as the local pipeline created it. */
+function watchFifoHolds(ledger: Ledger, pipeline: LocalPipeline, options: HarnessOptions): void {
+  ledger.holds.watch(
+    pipeline.queues.sessionJobs.url,
+    Number(
+      queueAttributes(options.settings.fifo_worker.queue, true, options.timeScale).source.VisibilityTimeout,
+    ) * 1000,
+  );
+}
+
+export async function startHarness(
+  plan: FaultPlan,
+  ledger: Ledger,
+  options: HarnessOptions,
+): Promise<Harness> {
+  const running: RunningEmulator[] = [];
+  const stopAll = async () => {
+    for (const r of running.reverse()) await r.stop().catch(() => undefined);
+  };
+  const faults = newFaultState();
   let pipeline: LocalPipeline | undefined;
   try {
-    const [dynalite, kinesalite, s3Emulator, sqs, witness] = await Promise.all([
-      startEmulatorThread("dynamodb"),
-      startEmulatorThread("kinesis"),
-      startEmulatorThread("sqs-s3"),
-      startRestartableSqs((exchange) => ledger.holds.seen(exchange)),
-      startWitness(),
-    ]);
-    running.push(dynalite, kinesalite, s3Emulator, sqs, witness);
-    await Promise.all([
-      healthCheck(dynalite.endpoint, "dynamodb"),
-      healthCheck(kinesalite.endpoint, "kinesis"),
-      healthCheck(sqs.endpoint, "sqs"),
-    ]);
-    const names = resourceNames(options.settings.name_prefix);
-    const doorOptions = {
-      plan,
-      active: () => faults.active,
-      onEffect: (effect: Parameters<Parameters<typeof startDynamoDbDoor>[1]["onEffect"]>[0]) => {
-        if (effect.kind === "call-write") ledger.callWritten(effect.write, Date.now());
-        else ledger.quarantined(effect.sequenceNumber, effect.data);
-      },
-      onFault: (touch: Parameters<Ledger["fault"]>[0]) => ledger.fault(touch),
-      onEmulatorError: (touch: Parameters<Ledger["emulatorError"]>[0]) => ledger.emulatorError(touch),
-      callIdsIn,
-      toolCallsTable: names.toolCallsTable,
-      quarantineBucket: names.quarantineBucket,
-    };
-    const [dynamoDbDoor, s3Door] = await Promise.all([
-      startDynamoDbDoor(dynalite.endpoint, doorOptions, faults.doors),
-      startS3Door(s3Emulator.endpoint, doorOptions, faults.doors),
-    ]);
-    running.push(dynamoDbDoor, s3Door);
-    const inject = invocationFaults(
-      plan,
-      () => faults.active,
-      faults.invocations,
-      () => ledger.invocationFault(),
-    );
-    const observe = observeInvocations(ledger);
-    const outcomes = observeOutcomes(ledger, options.settings, options.timeScale);
-    pipeline = new LocalPipeline({
-      settings: options.settings,
-      timeScale: options.timeScale,
-      distDir: options.distDir,
-      endpoints: {
-        dynamodb: dynamoDbDoor.endpoint,
-        kinesis: kinesalite.endpoint,
-        sqs: sqs.endpoint,
-        s3: s3Door.endpoint,
-      },
-      region,
-      onLog: options.onLog ?? (() => {}),
-      onKinesisEvent: (e) => {
-        if (e.type === "request-abandoned")
-          options.say(
-            `the Kinesis mapping's ${e.operation}${e.shardId ? ` (${e.shardId})` : ""} got no answer in ${e.boundMs} ms: abandoned, retrying`,
-          );
-        if (e.type === "destination-failed")
-          options.say(
-            `the Kinesis mapping could not deliver the failure record of ${e.record.KinesisBatchInfo.shardId} ${e.record.KinesisBatchInfo.startSequenceNumber}..${e.record.KinesisBatchInfo.endSequenceNumber} (${e.errorName}): its ${e.record.KinesisBatchInfo.batchSize} records are dropped, as AWS drops them (§6)`,
-          );
-      },
-      // The observer stands outside the injector: it sees what the mapping hands over, once per try; the
-      // outcomes are seen inside it, where the function's own result comes back.
-      wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
-      processorDynamoDbFault: stuckWrites(faults),
-      ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
-      extraEnvironment: {
-        "tool-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
-        "fifo-worker": { HTTP_TOOL_BASE_URL: witness.baseUrl },
-      },
-    });
+    const emulators = await startEmulators(ledger, running);
+    const doors = await startDoors(plan, ledger, faults, options.settings, emulators, running);
+    pipeline = newPipeline(plan, ledger, faults, options, emulators, doors);
     await pipeline.start();
     const started = pipeline;
-    // The FIFO stall measure: the visibility the queue gives a receive, as the local pipeline created it.
-    ledger.holds.watch(
-      started.queues.sessionJobs.url,
-      Number(
-        queueAttributes(options.settings.fifo_worker.queue, true, options.timeScale).source.VisibilityTimeout,
-      ) * 1000,
-    );
-    const direct = {
-      dynamodb: new DynamoDBClient({ endpoint: dynalite.endpoint, region, credentials }),
-      s3: s3Client({ endpoint: s3Emulator.endpoint, region, credentials }, {}),
-      // The project's factory: HTTP/1.1, which the emulator speaks (the SDK's default is HTTP/2).
-      kinesis: kinesisClient({ endpoint: kinesalite.endpoint, region, credentials }),
-    };
-    // The operator's client. The door refuses one S3 request in ten; with the SDK's default three attempts
-    // one request in a thousand still fails, and a replay lists the whole quarantine (two requests an
-    // object), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
-    // the faults still hit the replay, and the SDK's backoff meets them, as an operator's bulk command should.
-    const s3ThroughDoor = s3Client(
-      { endpoint: s3Door.endpoint, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
-      {},
-    );
+    watchFifoHolds(ledger, started, options);
+    const { direct, s3ThroughDoor } = harnessClients(options.settings.region, emulators, doors);
     return {
       pipeline: started,
-      witness,
-      sqs,
+      witness: emulators.witness,
+      sqs: emulators.sqs,
       faults,
       direct,
       s3ThroughDoor,

@@ -86,87 +86,124 @@ export interface Production {
   readonly sqsDownMs: number;
 }
 
+type RunPace = {
+  readonly say: (line: string) => void;
+  readonly moving: () => boolean;
+  readonly activity: () => string;
+};
+
+/** The part of `items` chunk `c` of `chunks` holds: every chunk its share, in order. */
+function chunkOf<T>(items: readonly T[], c: number, chunks: number): readonly T[] {
+  return items.slice(Math.floor((items.length * c) / chunks), Math.floor((items.length * (c + 1)) / chunks));
+}
+
+/** At most one chunk ahead of the Kinesis mapping: waits while the backlog is full, or the run is out of time. */
+async function waitForBacklog(plan: FaultPlan, ledger: Ledger, run: RunPace): Promise<void> {
+  for (let wait = 1; ledger.streamBacklog > plan.options.chunk; wait++) {
+    if (!run.moving()) break;
+    if (wait % 50 === 0)
+      run.say(
+        `waiting for the processor: ${ledger.streamBacklog} of ${ledger.producedStream} records neither delivered nor given up; ${run.activity()}`,
+      );
+    await sleep(100);
+  }
+}
+
+/** Puts a chunk's records in order and records each where it landed. */
+async function putChunk(
+  pipeline: Harness["pipeline"],
+  ledger: Ledger,
+  items: readonly FaultPlan["scenario"]["stream"][number][],
+): Promise<void> {
+  const result = await putRecords(
+    pipeline.kinesis,
+    { streamName: pipeline.names.stream },
+    items.map((s) => ({ data: s.data, partitionKey: s.partitionKey })),
+    { ordering: OrderingMode.Strict },
+  );
+  if (result.rejected.length > 0)
+    throw new Error(`${result.rejected.length} stream records could not be put`);
+  for (const w of [...result.written].sort((a, b) => a.index - b.index)) {
+    const item = items[w.index] as (typeof items)[number];
+    ledger.recordStream({
+      kind: item.kind,
+      key: item.partitionKey,
+      shardId: w.shardId,
+      sequenceNumber: w.sequenceNumber,
+      event: item.kind === "poison" ? undefined : putEventOf(item.data),
+      data: item.data,
+    });
+  }
+}
+
+/** Sends a chunk's jobs to both queues, a job the plan duplicates sent twice (a producer's second send). */
+async function sendChunkJobs(plan: FaultPlan, harness: Harness, ledger: Ledger, c: number): Promise<void> {
+  const { schedule, scenario } = plan;
+  const { pipeline } = harness;
+  for (const [fifo, all, twice, url] of [
+    [false, scenario.jobs, plan.duplicateJobs, pipeline.queues.toolJobs.url],
+    [true, scenario.fifoJobs, plan.duplicateFifoJobs, pipeline.queues.sessionJobs.url],
+  ] as const) {
+    const offset = Math.floor((all.length * c) / schedule.chunks);
+    const jobs = chunkOf<JobItem>(all, c, schedule.chunks).flatMap((job, n): JobSend[] =>
+      twice.has(offset + n) && job.kind === "job"
+        ? [
+            { job, index: offset + n, copy: 0 },
+            { job, index: offset + n, copy: 1 },
+          ]
+        : [{ job, index: offset + n, copy: 0 }],
+    );
+    await sendJobs(pipeline.sqs, url, jobs, fifo, ledger);
+  }
+}
+
+/**
+ * What the schedule puts after chunk `chunkNo`: the split, the merge of its children, the SQS restart.
+ * Returns how long SQS was down when it restarted it.
+ */
+async function midRunChanges(
+  chunkNo: number,
+  plan: FaultPlan,
+  harness: Harness,
+  reshard: ReshardStep[],
+  run: RunPace,
+): Promise<number | undefined> {
+  const { schedule } = plan;
+  const { pipeline } = harness;
+  if (chunkNo === schedule.split) {
+    const step = await splitOneShard(pipeline.kinesis, pipeline.names.stream);
+    reshard.push(step);
+    run.say(`split ${step.parents.join(", ")} into ${step.children.join(", ")}`);
+  }
+  if (chunkNo === schedule.merge && reshard[0]) {
+    const step = await mergeChildren(pipeline.kinesis, pipeline.names.stream, reshard[0]);
+    reshard.push(step);
+    run.say(`merged ${step.parents.join(", ")} into ${step.children.join(", ")}`);
+  }
+  if (chunkNo !== schedule.sqsRestart) return undefined;
+  run.say("restarting the SQS emulator (the endpoint refuses connections meanwhile)");
+  const { downMs } = await harness.sqs.restart(plan.options.sqsOutageMs);
+  run.say(`SQS back after ${downMs} ms`);
+  return downMs;
+}
+
 /** Produces the plan's workload; `waitWhile` waits while the backlog is full and says false when the run is out of time. */
 export async function produce(
   plan: FaultPlan,
   harness: Harness,
   ledger: Ledger,
-  run: {
-    readonly say: (line: string) => void;
-    readonly moving: () => boolean;
-    readonly activity: () => string;
-  },
+  run: RunPace,
 ): Promise<Production> {
   const { schedule, scenario } = plan;
-  const { pipeline } = harness;
   const reshard: ReshardStep[] = [];
   let sqsDownMs = 0;
-  const slice = <T>(items: readonly T[], c: number) =>
-    items.slice(
-      Math.floor((items.length * c) / schedule.chunks),
-      Math.floor((items.length * (c + 1)) / schedule.chunks),
-    );
   for (let c = 0; c < schedule.chunks; c++) {
     if (!run.moving()) break;
-    for (let wait = 1; ledger.streamBacklog > plan.options.chunk; wait++) {
-      if (!run.moving()) break;
-      if (wait % 50 === 0)
-        run.say(
-          `waiting for the processor: ${ledger.streamBacklog} of ${ledger.producedStream} records neither delivered nor given up; ${run.activity()}`,
-        );
-      await sleep(100);
-    }
-    const items = slice(scenario.stream, c);
-    const result = await putRecords(
-      pipeline.kinesis,
-      { streamName: pipeline.names.stream },
-      items.map((s) => ({ data: s.data, partitionKey: s.partitionKey })),
-      { ordering: OrderingMode.Strict },
-    );
-    if (result.rejected.length > 0)
-      throw new Error(`${result.rejected.length} stream records could not be put`);
-    for (const w of [...result.written].sort((a, b) => a.index - b.index)) {
-      const item = items[w.index] as (typeof items)[number];
-      ledger.recordStream({
-        kind: item.kind,
-        key: item.partitionKey,
-        shardId: w.shardId,
-        sequenceNumber: w.sequenceNumber,
-        event: item.kind === "poison" ? undefined : putEventOf(item.data),
-        data: item.data,
-      });
-    }
-    for (const [fifo, all, twice, url] of [
-      [false, scenario.jobs, plan.duplicateJobs, pipeline.queues.toolJobs.url],
-      [true, scenario.fifoJobs, plan.duplicateFifoJobs, pipeline.queues.sessionJobs.url],
-    ] as const) {
-      const offset = Math.floor((all.length * c) / schedule.chunks);
-      const jobs = slice<JobItem>(all, c).flatMap((job, n): JobSend[] =>
-        twice.has(offset + n) && job.kind === "job"
-          ? [
-              { job, index: offset + n, copy: 0 },
-              { job, index: offset + n, copy: 1 },
-            ]
-          : [{ job, index: offset + n, copy: 0 }],
-      );
-      await sendJobs(pipeline.sqs, url, jobs, fifo, ledger);
-    }
+    await waitForBacklog(plan, ledger, run);
+    await putChunk(harness.pipeline, ledger, chunkOf(scenario.stream, c, schedule.chunks));
+    await sendChunkJobs(plan, harness, ledger, c);
     const chunkNo = c + 1;
-    if (chunkNo === schedule.split) {
-      const step = await splitOneShard(pipeline.kinesis, pipeline.names.stream);
-      reshard.push(step);
-      run.say(`split ${step.parents.join(", ")} into ${step.children.join(", ")}`);
-    }
-    if (chunkNo === schedule.merge && reshard[0]) {
-      const step = await mergeChildren(pipeline.kinesis, pipeline.names.stream, reshard[0]);
-      reshard.push(step);
-      run.say(`merged ${step.parents.join(", ")} into ${step.children.join(", ")}`);
-    }
-    if (chunkNo === schedule.sqsRestart) {
-      run.say("restarting the SQS emulator (the endpoint refuses connections meanwhile)");
-      sqsDownMs = (await harness.sqs.restart(plan.options.sqsOutageMs)).downMs;
-      run.say(`SQS back after ${sqsDownMs} ms`);
-    }
+    sqsDownMs = (await midRunChanges(chunkNo, plan, harness, reshard, run)) ?? sqsDownMs;
     run.say(
       `chunk ${chunkNo}/${schedule.chunks}: ${ledger.producedStream} records put, ${ledger.deliveredStream} delivered; ${run.activity()}`,
     );

@@ -15,11 +15,11 @@ import { type Harness, startHarness } from "./harness.js";
 import type { InvocationFaultCounts } from "./injector.js";
 import { Ledger } from "./ledger.js";
 import type { FaultPlan } from "./plan.js";
-import { produce } from "./produce.js";
-import { type Replay, recover } from "./recover.js";
+import { type Production, produce } from "./produce.js";
+import { type Recovery, type Replay, recover } from "./recover.js";
 import type { ReshardStep } from "./reshard.js";
 import { type RunClock, Settled, settle } from "./settle.js";
-import { type Check, judge, type StallBounds } from "./verdict.js";
+import { type Check, judge, type StallBounds, type Verdict } from "./verdict.js";
 import { type TimeoutCause, Watchdog } from "./watchdog.js";
 
 export interface RunOptions {
@@ -228,19 +228,19 @@ function runConditions(
   ];
 }
 
-export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<ChaosResult> {
-  const started = Date.now();
-  const watchdog = new Watchdog(
-    started + options.timeoutMs,
-    options.stallTimeoutMs ?? Number.POSITIVE_INFINITY,
-    started,
-  );
-  let stopped: { readonly cause: TimeoutCause; readonly quietMs: number } | undefined;
-  const ledger = new Ledger();
-  const say = (line: string) =>
-    options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
-  const harness = await startHarness(plan, ledger, { ...options, say });
-  const { pipeline, faults } = harness;
+type Stopped = { readonly cause: TimeoutCause; readonly quietMs: number };
+
+/**
+ * The run's clock: what moves while the run makes progress, for the watchdog, and the activity said in
+ * progress lines. `stopped` is why the run stopped waiting, once the watchdog says so.
+ */
+function runClock(
+  watchdog: Watchdog,
+  ledger: Ledger,
+  pipeline: Harness["pipeline"],
+  say: (line: string) => void,
+): { clock: RunClock; stopped: () => Stopped | undefined } {
+  let stopped: Stopped | undefined;
   const invocations = () => [...pipeline.functions.values()].reduce((n, f) => n + f.stats.invocations, 0);
   /** The mappings' requests abandoned for want of an answer (§9.1 item 13, §9.2 item 10), each retried. */
   const abandoned = () =>
@@ -268,31 +268,125 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
         .join(", ") + (abandoned() > 0 ? `; mapping requests abandoned unanswered: ${abandoned()}` : ""),
     quietMs: () => watchdog.quietMs(Date.now()),
   };
+  return { clock, stopped: () => stopped };
+}
+
+/**
+ * Until every input is accounted for (workers' own events still flow through the processor), the
+ * pipeline is idle, or the run is out of time; then the operator's recovery, unless out of time already.
+ */
+async function settleAndRecover(
+  harness: Harness,
+  ledger: Ledger,
+  clock: RunClock,
+  replay: Replay,
+): Promise<Recovery> {
+  const settled = await settle(
+    harness,
+    ledger,
+    clock,
+    Date.now(),
+    () => ledger.unsettled().count === 0,
+    () => {
+      const open = ledger.unsettled(3);
+      return `settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")})`;
+    },
+  );
+  return settled === Settled.OutOfTime
+    ? { rounds: 0, replayedRecords: 0, redrivenJobs: 0, settled }
+    : await recover(harness, ledger, clock, replay);
+}
+
+/** What a run out of time still had in flight: the inputs not accounted for or not applied, first. */
+function stillInFlight(ledger: Ledger): string[] {
+  return [
+    ...new Set([...ledger.unsettled(20).names, ...ledger.unapplied(20).names]),
+    ...(ledger.replayPending > 0
+      ? [`${ledger.replayPending} replayed records not yet read by the processor`]
+      : []),
+  ].slice(0, 21);
+}
+
+/** Everything the run saw, once judged: the verdict's checks, the run's conditions, and its figures. */
+interface Outcome {
+  readonly plan: FaultPlan;
+  readonly harness: Harness;
+  readonly ledger: Ledger;
+  readonly production: Production;
+  readonly recovery: Recovery;
+  readonly verdict: Verdict;
+  readonly bounds: StallBounds;
+  readonly timedOut: boolean;
+  readonly timeout: Stopped | undefined;
+  readonly started: number;
+}
+
+function chaosResult(outcome: Outcome): ChaosResult {
+  const { plan, harness, ledger, production, recovery, verdict, timedOut } = outcome;
+  const { reshard, sqsDownMs } = production;
+  const checks = [
+    ...verdict.checks,
+    ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),
+  ];
+  const inFlight = timedOut ? stillInFlight(ledger) : [];
+  return {
+    seed: plan.options.seed,
+    durationMs: Date.now() - outcome.started,
+    timedOut,
+    timeout: outcome.timeout,
+    pass: !timedOut && checks.every((c) => c.pass),
+    checks,
+    counts: ledger.counts(),
+    partialSplits: harness.pipeline.partialSplits,
+    proof: {
+      toolRuns: verdict.toolRuns.runs,
+      maxRunsPerJob: verdict.toolRuns.maxRuns,
+      jobsRunMoreThanOnce: verdict.toolRuns.rerun,
+      witnessEffects: harness.witness.totals.effects,
+      oracleMismatches: verdict.oracleMismatches,
+      effectOrderViolations: verdict.orderViolations,
+      replayRounds: recovery.rounds,
+      replayPhaseFaults: ledger.faultsByPhase.replay,
+      givenUpAgainAfterReplay: ledger.givenUpAgain,
+    },
+    faults: {
+      ...harness.faults.doors,
+      ...harness.faults.invocations,
+      stuckWriteRefusals: harness.faults.stuckWriteRefusals,
+      sqsRefusedConnections: harness.sqs.refused(),
+      sqsDownMs,
+      replayedRecords: recovery.replayedRecords,
+      redrivenJobs: recovery.redrivenJobs,
+    },
+    reshard,
+    bounds: outcome.bounds,
+    inFlight,
+    productFailures: verdict.checks.filter((c) => !c.pass).map((c) => c.name),
+    diagnostics: verdict.diagnostics,
+  };
+}
+
+export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<ChaosResult> {
+  const started = Date.now();
+  const watchdog = new Watchdog(
+    started + options.timeoutMs,
+    options.stallTimeoutMs ?? Number.POSITIVE_INFINITY,
+    started,
+  );
+  const ledger = new Ledger();
+  const say = (line: string) =>
+    options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
+  const harness = await startHarness(plan, ledger, { ...options, say });
+  const { pipeline } = harness;
+  const { clock, stopped } = runClock(watchdog, ledger, pipeline, say);
   try {
-    faults.active = true;
+    harness.faults.active = true;
     say(
       `pipeline up; producing ${plan.scenario.stream.length} records and ${plan.scenario.jobs.length + plan.scenario.fifoJobs.length} jobs in ${plan.schedule.chunks} chunks`,
     );
-    const { reshard, sqsDownMs } = await produce(plan, harness, ledger, clock);
-    // Until every input is accounted for (workers' own events still flow through the processor), the
-    // pipeline is idle, or the run is out of time.
-    let settled = await settle(
-      harness,
-      ledger,
-      clock,
-      Date.now(),
-      () => ledger.unsettled().count === 0,
-      () => {
-        const open = ledger.unsettled(3);
-        return `settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")})`;
-      },
-    );
-    const recovery =
-      settled === Settled.OutOfTime
-        ? { rounds: 0, replayedRecords: 0, redrivenJobs: 0, settled }
-        : await recover(harness, ledger, clock, options.replay ?? replayQuarantine);
-    settled = recovery.settled;
-    const timedOut = settled === Settled.OutOfTime;
+    const production = await produce(plan, harness, ledger, clock);
+    const recovery = await settleAndRecover(harness, ledger, clock, options.replay ?? replayQuarantine);
+    const timedOut = recovery.settled === Settled.OutOfTime;
     const endedAt = Date.now();
     await pipeline.stop();
     const final = await readFinalState(harness.direct.dynamodb, harness.direct.s3, pipeline);
@@ -311,53 +405,19 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       endedAt,
       explain: options.explain,
     });
-    const checks = [
-      ...verdict.checks,
-      ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),
-    ];
-    const inFlight = timedOut
-      ? [
-          ...new Set([...ledger.unsettled(20).names, ...ledger.unapplied(20).names]),
-          ...(ledger.replayPending > 0
-            ? [`${ledger.replayPending} replayed records not yet read by the processor`]
-            : []),
-        ].slice(0, 21)
-      : [];
-    return {
-      seed: plan.options.seed,
-      durationMs: Date.now() - started,
-      timedOut,
-      timeout: timedOut ? stopped : undefined,
-      pass: !timedOut && checks.every((c) => c.pass),
-      checks,
-      counts: ledger.counts(),
-      partialSplits: pipeline.partialSplits,
-      proof: {
-        toolRuns: verdict.toolRuns.runs,
-        maxRunsPerJob: verdict.toolRuns.maxRuns,
-        jobsRunMoreThanOnce: verdict.toolRuns.rerun,
-        witnessEffects: harness.witness.totals.effects,
-        oracleMismatches: verdict.oracleMismatches,
-        effectOrderViolations: verdict.orderViolations,
-        replayRounds: recovery.rounds,
-        replayPhaseFaults: ledger.faultsByPhase.replay,
-        givenUpAgainAfterReplay: ledger.givenUpAgain,
-      },
-      faults: {
-        ...faults.doors,
-        ...faults.invocations,
-        stuckWriteRefusals: faults.stuckWriteRefusals,
-        sqsRefusedConnections: harness.sqs.refused(),
-        sqsDownMs,
-        replayedRecords: recovery.replayedRecords,
-        redrivenJobs: recovery.redrivenJobs,
-      },
-      reshard,
+    const timeout = timedOut ? stopped() : undefined;
+    return chaosResult({
+      plan,
+      harness,
+      ledger,
+      production,
+      recovery,
+      verdict,
       bounds,
-      inFlight,
-      productFailures: verdict.checks.filter((c) => !c.pass).map((c) => c.name),
-      diagnostics: verdict.diagnostics,
-    };
+      timedOut,
+      timeout,
+      started,
+    });
   } finally {
     await harness.stop();
   }

@@ -243,11 +243,10 @@ export function stalls(input: VerdictInput) {
   return { partitionKey, group: { ...group, unseen } };
 }
 
-export function judge(input: VerdictInput): Verdict {
-  const { ledger, witness, final, bounds, timedOut } = input;
-  const byCall = eventsByCall(ledger.stream);
-  const validJobs = ledger.jobs.filter((j) => j.callId !== undefined);
-  const jobsToJudge = validJobs.map((j) => ({
+/** Each job as the witness and the ledger saw it, for the tool-run judgement and the diagnostics. */
+function jobsAsSeen(input: VerdictInput, validJobs: readonly JobInput[]) {
+  const { ledger, witness } = input;
+  return validJobs.map((j) => ({
     callId: j.callId as string,
     rejected: j.rejected,
     runs: witness.runs(j.callId as string),
@@ -256,45 +255,48 @@ export function judge(input: VerdictInput): Verdict {
     invocations: ledger.invocations(j.callId as string),
     storedAt: ledger.effects.finishedAt(j.callId as string),
   }));
-  const toolRuns = judgeToolRuns(jobsToJudge);
-  const diagnostics = jobsToJudge
-    .filter((j) => j.runs.length > 1 || j.callId === input.explain)
-    .map(diagnose);
-  const unsettled = ledger.unsettled(5);
-  const unapplied = ledger.unapplied(5);
-  const mismatches = oracleMismatches(input, byCall);
-  const order = orderViolations(ledger, byCall);
-  const regressions = ledger.effects.regressions(3);
-  const published = outcomes(input, validJobs);
-  const groups = fifoOrder(input);
-  const stall = stalls(input);
-  // A run out of time has not reached its end state: what only the end state shows is not judged.
-  const atEnd = (check: Omit<Check, "pass">, pass: boolean): Check =>
+}
+
+/** `${count}: ${examples}` when there are any: the shape of every tally in a detail. */
+const counted = (tally: { count: number; describe(): string }) =>
+  `${tally.count}${tally.count ? `: ${tally.describe()}` : ""}`;
+
+/** A run out of time has not reached its end state: what only the end state shows is not judged. */
+function atEndOf(timedOut: boolean) {
+  return (check: Omit<Check, "pass">, pass: boolean): Check =>
     timedOut
       ? { name: check.name, pass: true, detail: `not judged: timed out (${check.detail})` }
       : { ...check, pass };
+}
+
+/** Every input accounted for, and every valid one applied: the end state's promises. */
+function inputChecks(input: VerdictInput): Check[] {
+  const { ledger } = input;
+  const atEnd = atEndOf(input.timedOut);
+  const unsettled = ledger.unsettled(5);
+  const unapplied = ledger.unapplied(5);
+  return [
+    atEnd(
+      {
+        name: CheckName.Accounted,
+        detail: `${ledger.stream.length} records, ${ledger.counts().jobMessages} messages; unaccounted ${counted(unsettled)}`,
+      },
+      unsettled.count === 0,
+    ),
+    atEnd({ name: CheckName.Lost, detail: `lost ${counted(unapplied)}` }, unapplied.count === 0),
+  ];
+}
+
+/** What the witness saw of the jobs' tool runs: their effects, their second runs' causes, their keys. */
+function toolChecks(input: VerdictInput, toolRuns: ToolRunVerdict, jobs: number): Check[] {
   // More effects than one is wrong at any time; fewer only once the run has ended.
   const tooMany = toolRuns.wrongEffects.names.some((n) => !/: 0 effects/.test(n));
   const causes = Object.entries(toolRuns.causes)
     .filter(([, n]) => n > 0)
     .map(([cause, n]) => `${n} ${cause}`)
     .join(", ");
-  const checks: Check[] = [
-    atEnd(
-      {
-        name: CheckName.Accounted,
-        detail: `${ledger.stream.length} records, ${ledger.counts().jobMessages} messages; unaccounted ${unsettled.count}${unsettled.count ? `: ${unsettled.describe()}` : ""}`,
-      },
-      unsettled.count === 0,
-    ),
-    atEnd(
-      {
-        name: CheckName.Lost,
-        detail: `lost ${unapplied.count}${unapplied.count ? `: ${unapplied.describe()}` : ""}`,
-      },
-      unapplied.count === 0,
-    ),
-    timedOut && !tooMany
+  return [
+    input.timedOut && !tooMany
       ? {
           name: CheckName.ToolEffects,
           pass: true,
@@ -303,12 +305,12 @@ export function judge(input: VerdictInput): Verdict {
       : {
           name: CheckName.ToolEffects,
           pass: toolRuns.wrongEffects.count === 0,
-          detail: `${validJobs.length} jobs; wrong ${toolRuns.wrongEffects.count}${toolRuns.wrongEffects.count ? `: ${toolRuns.wrongEffects.describe()}` : ""}`,
+          detail: `${jobs} jobs; wrong ${counted(toolRuns.wrongEffects)}`,
         },
     {
       name: CheckName.ToolRuns,
       pass: toolRuns.unexplained.count === 0,
-      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${toolRuns.unexplained.count}${toolRuns.unexplained.count ? `: ${toolRuns.unexplained.describe()}` : ""}`,
+      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${counted(toolRuns.unexplained)}`,
     },
     {
       name: CheckName.SameKey,
@@ -317,6 +319,14 @@ export function judge(input: VerdictInput): Verdict {
         ? `${toolRuns.keyProblems.count} jobs: ${toolRuns.keyProblems.describe()}`
         : "yes",
     },
+  ];
+}
+
+/** Each job's outcome and each call's item, against what was sent: the end state again. */
+function resultChecks(input: VerdictInput, validJobs: readonly JobInput[], mismatches: Tally): Check[] {
+  const atEnd = atEndOf(input.timedOut);
+  const published = outcomes(input, validJobs);
+  return [
     atEnd(
       {
         name: CheckName.Outcomes,
@@ -327,14 +337,23 @@ export function judge(input: VerdictInput): Verdict {
     atEnd(
       {
         name: CheckName.Oracle,
-        detail: `${final.items.size} items; mismatches ${mismatches.count}${mismatches.count ? `: ${mismatches.describe()}` : ""}`,
+        detail: `${input.final.items.size} items; mismatches ${counted(mismatches)}`,
       },
       mismatches.count === 0,
     ),
+  ];
+}
+
+/** Order at any time: each call's events in put order, no write going back, each FIFO group in send order. */
+function orderChecks(input: VerdictInput, order: Tally): Check[] {
+  const { ledger } = input;
+  const regressions = ledger.effects.regressions(3);
+  const groups = fifoOrder(input);
+  return [
     {
       name: CheckName.EffectOrder,
       pass: order.count === 0,
-      detail: `violations ${order.count}${order.count ? `: ${order.describe()}` : ""}`,
+      detail: `violations ${counted(order)}`,
     },
     {
       name: CheckName.NoRegression,
@@ -350,6 +369,14 @@ export function judge(input: VerdictInput): Verdict {
         ? `${groups.count} out of order; ${groups.describe()}`
         : "every group's jobs took effect in send order (DLQ'd ones exempt)",
     },
+  ];
+}
+
+/** The longest stall of a key and of a group, against their bounds. */
+function stallChecks(input: VerdictInput): Check[] {
+  const { bounds } = input;
+  const stall = stalls(input);
+  return [
     {
       name: `no partition key stalled over ${seconds(bounds.partitionKeyMs)}`,
       pass: stall.partitionKey.ms <= bounds.partitionKeyMs,
@@ -364,6 +391,26 @@ export function judge(input: VerdictInput): Verdict {
           : ""
       }`,
     },
+  ];
+}
+
+export function judge(input: VerdictInput): Verdict {
+  const { ledger } = input;
+  const byCall = eventsByCall(ledger.stream);
+  const validJobs = ledger.jobs.filter((j) => j.callId !== undefined);
+  const jobsToJudge = jobsAsSeen(input, validJobs);
+  const toolRuns = judgeToolRuns(jobsToJudge);
+  const diagnostics = jobsToJudge
+    .filter((j) => j.runs.length > 1 || j.callId === input.explain)
+    .map(diagnose);
+  const mismatches = oracleMismatches(input, byCall);
+  const order = orderViolations(ledger, byCall);
+  const checks: Check[] = [
+    ...inputChecks(input),
+    ...toolChecks(input, toolRuns, validJobs.length),
+    ...resultChecks(input, validJobs, mismatches),
+    ...orderChecks(input, order),
+    ...stallChecks(input),
   ];
   return {
     checks,

@@ -133,24 +133,41 @@ function send(response: ServerResponse, status: number, body: string): void {
   response.end(body);
 }
 
-/** Starts the witness on a free loopback port. */
-export async function startWitness(): Promise<Witness> {
-  const runs = new Map<string, WitnessRun[]>();
-  const effects = new Map<string, WitnessEffect[]>();
-  /** Requests seen per call, for `failFirst`. */
-  const seen = new Map<string, number>();
-  const stored = new Map<string, StoredAnswer>();
-  const inFlight = new Map<string, Promise<void>>();
-  const totals = { runs: 0, effects: 0, refused: 0 };
-  let ordinal = 0;
-  let heads = 0;
+type Answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => void;
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+/** What the witness keeps across requests: the runs and effects it saw, and the answers of the keys. */
+class WitnessBook {
+  readonly runs = new Map<string, WitnessRun[]>();
+  readonly effects = new Map<string, WitnessEffect[]>();
+  /** Requests seen per call, for `failFirst`. */
+  private readonly seen = new Map<string, number>();
+  private readonly stored = new Map<string, StoredAnswer>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  readonly totals = { runs: 0, effects: 0, refused: 0 };
+  private ordinal = 0;
+  heads = 0;
+
+  /** One request, one run of a tool: stamped at its head, recorded once its body is in, then served. */
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const { run, served } = this.runAtHead(request);
+    watchForClientGone(run, response);
+    const body = await this.bodyOrCutOff(request, run, served);
+    const asked = served ? parseRequest(body) : undefined;
+    if (asked === undefined) {
+      this.totals.refused += 1;
+      send(response, 400, JSON.stringify({ error: "not a request the witness serves" }));
+      return;
+    }
+    this.record(run);
+    await this.serve(run, asked, answerOnceReadsAreIn(request, response, run));
+  }
+
+  private runAtHead(request: IncomingMessage): { run: WitnessRun; served: boolean } {
     // Stamped at the request's head ('request' event: method, path and headers read), not once the body
     // is in: a run sent inside an invocation must not be stamped after that invocation ended because its
     // body was read later (issue 24). What is known at the head is all a run needs: its call and its key.
     const receivedAt = Date.now();
-    heads += 1;
+    this.heads += 1;
     const path = (request.url ?? "").split("?")[0] ?? "";
     let callId = "";
     try {
@@ -169,99 +186,124 @@ export async function startWitness(): Promise<Witness> {
       effectId: undefined,
       clientGone: false,
     };
-    // The client is gone if its connection closed before the answer was handed to it (written out in
-    // full): listened for from the head, so that a client that leaves while its body is read, or while its
-    // key is in flight, is seen too.
-    response.on("close", () => {
-      if (!response.writableFinished) run.clientGone = true;
-    });
-    const record = () => {
-      runs.set(callId, [...(runs.get(callId) ?? []), run]);
-      totals.runs += 1;
-    };
     const served = request.method === "POST" && path.startsWith(EFFECT_PATH) && callId.length > 0;
-    let body: Buffer;
+    return { run, served };
+  }
+
+  private async bodyOrCutOff(request: IncomingMessage, run: WitnessRun, served: boolean): Promise<Buffer> {
     try {
-      body = await readBody(request);
+      return await readBody(request);
     } catch (error) {
       // The client left before its body was in: a run of the tool that reached the downstream and was
       // cut off; nothing applied.
       if (served) {
         run.clientGone = true;
-        record();
+        this.record(run);
       }
       throw error;
     }
-    const asked = served ? parseRequest(body) : undefined;
-    if (asked === undefined) {
-      totals.refused += 1;
-      send(response, 400, JSON.stringify({ error: "not a request the witness serves" }));
-      return;
-    }
-    record();
-    const answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => {
-      run.outcome = outcome;
-      run.effectId = effectId;
-      // The answer goes out once the connection's pending reads are in: a client that closed its connection
-      // before the witness read its request (a sandbox stopped at its timeout while the harness's event loop
-      // was busy) leaves the request and the close waiting together, and libuv reads the close a poll after
-      // the bytes. Answered at once, that close would look like a client that read its answer and left, and
-      // the run's cut-off answer would go unseen (issue 24: 15 runs of a 100,000-event run).
-      afterPendingReads(() => {
-        run.answeredAt = Date.now();
-        // Gone already (closed, or its end of the connection shut), though its 'close' may not have been
-        // emitted yet: the answer reaches no one.
-        if (response.destroyed || request.socket.destroyed || request.socket.readableEnded)
-          run.clientGone = true;
-        send(response, status, text);
-      });
-    };
+  }
 
+  private record(run: WitnessRun): void {
+    this.runs.set(run.callId, [...(this.runs.get(run.callId) ?? []), run]);
+    this.totals.runs += 1;
+  }
+
+  private async serve(run: WitnessRun, asked: EffectRequest, answer: Answer): Promise<void> {
+    const { key } = run;
     // A request whose key is in flight waits for it: the careful downstream never runs one key twice at once.
     if (key !== undefined) {
-      for (let pending = inFlight.get(key); pending !== undefined; pending = inFlight.get(key)) await pending;
+      for (let pending = this.inFlight.get(key); pending !== undefined; pending = this.inFlight.get(key))
+        await pending;
     }
-    const known = key === undefined ? undefined : stored.get(key);
+    const known = key === undefined ? undefined : this.stored.get(key);
     if (known) {
       answer(RunOutcome.Replayed, known.status, known.body, known.effectId);
       return;
     }
+    const done = this.holdKey(key);
+    try {
+      await this.runTool(run, asked, answer);
+    } finally {
+      if (key !== undefined) this.inFlight.delete(key);
+      done();
+    }
+  }
+
+  /** Marks `key` in flight; what it returns lets the requests waiting on it go. */
+  private holdKey(key: string | undefined): () => void {
     let done = () => {};
     if (key !== undefined)
-      inFlight.set(
+      this.inFlight.set(
         key,
         new Promise<void>((resolve) => {
           done = resolve;
         }),
       );
-    try {
-      const count = (seen.get(callId) ?? 0) + 1;
-      seen.set(callId, count);
-      if (asked.latencyMs) await new Promise((resolve) => setTimeout(resolve, asked.latencyMs));
-      if (asked.reject) {
-        answer(RunOutcome.Rejected, 422, JSON.stringify({ error: "rejected as the job asked" }));
-        return;
-      }
-      if (count <= (asked.failFirst ?? 0)) {
-        answer(RunOutcome.Failed, 503, JSON.stringify({ error: `request ${count} fails as the job asked` }));
-        return;
-      }
-      const list = effects.get(callId) ?? [];
-      const effectId = `${callId}#${list.length + 1}`;
-      list.push({ callId, effectId, key, at: Date.now(), ordinal: ordinal++ });
-      effects.set(callId, list);
-      totals.effects += 1;
-      const text = JSON.stringify({ callId, effectId, payload: "x".repeat(asked.resultBytes ?? 0) });
-      if (key !== undefined) stored.set(key, { status: 200, body: text, effectId });
-      answer(RunOutcome.Applied, 200, text, effectId);
-    } finally {
-      if (key !== undefined) inFlight.delete(key);
-      done();
-    }
-  };
+    return done;
+  }
 
+  /** Does what the job asked: waits, refuses, fails, or applies the effect and stores the key's answer. */
+  private async runTool(run: WitnessRun, asked: EffectRequest, answer: Answer): Promise<void> {
+    const { callId, key } = run;
+    const count = (this.seen.get(callId) ?? 0) + 1;
+    this.seen.set(callId, count);
+    if (asked.latencyMs) await new Promise((resolve) => setTimeout(resolve, asked.latencyMs));
+    if (asked.reject) {
+      answer(RunOutcome.Rejected, 422, JSON.stringify({ error: "rejected as the job asked" }));
+      return;
+    }
+    if (count <= (asked.failFirst ?? 0)) {
+      answer(RunOutcome.Failed, 503, JSON.stringify({ error: `request ${count} fails as the job asked` }));
+      return;
+    }
+    const list = this.effects.get(callId) ?? [];
+    const effectId = `${callId}#${list.length + 1}`;
+    list.push({ callId, effectId, key, at: Date.now(), ordinal: this.ordinal++ });
+    this.effects.set(callId, list);
+    this.totals.effects += 1;
+    const text = JSON.stringify({ callId, effectId, payload: "x".repeat(asked.resultBytes ?? 0) });
+    if (key !== undefined) this.stored.set(key, { status: 200, body: text, effectId });
+    answer(RunOutcome.Applied, 200, text, effectId);
+  }
+}
+
+/**
+ * The client is gone if its connection closed before the answer was handed to it (written out in full):
+ * listened for from the head, so that a client that leaves while its body is read, or while its key is in
+ * flight, is seen too.
+ */
+function watchForClientGone(run: WitnessRun, response: ServerResponse): void {
+  response.on("close", () => {
+    if (!response.writableFinished) run.clientGone = true;
+  });
+}
+
+function answerOnceReadsAreIn(request: IncomingMessage, response: ServerResponse, run: WitnessRun): Answer {
+  return (outcome, status, text, effectId) => {
+    run.outcome = outcome;
+    run.effectId = effectId;
+    // The answer goes out once the connection's pending reads are in: a client that closed its connection
+    // before the witness read its request (a sandbox stopped at its timeout while the harness's event loop
+    // was busy) leaves the request and the close waiting together, and libuv reads the close a poll after
+    // the bytes. Answered at once, that close would look like a client that read its answer and left, and
+    // the run's cut-off answer would go unseen (issue 24: 15 runs of a 100,000-event run).
+    afterPendingReads(() => {
+      run.answeredAt = Date.now();
+      // Gone already (closed, or its end of the connection shut), though its 'close' may not have been
+      // emitted yet: the answer reaches no one.
+      if (response.destroyed || request.socket.destroyed || request.socket.readableEnded)
+        run.clientGone = true;
+      send(response, status, text);
+    });
+  };
+}
+
+/** Starts the witness on a free loopback port. */
+export async function startWitness(): Promise<Witness> {
+  const book = new WitnessBook();
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    book.handle(request, response).catch((error: unknown) => {
       send(response, 500, JSON.stringify({ error: String(error) }));
     });
   });
@@ -271,10 +313,10 @@ export async function startWitness(): Promise<Witness> {
   return {
     ...running,
     baseUrl: `${running.endpoint}/`,
-    runs: (callId) => runs.get(callId) ?? [],
-    effects: (callId) => effects.get(callId) ?? [],
-    calls: () => [...runs.keys()],
-    totals,
-    headsReceived: () => heads,
+    runs: (callId) => book.runs.get(callId) ?? [],
+    effects: (callId) => book.effects.get(callId) ?? [],
+    calls: () => [...book.runs.keys()],
+    totals: book.totals,
+    headsReceived: () => book.heads,
   };
 }

@@ -1,11 +1,15 @@
-import { rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll } from "@mcp-pipeline/testing";
+import { bundleAll, captureStreams } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main, TIMED_OUT } from "../../src/cli.js";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "../../src/plan.js";
 import { formatTable } from "../../src/report.js";
-import { runChaos } from "../../src/run.js";
+import { RunVerdict, runChaos, verdictOf } from "../../src/run.js";
+import { CheckName } from "../../src/verdict.js";
+import { TimeoutCause } from "../../src/watchdog.js";
 
 const root = join(import.meta.dirname, "../../../..");
 let dist: string;
@@ -114,4 +118,51 @@ describe("npm run chaos, a short run", () => {
     expect(result.reshard.map((s) => s.action)).toEqual(["split", "merge"]);
     expect(result.faults.replayedRecords).toBeGreaterThan(0);
   }, 1_200_000);
+
+  it("stops at its deadline: timed out, the deadline its cause, no replay, the end state not judged", async () => {
+    const settings = await loadSettings(root, "dev");
+
+    // A deadline already past when production starts: nothing is put, the settling says out of time.
+    const result = await runChaos(buildPlan(SHORT), {
+      settings,
+      timeScale: 20,
+      timeoutMs: 1,
+      distDir: dist,
+    });
+
+    expect(result).toMatchObject({
+      timedOut: true,
+      timeout: { cause: TimeoutCause.Deadline },
+      pass: false,
+      inFlight: [],
+      productFailures: [],
+      proof: { replayRounds: 0, toolRuns: 0, witnessEffects: 0 },
+      faults: { replayedRecords: 0, redrivenJobs: 0, sqsDownMs: 0 },
+      reshard: [],
+    });
+    expect(verdictOf(result)).toBe(RunVerdict.TimedOut);
+    expect(result.checks.find((c) => c.name === CheckName.Accounted)?.detail).toMatch(
+      /^not judged: timed out \(0 records, 0 messages; unaccounted 0\)$/,
+    );
+  }, 300_000);
+
+  it("npm run chaos out of time: the JSON result, the diagnostics file, the --explain line on stderr, exit 3", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "chaos-main-"));
+    const file = join(dir, "diagnostics.json");
+
+    // One second from before the harness starts: the run is out of time before it could settle.
+    const { result, out, err } = await captureStreams(() =>
+      main([
+        ...["--events", "1", "--jobs", "0", "--fifo-jobs", "0", "--seed", "7", "--timeout", "1"],
+        ...["--dist", dist, "--json", "--diagnostics", file, "--explain", "job-7-1"],
+      ]),
+    );
+
+    expect(result).toBe(TIMED_OUT);
+    expect(JSON.parse(out)).toMatchObject({ seed: 7, timedOut: true, pass: false, productFailures: [] });
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ seed: 7, jobs: [] });
+    expect(err).toContain(`diagnostics of 0 jobs written to ${file}\n`);
+    expect(err).toContain("\n--explain job-7-1: not a job of this run (seed 7)\n");
+    await rm(dir, { recursive: true, force: true });
+  }, 300_000);
 });

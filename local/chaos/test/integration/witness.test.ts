@@ -151,6 +151,26 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
     expect(witness.effects("job-1-9")).toHaveLength(0);
   });
 
+  it("records nothing for a request it does not serve whose client left before its body was in", async () => {
+    const url = new URL(`${witness.baseUrl}other/x`);
+    const outgoing = httpRequest({
+      hostname: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": 10, "idempotency-key": "k-12" },
+    });
+    outgoing.on("error", () => {});
+    outgoing.write("{}");
+    while (witness.headsReceived() === 0) await sleep(5);
+    outgoing.destroy();
+    // Nothing to wait on but time: the witness reads the close within a few polls.
+    await sleep(200);
+
+    expect(witness.totals).toEqual({ runs: 0, effects: 0, refused: 0 });
+    expect(witness.calls()).toEqual([]);
+  });
+
   it("records a client that left while its key was in flight as cut off, though the run it waited for answered", async () => {
     const first = call("job-1-10", { latencyMs: 300 }, "k-10");
     while (witness.runs("job-1-10").length === 0) await sleep(5);

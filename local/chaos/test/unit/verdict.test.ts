@@ -97,6 +97,36 @@ describe("the verdict", () => {
     expect(checks.filter((c) => !c.pass)).toEqual([]);
   });
 
+  it("names every check and says what it saw, in the table's order, for a run that passes and one out of time", () => {
+    const ledger = twoEventCall([write(1, ["r"], "requested"), write(2, ["r", "s"], "started")]);
+    const judged = (timedOut: boolean) =>
+      judge({ ledger, witness: noWitness, final: final(), bounds, timedOut }).checks.map((c) => [
+        c.name,
+        c.pass,
+        c.detail,
+      ]);
+
+    expect(judged(false)).toEqual([
+      [CheckName.Accounted, true, "2 records, 0 messages; unaccounted 0"],
+      [CheckName.Lost, true, "lost 0"],
+      [CheckName.ToolEffects, true, "0 jobs; wrong 0"],
+      [CheckName.ToolRuns, true, "0 runs, at most 0 per job; 0 jobs run more than once; without a cause 0"],
+      [CheckName.SameKey, true, "yes"],
+      [CheckName.Outcomes, true, "0 jobs"],
+      [CheckName.Oracle, true, "1 items; mismatches 0"],
+      [CheckName.EffectOrder, true, "violations 0"],
+      [CheckName.NoRegression, true, "1 calls written"],
+      [CheckName.FifoOrder, true, "every group's jobs took effect in send order (DLQ'd ones exempt)"],
+      ["no partition key stalled over 10.0 s", true, "longest: 0.0 s"],
+      ["no FIFO group stalled over 10.0 s", true, "longest: 0.0 s"],
+    ]);
+    expect(judged(true).slice(0, 3)).toEqual([
+      [CheckName.Accounted, true, "not judged: timed out (2 records, 0 messages; unaccounted 0)"],
+      [CheckName.Lost, true, "not judged: timed out (lost 0)"],
+      [CheckName.ToolEffects, true, "not judged: timed out (no job had more than one effect)"],
+    ]);
+  });
+
   it("fails the effect order when a call's later event was applied first, though the item ends the same", () => {
     const ledger = twoEventCall([write(2, ["s", "r"], "started")]);
     const verdict = judge({ ledger, witness: noWitness, final: final(), bounds, timedOut: false });
