@@ -14,6 +14,7 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import { RequestAbandonedError, sendWithin } from "../bounded-request.js";
 import type { Invokable } from "../invokable.js";
+import type { InvokeResult } from "../lambda/local-function.js";
 import {
   eventRecordBytes,
   kinesisEventRecord,
@@ -167,6 +168,16 @@ export interface KinesisEsmStats {
  */
 const Handed = { Done: "done", Stopped: "stopped" } as const;
 type Handed = (typeof Handed)[keyof typeof Handed];
+
+/**
+ * What an invocation leaves of a batch: nothing (done, or handed over, or run as bisected halves), its
+ * rest to invoke at once (a split that uses no retry), or the batch to retry (its functionError, if any,
+ * for the failure record).
+ */
+type AfterInvoke =
+  | { readonly next: "finished"; readonly handed: Handed }
+  | { readonly next: "split"; readonly rest: ShardRecord[] }
+  | { readonly next: "retry"; readonly rest: ShardRecord[]; readonly functionError: "Unhandled" | null };
 
 /** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
 const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
@@ -567,110 +578,22 @@ export class KinesisEventSource {
     inheritedAttempts: number,
     done: (records: readonly ShardRecord[]) => void,
   ): Promise<Handed> {
-    const { parameters } = this.#options;
     let batch = [...initial];
     let attempts = inheritedAttempts;
     for (;;) {
-      if (parameters.maximumRecordAgeMs !== -1) {
-        // Per record, not per batch (§1.3, AWS-recorded).
-        const cutoff = this.#now() - parameters.maximumRecordAgeMs;
-        const expired = batch.filter((r) => r.arrivalMs < cutoff);
-        if (expired.length > 0) {
-          const handed = await this.#discard(
-            shardId,
-            expired,
-            FailureCondition.RecordAgeExceeded,
-            Math.max(1, attempts),
-          );
-          if (handed === Handed.Stopped) return handed;
-          done(expired);
-          batch = batch.filter((r) => r.arrivalMs >= cutoff);
-        }
-      }
+      const fresh = await this.#withoutExpired(shardId, batch, attempts, done);
+      if (fresh === Handed.Stopped) return Handed.Stopped;
+      batch = fresh;
       if (batch.length === 0) return Handed.Done;
 
-      const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
-      const oldest = Math.min(...batch.map((r) => r.arrivalMs));
-      const iteratorAgeMs = this.#now() - oldest;
-      this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, iteratorAgeMs);
-      this.stats.invocations += 1;
-      this.stats.invokedRecords += batch.length;
-      const result = await this.#options.function.invoke(event);
-
-      let retryFrom = 0;
-      let functionError: "Unhandled" | null = null;
-      if (result.kind === "function-error") {
-        this.stats.functionErrors += 1;
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: "function-error",
-          iteratorAgeMs,
-        });
-        if (parameters.bisectBatchOnFunctionError && batch.length > 1) {
-          // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
-          this.stats.bisections += 1;
-          this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
-          const half = Math.ceil(batch.length / 2);
-          if ((await this.#processBatch(shardId, batch.slice(0, half), attempts, done)) === Handed.Stopped)
-            return Handed.Stopped;
-          return this.#processBatch(shardId, batch.slice(half), attempts, done);
-        }
-        functionError = "Unhandled";
-      } else if (!parameters.reportBatchItemFailures) {
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: "success",
-          iteratorAgeMs,
-        });
-        done(batch);
-        return Handed.Done;
-      } else {
-        const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: reading.kind,
-          iteratorAgeMs,
-        });
-        if (reading.kind === "success") {
-          done(batch);
-          return Handed.Done;
-        }
-        if (reading.kind === "partial") {
-          // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
-          this.stats.partialFailures += 1;
-          const lowest = reading.failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
-          retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
-          // Everything before it is committed (§1.4 checkpoint rule), whatever happens to the rest.
-          done(batch.slice(0, retryFrom));
-          // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
-          // at the first record splits nothing off: it is an attempt like any other.
-          if (parameters.bisectBatchOnFunctionError && retryFrom > 0) {
-            const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
-            this.stats.partialSplits += 1;
-            this.#options.onEvent?.({
-              type: "partial-split",
-              shardId,
-              records: batch.length,
-              retried: batch.length - retryFrom,
-              attemptUsed,
-            });
-            if (!attemptUsed) {
-              // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
-              batch = batch.slice(retryFrom);
-              continue;
-            }
-          }
-        } else {
-          this.stats.invalidResponses += 1;
-        }
-      }
-      batch = batch.slice(retryFrom);
+      const { result, iteratorAgeMs } = await this.#invokeBatch(shardId, batch);
+      const after =
+        result.kind === "function-error"
+          ? await this.#afterFunctionError(shardId, batch, attempts, iteratorAgeMs, done)
+          : this.#afterAnswer(shardId, batch, result.payload, iteratorAgeMs, done);
+      if (after.next === "finished") return after.handed;
+      batch = after.rest;
+      if (after.next === "split") continue;
       attempts += 1;
       if (this.#exhausted(attempts)) {
         const handed = await this.#discard(
@@ -678,7 +601,7 @@ export class KinesisEventSource {
           batch,
           FailureCondition.RetryAttemptsExhausted,
           attempts,
-          functionError,
+          after.functionError,
         );
         if (handed === Handed.Done) done(batch);
         return handed;
@@ -686,6 +609,143 @@ export class KinesisEventSource {
       this.stats.retriedBatches += 1;
       await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
     }
+  }
+
+  /** The batch without its records past MaximumRecordAgeInSeconds, those discarded; Stopped if a stop kept them. */
+  async #withoutExpired(
+    shardId: string,
+    batch: ShardRecord[],
+    attempts: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): Promise<ShardRecord[] | typeof Handed.Stopped> {
+    const { parameters } = this.#options;
+    if (parameters.maximumRecordAgeMs === -1) return batch;
+    // Per record, not per batch (§1.3, AWS-recorded).
+    const cutoff = this.#now() - parameters.maximumRecordAgeMs;
+    const expired = batch.filter((r) => r.arrivalMs < cutoff);
+    if (expired.length === 0) return batch;
+    const handed = await this.#discard(
+      shardId,
+      expired,
+      FailureCondition.RecordAgeExceeded,
+      Math.max(1, attempts),
+    );
+    if (handed === Handed.Stopped) return handed;
+    done(expired);
+    return batch.filter((r) => r.arrivalMs >= cutoff);
+  }
+
+  /** One invocation of the function with the batch, counted, and the batch's iterator age when invoked. */
+  async #invokeBatch(
+    shardId: string,
+    batch: readonly ShardRecord[],
+  ): Promise<{ readonly result: InvokeResult; readonly iteratorAgeMs: number }> {
+    const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
+    const oldest = Math.min(...batch.map((r) => r.arrivalMs));
+    const iteratorAgeMs = this.#now() - oldest;
+    this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, iteratorAgeMs);
+    this.stats.invocations += 1;
+    this.stats.invokedRecords += batch.length;
+    const result = await this.#options.function.invoke(event);
+    return { result, iteratorAgeMs };
+  }
+
+  /** A function error: the batch bisected and each half run (bisect on), else the whole batch retried. */
+  async #afterFunctionError(
+    shardId: string,
+    batch: ShardRecord[],
+    attempts: number,
+    iteratorAgeMs: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): Promise<AfterInvoke> {
+    this.stats.functionErrors += 1;
+    this.#options.onEvent?.({
+      type: "invoked",
+      shardId,
+      records: batch.length,
+      outcome: "function-error",
+      iteratorAgeMs,
+    });
+    if (this.#options.parameters.bisectBatchOnFunctionError && batch.length > 1) {
+      // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
+      this.stats.bisections += 1;
+      this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
+      const half = Math.ceil(batch.length / 2);
+      if ((await this.#processBatch(shardId, batch.slice(0, half), attempts, done)) === Handed.Stopped)
+        return { next: "finished", handed: Handed.Stopped };
+      return {
+        next: "finished",
+        handed: await this.#processBatch(shardId, batch.slice(half), attempts, done),
+      };
+    }
+    return { next: "retry", rest: batch, functionError: "Unhandled" };
+  }
+
+  /** An answer: success, or (ReportBatchItemFailures) a partial answer or one that fails the whole batch. */
+  #afterAnswer(
+    shardId: string,
+    batch: ShardRecord[],
+    payload: string,
+    iteratorAgeMs: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): AfterInvoke {
+    if (!this.#options.parameters.reportBatchItemFailures) {
+      this.#options.onEvent?.({
+        type: "invoked",
+        shardId,
+        records: batch.length,
+        outcome: "success",
+        iteratorAgeMs,
+      });
+      done(batch);
+      return { next: "finished", handed: Handed.Done };
+    }
+    const reading = readBatchResponse(payload, new Set(batch.map((r) => r.sequenceNumber)));
+    this.#options.onEvent?.({
+      type: "invoked",
+      shardId,
+      records: batch.length,
+      outcome: reading.kind,
+      iteratorAgeMs,
+    });
+    if (reading.kind === "success") {
+      done(batch);
+      return { next: "finished", handed: Handed.Done };
+    }
+    if (reading.kind === "partial") return this.#afterPartial(shardId, batch, reading.failed, done);
+    this.stats.invalidResponses += 1;
+    return { next: "retry", rest: batch, functionError: null };
+  }
+
+  /** A partial answer: the records before the lowest failed one committed, the rest split off or retried. */
+  #afterPartial(
+    shardId: string,
+    batch: ShardRecord[],
+    failed: readonly string[],
+    done: (records: readonly ShardRecord[]) => void,
+  ): AfterInvoke {
+    // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
+    this.stats.partialFailures += 1;
+    const lowest = failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
+    const retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
+    // Everything before it is committed (§1.4 checkpoint rule), whatever happens to the rest.
+    done(batch.slice(0, retryFrom));
+    // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
+    // at the first record splits nothing off: it is an attempt like any other.
+    if (this.#options.parameters.bisectBatchOnFunctionError && retryFrom > 0) {
+      const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
+      this.stats.partialSplits += 1;
+      this.#options.onEvent?.({
+        type: "partial-split",
+        shardId,
+        records: batch.length,
+        retried: batch.length - retryFrom,
+        attemptUsed,
+      });
+      // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
+      if (!attemptUsed) return { next: "split", rest: batch.slice(retryFrom) };
+    }
+    return { next: "retry", rest: batch.slice(retryFrom), functionError: null };
   }
 
   async #discard(
