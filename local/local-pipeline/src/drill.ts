@@ -91,26 +91,57 @@ function job(callId: string, sessionId: string, path: string | undefined): strin
 /** The drill's inputs: ids from the seed, so that two drills on one stack do not collide. */
 export function planDrill(seed: number): DrillPlan {
   const run = `drill-${seed}`;
-  const down = "the drill's downstream answers 503 until it is back up";
+  const outage = outageJobs(run);
+  const stalledGroup = `${run}-stalled`;
+  const stalled = stalledJobs(run, stalledGroup);
+  return {
+    seed,
+    stalledGroup,
+    poisonRecords: POISON_RECORDS,
+    givenUpEvents: givenUpEvents(run),
+    toolJobs: [...poisonJobs(run, "tool_jobs", false), ...outage],
+    fifoJobs: poisonJobs(run, "session_jobs", true),
+    stalledJobs: stalled,
+    failureQueuePoison: {
+      body: NOT_A_FAILURE_RECORD,
+      input: {
+        kind: "poison-message",
+        expect: DrillExpectation.Kept,
+        queue: "stream_failures",
+        reason: "not an on-failure record",
+        body: NOT_A_FAILURE_RECORD,
+      },
+    },
+  };
+}
+
+/** Why the drill's downstream jobs fail until it is back. */
+const DOWN = "the drill's downstream answers 503 until it is back up";
+
+/** A queue's poison messages, each kept in its DLQ. */
+function poisonJobs(run: string, queue: DrillQueue, fifo: boolean): DrillMessage[] {
   // On the FIFO queue each poison message has a group of its own: in its DLQ each is then the first of its
   // group, which a peek shows (§3).
-  const poisonJobs = (queue: DrillQueue, fifo: boolean): DrillMessage[] =>
-    POISON_BODIES.map(({ reason, body }, i) => {
-      const group = fifo ? `${run}-fifo-poison-${i}` : undefined;
-      return {
+  return POISON_BODIES.map(({ reason, body }, i) => {
+    const group = fifo ? `${run}-fifo-poison-${i}` : undefined;
+    return {
+      body,
+      ...(group ? { group, deduplicationId: `${run}-poison-${i}` } : {}),
+      input: {
+        kind: "poison-message",
+        expect: DrillExpectation.Kept,
+        queue,
+        reason,
         body,
-        ...(group ? { group, deduplicationId: `${run}-poison-${i}` } : {}),
-        input: {
-          kind: "poison-message",
-          expect: DrillExpectation.Kept,
-          queue,
-          reason,
-          body,
-          ...(group ? { group } : {}),
-        },
-      };
-    });
-  const outage = Array.from({ length: DRILL_SIZE.outageJobs }, (_, i): DrillMessage => {
+        ...(group ? { group } : {}),
+      },
+    };
+  });
+}
+
+/** Tool jobs whose downstream is down: SQS moves them to the tool DLQ after maxReceiveCount receives. */
+function outageJobs(run: string): DrillMessage[] {
+  return Array.from({ length: DRILL_SIZE.outageJobs }, (_, i): DrillMessage => {
     const callId = `${run}-outage-${i}`;
     const body = job(callId, `${run}-tools`, `/drill/outage/${i}`);
     return {
@@ -121,12 +152,15 @@ export function planDrill(seed: number): DrillPlan {
         queue: "tool_jobs",
         callId,
         body,
-        fault: down,
+        fault: DOWN,
       },
     };
   });
-  const stalledGroup = `${run}-stalled`;
-  const stalled = Array.from(
+}
+
+/** One FIFO group: its first jobs call the downstream that is down, the jobs behind them wait (§3). */
+function stalledJobs(run: string, stalledGroup: string): DrillMessage[] {
+  return Array.from(
     { length: DRILL_SIZE.stalledHeads + DRILL_SIZE.stalledFollowers },
     (_, i): DrillMessage => {
       const head = i < DRILL_SIZE.stalledHeads;
@@ -144,48 +178,34 @@ export function planDrill(seed: number): DrillPlan {
           body,
           group: stalledGroup,
           fault: head
-            ? down
+            ? DOWN
             : `waits behind ${stalledGroup}'s first ${DRILL_SIZE.stalledHeads} jobs (FIFO order, §3)`,
         },
       };
     },
   );
+}
+
+/** Valid events of one partition key, whose writes the processor's fault refuses until the stack is ready. */
+function givenUpEvents(run: string): DrillPlan["givenUpEvents"] {
   const partitionKey = `${run}-stream`;
-  return {
-    seed,
-    stalledGroup,
-    poisonRecords: POISON_RECORDS,
-    givenUpEvents: Array.from({ length: DRILL_SIZE.givenUpEvents }, (_, i) => {
-      // STUCK_PREFIX: the processor's writes for these calls are throttled while the fault is on.
-      const callId = `${STUCK_PREFIX}${run}-${i}`;
-      const data = utf8.encode(
-        encodeLifecycleEvent({
-          specVersion: CURRENT_SPEC_VERSION,
-          type: "tool_call.requested",
-          eventId: `${run}-event-${i}`,
-          callId,
-          sessionId: partitionKey,
-          tool: "text.stats",
-          occurredAt: new Date().toISOString(),
-          argumentsDigest: createHash("sha256").update(callId).digest("hex"),
-        }),
-      );
-      return { callId, data, partitionKey };
-    }),
-    toolJobs: [...poisonJobs("tool_jobs", false), ...outage],
-    fifoJobs: poisonJobs("session_jobs", true),
-    stalledJobs: stalled,
-    failureQueuePoison: {
-      body: NOT_A_FAILURE_RECORD,
-      input: {
-        kind: "poison-message",
-        expect: DrillExpectation.Kept,
-        queue: "stream_failures",
-        reason: "not an on-failure record",
-        body: NOT_A_FAILURE_RECORD,
-      },
-    },
-  };
+  return Array.from({ length: DRILL_SIZE.givenUpEvents }, (_, i) => {
+    // STUCK_PREFIX: the processor's writes for these calls are throttled while the fault is on.
+    const callId = `${STUCK_PREFIX}${run}-${i}`;
+    const data = utf8.encode(
+      encodeLifecycleEvent({
+        specVersion: CURRENT_SPEC_VERSION,
+        type: "tool_call.requested",
+        eventId: `${run}-event-${i}`,
+        callId,
+        sessionId: partitionKey,
+        tool: "text.stats",
+        occurredAt: new Date().toISOString(),
+        argumentsDigest: createHash("sha256").update(callId).digest("hex"),
+      }),
+    );
+    return { callId, data, partitionKey };
+  });
 }
 
 /** The drill's failures did not all reach their place within the bound; `missing` says which. */
