@@ -11,6 +11,7 @@ import { emulatorClientOptions, type RunningEmulator, startKinesis } from "@mcp-
 import {
   type KinesisFidelityProxy,
   KinesisOperation,
+  KinesisRetryableError,
   startKinesisFidelityProxy,
 } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -166,6 +167,58 @@ describe("shard iterator expiry (Kinesis API: an iterator expires 5 minutes afte
       ).resolves.toMatchObject({ Records: [] });
     } finally {
       await aging.stop();
+    }
+  });
+});
+
+describe("the fidelity proxy's other answers", () => {
+  it("refuses a bad count, injects the error asked for, passes upstream errors and iterators that are not its own", async () => {
+    expect(() => proxy.failNext(KinesisOperation.ListShards, -1)).toThrow(RangeError);
+    expect(() => proxy.failNext(KinesisOperation.ListShards, 1.5)).toThrow(RangeError);
+    const stream = await createStream();
+    const { GetShardIteratorCommand, GetRecordsCommand } = await import("@aws-sdk/client-kinesis");
+
+    // An injected error: the one asked for, on the operation asked for, once.
+    proxy.failNext(KinesisOperation.ListShards, 1, KinesisRetryableError.LimitExceeded);
+    const before = proxy.stats.injected.ListShards ?? 0;
+    await expect(kinesis.send(new ListShardsCommand({ StreamName: stream.name }))).rejects.toMatchObject({
+      name: "LimitExceededException",
+      message: "Rate exceeded for ListShards (injected by the fidelity proxy)",
+    });
+    await expect(kinesis.send(new ListShardsCommand({ StreamName: stream.name }))).resolves.toMatchObject({
+      Shards: [expect.objectContaining({ ShardId: "shardId-000000000000" })],
+    });
+    expect(proxy.stats.injected.ListShards).toBe(before + 1);
+
+    // The upstream's error, answered as it came, and no iterator issued.
+    const issued = proxy.stats.issuedIterators;
+    await expect(
+      kinesis.send(
+        new GetShardIteratorCommand({
+          StreamName: `${stream.name}-missing`,
+          ShardId: "shardId-000000000000",
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      ),
+    ).rejects.toMatchObject({ name: "ResourceNotFoundException" });
+    expect(proxy.stats.issuedIterators).toBe(issued);
+
+    // An iterator kinesalite issued (not through the proxy) is passed on for kinesalite to judge.
+    const direct = kinesisClient(emulatorClientOptions(kinesalite));
+    try {
+      const { ShardIterator } = await direct.send(
+        new GetShardIteratorCommand({
+          StreamName: stream.name,
+          ShardId: "shardId-000000000000",
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      await put(stream.name, ids("d", 1));
+      const page = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+      expect(page.Records?.map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id)).toEqual(["d0"]);
+      expect(proxy.stats.issuedIterators).toBe(issued);
+    } finally {
+      direct.destroy();
     }
   });
 });
