@@ -1,8 +1,11 @@
 import {
   CreateStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
   type KinesisClient,
   ListShardsCommand,
   PutRecordCommand,
+  type ShardIteratorType,
   SplitShardCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
@@ -14,6 +17,7 @@ import {
   KinesisRetryableError,
   startKinesisFidelityProxy,
 } from "@mcp-pipeline/testing";
+import { startKinesisTrimProxy, TrimmedStart } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmEvent, type KinesisEsmParameters, KinesisEventSource } from "../../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "../harness.js";
@@ -219,6 +223,90 @@ describe("the fidelity proxy's other answers", () => {
       expect(proxy.stats.issuedIterators).toBe(issued);
     } finally {
       direct.destroy();
+    }
+  });
+});
+
+describe("the trim proxy: a shard trimmed up to a sequence number", () => {
+  const shard = "shardId-000000000000";
+  /** The ids GetRecords returns from an iterator of `type` (at `sequence`, if given), through `client`. */
+  async function idsFrom(client: KinesisClient, stream: string, type: ShardIteratorType, sequence?: string) {
+    const { ShardIterator } = await client.send(
+      new GetShardIteratorCommand({
+        StreamName: stream,
+        ShardId: shard,
+        ShardIteratorType: type,
+        ...(sequence ? { StartingSequenceNumber: sequence } : {}),
+      }),
+    );
+    const page = await client.send(new GetRecordsCommand({ ShardIterator }));
+    return (page.Records ?? []).map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id as string);
+  }
+  async function trimmedStream() {
+    const stream = await createStream();
+    const sequences: string[] = [];
+    for (const id of ["t0", "t1", "t2", "t3"]) {
+      const { SequenceNumber } = await kinesis.send(
+        new PutRecordCommand({
+          StreamName: stream.name,
+          PartitionKey: "key",
+          Data: new TextEncoder().encode(JSON.stringify({ id })),
+        }),
+      );
+      sequences.push(SequenceNumber ?? "");
+    }
+    return { stream, sequences };
+  }
+
+  it("serves a start before the horizon from it, and hides what a reader already past it would read", async () => {
+    const { stream, sequences } = await trimmedStream();
+    const trim = await startKinesisTrimProxy(kinesalite.endpoint);
+    const client = kinesisClient({ ...emulatorClientOptions(trim), maxAttempts: 1 });
+    try {
+      // An iterator handed out before the trim: its page loses the records now trimmed.
+      const { ShardIterator } = await client.send(
+        new GetShardIteratorCommand({
+          StreamName: stream.name,
+          ShardId: shard,
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      trim.trim(stream.name, shard, sequences[2] ?? "");
+      const page = await client.send(new GetRecordsCommand({ ShardIterator }));
+      expect(page.Records?.map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id)).toEqual(["t2", "t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 0, recordsHidden: 2 });
+
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[0])).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "AFTER_SEQUENCE_NUMBER", sequences[0])).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "TRIM_HORIZON")).toEqual(["t2", "t3"]);
+      // At or after the horizon: as asked.
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[3])).toEqual(["t3"]);
+      expect(await idsFrom(client, stream.name, "AFTER_SEQUENCE_NUMBER", sequences[2])).toEqual(["t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 2, recordsHidden: 2 });
+    } finally {
+      client.destroy();
+      await trim.stop();
+    }
+  });
+
+  it("invalid-argument: a sequence number before the horizon is refused as Kinesis documents; TRIM_HORIZON is served", async () => {
+    const { stream, sequences } = await trimmedStream();
+    const trim = await startKinesisTrimProxy(kinesalite.endpoint, {
+      trimmedStart: TrimmedStart.InvalidArgument,
+    });
+    const client = kinesisClient({ ...emulatorClientOptions(trim), maxAttempts: 1 });
+    try {
+      trim.trim(stream.name, shard, sequences[2] ?? "");
+      await expect(idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[1])).rejects.toMatchObject({
+        name: "InvalidArgumentException",
+        message: `StartingSequenceNumber ${sequences[1]} used in GetShardIterator on shard ${shard} in stream ${stream.name} is before the trim horizon (test trim proxy).`,
+      });
+      expect(await idsFrom(client, stream.name, "TRIM_HORIZON")).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[2])).toEqual(["t2", "t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 1, recordsHidden: 0 });
+    } finally {
+      client.destroy();
+      await trim.stop();
     }
   });
 });
