@@ -81,9 +81,10 @@ function eventSource(
   stream: { name: string; arn: string },
   fn: { arn: string; invoke: RecordingFunction["invoke"] },
   events: KinesisEsmEvent[],
+  client: KinesisClient = kinesis,
 ): KinesisEventSource {
   const esm = new KinesisEventSource({
-    kinesis,
+    kinesis: client,
     streamName: stream.name,
     stream: {
       streamArn: stream.arn,
@@ -136,6 +137,49 @@ describe("shard iterator expiry (Kinesis API: an iterator expires 5 minutes afte
       ["r4", "r5"],
     ]);
     expect(proxy.stats.expiredIteratorAnswers).toBeGreaterThanOrEqual(1);
+  });
+
+  it("stopped while it renews an expired iterator, the poller invokes none of the records it holds", async () => {
+    // A proxy of its own: its throttles are counted apart from the other tests'.
+    const own = await startKinesisFidelityProxy(kinesalite.endpoint);
+    const client = kinesisClient({ ...emulatorClientOptions(own), maxAttempts: 1 });
+    try {
+      const stream = await createStream();
+      await put(stream.name, ids("r", 6));
+      const fn = new RecordingFunction();
+      running.push(fn);
+      // The first invocation outlives the iterator, and no new iterator can be had: the poller holds r4
+      // and r5 while it asks for one again and again.
+      let expired = false;
+      const expiring = {
+        arn: fn.arn,
+        invoke: async (event: unknown) => {
+          if (!expired) {
+            expired = true;
+            own.expireIterators();
+            own.failNext(KinesisOperation.GetShardIterator, 1_000_000);
+          }
+          return fn.invoke(event);
+        },
+      };
+      const events: KinesisEsmEvent[] = [];
+      const esm = eventSource(stream, expiring, events, client);
+      esm.start();
+      await eventually(() =>
+        expect(events.some((e) => e.type === "read-error" && e.operation === "GetShardIterator")).toBe(true),
+      );
+
+      // Act
+      await esm.stop();
+
+      // Assert: what it held was never invoked, and the checkpoint stays after what was (§1.3).
+      expect(esm.stats.expiredIterators).toBe(1);
+      expect(fn.invocations.map((i) => i.ids)).toEqual([["r0", "r1", "r2", "r3"]]);
+      expect(esm.finishedShards.size).toBe(0);
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
   });
 
   it("the proxy expires an iterator by age: a lifetime of 0 ms is refused, a short one expires unused iterators", async () => {
