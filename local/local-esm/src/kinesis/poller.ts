@@ -169,6 +169,22 @@ export interface KinesisEsmStats {
 const Handed = { Done: "done", Stopped: "stopped" } as const;
 type Handed = (typeof Handed)[keyof typeof Handed];
 
+/** A shard's poller between reads: where it reads, what it holds, and how reading went. */
+interface ShardRun {
+  iterator: string;
+  readonly buffer: ShardRecord[];
+  /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
+  lastRead: string | undefined;
+  firstBufferedAt: number;
+  /** The shard has no next iterator: read to its end. */
+  closed: boolean;
+  readFailures: number;
+}
+
+/** After a read: dispatch the buffer, read again first, or stop reading the shard. */
+const ReadOutcome = { Dispatch: "dispatch", Again: "again", Ended: "ended" } as const;
+type ReadOutcome = (typeof ReadOutcome)[keyof typeof ReadOutcome];
+
 /**
  * What an invocation leaves of a batch: nothing (done, or handed over, or run as bisected halves), its
  * rest to invoke at once (a split that uses no retry), or the batch to retry (its functionError, if any,
@@ -423,79 +439,97 @@ export class KinesisEventSource {
   }
 
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
-    const { parameters } = this.#options;
-    const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
-    const readLimit = getRecordsLimit(parameters);
-    let iterator = await this.#iterator(shardId, position, undefined);
+    const iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
     this.#opened.add(shardId);
-    const buffer: ShardRecord[] = [];
-    /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
-    let lastRead: string | undefined;
-    let firstBufferedAt = 0;
-    let closed = false;
-    let readFailures = 0;
+    const run: ShardRun = {
+      iterator,
+      buffer: [],
+      lastRead: undefined,
+      firstBufferedAt: 0,
+      closed: false,
+      readFailures: 0,
+    };
     /** Stopped with a batch not done (its failure record not delivered): the shard is not finished. */
     let interrupted = false;
-    while (this.#running || buffer.length > 0) {
-      if (!closed && this.#running && buffer.length < parameters.batchSize) {
-        let page: GetRecordsCommandOutput;
-        const askedAt = this.#now();
-        try {
-          const current = iterator;
-          page = await this.#send("GetRecords", shardId, (abortSignal) =>
-            this.#options.kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: readLimit }), {
-              abortSignal,
-            }),
-          );
-        } catch (error) {
-          if ((error as { name?: string }).name === "ExpiredIteratorException") {
-            // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
-            // The buffer still holds records read after the checkpoint, so the new iterator starts
-            // after the last record read: nothing is read twice and nothing is skipped.
-            this.stats.expiredIterators += 1;
-            const renewed = await this.#iterator(shardId, position, lastRead);
-            if (renewed === undefined) break;
-            iterator = renewed;
-          } else {
-            readFailures += 1;
-            await this.#readFailed(shardId, "GetRecords", error, readFailures);
-          }
-          continue;
-        }
-        readFailures = 0;
-        const records = (page.Records ?? []).map(shardRecordOf);
-        if (records.length === 0 && buffer.length === 0) this.#emptySince.set(shardId, askedAt);
-        else this.#emptySince.delete(shardId);
-        if (records.length > 0) lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
-        if (records.length > 0 && buffer.length === 0) firstBufferedAt = this.#now();
-        buffer.push(...records);
-        this.stats.polledRecords += records.length;
-        this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
-        if (page.NextShardIterator) iterator = page.NextShardIterator;
-        else closed = true;
-        if (buffer.length === 0) {
-          if (closed) break;
-          await this.#idle(pollIntervalMs);
-          continue;
-        }
-        const windowLeft = firstBufferedAt + parameters.batchingWindowMs - this.#now();
-        if (!closed && buffer.length < parameters.batchSize && windowLeft > 0) {
-          await sleep(Math.min(windowLeft, pollIntervalMs));
-          continue;
-        }
+    while (this.#running || run.buffer.length > 0) {
+      if (!run.closed && this.#running && run.buffer.length < this.#options.parameters.batchSize) {
+        const read = await this.#read(shardId, position, run);
+        if (read === ReadOutcome.Ended) break;
+        if (read === ReadOutcome.Again) continue;
       }
-      if (buffer.length === 0) break;
-      if ((await this.#dispatch(shardId, buffer)) === Handed.Stopped) {
+      if (run.buffer.length === 0) break;
+      if ((await this.#dispatch(shardId, run.buffer)) === Handed.Stopped) {
         interrupted = true;
         break;
       }
-      if (buffer.length > 0) firstBufferedAt = this.#now();
+      if (run.buffer.length > 0) run.firstBufferedAt = this.#now();
     }
-    if (closed && buffer.length === 0 && !interrupted) {
+    if (run.closed && run.buffer.length === 0 && !interrupted) {
       this.#finished.add(shardId);
       this.#options.onEvent?.({ type: "shard-finished", shardId });
     }
+  }
+
+  /**
+   * One GetRecords into the buffer, then whether to dispatch: not while the batching window is open and
+   * the batch not full, nor with nothing buffered (the shard idles a poll interval, or has ended).
+   */
+  async #read(shardId: string, position: ShardIteratorType, run: ShardRun): Promise<ReadOutcome> {
+    const { parameters } = this.#options;
+    const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
+    let page: GetRecordsCommandOutput;
+    const askedAt = this.#now();
+    try {
+      const current = run.iterator;
+      page = await this.#send("GetRecords", shardId, (abortSignal) =>
+        this.#options.kinesis.send(
+          new GetRecordsCommand({ ShardIterator: current, Limit: getRecordsLimit(parameters) }),
+          { abortSignal },
+        ),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === "ExpiredIteratorException") {
+        // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
+        // The buffer still holds records read after the checkpoint, so the new iterator starts
+        // after the last record read: nothing is read twice and nothing is skipped.
+        this.stats.expiredIterators += 1;
+        const renewed = await this.#iterator(shardId, position, run.lastRead);
+        if (renewed === undefined) return ReadOutcome.Ended;
+        run.iterator = renewed;
+      } else {
+        run.readFailures += 1;
+        await this.#readFailed(shardId, "GetRecords", error, run.readFailures);
+      }
+      return ReadOutcome.Again;
+    }
+    run.readFailures = 0;
+    this.#buffer(shardId, run, page, askedAt);
+    if (run.buffer.length === 0) {
+      if (run.closed) return ReadOutcome.Ended;
+      await this.#idle(pollIntervalMs);
+      return ReadOutcome.Again;
+    }
+    const windowLeft = run.firstBufferedAt + parameters.batchingWindowMs - this.#now();
+    if (!run.closed && run.buffer.length < parameters.batchSize && windowLeft > 0) {
+      await sleep(Math.min(windowLeft, pollIntervalMs));
+      return ReadOutcome.Again;
+    }
+    return ReadOutcome.Dispatch;
+  }
+
+  /** A page's records into the buffer; the shard's emptiness, iterator age and next iterator noted. */
+  #buffer(shardId: string, run: ShardRun, page: GetRecordsCommandOutput, askedAt: number): void {
+    const records = (page.Records ?? []).map(shardRecordOf);
+    if (records.length === 0 && run.buffer.length === 0) this.#emptySince.set(shardId, askedAt);
+    else this.#emptySince.delete(shardId);
+    if (records.length > 0) run.lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
+    if (records.length > 0 && run.buffer.length === 0) run.firstBufferedAt = this.#now();
+    run.buffer.push(...records);
+    this.stats.polledRecords += records.length;
+    this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
+    if (page.NextShardIterator) run.iterator = page.NextShardIterator;
+    else run.closed = true;
   }
 
   /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
