@@ -100,117 +100,163 @@ interface QueueView {
 
 /** Judges every input of the ledger from the stack's state. */
 export async function checkDrill(clients: DrillClients, ledger: DrillLedger): Promise<DrillVerdict> {
-  const { dynamodb, sqs, s3 } = clients;
-  const r = ledger.resources;
-  const callIds = ledger.inputs.flatMap((i) => (i.kind === "event" || i.kind === "job" ? [i.callId] : []));
-  const read = new Map<string, Record<string, unknown>>();
-  const [, quarantine] = await Promise.all([
-    readCalls(dynamodb, r.toolCallsTable, read, callIds),
-    listQuarantine(s3, r.quarantineBucket),
-  ]);
-  const calls = read as Map<string, { status?: string; requestedAt?: string }>;
-  const views = new Map<string, QueueView>();
+  const state = await StackState.read(clients, ledger);
+  const judged: JudgedInput[] = [];
+  for (const input of ledger.inputs) judged.push(await state.judge(input));
+  const counts = { done: 0, "not-done": 0, lost: 0 } as Record<DrillOutcome, number>;
+  for (const j of judged) counts[j.outcome] += 1;
+  return { done: counts["not-done"] === 0 && counts.lost === 0, inputs: judged, counts };
+}
+
+type InputOf<K extends DrillInput["kind"]> = Extract<DrillInput, { readonly kind: K }>;
+
+/**
+ * The stack's state as the check reads it: the ledger's calls and the quarantine read once, each queue
+ * when an input first needs it; and each kind of input judged against it.
+ */
+class StackState {
+  readonly #sqs: SQSClient;
+  readonly #resources: DrillLedger["resources"];
+  readonly #calls: Map<string, { status?: string; requestedAt?: string }>;
+  readonly #quarantine: readonly QuarantineEntry[];
+  readonly #views = new Map<string, QueueView>();
+
+  private constructor(
+    sqs: SQSClient,
+    resources: DrillLedger["resources"],
+    calls: Map<string, { status?: string; requestedAt?: string }>,
+    quarantine: readonly QuarantineEntry[],
+  ) {
+    this.#sqs = sqs;
+    this.#resources = resources;
+    this.#calls = calls;
+    this.#quarantine = quarantine;
+  }
+
+  static async read(clients: DrillClients, ledger: DrillLedger): Promise<StackState> {
+    const { dynamodb, sqs, s3 } = clients;
+    const r = ledger.resources;
+    const callIds = ledger.inputs.flatMap((i) => (i.kind === "event" || i.kind === "job" ? [i.callId] : []));
+    const read = new Map<string, Record<string, unknown>>();
+    const [, quarantine] = await Promise.all([
+      readCalls(dynamodb, r.toolCallsTable, read, callIds),
+      listQuarantine(s3, r.quarantineBucket),
+    ]);
+    return new StackState(sqs, r, read as Map<string, { status?: string; requestedAt?: string }>, quarantine);
+  }
+
+  async judge(input: DrillInput): Promise<JudgedInput> {
+    switch (input.kind) {
+      case "event":
+        return this.#event(input);
+      case "poison-record":
+        return this.#poisonRecord(input);
+      case "job":
+        return this.#job(input);
+      case "poison-message":
+        return this.#poisonMessage(input);
+    }
+  }
+
+  #event(input: InputOf<"event">): JudgedInput {
+    if (this.#calls.get(input.callId)?.requestedAt)
+      return { input, outcome: DrillOutcome.Done, where: "applied: in the tool-calls table" };
+    const kept = this.#byData(input.data);
+    if (kept.length > 0) {
+      const reasons = [...new Set(kept.map((e) => e.record.reason.code))].join(", ");
+      return {
+        input,
+        outcome: DrillOutcome.NotDone,
+        where: `in the quarantine (${reasons}), not applied`,
+        next: "replay it from the quarantine (docs/operations.md); the table is healthy again",
+      };
+    }
+    return {
+      input,
+      outcome: DrillOutcome.Lost,
+      where: "nowhere: not in the table, not in the quarantine",
+    };
+  }
+
+  #poisonRecord(input: InputOf<"poison-record">): JudgedInput {
+    const kept = this.#byData(input.data);
+    return kept.length > 0
+      ? {
+          input,
+          outcome: DrillOutcome.Done,
+          where: `kept in the quarantine (${kept[0]?.record.reason.code})`,
+        }
+      : {
+          input,
+          outcome: DrillOutcome.Lost,
+          where: "nowhere: a permanent poison record is kept in the quarantine, never deleted",
+        };
+  }
+
+  async #job(input: InputOf<"job">): Promise<JudgedInput> {
+    const status = this.#calls.get(input.callId)?.status;
+    if (status === "completed" || status === "failed")
+      return { input, outcome: DrillOutcome.Done, where: `${status}: in the tool-calls table` };
+    const queues = this.#resources.queues[input.queue];
+    const name = QUEUE_NAMES[input.queue];
+    const [dlq, source] = await Promise.all([this.#view(queues.dlqUrl, true), this.#view(queues.url, false)]);
+    // In a FIFO DLQ only a group's first message shows: one behind it is known by the table's
+    // dead-lettered status and the DLQ's depth.
+    if (dlq.bodies.includes(input.body) || (status === "dead-lettered" && dlq.depth > dlq.bodies.length))
+      return {
+        input,
+        outcome: DrillOutcome.NotDone,
+        where: `in the ${name} DLQ${status ? ` (the table says ${status})` : ""}`,
+        next: `redrive the ${name} DLQ once its downstream is back (docs/operations.md)`,
+      };
+    if (source.depth > 0 || status !== undefined)
+      return {
+        input,
+        outcome: DrillOutcome.NotDone,
+        where: `not completed${status ? ` (the table says ${status})` : ""}: still in ${name} (being retried, or waiting behind its group)`,
+        next: "wait for it, or for it to reach the DLQ",
+      };
+    return { input, outcome: DrillOutcome.Lost, where: `nowhere: not in the table, ${name} or its DLQ` };
+  }
+
+  async #poisonMessage(input: InputOf<"poison-message">): Promise<JudgedInput> {
+    const queues = this.#resources.queues[input.queue];
+    const name = QUEUE_NAMES[input.queue];
+    const [dlq, source] = await Promise.all([this.#view(queues.dlqUrl, true), this.#view(queues.url, false)]);
+    if (dlq.bodies.includes(input.body))
+      return { input, outcome: DrillOutcome.Done, where: `kept in the ${name} DLQ (${input.reason})` };
+    if (source.depth > 0)
+      return {
+        input,
+        outcome: DrillOutcome.NotDone,
+        where: `back in ${name} (redriven): its consumer sends it to the DLQ again`,
+        next: "wait for it to reach the DLQ again; permanent poison is not redriven (it cannot succeed)",
+      };
+    return {
+      input,
+      outcome: DrillOutcome.Lost,
+      where: `nowhere: permanent poison is kept in the ${name} DLQ, never deleted`,
+    };
+  }
+
   /**
    * A DLQ's visible bodies and depth. A source queue's depth only: a receive there would count against
    * its messages' maxReceiveCount, and the check must not change what it judges.
    */
-  const view = async (url: string, dlq: boolean) => {
-    const known = views.get(url);
+  async #view(url: string, dlq: boolean): Promise<QueueView> {
+    const known = this.#views.get(url);
     if (known) return known;
-    const seen = { bodies: dlq ? await visibleBodies(sqs, url) : [], depth: await queueDepth(sqs, url) };
-    views.set(url, seen);
+    const seen = {
+      bodies: dlq ? await visibleBodies(this.#sqs, url) : [],
+      depth: await queueDepth(this.#sqs, url),
+    };
+    this.#views.set(url, seen);
     return seen;
-  };
-  const byData = (data: string) => quarantine.filter((e: QuarantineEntry) => e.record.data === data);
-
-  const judged: JudgedInput[] = [];
-  for (const input of ledger.inputs) judged.push(await judge(input));
-
-  async function judge(input: DrillInput): Promise<JudgedInput> {
-    switch (input.kind) {
-      case "event": {
-        if (calls.get(input.callId)?.requestedAt)
-          return { input, outcome: DrillOutcome.Done, where: "applied: in the tool-calls table" };
-        const kept = byData(input.data);
-        if (kept.length > 0) {
-          const reasons = [...new Set(kept.map((e) => e.record.reason.code))].join(", ");
-          return {
-            input,
-            outcome: DrillOutcome.NotDone,
-            where: `in the quarantine (${reasons}), not applied`,
-            next: "replay it from the quarantine (docs/operations.md); the table is healthy again",
-          };
-        }
-        return {
-          input,
-          outcome: DrillOutcome.Lost,
-          where: "nowhere: not in the table, not in the quarantine",
-        };
-      }
-      case "poison-record": {
-        const kept = byData(input.data);
-        return kept.length > 0
-          ? {
-              input,
-              outcome: DrillOutcome.Done,
-              where: `kept in the quarantine (${kept[0]?.record.reason.code})`,
-            }
-          : {
-              input,
-              outcome: DrillOutcome.Lost,
-              where: "nowhere: a permanent poison record is kept in the quarantine, never deleted",
-            };
-      }
-      case "job": {
-        const status = calls.get(input.callId)?.status;
-        if (status === "completed" || status === "failed")
-          return { input, outcome: DrillOutcome.Done, where: `${status}: in the tool-calls table` };
-        const queues = r.queues[input.queue];
-        const name = QUEUE_NAMES[input.queue];
-        const [dlq, source] = await Promise.all([view(queues.dlqUrl, true), view(queues.url, false)]);
-        // In a FIFO DLQ only a group's first message shows: one behind it is known by the table's
-        // dead-lettered status and the DLQ's depth.
-        if (dlq.bodies.includes(input.body) || (status === "dead-lettered" && dlq.depth > dlq.bodies.length))
-          return {
-            input,
-            outcome: DrillOutcome.NotDone,
-            where: `in the ${name} DLQ${status ? ` (the table says ${status})` : ""}`,
-            next: `redrive the ${name} DLQ once its downstream is back (docs/operations.md)`,
-          };
-        if (source.depth > 0 || status !== undefined)
-          return {
-            input,
-            outcome: DrillOutcome.NotDone,
-            where: `not completed${status ? ` (the table says ${status})` : ""}: still in ${name} (being retried, or waiting behind its group)`,
-            next: "wait for it, or for it to reach the DLQ",
-          };
-        return { input, outcome: DrillOutcome.Lost, where: `nowhere: not in the table, ${name} or its DLQ` };
-      }
-      case "poison-message": {
-        const queues = r.queues[input.queue];
-        const name = QUEUE_NAMES[input.queue];
-        const [dlq, source] = await Promise.all([view(queues.dlqUrl, true), view(queues.url, false)]);
-        if (dlq.bodies.includes(input.body))
-          return { input, outcome: DrillOutcome.Done, where: `kept in the ${name} DLQ (${input.reason})` };
-        if (source.depth > 0)
-          return {
-            input,
-            outcome: DrillOutcome.NotDone,
-            where: `back in ${name} (redriven): its consumer sends it to the DLQ again`,
-            next: "wait for it to reach the DLQ again; permanent poison is not redriven (it cannot succeed)",
-          };
-        return {
-          input,
-          outcome: DrillOutcome.Lost,
-          where: `nowhere: permanent poison is kept in the ${name} DLQ, never deleted`,
-        };
-      }
-    }
   }
 
-  const counts = { done: 0, "not-done": 0, lost: 0 } as Record<DrillOutcome, number>;
-  for (const j of judged) counts[j.outcome] += 1;
-  return { done: counts["not-done"] === 0 && counts.lost === 0, inputs: judged, counts };
+  #byData(data: string): QuarantineEntry[] {
+    return this.#quarantine.filter((e: QuarantineEntry) => e.record.data === data);
+  }
 }
 
 /** The input as a person names it: its call, or its reason and where it was put. */

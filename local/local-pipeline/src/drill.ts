@@ -91,26 +91,57 @@ function job(callId: string, sessionId: string, path: string | undefined): strin
 /** The drill's inputs: ids from the seed, so that two drills on one stack do not collide. */
 export function planDrill(seed: number): DrillPlan {
   const run = `drill-${seed}`;
-  const down = "the drill's downstream answers 503 until it is back up";
+  const outage = outageJobs(run);
+  const stalledGroup = `${run}-stalled`;
+  const stalled = stalledJobs(run, stalledGroup);
+  return {
+    seed,
+    stalledGroup,
+    poisonRecords: POISON_RECORDS,
+    givenUpEvents: givenUpEvents(run),
+    toolJobs: [...poisonJobs(run, "tool_jobs", false), ...outage],
+    fifoJobs: poisonJobs(run, "session_jobs", true),
+    stalledJobs: stalled,
+    failureQueuePoison: {
+      body: NOT_A_FAILURE_RECORD,
+      input: {
+        kind: "poison-message",
+        expect: DrillExpectation.Kept,
+        queue: "stream_failures",
+        reason: "not an on-failure record",
+        body: NOT_A_FAILURE_RECORD,
+      },
+    },
+  };
+}
+
+/** Why the drill's downstream jobs fail until it is back. */
+const DOWN = "the drill's downstream answers 503 until it is back up";
+
+/** A queue's poison messages, each kept in its DLQ. */
+function poisonJobs(run: string, queue: DrillQueue, fifo: boolean): DrillMessage[] {
   // On the FIFO queue each poison message has a group of its own: in its DLQ each is then the first of its
   // group, which a peek shows (§3).
-  const poisonJobs = (queue: DrillQueue, fifo: boolean): DrillMessage[] =>
-    POISON_BODIES.map(({ reason, body }, i) => {
-      const group = fifo ? `${run}-fifo-poison-${i}` : undefined;
-      return {
+  return POISON_BODIES.map(({ reason, body }, i) => {
+    const group = fifo ? `${run}-fifo-poison-${i}` : undefined;
+    return {
+      body,
+      ...(group ? { group, deduplicationId: `${run}-poison-${i}` } : {}),
+      input: {
+        kind: "poison-message",
+        expect: DrillExpectation.Kept,
+        queue,
+        reason,
         body,
-        ...(group ? { group, deduplicationId: `${run}-poison-${i}` } : {}),
-        input: {
-          kind: "poison-message",
-          expect: DrillExpectation.Kept,
-          queue,
-          reason,
-          body,
-          ...(group ? { group } : {}),
-        },
-      };
-    });
-  const outage = Array.from({ length: DRILL_SIZE.outageJobs }, (_, i): DrillMessage => {
+        ...(group ? { group } : {}),
+      },
+    };
+  });
+}
+
+/** Tool jobs whose downstream is down: SQS moves them to the tool DLQ after maxReceiveCount receives. */
+function outageJobs(run: string): DrillMessage[] {
+  return Array.from({ length: DRILL_SIZE.outageJobs }, (_, i): DrillMessage => {
     const callId = `${run}-outage-${i}`;
     const body = job(callId, `${run}-tools`, `/drill/outage/${i}`);
     return {
@@ -121,12 +152,15 @@ export function planDrill(seed: number): DrillPlan {
         queue: "tool_jobs",
         callId,
         body,
-        fault: down,
+        fault: DOWN,
       },
     };
   });
-  const stalledGroup = `${run}-stalled`;
-  const stalled = Array.from(
+}
+
+/** One FIFO group: its first jobs call the downstream that is down, the jobs behind them wait (§3). */
+function stalledJobs(run: string, stalledGroup: string): DrillMessage[] {
+  return Array.from(
     { length: DRILL_SIZE.stalledHeads + DRILL_SIZE.stalledFollowers },
     (_, i): DrillMessage => {
       const head = i < DRILL_SIZE.stalledHeads;
@@ -144,48 +178,34 @@ export function planDrill(seed: number): DrillPlan {
           body,
           group: stalledGroup,
           fault: head
-            ? down
+            ? DOWN
             : `waits behind ${stalledGroup}'s first ${DRILL_SIZE.stalledHeads} jobs (FIFO order, §3)`,
         },
       };
     },
   );
+}
+
+/** Valid events of one partition key, whose writes the processor's fault refuses until the stack is ready. */
+function givenUpEvents(run: string): DrillPlan["givenUpEvents"] {
   const partitionKey = `${run}-stream`;
-  return {
-    seed,
-    stalledGroup,
-    poisonRecords: POISON_RECORDS,
-    givenUpEvents: Array.from({ length: DRILL_SIZE.givenUpEvents }, (_, i) => {
-      // STUCK_PREFIX: the processor's writes for these calls are throttled while the fault is on.
-      const callId = `${STUCK_PREFIX}${run}-${i}`;
-      const data = utf8.encode(
-        encodeLifecycleEvent({
-          specVersion: CURRENT_SPEC_VERSION,
-          type: "tool_call.requested",
-          eventId: `${run}-event-${i}`,
-          callId,
-          sessionId: partitionKey,
-          tool: "text.stats",
-          occurredAt: new Date().toISOString(),
-          argumentsDigest: createHash("sha256").update(callId).digest("hex"),
-        }),
-      );
-      return { callId, data, partitionKey };
-    }),
-    toolJobs: [...poisonJobs("tool_jobs", false), ...outage],
-    fifoJobs: poisonJobs("session_jobs", true),
-    stalledJobs: stalled,
-    failureQueuePoison: {
-      body: NOT_A_FAILURE_RECORD,
-      input: {
-        kind: "poison-message",
-        expect: DrillExpectation.Kept,
-        queue: "stream_failures",
-        reason: "not an on-failure record",
-        body: NOT_A_FAILURE_RECORD,
-      },
-    },
-  };
+  return Array.from({ length: DRILL_SIZE.givenUpEvents }, (_, i) => {
+    // STUCK_PREFIX: the processor's writes for these calls are throttled while the fault is on.
+    const callId = `${STUCK_PREFIX}${run}-${i}`;
+    const data = utf8.encode(
+      encodeLifecycleEvent({
+        specVersion: CURRENT_SPEC_VERSION,
+        type: "tool_call.requested",
+        eventId: `${run}-event-${i}`,
+        callId,
+        sessionId: partitionKey,
+        tool: "text.stats",
+        occurredAt: new Date().toISOString(),
+        argumentsDigest: createHash("sha256").update(callId).digest("hex"),
+      }),
+    );
+    return { callId, data, partitionKey };
+  });
 }
 
 /** The drill's failures did not all reach their place within the bound; `missing` says which. */
@@ -247,73 +267,83 @@ export async function setUpDrill(
   plan: DrillPlan,
   options: DrillOptions,
 ): Promise<DrillLedger> {
-  const { sqs, queues, names } = pipeline;
   const say = options.onProgress ?? (() => {});
   const deadline = Date.now() + options.boundMs;
-  const quarantined = async () => {
-    const entries = await listQuarantine(pipeline.s3, names.quarantineBucket);
-    return new Set(entries.map((e) => `${e.record.reason.code} ${e.record.data}`));
-  };
+  const inPlace = (missing: () => Promise<string[]>) => until(missing, deadline, options.boundMs);
 
   say("drill: poison into the stream and every queue, jobs for a downstream that is down...");
+  await sendPoisonAndOutage(pipeline, plan);
+  await inPlace(() => poisonAndOutageMissing(pipeline, plan));
+
+  say("drill: events whose writes the table refuses, until the processor's mapping gives up on them...");
   await putRecords(
     pipeline.kinesis,
-    { streamName: names.stream },
+    { streamName: pipeline.names.stream },
+    plan.givenUpEvents.map((e) => ({ data: e.data, partitionKey: e.partitionKey })),
+  );
+  await inPlace(() => givenUpMissing(pipeline, plan));
+
+  say(`drill: FIFO group ${plan.stalledGroup}, whose first jobs call the downstream...`);
+  await send(pipeline.sqs, pipeline.queues.sessionJobs.url, plan.stalledJobs);
+  await inPlace(async () =>
+    downstream.requests("/drill/stalled/0") > 0 ? [] : [`${plan.stalledGroup}'s first job tried once`],
+  );
+  // The table recovers: a replay of the given-up events now applies them.
+  pipeline.faultsActive = false;
+
+  return drillLedger(pipeline, plan, options.environment);
+}
+
+/** What the quarantine holds, as `<reason code> <data>` (the data base64, as the quarantine keeps it). */
+async function quarantined(pipeline: LocalPipeline): Promise<Set<string>> {
+  const entries = await listQuarantine(pipeline.s3, pipeline.names.quarantineBucket);
+  return new Set(entries.map((e) => `${e.record.reason.code} ${e.record.data}`));
+}
+
+/** The poison records into the stream, the poison and outage jobs into the queues. */
+async function sendPoisonAndOutage(pipeline: LocalPipeline, plan: DrillPlan): Promise<void> {
+  const { sqs, queues } = pipeline;
+  await putRecords(
+    pipeline.kinesis,
+    { streamName: pipeline.names.stream },
     plan.poisonRecords.map((p) => ({ data: p.data, partitionKey: `drill-${plan.seed}-poison` })),
   );
   await send(sqs, queues.toolJobs.url, plan.toolJobs);
   await send(sqs, queues.sessionJobs.url, plan.fifoJobs);
   await send(sqs, queues.streamFailures.url, [plan.failureQueuePoison]);
+}
+
+/** The poison not yet quarantined or dead-lettered, the outage jobs not yet in the tool DLQ. */
+async function poisonAndOutageMissing(pipeline: LocalPipeline, plan: DrillPlan): Promise<string[]> {
+  const { sqs, queues } = pipeline;
   const toolDlqWanted = plan.toolJobs.length;
-  await until(
-    async () => {
-      const found = await quarantined();
-      const [tool, fifo, failures] = await Promise.all([
-        queueDepth(sqs, queues.toolJobsDlq.url),
-        queueDepth(sqs, queues.sessionJobsDlq.url),
-        queueDepth(sqs, queues.streamFailuresDlq.url),
-      ]);
-      return [
-        ...plan.poisonRecords
-          .filter((p) => !found.has(`${p.reason} ${base64(p.data)}`))
-          .map((p) => `a ${p.reason} record in the quarantine`),
-        ...(tool < toolDlqWanted ? [`${toolDlqWanted - tool} of the tool jobs in the tool DLQ`] : []),
-        ...(fifo < plan.fifoJobs.length ? ["the FIFO poison in the session-jobs DLQ"] : []),
-        ...(failures < 1 ? ["the message that is not an on-failure record in the stream-failures DLQ"] : []),
-      ];
-    },
-    deadline,
-    options.boundMs,
-  );
+  const found = await quarantined(pipeline);
+  const [tool, fifo, failures] = await Promise.all([
+    queueDepth(sqs, queues.toolJobsDlq.url),
+    queueDepth(sqs, queues.sessionJobsDlq.url),
+    queueDepth(sqs, queues.streamFailuresDlq.url),
+  ]);
+  return [
+    ...plan.poisonRecords
+      .filter((p) => !found.has(`${p.reason} ${base64(p.data)}`))
+      .map((p) => `a ${p.reason} record in the quarantine`),
+    ...(tool < toolDlqWanted ? [`${toolDlqWanted - tool} of the tool jobs in the tool DLQ`] : []),
+    ...(fifo < plan.fifoJobs.length ? ["the FIFO poison in the session-jobs DLQ"] : []),
+    ...(failures < 1 ? ["the message that is not an on-failure record in the stream-failures DLQ"] : []),
+  ];
+}
 
-  say("drill: events whose writes the table refuses, until the processor's mapping gives up on them...");
-  await putRecords(
-    pipeline.kinesis,
-    { streamName: names.stream },
-    plan.givenUpEvents.map((e) => ({ data: e.data, partitionKey: e.partitionKey })),
-  );
-  await until(
-    async () => {
-      const found = await quarantined();
-      return plan.givenUpEvents
-        .filter((e) => !found.has(`${FailureCondition.RetryAttemptsExhausted} ${base64(e.data)}`))
-        .map((e) => `event ${e.callId} in the quarantine (${FailureCondition.RetryAttemptsExhausted})`);
-    },
-    deadline,
-    options.boundMs,
-  );
+/** The given-up events not yet in the quarantine. */
+async function givenUpMissing(pipeline: LocalPipeline, plan: DrillPlan): Promise<string[]> {
+  const found = await quarantined(pipeline);
+  return plan.givenUpEvents
+    .filter((e) => !found.has(`${FailureCondition.RetryAttemptsExhausted} ${base64(e.data)}`))
+    .map((e) => `event ${e.callId} in the quarantine (${FailureCondition.RetryAttemptsExhausted})`);
+}
 
-  say(`drill: FIFO group ${plan.stalledGroup}, whose first jobs call the downstream...`);
-  await send(sqs, queues.sessionJobs.url, plan.stalledJobs);
-  await until(
-    async () =>
-      downstream.requests("/drill/stalled/0") > 0 ? [] : [`${plan.stalledGroup}'s first job tried once`],
-    deadline,
-    options.boundMs,
-  );
-  // The table recovers: a replay of the given-up events now applies them.
-  pipeline.faultsActive = false;
-
+/** The ledger drill:check judges: the stack's resources and where each input must end. */
+function drillLedger(pipeline: LocalPipeline, plan: DrillPlan, environment: string): DrillLedger {
+  const { queues, names } = pipeline;
   const queuesOf = (key: DrillQueue) => {
     const roles = {
       tool_jobs: "toolJobs",
@@ -325,7 +355,7 @@ export async function setUpDrill(
   };
   return {
     formatVersion: DRILL_LEDGER_FORMAT,
-    environment: options.environment,
+    environment,
     region: pipeline.region,
     seed: plan.seed,
     createdAt: new Date().toISOString(),
@@ -340,29 +370,32 @@ export async function setUpDrill(
       },
     },
     stalledGroup: plan.stalledGroup,
-    inputs: [
-      ...plan.poisonRecords.map(
-        (p): DrillInput => ({
-          kind: "poison-record",
-          expect: DrillExpectation.Kept,
-          reason: p.reason,
-          data: base64(p.data),
-        }),
-      ),
-      ...plan.givenUpEvents.map(
-        (e): DrillInput => ({
-          kind: "event",
-          expect: DrillExpectation.Applied,
-          callId: e.callId,
-          data: base64(e.data),
-          fault: "the table throttled its writes until the stack was ready",
-        }),
-      ),
-      ...[...plan.toolJobs, ...plan.fifoJobs, ...plan.stalledJobs, plan.failureQueuePoison].map(
-        (m) => m.input,
-      ),
-    ],
+    inputs: ledgerInputs(plan),
   };
+}
+
+/** Every input of the plan and where it must end. */
+function ledgerInputs(plan: DrillPlan): DrillInput[] {
+  return [
+    ...plan.poisonRecords.map(
+      (p): DrillInput => ({
+        kind: "poison-record",
+        expect: DrillExpectation.Kept,
+        reason: p.reason,
+        data: base64(p.data),
+      }),
+    ),
+    ...plan.givenUpEvents.map(
+      (e): DrillInput => ({
+        kind: "event",
+        expect: DrillExpectation.Applied,
+        callId: e.callId,
+        data: base64(e.data),
+        fault: "the table throttled its writes until the stack was ready",
+      }),
+    ),
+    ...[...plan.toolJobs, ...plan.fifoJobs, ...plan.stalledJobs, plan.failureQueuePoison].map((m) => m.input),
+  ];
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 } from "@mcp-pipeline/emulators";
 import {
   assertNoReservedVariables,
+  type FunctionDefinition,
   type Invokable,
   type InvokeResult,
   type KinesisEsmEvent,
@@ -49,7 +50,7 @@ import {
   functionEnvironment,
   SETTINGS_KEY,
 } from "./function-environment.js";
-import { readDistManifest, unpackFunction } from "./function-package.js";
+import { readDistManifest, type UnpackedFunction, unpackFunction } from "./function-package.js";
 import { MetricsSink } from "./metrics-sink.js";
 import type { PartialSplits } from "./partial-splits.js";
 import { ProcessorTraffic } from "./processor-traffic.js";
@@ -97,6 +98,9 @@ export interface PipelineOptions {
 
 /** What an event source mapping calls: the function's synchronous invoke. */
 export type InvokeFunction = (event: unknown) => Promise<InvokeResult>;
+
+/** A function's invoke as its mapping calls it: through the options' wrapInvoke, when given. */
+type WrapInvoke = (name: FunctionName, fn: LocalFunction) => InvokeFunction;
 
 export class LocalPipeline {
   readonly names: ResourceNames;
@@ -187,11 +191,28 @@ export class LocalPipeline {
   }
 
   async #startFunctions(): Promise<void> {
-    const { settings, distDir } = this.#options;
+    const codeDir = await this.#codeCopiesDir();
+    await this.#startSandboxes(codeDir);
+    const wrap: WrapInvoke = (name, fn) => {
+      const invoke: InvokeFunction = (event) => fn.invoke(event);
+      return this.#options.wrapInvoke?.(name, invoke) ?? invoke;
+    };
+    this.#startKinesisMapping(wrap);
+    await this.#startSqsMappings(wrap);
+  }
+
+  /** A temporary folder for the unpacked code, removed at stop or, failing that, when the process exits. */
+  async #codeCopiesDir(): Promise<string> {
     const codeDir = await mkdtemp(join(tmpdir(), "mcp-local-"));
     this.#codeDir = codeDir;
     this.#removeCodeOnExit = () => rmSync(codeDir, { recursive: true, force: true });
     process.once("exit", this.#removeCodeOnExit);
+    return codeDir;
+  }
+
+  /** Each function of dist/ unpacked and given a LocalFunction configured as Terraform would. */
+  async #startSandboxes(codeDir: string): Promise<void> {
+    const { distDir } = this.#options;
     // What stands for the execution role's temporary credentials, and the endpoints: the only variables a
     // function gets here that Lambda would not give it (docs/local-runtime.md).
     const baseEnv: Record<string, string> = {
@@ -209,51 +230,49 @@ export class LocalPipeline {
     const manifest = await readDistManifest(distDir);
     for (const name of FUNCTION_NAMES) {
       const code = await unpackFunction(distDir, manifest, name, await mkdtemp(join(codeDir, `${name}-`)));
-      const fn = settings[SETTINGS_KEY[name]];
-      const configured = functionEnvironment(name, {
-        settings,
-        names: this.names,
-        queues: this.queues,
-        scale: (ms) => this.#scale(ms),
-      });
-      // What Terraform would configure: Lambda refuses a reserved variable in it, so does the local stack.
-      assertNoReservedVariables(this.names.functions[SETTINGS_KEY[name]], configured);
-      this.functions.set(
-        name,
-        new LocalFunction(
-          {
-            name: this.names.functions[SETTINGS_KEY[name]],
-            ...code,
-            timeoutMs: this.#scale(fn.timeout_seconds * 1000),
-            memoryMb: fn.memory_mb,
-            environment: {
-              ...configured,
-              // The processor reaches DynamoDB through the loopback proxy that counts (and faults) its requests.
-              ...(name === "processor" && this.#faultProxy
-                ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint }
-                : {}),
-              ...testToolsOn(SETTINGS_KEY[name]),
-              ...this.#options.extraEnvironment?.[name],
-            },
-            region: this.region,
-            logging: FUNCTION_LOGGING,
-            tracing: FUNCTION_TRACING_ACTIVE,
-            // Shared by the function's sandboxes, removed with the unpacked code at stop.
-            compileCacheDir: join(codeDir, ".compile-cache", name),
-          },
-          baseEnv,
-          sink,
-        ),
-      );
+      this.functions.set(name, new LocalFunction(this.#definition(name, code, codeDir), baseEnv, sink));
     }
+  }
 
-    const processor = this.functions.get("processor") as LocalFunction;
-    const wrap = (name: FunctionName, fn: LocalFunction): InvokeFunction => {
-      const invoke: InvokeFunction = (event) => fn.invoke(event);
-      return this.#options.wrapInvoke?.(name, invoke) ?? invoke;
+  /** One function's definition: its settings scaled, its configured environment and the local additions. */
+  #definition(name: FunctionName, code: UnpackedFunction, codeDir: string): FunctionDefinition {
+    const { settings } = this.#options;
+    const fn = settings[SETTINGS_KEY[name]];
+    const configured = functionEnvironment(name, {
+      settings,
+      names: this.names,
+      queues: this.queues,
+      scale: (ms) => this.#scale(ms),
+    });
+    // What Terraform would configure: Lambda refuses a reserved variable in it, so does the local stack.
+    assertNoReservedVariables(this.names.functions[SETTINGS_KEY[name]], configured);
+    return {
+      name: this.names.functions[SETTINGS_KEY[name]],
+      ...code,
+      timeoutMs: this.#scale(fn.timeout_seconds * 1000),
+      memoryMb: fn.memory_mb,
+      environment: {
+        ...configured,
+        // The processor reaches DynamoDB through the loopback proxy that counts (and faults) its requests.
+        ...(name === "processor" && this.#faultProxy
+          ? { AWS_ENDPOINT_URL_DYNAMODB: this.#faultProxy.endpoint }
+          : {}),
+        ...testToolsOn(SETTINGS_KEY[name]),
+        ...this.#options.extraEnvironment?.[name],
+      },
+      region: this.region,
+      logging: FUNCTION_LOGGING,
+      tracing: FUNCTION_TRACING_ACTIVE,
+      // Shared by the function's sandboxes, removed with the unpacked code at stop.
+      compileCacheDir: join(codeDir, ".compile-cache", name),
     };
+  }
+
+  /** The processor's mapping on the stream, its parameters the settings' (durations scaled). */
+  #startKinesisMapping(wrap: WrapInvoke): void {
+    const processor = this.functions.get("processor") as LocalFunction;
     const invokeProcessor = wrap("processor", processor);
-    const esm = settings.processor.esm;
+    const esm = this.#options.settings.processor.esm;
     this.kinesisEsm = new KinesisEventSource({
       kinesis: this.kinesis,
       streamName: this.names.stream,
@@ -292,7 +311,11 @@ export class LocalPipeline {
       partialSplitAccounting: this.#options.partialSplitAccounting ?? PartialSplitAccounting.SplitFree,
     });
     this.kinesisEsm.start();
+  }
 
+  /** The three SQS consumers' mappings, started one after the other. */
+  async #startSqsMappings(wrap: WrapInvoke): Promise<void> {
+    const { settings } = this.#options;
     for (const [name, queue, fnSettings] of [
       ["tool-worker", this.queues.toolJobs, settings.tool_worker],
       ["fifo-worker", this.queues.sessionJobs, settings.fifo_worker],

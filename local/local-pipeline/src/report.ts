@@ -109,45 +109,38 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
     colors: spec.series.map((_, i) => PALETTE[i % PALETTE.length] as string),
   }));
   const r = s.representativeness;
-  const unrepresentative = r.representative
-    ? ""
-    : `<div class="verdict warn" id="representative"><p>Not representative: timeouts dominated this run, so its figures describe this machine's load, not the pipeline.</p><ul>${r.why.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul><p>${escapeHtml(r.advice)}.</p></div>`;
-  const verdict = s.timedOut
-    ? `<div class="verdict warn" id="verdict">Timed out with ${s.inFlight} inputs still in flight: not judged (not loss; raise --timeout). Still in flight: ${escapeHtml(s.missing.join(", "))}</div>`
-    : s.lost === 0
-      ? `<div class="verdict ${r.representative ? "ok" : "warn"}" id="verdict">Ledger: lost 0. Every input is accounted for: applied, quarantined, in a DLQ or in the failure queue.</div>`
-      : `<div class="verdict lost" id="verdict">Ledger: lost ${s.lost}. Not found anywhere: ${escapeHtml(s.missing.join(", "))}</div>`;
-  const latency = (["p50", "p90", "p95", "p99"] as const).map((p) => [p, s.latencyMs[p] ?? 0] as const);
-  const slowest = Math.max(1, ...latency.map(([, v]) => v));
-  const latencyBars = latency
-    .map(
-      ([p, v]) =>
-        `<div class="bar-row"><span class="bar-label">${p}</span><span class="bar" data-ms="${v}" style="width:${((v / slowest) * 100).toFixed(1)}%"></span><span class="bar-value">${v} ms</span></div>`,
-    )
-    .join("");
-  const latencyNote =
-    s.latencyMs.p99 === 0
-      ? `<p class="explain" id="latency-note">no job reached a result in the table</p>`
-      : "";
-  const functionRows = Object.entries(s.functions)
-    .map(
-      ([name, f]) =>
-        `<tr><td>${escapeHtml(name)}</td><td>${f.invocations}</td><td>${f.errors}</td><td class="${f.timeouts > 0 ? "warn" : ""}">${f.timeouts}</td><td>${f.coldStarts}</td><td>${f.maxMemoryUsedMb} MB</td></tr>`,
-    )
-    .join("");
-  const chartDivs = specs
-    .map(
-      (spec) =>
-        `<section class="chart-box"><h2>${escapeHtml(spec.title)}</h2><p class="explain">${escapeHtml(spec.explain)}</p><div class="chart" id="chart-${spec.id}" data-colors="${spec.colors.join(",")}"></div></section>`,
-    )
-    .join("");
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>npm start: ${escapeHtml(s.environment)}, ${s.timedOut ? "not judged (timed out)" : `lost ${s.lost}`}${r.representative ? "" : ", not representative"}</title>
 <style>${css}</style>
-<style>
+${PAGE_STYLE}
+</head>
+<body>
+<h1>npm start: environment ${escapeHtml(s.environment)}</h1>
+<div class="meta">durations ÷${s.timeScale} · ran ${(s.durationMs / 1000).toFixed(1)} s · generated ${escapeHtml(generatedAt)}</div>
+${verdictHtml(s)}
+${unrepresentativeHtml(r)}
+<div class="figures">
+${figuresHtml(s)}
+</div>
+<div class="grid">
+${chartSections(specs)}
+<section class="chart-box"><h2>Latency percentiles (job → result)</h2><p class="explain">from a job's enqueue to its result in the tool-calls table</p><div id="latency">${latencyBars(s)}</div>${latencyNote(s)}</section>
+<section class="chart-box"><h2>Functions</h2><p class="explain">invocations, function errors, timeouts (Sandbox.Timedout), cold starts, largest heap</p>
+<table id="functions"><thead><tr><th>function</th><th>invocations</th><th>errors</th><th>timeouts</th><th>cold starts</th><th>heap</th></tr></thead><tbody>${functionRows(s)}</tbody></table></section>
+</div>
+<script id="report-data" type="application/json">${scriptJson({ t: timeline.t, charts: specs })}</script>
+<script>${js}</script>
+${CHART_SCRIPT}
+</body>
+</html>
+`;
+}
+
+/** The page's own stylesheet (uPlot's is inlined before it). */
+const PAGE_STYLE = `<style>
   body { font: 14px/1.4 system-ui, sans-serif; margin: 20px 28px; color: #1a1a1a; background: #fff; }
   h1 { font-size: 22px; margin: 0 0 4px; }
   h2 { font-size: 16px; margin: 0 0 2px; }
@@ -173,34 +166,10 @@ export function renderReport({ summary: s, timeline, generatedAt }: ReportInput)
   th, td { border-bottom: 1px solid #e3e3e3; padding: 4px 12px 4px 0; text-align: right; }
   th:first-child, td:first-child { text-align: left; }
   td.warn { color: #b3400a; font-weight: 600; }
-</style>
-</head>
-<body>
-<h1>npm start: environment ${escapeHtml(s.environment)}</h1>
-<div class="meta">durations ÷${s.timeScale} · ran ${(s.durationMs / 1000).toFixed(1)} s · generated ${escapeHtml(generatedAt)}</div>
-${verdict}
-${unrepresentative}
-<div class="figures">
-${figure("events in", String(s.eventsIn), "put into the stream")}
-${figure("jobs in", String(s.jobsIn), "sent to the queues")}
-${figure("applied", String(s.applied), `the scenario's ${s.scenarioEventsApplied} events and the workers' own`)}
-${figure("unreadable quarantined", String(s.quarantined), "by the processor, at least once")}
-${figure("in DLQs", String(s.sentToDlq), "tool and FIFO DLQs")}
-${figure("to failure queue", String(s.toFailureDestination), "records the ESM gave up on")}
-${figure("replayed", String(s.replayed), "after the fault stopped")}
-${figure("retried / bisected", `${s.retried} / ${s.bisected}`, "batch retries / splits")}
-${figure("max iterator age", `${s.maxIteratorAgeMs} ms`, "oldest record at invoke")}
-${s.timedOut ? figure("lost", "not judged", `timed out with ${s.inFlight} inputs in flight`) : figure("lost", String(s.lost), "found nowhere")}
-</div>
-<div class="grid">
-${chartDivs}
-<section class="chart-box"><h2>Latency percentiles (job → result)</h2><p class="explain">from a job's enqueue to its result in the tool-calls table</p><div id="latency">${latencyBars}</div>${latencyNote}</section>
-<section class="chart-box"><h2>Functions</h2><p class="explain">invocations, function errors, timeouts (Sandbox.Timedout), cold starts, largest heap</p>
-<table id="functions"><thead><tr><th>function</th><th>invocations</th><th>errors</th><th>timeouts</th><th>cold starts</th><th>heap</th></tr></thead><tbody>${functionRows}</tbody></table></section>
-</div>
-<script id="report-data" type="application/json">${scriptJson({ t: timeline.t, charts: specs })}</script>
-<script>${js}</script>
-<script>
+</style>`;
+
+/** Draws each chart from the report's data with the inlined uPlot; `window.reportCharts` for the browser test. */
+const CHART_SCRIPT = `<script>
   const data = JSON.parse(document.getElementById("report-data").textContent);
   window.reportCharts = {};
   for (const spec of data.charts) {
@@ -217,10 +186,72 @@ ${chartDivs}
     };
     window.reportCharts[spec.id] = new uPlot(opts, [data.t].concat(spec.series.map((s) => s.values)), el);
   }
-</script>
-</body>
-</html>
-`;
+</script>`;
+
+/** The ledger's verdict: timed out (not judged), lost 0, or what was found nowhere. */
+function verdictHtml(s: Summary): string {
+  const r = s.representativeness;
+  return s.timedOut
+    ? `<div class="verdict warn" id="verdict">Timed out with ${s.inFlight} inputs still in flight: not judged (not loss; raise --timeout). Still in flight: ${escapeHtml(s.missing.join(", "))}</div>`
+    : s.lost === 0
+      ? `<div class="verdict ${r.representative ? "ok" : "warn"}" id="verdict">Ledger: lost 0. Every input is accounted for: applied, quarantined, in a DLQ or in the failure queue.</div>`
+      : `<div class="verdict lost" id="verdict">Ledger: lost ${s.lost}. Not found anywhere: ${escapeHtml(s.missing.join(", "))}</div>`;
+}
+
+/** Why a run whose timeouts dominated is not representative, and what to pass; empty for one that is. */
+function unrepresentativeHtml(r: Summary["representativeness"]): string {
+  return r.representative
+    ? ""
+    : `<div class="verdict warn" id="representative"><p>Not representative: timeouts dominated this run, so its figures describe this machine's load, not the pipeline.</p><ul>${r.why.map((line) => `<li>${escapeHtml(line)}</li>`).join("")}</ul><p>${escapeHtml(r.advice)}.</p></div>`;
+}
+
+function figuresHtml(s: Summary): string {
+  return `${figure("events in", String(s.eventsIn), "put into the stream")}
+${figure("jobs in", String(s.jobsIn), "sent to the queues")}
+${figure("applied", String(s.applied), `the scenario's ${s.scenarioEventsApplied} events and the workers' own`)}
+${figure("unreadable quarantined", String(s.quarantined), "by the processor, at least once")}
+${figure("in DLQs", String(s.sentToDlq), "tool and FIFO DLQs")}
+${figure("to failure queue", String(s.toFailureDestination), "records the ESM gave up on")}
+${figure("replayed", String(s.replayed), "after the fault stopped")}
+${figure("retried / bisected", `${s.retried} / ${s.bisected}`, "batch retries / splits")}
+${figure("max iterator age", `${s.maxIteratorAgeMs} ms`, "oldest record at invoke")}
+${s.timedOut ? figure("lost", "not judged", `timed out with ${s.inFlight} inputs in flight`) : figure("lost", String(s.lost), "found nowhere")}`;
+}
+
+function chartSections(specs: readonly (ChartSpec & { readonly colors: readonly string[] })[]): string {
+  return specs
+    .map(
+      (spec) =>
+        `<section class="chart-box"><h2>${escapeHtml(spec.title)}</h2><p class="explain">${escapeHtml(spec.explain)}</p><div class="chart" id="chart-${spec.id}" data-colors="${spec.colors.join(",")}"></div></section>`,
+    )
+    .join("");
+}
+
+/** One bar per percentile, as wide as its share of the slowest. */
+function latencyBars(s: Summary): string {
+  const latency = (["p50", "p90", "p95", "p99"] as const).map((p) => [p, s.latencyMs[p] ?? 0] as const);
+  const slowest = Math.max(1, ...latency.map(([, v]) => v));
+  return latency
+    .map(
+      ([p, v]) =>
+        `<div class="bar-row"><span class="bar-label">${p}</span><span class="bar" data-ms="${v}" style="width:${((v / slowest) * 100).toFixed(1)}%"></span><span class="bar-value">${v} ms</span></div>`,
+    )
+    .join("");
+}
+
+function latencyNote(s: Summary): string {
+  return s.latencyMs.p99 === 0
+    ? `<p class="explain" id="latency-note">no job reached a result in the table</p>`
+    : "";
+}
+
+function functionRows(s: Summary): string {
+  return Object.entries(s.functions)
+    .map(
+      ([name, f]) =>
+        `<tr><td>${escapeHtml(name)}</td><td>${f.invocations}</td><td>${f.errors}</td><td class="${f.timeouts > 0 ? "warn" : ""}">${f.timeouts}</td><td>${f.coldStarts}</td><td>${f.maxMemoryUsedMb} MB</td></tr>`,
+    )
+    .join("");
 }
 
 export async function writeReport(file: string, input: ReportInput): Promise<void> {

@@ -392,30 +392,7 @@ export async function runScenario(
     ...(replay?.unapplied ?? []).map((e) => `event ${callIdOf(e)} (not applied after replay)`),
   ];
 
-  const kinesis = pipeline.kinesisEsm?.stats;
-  const sqsRetried = [...pipeline.sqsEsms.values()].reduce(
-    (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
-    0,
-  );
-  const poisonJobs = inputs.allJobs.length - inputs.validJobs.length;
-  const sentToDlq = observed.dead.size;
-  const representativeness = judgeRepresentative({
-    timeScale: options.timeScale,
-    functions: Object.fromEntries(
-      [...pipeline.functions.entries()].map(([name, f]) => [
-        name,
-        {
-          invocations: f.stats.invocations,
-          timeouts: f.stats.timeouts,
-          timeoutMs: f.definition.timeoutMs,
-          timeoutSeconds: pipeline.timeoutSecondsOf(name),
-        },
-      ]),
-    ),
-    jobsIn: inputs.allJobs.length,
-    poisonJobs,
-    sentToDlq,
-  });
+  const representativeness = representativenessOf(pipeline, inputs, observed, options.timeScale);
   const sinceStart = (at: number | null) => (at === null ? null : at - started);
   return {
     environment: options.environment,
@@ -428,10 +405,63 @@ export async function runScenario(
       settled: sinceStart(accounting.settledAt),
       replayApplied: sinceStart(replay?.appliedAt ?? null),
     },
+    ...inputCounts(pipeline, scenario, inputs, observed, replay),
+    lost: timedOut ? 0 : missing.length,
+    timedOut,
+    inFlight: timedOut ? missing.length : 0,
+    latencyMs: jobLatencies(inputs, observed),
+    maxIteratorAgeMs: pipeline.kinesisEsm?.stats.maxIteratorAgeMs ?? 0,
+    processorDynamoDb: pipeline.processorTraffic.counts(),
+    functions: functionStats(pipeline),
+    missing: missing.slice(0, 20),
+    representativeness,
+  };
+}
+
+/** Whether timeouts dominated the run, from each function's invocations and timeouts and the jobs' ends. */
+function representativenessOf(
+  pipeline: LocalPipeline,
+  inputs: ScenarioInputs,
+  observed: Observed,
+  timeScale: number,
+): Summary["representativeness"] {
+  return judgeRepresentative({
+    timeScale,
+    functions: Object.fromEntries(
+      [...pipeline.functions.entries()].map(([name, f]) => [
+        name,
+        {
+          invocations: f.stats.invocations,
+          timeouts: f.stats.timeouts,
+          timeoutMs: f.definition.timeoutMs,
+          timeoutSeconds: pipeline.timeoutSecondsOf(name),
+        },
+      ]),
+    ),
+    jobsIn: inputs.allJobs.length,
+    poisonJobs: inputs.allJobs.length - inputs.validJobs.length,
+    sentToDlq: observed.dead.size,
+  });
+}
+
+/** What went in and where it went: the summary's counts, from the mappings', the functions' and the ledger's. */
+function inputCounts(
+  pipeline: LocalPipeline,
+  scenario: Scenario,
+  inputs: ScenarioInputs,
+  observed: Observed,
+  replay: ReplayEnd | null,
+) {
+  const kinesis = pipeline.kinesisEsm?.stats;
+  const sqsRetried = [...pipeline.sqsEsms.values()].reduce(
+    (n, s) => n + s.stats.reportedMessages + s.stats.functionErrors,
+    0,
+  );
+  return {
     eventsIn: scenario.stream.length,
     streamRecordsProcessed: kinesis?.polledRecords ?? 0,
     jobsIn: inputs.allJobs.length,
-    poisonJobs,
+    poisonJobs: inputs.allJobs.length - inputs.validJobs.length,
     applied: pipeline.metrics.sum("processor", "Applied"),
     scenarioEventsApplied: new Set(inputs.events.map(callIdOf).filter((id) => isApplied(observed, id))).size,
     duplicatesSkipped:
@@ -440,18 +470,9 @@ export async function runScenario(
     retried: (kinesis?.retriedBatches ?? 0) + sqsRetried,
     // Both kinds of split: in halves after a function error, at the failed record of a partial answer (§1.4).
     bisected: (kinesis?.bisections ?? 0) + (kinesis?.partialSplits ?? 0),
-    sentToDlq,
+    sentToDlq: observed.dead.size,
     toFailureDestination: kinesis?.discardedRecords ?? 0,
     quarantinedByDlqRedrive: pipeline.metrics.sum("dlq-redrive", "RecordsQuarantined"),
     replayed: replay?.replayed ?? 0,
-    lost: timedOut ? 0 : missing.length,
-    timedOut,
-    inFlight: timedOut ? missing.length : 0,
-    latencyMs: jobLatencies(inputs, observed),
-    maxIteratorAgeMs: kinesis?.maxIteratorAgeMs ?? 0,
-    processorDynamoDb: pipeline.processorTraffic.counts(),
-    functions: functionStats(pipeline),
-    missing: missing.slice(0, 20),
-    representativeness,
-  };
+  } satisfies Partial<Summary>;
 }

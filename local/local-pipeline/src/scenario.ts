@@ -225,23 +225,103 @@ function lifecycleStream(
   now: number,
   jobs: readonly JobItem[],
 ): StreamItem[] {
-  type Planned = ReturnType<typeof lifecycleOf>[number];
-  const run = `${options.seed}`;
-  const stream: StreamItem[] = [];
+  const planner = new LifecyclePlanner(options, rng, session, now, jobs);
+  for (let step = 0; step < options.events; step++) planner.step(step);
+  return planner.end();
+}
+
+type PlannedEvent = ReturnType<typeof lifecycleOf>[number];
+type Resend = { due: number; item: ValidStreamItem };
+/** A call under way: its events, and the next one to put. */
+type OpenCall = { events: PlannedEvent[]; next: number };
+type AnnouncedJob = Extract<JobItem, { kind: "job" }>;
+
+/** lifecycleStream's state between steps: the stream so far, the calls under way, the resends due. */
+class LifecyclePlanner {
+  readonly #options: ScenarioOptions;
+  readonly #rng: () => number;
+  readonly #session: () => string;
+  readonly #now: number;
+  readonly #run: string;
+  readonly #stream: StreamItem[] = [];
   /** Second sends not yet made, in the order they are due. */
-  const resends: { due: number; item: ValidStreamItem }[] = [];
-  const open: { events: Planned[]; next: number }[] = [];
-  const announced = jobs.filter((j): j is Extract<JobItem, { kind: "job" }> => j.kind === "job");
-  let calls = 0;
-  let jobsPut = 0;
-  const put = (step: number, event: Planned, eventId: string, releasedAtRound?: number) => {
+  readonly #resends: Resend[] = [];
+  readonly #open: OpenCall[] = [];
+  readonly #announced: AnnouncedJob[];
+  #calls = 0;
+  #jobsPut = 0;
+
+  constructor(
+    options: ScenarioOptions,
+    rng: () => number,
+    session: () => string,
+    now: number,
+    jobs: readonly JobItem[],
+  ) {
+    this.#options = options;
+    this.#rng = rng;
+    this.#session = session;
+    this.#now = now;
+    this.#run = `${options.seed}`;
+    this.#announced = jobs.filter((j): j is AnnouncedJob => j.kind === "job");
+  }
+
+  /** One step: the resends due, the jobs' requested events due, then a poison record or a call's next event. */
+  step(step: number): void {
+    while (this.#resends.length > 0 && (this.#resends[0] as Resend).due <= step)
+      this.#stream.push((this.#resends.shift() as Resend).item);
+    const { events } = this.#options;
+    for (; this.#jobsPut < Math.floor(((step + 1) * this.#announced.length) / events); this.#jobsPut++) {
+      const job = this.#announced[this.#jobsPut] as AnnouncedJob;
+      this.#put(step, lifecycleOf(job.callId, job.group, 1, false)[0] as PlannedEvent, `req-${job.callId}`);
+    }
+    if (this.#rng() < this.#options.poisonRate) {
+      const data = POISON_RECORDS[step % POISON_RECORDS.length] as Uint8Array;
+      this.#stream.push({ kind: "poison", partitionKey: this.#session(), data });
+      return;
+    }
+    this.#callStep(step);
+  }
+
+  /** The stream, with the resends still due at the end. */
+  end(): StreamItem[] {
+    for (const { item } of this.#resends) this.#stream.push(item);
+    return this.#stream;
+  }
+
+  /** A new call opened if fewer than eight are under way, then the next event of one of them at random. */
+  #callStep(step: number): void {
+    const rng = this.#rng;
+    if (this.#open.length < 8) {
+      const r = rng();
+      const length = r < 0.1 ? 1 : r < 0.2 ? 2 : r < 0.7 ? 3 : 4;
+      this.#open.push({
+        events: lifecycleOf(`call-${this.#run}-${this.#calls}`, this.#session(), length, rng() < 0.15),
+        next: 0,
+      });
+      this.#calls += 1;
+    }
+    const pick = Math.floor(rng() * this.#open.length);
+    const call = this.#open[pick] as OpenCall;
+    const event = call.events[call.next] as PlannedEvent;
+    const id = `${event.callId.slice("call-".length)}-${event.step}`;
+    if (rng() < (this.#options.stuckRate ?? 0)) {
+      const round = rng() < (this.#options.stuckTwiceRate ?? 0) ? 2 : 1;
+      this.#put(step, event, stuckEventId(round, id), round);
+    } else this.#put(step, event, `ev-${id}`);
+    call.next += 1;
+    if (call.next === call.events.length) this.#open.splice(pick, 1);
+  }
+
+  /** The event into the stream (stuck when it has a round to be released at), and maybe its second send. */
+  #put(step: number, event: PlannedEvent, eventId: string, releasedAtRound?: number): void {
     const { step: _name, ...fields } = event;
     const data = utf8.encode(
       encodeLifecycleEvent({
         ...fields,
         specVersion: CURRENT_SPEC_VERSION,
         eventId,
-        occurredAt: new Date(now + step).toISOString(),
+        occurredAt: new Date(this.#now + step).toISOString(),
       } as ToolCallLifecycleEvent),
     );
     const item: ValidStreamItem = {
@@ -253,44 +333,16 @@ function lifecycleStream(
       type: event.type,
       ...(releasedAtRound !== undefined ? { releasedAtRound } : {}),
     };
-    stream.push(item);
-    if (rng() < options.duplicateRate) {
-      const due = step + 1 + Math.floor(rng() * 4);
-      const at = resends.findIndex((r) => r.due > due);
-      resends.splice(at < 0 ? resends.length : at, 0, { due, item: { ...item, kind: "duplicate" } });
+    this.#stream.push(item);
+    if (this.#rng() < this.#options.duplicateRate) {
+      const due = step + 1 + Math.floor(this.#rng() * 4);
+      const at = this.#resends.findIndex((r) => r.due > due);
+      this.#resends.splice(at < 0 ? this.#resends.length : at, 0, {
+        due,
+        item: { ...item, kind: "duplicate" },
+      });
     }
-  };
-  for (let step = 0; step < options.events; step++) {
-    while (resends.length > 0 && (resends[0] as (typeof resends)[number]).due <= step)
-      stream.push((resends.shift() as (typeof resends)[number]).item);
-    for (; jobsPut < Math.floor(((step + 1) * announced.length) / options.events); jobsPut++) {
-      const job = announced[jobsPut] as (typeof announced)[number];
-      put(step, lifecycleOf(job.callId, job.group, 1, false)[0] as Planned, `req-${job.callId}`);
-    }
-    if (rng() < options.poisonRate) {
-      const data = POISON_RECORDS[step % POISON_RECORDS.length] as Uint8Array;
-      stream.push({ kind: "poison", partitionKey: session(), data });
-      continue;
-    }
-    if (open.length < 8) {
-      const r = rng();
-      const length = r < 0.1 ? 1 : r < 0.2 ? 2 : r < 0.7 ? 3 : 4;
-      open.push({ events: lifecycleOf(`call-${run}-${calls}`, session(), length, rng() < 0.15), next: 0 });
-      calls += 1;
-    }
-    const pick = Math.floor(rng() * open.length);
-    const call = open[pick] as (typeof open)[number];
-    const event = call.events[call.next] as Planned;
-    const id = `${event.callId.slice("call-".length)}-${event.step}`;
-    if (rng() < (options.stuckRate ?? 0)) {
-      const round = rng() < (options.stuckTwiceRate ?? 0) ? 2 : 1;
-      put(step, event, stuckEventId(round, id), round);
-    } else put(step, event, `ev-${id}`);
-    call.next += 1;
-    if (call.next === call.events.length) open.splice(pick, 1);
   }
-  for (const { item } of resends) stream.push(item);
-  return stream;
 }
 
 function jobsFor(

@@ -24,8 +24,29 @@ function phasesText(p: RunPhases): string {
  * objects" counts the bucket's objects, which also hold what dlq-redrive stored: two different things.
  */
 export function formatSummary(s: Summary): string {
+  const rows = [...inputRows(s), ...outcomeRows(s), ...verdictRows(s)];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  const valueWidth = Math.max(...rows.map(([, v]) => v.length));
+  const lines = rows.map(([k, v, why]) => `${k.padEnd(width)}  ${v.padEnd(valueWidth)}  ${why}`.trimEnd());
+  lines.push("per function (invocations, errors, timeouts, cold starts, largest heap):");
+  for (const [name, f] of Object.entries(s.functions)) {
+    lines.push(
+      `  ${name.padEnd(width - 2)}  ${f.invocations} invocations, ${f.errors} errors, ${f.timeouts} timeouts, ${f.coldStarts} cold starts, ${f.maxMemoryUsedMb} MB heap`,
+    );
+  }
+  const rule = "-".repeat(Math.min(120, Math.max(...lines.map((l) => l.length))));
+  const missing =
+    s.missing.length > 0 ? `\nnot accounted for (first ${s.missing.length}): ${s.missing.join(", ")}` : "";
+  return [rule, ...lines, rule].join("\n") + missing + notRepresentativeText(s);
+}
+
+/** A summary row: the figure's name, its value, and what it counts. */
+type Row = [string, string, string];
+
+/** The run's settings and what went in: events, records read, jobs, and what was applied. */
+function inputRows(s: Summary): Row[] {
   const splits = describePartialSplits(s.partialSplits);
-  const rows: [string, string, string][] = [
+  return [
     ["environment", `${s.environment} (durations ÷${s.timeScale})`, ""],
     ["Kinesis partial splits", splits.value, splits.why],
     [
@@ -40,6 +61,12 @@ export function formatSummary(s: Summary): string {
     ],
     ["jobs in (queues)", String(s.jobsIn), "messages sent to the tool queue and the FIFO queue"],
     ["applied", String(s.applied), appliedText(s)],
+  ];
+}
+
+/** Where the inputs went besides applied: skipped, quarantined, retried, dead-lettered, replayed. */
+function outcomeRows(s: Summary): Row[] {
+  return [
     [
       "duplicates skipped",
       String(s.duplicatesSkipped),
@@ -80,6 +107,12 @@ export function formatSummary(s: Summary): string {
       String(s.replayed),
       "quarantined records put back into the stream once the fault stopped",
     ],
+  ];
+}
+
+/** The ledger's verdict, then how fast and at what cost: latency, iterator age, requests, duration. */
+function verdictRows(s: Summary): Row[] {
+  return [
     s.timedOut
       ? [
           "lost",
@@ -104,19 +137,6 @@ export function formatSummary(s: Summary): string {
     ],
     ["duration", `${(s.durationMs / 1000).toFixed(1)} s`, phasesText(s.phasesMs)],
   ];
-  const width = Math.max(...rows.map(([k]) => k.length));
-  const valueWidth = Math.max(...rows.map(([, v]) => v.length));
-  const lines = rows.map(([k, v, why]) => `${k.padEnd(width)}  ${v.padEnd(valueWidth)}  ${why}`.trimEnd());
-  lines.push("per function (invocations, errors, timeouts, cold starts, largest heap):");
-  for (const [name, f] of Object.entries(s.functions)) {
-    lines.push(
-      `  ${name.padEnd(width - 2)}  ${f.invocations} invocations, ${f.errors} errors, ${f.timeouts} timeouts, ${f.coldStarts} cold starts, ${f.maxMemoryUsedMb} MB heap`,
-    );
-  }
-  const rule = "-".repeat(Math.min(120, Math.max(...lines.map((l) => l.length))));
-  const missing =
-    s.missing.length > 0 ? `\nnot accounted for (first ${s.missing.length}): ${s.missing.join(", ")}` : "";
-  return [rule, ...lines, rule].join("\n") + missing + notRepresentativeText(s);
 }
 
 /**

@@ -174,130 +174,175 @@ const text = (category: BadInputCategory, name: string, json: string): BadInput<
 
 /** The bad documents of every category for a boundary that reads documents shaped like `shape`. */
 export function badDocuments(shape: DocumentShape): BadInputCorpus<Uint8Array> {
-  const { valid, stringField, numberField, objectField } = shape;
-  const json = JSON.stringify(valid);
   const C = BadInputCategory;
-  const versions = shape.version;
   return {
-    [C.Empty]: [
-      text(C.Empty, "no bytes", ""),
-      text(C.Empty, "whitespace only", " \n\t"),
-      text(C.Empty, "{}", "{}"),
-    ],
-    [C.Truncated]: [
-      text(C.Truncated, "cut in the middle", json.slice(0, Math.floor(json.length / 2))),
-      text(C.Truncated, "the last brace missing", json.slice(0, -1)),
-      {
-        category: C.Truncated,
-        name: "cut inside a multi-byte character",
-        value: cutInside(encoder.encode(JSON.stringify(setPath({ ...valid }, stringField, "é")))),
-      },
-    ],
-    [C.Oversized]: [
-      {
-        category: C.Oversized,
-        name: `exactly ${shape.maxBytes} bytes, the limit, in ${stringField}`,
-        value: padded(valid, stringField, shape.maxBytes),
-      },
-    ],
-    [C.WrongType]: [
-      text(C.WrongType, "an array", "[]"),
-      text(C.WrongType, "a string", '"x"'),
-      text(C.WrongType, "a number", "42"),
-      text(C.WrongType, "null", "null"),
-      text(C.WrongType, `${stringField} a number`, JSON.stringify(setPath({ ...valid }, stringField, 42))),
-      text(C.WrongType, `${numberField} a string`, JSON.stringify(setPath({ ...valid }, numberField, "1"))),
-    ],
-    [C.WrongVersion]: versions
-      ? versions.unsupported.map((version) =>
-          text(
-            C.WrongVersion,
-            `${versions.field} ${JSON.stringify(version)}`,
-            JSON.stringify(setPath({ ...valid }, versions.field, version)),
-          ),
-        )
-      : [
-          text(
-            C.WrongVersion,
-            "a version key the format does not have",
-            JSON.stringify({ ...valid, version: "2.0" }),
-          ),
-        ],
-    [C.InvalidUtf8]: [
-      {
-        category: C.InvalidUtf8,
-        name: `0xFF 0xFE in ${stringField}`,
-        value: withBytes(valid, stringField, [0xff, 0xfe]),
-      },
-      {
-        category: C.InvalidUtf8,
-        name: `an overlong "/" in ${stringField}`,
-        value: withBytes(valid, stringField, [0xc0, 0xaf]),
-      },
-      {
-        category: C.InvalidUtf8,
-        name: `a lone surrogate in ${stringField}`,
-        value: withBytes(valid, stringField, [0xed, 0xa0, 0x80]),
-      },
-    ],
-    [C.DeeplyNested]: [
-      text(C.DeeplyNested, `${NESTING_DEPTH} nested arrays`, nestedArrays(NESTING_DEPTH)),
-      text(
-        C.DeeplyNested,
-        `${NESTING_DEPTH} nested objects in ${stringField}`,
-        withRaw(valid, stringField, nestedObjects(NESTING_DEPTH)),
-      ),
-      text(
-        C.DeeplyNested,
-        `${NESTING_DEPTH} nested objects in a key the format does not have`,
-        withRaw(valid, "nested", nestedObjects(NESTING_DEPTH)),
-      ),
-      ...(shape.echoedFields ?? []).flatMap((field) => [
-        text(
-          C.DeeplyNested,
-          `${NESTING_DEPTH} nested objects in ${field}`,
-          withRaw(valid, field, nestedObjects(NESTING_DEPTH)),
-        ),
-        text(
-          C.DeeplyNested,
-          `${NESTING_DEPTH} nested arrays in ${field}`,
-          withRaw(valid, field, nestedArrays(NESTING_DEPTH)),
-        ),
-      ]),
-      ...(objectField
-        ? [
-            text(
-              C.DeeplyNested,
-              `${NESTING_DEPTH} nested objects in ${objectField}`,
-              withRaw(valid, `${objectField}.nested`, nestedObjects(NESTING_DEPTH)),
-            ),
-          ]
-        : []),
-    ],
-    [C.Hostile]: [
-      text(C.Hostile, "every field under __proto__", `{"__proto__":${json}}`),
-      text(C.Hostile, "__proto__ and constructor.prototype beside the fields", pollutingObject(valid)),
-      ...(objectField
-        ? [
-            text(
-              C.Hostile,
-              `__proto__ and constructor.prototype in ${objectField}`,
-              withRaw(valid, objectField, pollutingObject(valueAt(valid, objectField))),
-            ),
-          ]
-        : []),
-      text(C.Hostile, `${numberField} 1e400`, withRaw(valid, numberField, "1e400")),
-      text(C.Hostile, `${numberField} 2^64`, withRaw(valid, numberField, "18446744073709551616")),
-      text(C.Hostile, `${numberField} -0`, withRaw(valid, numberField, "-0")),
-      text(C.Hostile, `${numberField} "NaN"`, withRaw(valid, numberField, '"NaN"')),
-      text(C.Hostile, `${numberField} "Infinity"`, withRaw(valid, numberField, '"Infinity"')),
-      text(
-        C.Hostile,
-        `${stringField} 100,000 characters`,
-        withRaw(valid, stringField, `"${"x".repeat(100_000)}"`),
-      ),
-    ],
+    [C.Empty]: emptyDocuments(),
+    [C.Truncated]: truncatedDocuments(shape),
+    [C.Oversized]: oversizedDocuments(shape),
+    [C.WrongType]: wrongTypeDocuments(shape),
+    [C.WrongVersion]: wrongVersionDocuments(shape),
+    [C.InvalidUtf8]: invalidUtf8Documents(shape),
+    [C.DeeplyNested]: deeplyNestedDocuments(shape),
+    [C.Hostile]: hostileDocuments(shape),
   };
+}
+
+function emptyDocuments(): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  return [
+    text(C.Empty, "no bytes", ""),
+    text(C.Empty, "whitespace only", " \n\t"),
+    text(C.Empty, "{}", "{}"),
+  ];
+}
+
+function truncatedDocuments({ valid, stringField }: DocumentShape): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  const json = JSON.stringify(valid);
+  return [
+    text(C.Truncated, "cut in the middle", json.slice(0, Math.floor(json.length / 2))),
+    text(C.Truncated, "the last brace missing", json.slice(0, -1)),
+    {
+      category: C.Truncated,
+      name: "cut inside a multi-byte character",
+      value: cutInside(encoder.encode(JSON.stringify(setPath({ ...valid }, stringField, "é")))),
+    },
+  ];
+}
+
+function oversizedDocuments({ valid, stringField, maxBytes }: DocumentShape): BadInput<Uint8Array>[] {
+  return [
+    {
+      category: BadInputCategory.Oversized,
+      name: `exactly ${maxBytes} bytes, the limit, in ${stringField}`,
+      value: padded(valid, stringField, maxBytes),
+    },
+  ];
+}
+
+function wrongTypeDocuments({ valid, stringField, numberField }: DocumentShape): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  return [
+    text(C.WrongType, "an array", "[]"),
+    text(C.WrongType, "a string", '"x"'),
+    text(C.WrongType, "a number", "42"),
+    text(C.WrongType, "null", "null"),
+    text(C.WrongType, `${stringField} a number`, JSON.stringify(setPath({ ...valid }, stringField, 42))),
+    text(C.WrongType, `${numberField} a string`, JSON.stringify(setPath({ ...valid }, numberField, "1"))),
+  ];
+}
+
+/** The versions the boundary does not read or, for a format without one, a version key it does not have. */
+function wrongVersionDocuments({ valid, version: versions }: DocumentShape): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  return versions
+    ? versions.unsupported.map((version) =>
+        text(
+          C.WrongVersion,
+          `${versions.field} ${JSON.stringify(version)}`,
+          JSON.stringify(setPath({ ...valid }, versions.field, version)),
+        ),
+      )
+    : [
+        text(
+          C.WrongVersion,
+          "a version key the format does not have",
+          JSON.stringify({ ...valid, version: "2.0" }),
+        ),
+      ];
+}
+
+function invalidUtf8Documents({ valid, stringField }: DocumentShape): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  return [
+    {
+      category: C.InvalidUtf8,
+      name: `0xFF 0xFE in ${stringField}`,
+      value: withBytes(valid, stringField, [0xff, 0xfe]),
+    },
+    {
+      category: C.InvalidUtf8,
+      name: `an overlong "/" in ${stringField}`,
+      value: withBytes(valid, stringField, [0xc0, 0xaf]),
+    },
+    {
+      category: C.InvalidUtf8,
+      name: `a lone surrogate in ${stringField}`,
+      value: withBytes(valid, stringField, [0xed, 0xa0, 0x80]),
+    },
+  ];
+}
+
+function deeplyNestedDocuments(shape: DocumentShape): BadInput<Uint8Array>[] {
+  const { valid, stringField, objectField } = shape;
+  const C = BadInputCategory;
+  return [
+    text(C.DeeplyNested, `${NESTING_DEPTH} nested arrays`, nestedArrays(NESTING_DEPTH)),
+    text(
+      C.DeeplyNested,
+      `${NESTING_DEPTH} nested objects in ${stringField}`,
+      withRaw(valid, stringField, nestedObjects(NESTING_DEPTH)),
+    ),
+    text(
+      C.DeeplyNested,
+      `${NESTING_DEPTH} nested objects in a key the format does not have`,
+      withRaw(valid, "nested", nestedObjects(NESTING_DEPTH)),
+    ),
+    ...(shape.echoedFields ?? []).flatMap((field) => [
+      text(
+        C.DeeplyNested,
+        `${NESTING_DEPTH} nested objects in ${field}`,
+        withRaw(valid, field, nestedObjects(NESTING_DEPTH)),
+      ),
+      text(
+        C.DeeplyNested,
+        `${NESTING_DEPTH} nested arrays in ${field}`,
+        withRaw(valid, field, nestedArrays(NESTING_DEPTH)),
+      ),
+    ]),
+    ...(objectField
+      ? [
+          text(
+            C.DeeplyNested,
+            `${NESTING_DEPTH} nested objects in ${objectField}`,
+            withRaw(valid, `${objectField}.nested`, nestedObjects(NESTING_DEPTH)),
+          ),
+        ]
+      : []),
+  ];
+}
+
+function hostileDocuments({
+  valid,
+  stringField,
+  numberField,
+  objectField,
+}: DocumentShape): BadInput<Uint8Array>[] {
+  const C = BadInputCategory;
+  const json = JSON.stringify(valid);
+  return [
+    text(C.Hostile, "every field under __proto__", `{"__proto__":${json}}`),
+    text(C.Hostile, "__proto__ and constructor.prototype beside the fields", pollutingObject(valid)),
+    ...(objectField
+      ? [
+          text(
+            C.Hostile,
+            `__proto__ and constructor.prototype in ${objectField}`,
+            withRaw(valid, objectField, pollutingObject(valueAt(valid, objectField))),
+          ),
+        ]
+      : []),
+    text(C.Hostile, `${numberField} 1e400`, withRaw(valid, numberField, "1e400")),
+    text(C.Hostile, `${numberField} 2^64`, withRaw(valid, numberField, "18446744073709551616")),
+    text(C.Hostile, `${numberField} -0`, withRaw(valid, numberField, "-0")),
+    text(C.Hostile, `${numberField} "NaN"`, withRaw(valid, numberField, '"NaN"')),
+    text(C.Hostile, `${numberField} "Infinity"`, withRaw(valid, numberField, '"Infinity"')),
+    text(
+      C.Hostile,
+      `${stringField} 100,000 characters`,
+      withRaw(valid, stringField, `"${"x".repeat(100_000)}"`),
+    ),
+  ];
 }
 
 /** The version fields' values the corpora use where a document says `specVersion` (packages/contracts). */

@@ -78,29 +78,97 @@ export async function startKinesisFidelityProxy(
   if (!Number.isFinite(lifetime) || lifetime <= 0) {
     throw new RangeError(`iteratorLifetimeMs must be a positive number, got ${lifetime}`);
   }
-  const now = options.now ?? Date.now;
-  const iterators = new Map<string, IssuedIterator>();
-  /** Iterators with a serial below this one were expired by `expireIterators()`. */
-  let firstValidSerial = 0;
-  const pending = new Map<string, { count: number; error: KinesisRetryableError }>();
-  const stats = { issuedIterators: 0, expiredIteratorAnswers: 0, injected: {} as Record<string, number> };
-
-  const issue = (upstreamIterator: string): string => {
-    const token = randomBytes(96).toString("base64");
-    iterators.set(token, { upstream: upstreamIterator, issuedAt: now(), serial: stats.issuedIterators });
-    stats.issuedIterators += 1;
-    return token;
+  const kinesis = new KinesisAsAws(lifetime, options.now ?? Date.now);
+  const running = await startAwsJsonProxy(upstream, AwsJsonContentType.V1_1, (call) => kinesis.answer(call));
+  return {
+    ...running,
+    stats: kinesis.stats,
+    expireIterators: () => kinesis.expireIterators(),
+    failNext: (operation, count, error = KinesisRetryableError.Throughput) => {
+      if (!Number.isInteger(count) || count < 0) {
+        throw new RangeError(`count must be an integer >= 0, got ${count}`);
+      }
+      kinesis.failNext(operation, count, error);
+    },
   };
+}
+
+/** What the proxy keeps between calls (the iterators it issued, the faults asked for) and how it answers. */
+class KinesisAsAws {
+  readonly stats = { issuedIterators: 0, expiredIteratorAnswers: 0, injected: {} as Record<string, number> };
+  readonly #lifetime: number;
+  readonly #now: () => number;
+  readonly #iterators = new Map<string, IssuedIterator>();
+  /** Iterators with a serial below this one were expired by `expireIterators()`. */
+  #firstValidSerial = 0;
+  readonly #pending = new Map<string, { count: number; error: KinesisRetryableError }>();
+
+  constructor(lifetime: number, now: () => number) {
+    this.#lifetime = lifetime;
+    this.#now = now;
+  }
+
+  expireIterators(): void {
+    this.#firstValidSerial = this.stats.issuedIterators;
+  }
+
+  failNext(operation: KinesisOperation, count: number, error: KinesisRetryableError): void {
+    this.#pending.set(operation, { count, error });
+  }
+
+  async answer(call: ProxiedCall): Promise<void> {
+    const operation = call.target.slice(call.target.indexOf(".") + 1);
+    if (this.#injectedFault(call, operation)) return;
+    if (operation === KinesisOperation.GetShardIterator)
+      return this.#forwardIssuing(call, call.body, "ShardIterator");
+    if (operation === KinesisOperation.GetRecords) return this.#getRecords(call);
+    return call.pass();
+  }
+
+  /** Answers with the fault `failNext` asked for, if one is pending for `operation`. */
+  #injectedFault(call: ProxiedCall, operation: string): boolean {
+    const fault = this.#pending.get(operation);
+    if (!fault || fault.count <= 0) return false;
+    fault.count -= 1;
+    this.stats.injected[operation] = (this.stats.injected[operation] ?? 0) + 1;
+    call.answerJson(400, {
+      __type: fault.error,
+      message: `Rate exceeded for ${operation} (injected by the fidelity proxy)`,
+    });
+    return true;
+  }
+
+  /** GetRecords on one of the proxy's iterators: expired, or forwarded with the upstream's iterator. */
+  async #getRecords(call: ProxiedCall): Promise<void> {
+    const parsed = JSON.parse(call.body.toString("utf8")) as {
+      ShardIterator?: string;
+      [other: string]: unknown;
+    };
+    const issued = parsed.ShardIterator ? this.#iterators.get(parsed.ShardIterator) : undefined;
+    // Not one of ours: let the upstream judge it.
+    if (!issued) return call.pass();
+    const at = this.#now();
+    if (issued.serial < this.#firstValidSerial || at - issued.issuedAt > this.#lifetime) {
+      this.stats.expiredIteratorAnswers += 1;
+      call.answerJson(400, {
+        __type: "ExpiredIteratorException",
+        message: `Iterator expired. The iterator was created at time ${new Date(issued.issuedAt).toUTCString()} while right now it is ${new Date(at).toUTCString()} which is further in the future than the tolerated delay of ${this.#lifetime} milliseconds.`,
+      });
+      return;
+    }
+    const upstreamRequest = Buffer.from(JSON.stringify({ ...parsed, ShardIterator: issued.upstream }));
+    return this.#forwardIssuing(call, upstreamRequest, "NextShardIterator");
+  }
 
   /**
    * Forwards `body` and answers with the upstream's page, its iterator field (if any) replaced by one of
    * the proxy's own; an upstream error is answered as it came.
    */
-  const forwardIssuing = async (
+  async #forwardIssuing(
     call: ProxiedCall,
     body: Uint8Array,
     field: "ShardIterator" | "NextShardIterator",
-  ) => {
+  ): Promise<void> {
     const upstreamResponse = await call.forward(body);
     const text = await upstreamResponse.text();
     if (!upstreamResponse.ok) return call.answer(upstreamResponse.status, text);
@@ -108,62 +176,18 @@ export async function startKinesisFidelityProxy(
     const iterator = page[field];
     call.answerJson(200, {
       ...page,
-      ...(typeof iterator === "string" && iterator ? { [field]: issue(iterator) } : {}),
+      ...(typeof iterator === "string" && iterator ? { [field]: this.#issue(iterator) } : {}),
     });
-  };
+  }
 
-  const running = await startAwsJsonProxy(upstream, AwsJsonContentType.V1_1, async (call) => {
-    const operation = call.target.slice(call.target.indexOf(".") + 1);
-
-    const fault = pending.get(operation);
-    if (fault && fault.count > 0) {
-      fault.count -= 1;
-      stats.injected[operation] = (stats.injected[operation] ?? 0) + 1;
-      call.answerJson(400, {
-        __type: fault.error,
-        message: `Rate exceeded for ${operation} (injected by the fidelity proxy)`,
-      });
-      return;
-    }
-
-    if (operation === KinesisOperation.GetShardIterator)
-      return forwardIssuing(call, call.body, "ShardIterator");
-
-    if (operation === KinesisOperation.GetRecords) {
-      const parsed = JSON.parse(call.body.toString("utf8")) as {
-        ShardIterator?: string;
-        [other: string]: unknown;
-      };
-      const issued = parsed.ShardIterator ? iterators.get(parsed.ShardIterator) : undefined;
-      // Not one of ours: let the upstream judge it.
-      if (!issued) return call.pass();
-      const at = now();
-      if (issued.serial < firstValidSerial || at - issued.issuedAt > lifetime) {
-        stats.expiredIteratorAnswers += 1;
-        call.answerJson(400, {
-          __type: "ExpiredIteratorException",
-          message: `Iterator expired. The iterator was created at time ${new Date(issued.issuedAt).toUTCString()} while right now it is ${new Date(at).toUTCString()} which is further in the future than the tolerated delay of ${lifetime} milliseconds.`,
-        });
-        return;
-      }
-      const upstreamRequest = Buffer.from(JSON.stringify({ ...parsed, ShardIterator: issued.upstream }));
-      return forwardIssuing(call, upstreamRequest, "NextShardIterator");
-    }
-
-    return call.pass();
-  });
-
-  return {
-    ...running,
-    stats,
-    expireIterators: () => {
-      firstValidSerial = stats.issuedIterators;
-    },
-    failNext: (operation, count, error = KinesisRetryableError.Throughput) => {
-      if (!Number.isInteger(count) || count < 0) {
-        throw new RangeError(`count must be an integer >= 0, got ${count}`);
-      }
-      pending.set(operation, { count, error });
-    },
-  };
+  #issue(upstreamIterator: string): string {
+    const token = randomBytes(96).toString("base64");
+    this.#iterators.set(token, {
+      upstream: upstreamIterator,
+      issuedAt: this.#now(),
+      serial: this.stats.issuedIterators,
+    });
+    this.stats.issuedIterators += 1;
+    return token;
+  }
 }

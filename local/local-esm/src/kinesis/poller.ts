@@ -14,6 +14,7 @@ import type { KinesisStreamRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import { RequestAbandonedError, sendWithin } from "../bounded-request.js";
 import type { Invokable } from "../invokable.js";
+import type { InvokeResult } from "../lambda/local-function.js";
 import {
   eventRecordBytes,
   kinesisEventRecord,
@@ -167,6 +168,32 @@ export interface KinesisEsmStats {
  */
 const Handed = { Done: "done", Stopped: "stopped" } as const;
 type Handed = (typeof Handed)[keyof typeof Handed];
+
+/** A shard's poller between reads: where it reads, what it holds, and how reading went. */
+interface ShardRun {
+  iterator: string;
+  readonly buffer: ShardRecord[];
+  /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
+  lastRead: string | undefined;
+  firstBufferedAt: number;
+  /** The shard has no next iterator: read to its end. */
+  closed: boolean;
+  readFailures: number;
+}
+
+/** After a read: dispatch the buffer, read again first, or stop reading the shard. */
+const ReadOutcome = { Dispatch: "dispatch", Again: "again", Ended: "ended" } as const;
+type ReadOutcome = (typeof ReadOutcome)[keyof typeof ReadOutcome];
+
+/**
+ * What an invocation leaves of a batch: nothing (done, or handed over, or run as bisected halves), its
+ * rest to invoke at once (a split that uses no retry), or the batch to retry (its functionError, if any,
+ * for the failure record).
+ */
+type AfterInvoke =
+  | { readonly next: "finished"; readonly handed: Handed }
+  | { readonly next: "split"; readonly rest: ShardRecord[] }
+  | { readonly next: "retry"; readonly rest: ShardRecord[]; readonly functionError: "Unhandled" | null };
 
 /** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
 const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
@@ -412,79 +439,97 @@ export class KinesisEventSource {
   }
 
   async #runShard(shardId: string, position: ShardIteratorType): Promise<void> {
-    const { parameters } = this.#options;
-    const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
-    const readLimit = getRecordsLimit(parameters);
-    let iterator = await this.#iterator(shardId, position, undefined);
+    const iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
     this.#opened.add(shardId);
-    const buffer: ShardRecord[] = [];
-    /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
-    let lastRead: string | undefined;
-    let firstBufferedAt = 0;
-    let closed = false;
-    let readFailures = 0;
+    const run: ShardRun = {
+      iterator,
+      buffer: [],
+      lastRead: undefined,
+      firstBufferedAt: 0,
+      closed: false,
+      readFailures: 0,
+    };
     /** Stopped with a batch not done (its failure record not delivered): the shard is not finished. */
     let interrupted = false;
-    while (this.#running || buffer.length > 0) {
-      if (!closed && this.#running && buffer.length < parameters.batchSize) {
-        let page: GetRecordsCommandOutput;
-        const askedAt = this.#now();
-        try {
-          const current = iterator;
-          page = await this.#send("GetRecords", shardId, (abortSignal) =>
-            this.#options.kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: readLimit }), {
-              abortSignal,
-            }),
-          );
-        } catch (error) {
-          if ((error as { name?: string }).name === "ExpiredIteratorException") {
-            // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
-            // The buffer still holds records read after the checkpoint, so the new iterator starts
-            // after the last record read: nothing is read twice and nothing is skipped.
-            this.stats.expiredIterators += 1;
-            const renewed = await this.#iterator(shardId, position, lastRead);
-            if (renewed === undefined) break;
-            iterator = renewed;
-          } else {
-            readFailures += 1;
-            await this.#readFailed(shardId, "GetRecords", error, readFailures);
-          }
-          continue;
-        }
-        readFailures = 0;
-        const records = (page.Records ?? []).map(shardRecordOf);
-        if (records.length === 0 && buffer.length === 0) this.#emptySince.set(shardId, askedAt);
-        else this.#emptySince.delete(shardId);
-        if (records.length > 0) lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
-        if (records.length > 0 && buffer.length === 0) firstBufferedAt = this.#now();
-        buffer.push(...records);
-        this.stats.polledRecords += records.length;
-        this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
-        if (page.NextShardIterator) iterator = page.NextShardIterator;
-        else closed = true;
-        if (buffer.length === 0) {
-          if (closed) break;
-          await this.#idle(pollIntervalMs);
-          continue;
-        }
-        const windowLeft = firstBufferedAt + parameters.batchingWindowMs - this.#now();
-        if (!closed && buffer.length < parameters.batchSize && windowLeft > 0) {
-          await sleep(Math.min(windowLeft, pollIntervalMs));
-          continue;
-        }
+    while (this.#running || run.buffer.length > 0) {
+      if (!run.closed && this.#running && run.buffer.length < this.#options.parameters.batchSize) {
+        const read = await this.#read(shardId, position, run);
+        if (read === ReadOutcome.Ended) break;
+        if (read === ReadOutcome.Again) continue;
       }
-      if (buffer.length === 0) break;
-      if ((await this.#dispatch(shardId, buffer)) === Handed.Stopped) {
+      if (run.buffer.length === 0) break;
+      if ((await this.#dispatch(shardId, run.buffer)) === Handed.Stopped) {
         interrupted = true;
         break;
       }
-      if (buffer.length > 0) firstBufferedAt = this.#now();
+      if (run.buffer.length > 0) run.firstBufferedAt = this.#now();
     }
-    if (closed && buffer.length === 0 && !interrupted) {
+    if (run.closed && run.buffer.length === 0 && !interrupted) {
       this.#finished.add(shardId);
       this.#options.onEvent?.({ type: "shard-finished", shardId });
     }
+  }
+
+  /**
+   * One GetRecords into the buffer, then whether to dispatch: not while the batching window is open and
+   * the batch not full, nor with nothing buffered (the shard idles a poll interval, or has ended).
+   */
+  async #read(shardId: string, position: ShardIteratorType, run: ShardRun): Promise<ReadOutcome> {
+    const { parameters } = this.#options;
+    const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
+    let page: GetRecordsCommandOutput;
+    const askedAt = this.#now();
+    try {
+      const current = run.iterator;
+      page = await this.#send("GetRecords", shardId, (abortSignal) =>
+        this.#options.kinesis.send(
+          new GetRecordsCommand({ ShardIterator: current, Limit: getRecordsLimit(parameters) }),
+          { abortSignal },
+        ),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name === "ExpiredIteratorException") {
+        // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
+        // The buffer still holds records read after the checkpoint, so the new iterator starts
+        // after the last record read: nothing is read twice and nothing is skipped.
+        this.stats.expiredIterators += 1;
+        const renewed = await this.#iterator(shardId, position, run.lastRead);
+        if (renewed === undefined) return ReadOutcome.Ended;
+        run.iterator = renewed;
+      } else {
+        run.readFailures += 1;
+        await this.#readFailed(shardId, "GetRecords", error, run.readFailures);
+      }
+      return ReadOutcome.Again;
+    }
+    run.readFailures = 0;
+    this.#buffer(shardId, run, page, askedAt);
+    if (run.buffer.length === 0) {
+      if (run.closed) return ReadOutcome.Ended;
+      await this.#idle(pollIntervalMs);
+      return ReadOutcome.Again;
+    }
+    const windowLeft = run.firstBufferedAt + parameters.batchingWindowMs - this.#now();
+    if (!run.closed && run.buffer.length < parameters.batchSize && windowLeft > 0) {
+      await sleep(Math.min(windowLeft, pollIntervalMs));
+      return ReadOutcome.Again;
+    }
+    return ReadOutcome.Dispatch;
+  }
+
+  /** A page's records into the buffer; the shard's emptiness, iterator age and next iterator noted. */
+  #buffer(shardId: string, run: ShardRun, page: GetRecordsCommandOutput, askedAt: number): void {
+    const records = (page.Records ?? []).map(shardRecordOf);
+    if (records.length === 0 && run.buffer.length === 0) this.#emptySince.set(shardId, askedAt);
+    else this.#emptySince.delete(shardId);
+    if (records.length > 0) run.lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
+    if (records.length > 0 && run.buffer.length === 0) run.firstBufferedAt = this.#now();
+    run.buffer.push(...records);
+    this.stats.polledRecords += records.length;
+    this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
+    if (page.NextShardIterator) run.iterator = page.NextShardIterator;
+    else run.closed = true;
   }
 
   /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
@@ -567,110 +612,22 @@ export class KinesisEventSource {
     inheritedAttempts: number,
     done: (records: readonly ShardRecord[]) => void,
   ): Promise<Handed> {
-    const { parameters } = this.#options;
     let batch = [...initial];
     let attempts = inheritedAttempts;
     for (;;) {
-      if (parameters.maximumRecordAgeMs !== -1) {
-        // Per record, not per batch (§1.3, AWS-recorded).
-        const cutoff = this.#now() - parameters.maximumRecordAgeMs;
-        const expired = batch.filter((r) => r.arrivalMs < cutoff);
-        if (expired.length > 0) {
-          const handed = await this.#discard(
-            shardId,
-            expired,
-            FailureCondition.RecordAgeExceeded,
-            Math.max(1, attempts),
-          );
-          if (handed === Handed.Stopped) return handed;
-          done(expired);
-          batch = batch.filter((r) => r.arrivalMs >= cutoff);
-        }
-      }
+      const fresh = await this.#withoutExpired(shardId, batch, attempts, done);
+      if (fresh === Handed.Stopped) return Handed.Stopped;
+      batch = fresh;
       if (batch.length === 0) return Handed.Done;
 
-      const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
-      const oldest = Math.min(...batch.map((r) => r.arrivalMs));
-      const iteratorAgeMs = this.#now() - oldest;
-      this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, iteratorAgeMs);
-      this.stats.invocations += 1;
-      this.stats.invokedRecords += batch.length;
-      const result = await this.#options.function.invoke(event);
-
-      let retryFrom = 0;
-      let functionError: "Unhandled" | null = null;
-      if (result.kind === "function-error") {
-        this.stats.functionErrors += 1;
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: "function-error",
-          iteratorAgeMs,
-        });
-        if (parameters.bisectBatchOnFunctionError && batch.length > 1) {
-          // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
-          this.stats.bisections += 1;
-          this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
-          const half = Math.ceil(batch.length / 2);
-          if ((await this.#processBatch(shardId, batch.slice(0, half), attempts, done)) === Handed.Stopped)
-            return Handed.Stopped;
-          return this.#processBatch(shardId, batch.slice(half), attempts, done);
-        }
-        functionError = "Unhandled";
-      } else if (!parameters.reportBatchItemFailures) {
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: "success",
-          iteratorAgeMs,
-        });
-        done(batch);
-        return Handed.Done;
-      } else {
-        const reading = readBatchResponse(result.payload, new Set(batch.map((r) => r.sequenceNumber)));
-        this.#options.onEvent?.({
-          type: "invoked",
-          shardId,
-          records: batch.length,
-          outcome: reading.kind,
-          iteratorAgeMs,
-        });
-        if (reading.kind === "success") {
-          done(batch);
-          return Handed.Done;
-        }
-        if (reading.kind === "partial") {
-          // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
-          this.stats.partialFailures += 1;
-          const lowest = reading.failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
-          retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
-          // Everything before it is committed (§1.4 checkpoint rule), whatever happens to the rest.
-          done(batch.slice(0, retryFrom));
-          // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
-          // at the first record splits nothing off: it is an attempt like any other.
-          if (parameters.bisectBatchOnFunctionError && retryFrom > 0) {
-            const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
-            this.stats.partialSplits += 1;
-            this.#options.onEvent?.({
-              type: "partial-split",
-              shardId,
-              records: batch.length,
-              retried: batch.length - retryFrom,
-              attemptUsed,
-            });
-            if (!attemptUsed) {
-              // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
-              batch = batch.slice(retryFrom);
-              continue;
-            }
-          }
-        } else {
-          this.stats.invalidResponses += 1;
-        }
-      }
-      batch = batch.slice(retryFrom);
+      const { result, iteratorAgeMs } = await this.#invokeBatch(shardId, batch);
+      const after =
+        result.kind === "function-error"
+          ? await this.#afterFunctionError(shardId, batch, attempts, iteratorAgeMs, done)
+          : this.#afterAnswer(shardId, batch, result.payload, iteratorAgeMs, done);
+      if (after.next === "finished") return after.handed;
+      batch = after.rest;
+      if (after.next === "split") continue;
       attempts += 1;
       if (this.#exhausted(attempts)) {
         const handed = await this.#discard(
@@ -678,7 +635,7 @@ export class KinesisEventSource {
           batch,
           FailureCondition.RetryAttemptsExhausted,
           attempts,
-          functionError,
+          after.functionError,
         );
         if (handed === Handed.Done) done(batch);
         return handed;
@@ -686,6 +643,143 @@ export class KinesisEventSource {
       this.stats.retriedBatches += 1;
       await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
     }
+  }
+
+  /** The batch without its records past MaximumRecordAgeInSeconds, those discarded; Stopped if a stop kept them. */
+  async #withoutExpired(
+    shardId: string,
+    batch: ShardRecord[],
+    attempts: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): Promise<ShardRecord[] | typeof Handed.Stopped> {
+    const { parameters } = this.#options;
+    if (parameters.maximumRecordAgeMs === -1) return batch;
+    // Per record, not per batch (§1.3, AWS-recorded).
+    const cutoff = this.#now() - parameters.maximumRecordAgeMs;
+    const expired = batch.filter((r) => r.arrivalMs < cutoff);
+    if (expired.length === 0) return batch;
+    const handed = await this.#discard(
+      shardId,
+      expired,
+      FailureCondition.RecordAgeExceeded,
+      Math.max(1, attempts),
+    );
+    if (handed === Handed.Stopped) return handed;
+    done(expired);
+    return batch.filter((r) => r.arrivalMs >= cutoff);
+  }
+
+  /** One invocation of the function with the batch, counted, and the batch's iterator age when invoked. */
+  async #invokeBatch(
+    shardId: string,
+    batch: readonly ShardRecord[],
+  ): Promise<{ readonly result: InvokeResult; readonly iteratorAgeMs: number }> {
+    const event = { Records: batch.map((r) => this.#eventRecord(r, shardId)) };
+    const oldest = Math.min(...batch.map((r) => r.arrivalMs));
+    const iteratorAgeMs = this.#now() - oldest;
+    this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, iteratorAgeMs);
+    this.stats.invocations += 1;
+    this.stats.invokedRecords += batch.length;
+    const result = await this.#options.function.invoke(event);
+    return { result, iteratorAgeMs };
+  }
+
+  /** A function error: the batch bisected and each half run (bisect on), else the whole batch retried. */
+  async #afterFunctionError(
+    shardId: string,
+    batch: ShardRecord[],
+    attempts: number,
+    iteratorAgeMs: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): Promise<AfterInvoke> {
+    this.stats.functionErrors += 1;
+    this.#options.onEvent?.({
+      type: "invoked",
+      shardId,
+      records: batch.length,
+      outcome: "function-error",
+      iteratorAgeMs,
+    });
+    if (this.#options.parameters.bisectBatchOnFunctionError && batch.length > 1) {
+      // Splitting does not use up the retry quota (§1.3): each half starts from the same count.
+      this.stats.bisections += 1;
+      this.#options.onEvent?.({ type: "bisected", shardId, records: batch.length });
+      const half = Math.ceil(batch.length / 2);
+      if ((await this.#processBatch(shardId, batch.slice(0, half), attempts, done)) === Handed.Stopped)
+        return { next: "finished", handed: Handed.Stopped };
+      return {
+        next: "finished",
+        handed: await this.#processBatch(shardId, batch.slice(half), attempts, done),
+      };
+    }
+    return { next: "retry", rest: batch, functionError: "Unhandled" };
+  }
+
+  /** An answer: success, or (ReportBatchItemFailures) a partial answer or one that fails the whole batch. */
+  #afterAnswer(
+    shardId: string,
+    batch: ShardRecord[],
+    payload: string,
+    iteratorAgeMs: number,
+    done: (records: readonly ShardRecord[]) => void,
+  ): AfterInvoke {
+    if (!this.#options.parameters.reportBatchItemFailures) {
+      this.#options.onEvent?.({
+        type: "invoked",
+        shardId,
+        records: batch.length,
+        outcome: "success",
+        iteratorAgeMs,
+      });
+      done(batch);
+      return { next: "finished", handed: Handed.Done };
+    }
+    const reading = readBatchResponse(payload, new Set(batch.map((r) => r.sequenceNumber)));
+    this.#options.onEvent?.({
+      type: "invoked",
+      shardId,
+      records: batch.length,
+      outcome: reading.kind,
+      iteratorAgeMs,
+    });
+    if (reading.kind === "success") {
+      done(batch);
+      return { next: "finished", handed: Handed.Done };
+    }
+    if (reading.kind === "partial") return this.#afterPartial(shardId, batch, reading.failed, done);
+    this.stats.invalidResponses += 1;
+    return { next: "retry", rest: batch, functionError: null };
+  }
+
+  /** A partial answer: the records before the lowest failed one committed, the rest split off or retried. */
+  #afterPartial(
+    shardId: string,
+    batch: ShardRecord[],
+    failed: readonly string[],
+    done: (records: readonly ShardRecord[]) => void,
+  ): AfterInvoke {
+    // Checkpoint before the lowest failed sequence number; retry from it (§1.4).
+    this.stats.partialFailures += 1;
+    const lowest = failed.reduce((a, b) => (compareSequenceNumbers(a, b) <= 0 ? a : b));
+    const retryFrom = batch.findIndex((r) => r.sequenceNumber === lowest);
+    // Everything before it is committed (§1.4 checkpoint rule), whatever happens to the rest.
+    done(batch.slice(0, retryFrom));
+    // With bisect on, that is a split at the returned sequence number (§1.4 "Bisect on"). A failure
+    // at the first record splits nothing off: it is an attempt like any other.
+    if (this.#options.parameters.bisectBatchOnFunctionError && retryFrom > 0) {
+      const attemptUsed = this.#partialSplitAccounting === PartialSplitAccounting.CountsAttempt;
+      this.stats.partialSplits += 1;
+      this.#options.onEvent?.({
+        type: "partial-split",
+        shardId,
+        records: batch.length,
+        retried: batch.length - retryFrom,
+        attemptUsed,
+      });
+      // The rest is invoked at once with the attempts it had, as a bisected half is (§1.3).
+      if (!attemptUsed) return { next: "split", rest: batch.slice(retryFrom) };
+    }
+    return { next: "retry", rest: batch.slice(retryFrom), functionError: null };
   }
 
   async #discard(

@@ -134,6 +134,51 @@ interface Pending {
   readonly resolve: (result: InvokeResult) => void;
 }
 
+/** What a sandbox thread posts: its init's outcome (`ready`), or an invocation's result by its id. */
+type SandboxMessage = { id: number; ok: boolean; ready?: boolean } & Record<string, unknown>;
+
+/** The thread that runs the function's code, with its environment and what the runtime tells the code. */
+function sandboxWorker(definition: FunctionDefinition, env: Record<string, string>, arn: string): Worker {
+  return new Worker(SANDBOX, {
+    env: { ...env, AWS_LAMBDA_LOG_STREAM_NAME: logStreamName() },
+    // A Lambda runtime runs the bundle with no TypeScript loader: the host's loaders stay in the host.
+    execArgv: threadExecArgv(),
+    stdout: true,
+    stderr: true,
+    workerData: {
+      code:
+        "handler" in definition
+          ? { taskRoot: definition.taskRoot, handler: definition.handler }
+          : { codeFile: definition.codeFile, handlerExport: definition.handlerExport ?? "handler" },
+      functionName: definition.name,
+      memoryMb: definition.memoryMb,
+      functionArn: arn,
+      tracing: definition.tracing ?? false,
+      compileCache: definition.compileCacheDir,
+    },
+  });
+}
+
+/** An invocation's answer from its sandbox as Lambda's Invoke would say it. */
+function invokeResultOf(message: SandboxMessage): InvokeResult {
+  return message.ok
+    ? {
+        kind: "ok",
+        payload: message.payload as string,
+        durationMs: message.durationMs as number,
+        maxMemoryUsedMb: Math.ceil(message.heapUsedMb as number),
+        requestId: message.requestId as string,
+      }
+    : {
+        kind: "function-error",
+        errorType: message.errorType as string,
+        errorMessage: message.errorMessage as string,
+        timedOut: false,
+        durationMs: message.durationMs as number,
+        requestId: message.requestId as string,
+      };
+}
+
 /** One execution environment: a worker thread with its own process.env, one invocation at a time. */
 class Sandbox {
   readonly worker: Worker;
@@ -156,82 +201,50 @@ class Sandbox {
     });
     // Observed so that a sandbox that never gets invoked cannot cause an unhandled rejection.
     this.ready.catch(() => {});
-    this.worker = new Worker(SANDBOX, {
-      env: { ...env, AWS_LAMBDA_LOG_STREAM_NAME: logStreamName() },
-      // A Lambda runtime runs the bundle with no TypeScript loader: the host's loaders stay in the host.
-      execArgv: threadExecArgv(),
-      stdout: true,
-      stderr: true,
-      workerData: {
-        code:
-          "handler" in definition
-            ? { taskRoot: definition.taskRoot, handler: definition.handler }
-            : { codeFile: definition.codeFile, handlerExport: definition.handlerExport ?? "handler" },
-        functionName: definition.name,
-        memoryMb: definition.memoryMb,
-        functionArn: arn,
-        tracing: definition.tracing ?? false,
-        compileCache: definition.compileCacheDir,
-      },
-    });
+    this.worker = sandboxWorker(definition, env, arn);
     for (const stream of [this.worker.stdout, this.worker.stderr]) {
       createInterface({ input: stream }).on("line", (line) => log(definition.name, line));
     }
-    this.worker.on(
-      "message",
-      (message: { id: number; ok: boolean; ready?: boolean } & Record<string, unknown>) => {
-        if (message.ready !== undefined) {
-          if (message.ready) this.#settleReady?.resolve();
-          else {
-            const error = new Error(String(message.errorMessage));
-            error.name = String(message.errorType);
-            this.#settleReady?.reject(error);
-          }
-          return;
-        }
-        const pending = this.#pending.get(message.id);
-        if (!pending) return;
-        this.#pending.delete(message.id);
-        pending.resolve(
-          message.ok
-            ? {
-                kind: "ok",
-                payload: message.payload as string,
-                durationMs: message.durationMs as number,
-                maxMemoryUsedMb: Math.ceil(message.heapUsedMb as number),
-                requestId: message.requestId as string,
-              }
-            : {
-                kind: "function-error",
-                errorType: message.errorType as string,
-                errorMessage: message.errorMessage as string,
-                timedOut: false,
-                durationMs: message.durationMs as number,
-                requestId: message.requestId as string,
-              },
-        );
-      },
-    );
-    const fail = (reason: string) => {
-      this.dead = true;
-      this.#settleReady?.reject(new Error(reason));
-      for (const [id, pending] of this.#pending) {
-        this.#pending.delete(id);
-        pending.resolve({
-          kind: "function-error",
-          errorType: "Runtime.ExitError",
-          errorMessage: reason,
-          timedOut: false,
-          durationMs: 0,
-          requestId: "",
-        });
-      }
-    };
-    this.worker.on("error", (error) => fail(`sandbox crashed: ${error.message}`));
+    this.worker.on("message", (message: SandboxMessage) => this.#onMessage(message));
+    this.worker.on("error", (error) => this.#fail(`sandbox crashed: ${error.message}`));
     this.worker.on("exit", (code) => {
-      fail(`sandbox exited with code ${code}`);
+      this.#fail(`sandbox exited with code ${code}`);
       onExit();
     });
+  }
+
+  /** The code loaded or failed to (the init phase's end), or an invocation's answer. */
+  #onMessage(message: SandboxMessage): void {
+    if (message.ready !== undefined) {
+      if (message.ready) this.#settleReady?.resolve();
+      else {
+        const error = new Error(String(message.errorMessage));
+        error.name = String(message.errorType);
+        this.#settleReady?.reject(error);
+      }
+      return;
+    }
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    pending.resolve(invokeResultOf(message));
+  }
+
+  /** The thread crashed or exited: the init (if pending) and every invocation in it fail. */
+  #fail(reason: string): void {
+    this.dead = true;
+    this.#settleReady?.reject(new Error(reason));
+    for (const [id, pending] of this.#pending) {
+      this.#pending.delete(id);
+      pending.resolve({
+        kind: "function-error",
+        errorType: "Runtime.ExitError",
+        errorMessage: reason,
+        timedOut: false,
+        durationMs: 0,
+        requestId: "",
+      });
+    }
   }
 
   run(eventJson: string, deadline: number, requestId: string): Promise<InvokeResult> {
@@ -317,16 +330,7 @@ export class LocalFunction {
   }
 
   async #invoke(event: unknown): Promise<InvokeResult> {
-    let sandbox = this.#idle.pop();
-    if (!sandbox || sandbox.dead) {
-      const started: Sandbox = new Sandbox(this.definition, this.#env, this.#log, this.arn, () =>
-        this.#threads.delete(started),
-      );
-      sandbox = started;
-      this.#threads.add(sandbox);
-      this.#all.add(sandbox);
-      this.stats.coldStarts += 1;
-    }
+    const sandbox = this.#sandbox();
     this.stats.invocations += 1;
     try {
       await sandbox.ready;
@@ -346,6 +350,42 @@ export class LocalFunction {
     }
     this.#active += 1;
     this.stats.maxConcurrency = Math.max(this.stats.maxConcurrency, this.#active);
+    const result = await this.#runWithinTimeout(sandbox, event);
+    this.#active -= 1;
+    if (result.kind === "function-error") {
+      this.stats.errors += 1;
+      if (result.timedOut) {
+        this.stats.timeouts += 1;
+        // The overrunning code may still be running: Lambda stops it at the timeout, so the sandbox is
+        // destroyed, and the invocation is answered only once its thread has exited. Answered earlier, the
+        // thread could still send a request (run a tool) after the invocation was reported ended, which
+        // no Lambda does (docs/aws-semantics.md §9.4 item 6).
+        this.#all.delete(sandbox);
+        await sandbox.worker.terminate();
+        return result;
+      }
+    } else {
+      this.stats.maxMemoryUsedMb = Math.max(this.stats.maxMemoryUsedMb, result.maxMemoryUsedMb);
+    }
+    if (!sandbox.dead && !this.#stopped) this.#idle.push(sandbox);
+    return result;
+  }
+
+  /** An idle sandbox, or a new one (a cold start) when none is idle or the idle one died. */
+  #sandbox(): Sandbox {
+    const idle = this.#idle.pop();
+    if (idle && !idle.dead) return idle;
+    const started: Sandbox = new Sandbox(this.definition, this.#env, this.#log, this.arn, () =>
+      this.#threads.delete(started),
+    );
+    this.#threads.add(started);
+    this.#all.add(started);
+    this.stats.coldStarts += 1;
+    return started;
+  }
+
+  /** The sandbox's answer, or a timeout (logged as Lambda logs it) if the timeout comes first. */
+  async #runWithinTimeout(sandbox: Sandbox, event: unknown): Promise<InvokeResult> {
     const started = Date.now();
     const deadline = started + this.definition.timeoutMs;
     // Events cross to the sandbox as JSON text, as Lambda delivers them; the sandbox parses it (a string
@@ -373,23 +413,6 @@ export class LocalFunction {
     });
     const result = await Promise.race([sandbox.run(payload, deadline, requestId), timedOut]);
     clearTimeout(timer);
-    this.#active -= 1;
-    if (result.kind === "function-error") {
-      this.stats.errors += 1;
-      if (result.timedOut) {
-        this.stats.timeouts += 1;
-        // The overrunning code may still be running: Lambda stops it at the timeout, so the sandbox is
-        // destroyed, and the invocation is answered only once its thread has exited. Answered earlier, the
-        // thread could still send a request (run a tool) after the invocation was reported ended, which
-        // no Lambda does (docs/aws-semantics.md §9.4 item 6).
-        this.#all.delete(sandbox);
-        await sandbox.worker.terminate();
-        return result;
-      }
-    } else {
-      this.stats.maxMemoryUsedMb = Math.max(this.stats.maxMemoryUsedMb, result.maxMemoryUsedMb);
-    }
-    if (!sandbox.dead && !this.#stopped) this.#idle.push(sandbox);
     return result;
   }
 

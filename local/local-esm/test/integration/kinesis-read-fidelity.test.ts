@@ -1,8 +1,11 @@
 import {
   CreateStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
   type KinesisClient,
   ListShardsCommand,
   PutRecordCommand,
+  type ShardIteratorType,
   SplitShardCommand,
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
@@ -11,8 +14,10 @@ import { emulatorClientOptions, type RunningEmulator, startKinesis } from "@mcp-
 import {
   type KinesisFidelityProxy,
   KinesisOperation,
+  KinesisRetryableError,
   startKinesisFidelityProxy,
 } from "@mcp-pipeline/testing";
+import { startKinesisTrimProxy, TrimmedStart } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmEvent, type KinesisEsmParameters, KinesisEventSource } from "../../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "../harness.js";
@@ -76,9 +81,10 @@ function eventSource(
   stream: { name: string; arn: string },
   fn: { arn: string; invoke: RecordingFunction["invoke"] },
   events: KinesisEsmEvent[],
+  client: KinesisClient = kinesis,
 ): KinesisEventSource {
   const esm = new KinesisEventSource({
-    kinesis,
+    kinesis: client,
     streamName: stream.name,
     stream: {
       streamArn: stream.arn,
@@ -133,6 +139,49 @@ describe("shard iterator expiry (Kinesis API: an iterator expires 5 minutes afte
     expect(proxy.stats.expiredIteratorAnswers).toBeGreaterThanOrEqual(1);
   });
 
+  it("stopped while it renews an expired iterator, the poller invokes none of the records it holds", async () => {
+    // A proxy of its own: its throttles are counted apart from the other tests'.
+    const own = await startKinesisFidelityProxy(kinesalite.endpoint);
+    const client = kinesisClient({ ...emulatorClientOptions(own), maxAttempts: 1 });
+    try {
+      const stream = await createStream();
+      await put(stream.name, ids("r", 6));
+      const fn = new RecordingFunction();
+      running.push(fn);
+      // The first invocation outlives the iterator, and no new iterator can be had: the poller holds r4
+      // and r5 while it asks for one again and again.
+      let expired = false;
+      const expiring = {
+        arn: fn.arn,
+        invoke: async (event: unknown) => {
+          if (!expired) {
+            expired = true;
+            own.expireIterators();
+            own.failNext(KinesisOperation.GetShardIterator, 1_000_000);
+          }
+          return fn.invoke(event);
+        },
+      };
+      const events: KinesisEsmEvent[] = [];
+      const esm = eventSource(stream, expiring, events, client);
+      esm.start();
+      await eventually(() =>
+        expect(events.some((e) => e.type === "read-error" && e.operation === "GetShardIterator")).toBe(true),
+      );
+
+      // Act
+      await esm.stop();
+
+      // Assert: what it held was never invoked, and the checkpoint stays after what was (§1.3).
+      expect(esm.stats.expiredIterators).toBe(1);
+      expect(fn.invocations.map((i) => i.ids)).toEqual([["r0", "r1", "r2", "r3"]]);
+      expect(esm.finishedShards.size).toBe(0);
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
+  });
+
   it("the proxy expires an iterator by age: a lifetime of 0 ms is refused, a short one expires unused iterators", async () => {
     await expect(startKinesisFidelityProxy(kinesalite.endpoint, { iteratorLifetimeMs: 0 })).rejects.toThrow(
       RangeError,
@@ -166,6 +215,142 @@ describe("shard iterator expiry (Kinesis API: an iterator expires 5 minutes afte
       ).resolves.toMatchObject({ Records: [] });
     } finally {
       await aging.stop();
+    }
+  });
+});
+
+describe("the fidelity proxy's other answers", () => {
+  it("refuses a bad count, injects the error asked for, passes upstream errors and iterators that are not its own", async () => {
+    expect(() => proxy.failNext(KinesisOperation.ListShards, -1)).toThrow(RangeError);
+    expect(() => proxy.failNext(KinesisOperation.ListShards, 1.5)).toThrow(RangeError);
+    const stream = await createStream();
+    const { GetShardIteratorCommand, GetRecordsCommand } = await import("@aws-sdk/client-kinesis");
+
+    // An injected error: the one asked for, on the operation asked for, once.
+    proxy.failNext(KinesisOperation.ListShards, 1, KinesisRetryableError.LimitExceeded);
+    const before = proxy.stats.injected.ListShards ?? 0;
+    await expect(kinesis.send(new ListShardsCommand({ StreamName: stream.name }))).rejects.toMatchObject({
+      name: "LimitExceededException",
+      message: "Rate exceeded for ListShards (injected by the fidelity proxy)",
+    });
+    await expect(kinesis.send(new ListShardsCommand({ StreamName: stream.name }))).resolves.toMatchObject({
+      Shards: [expect.objectContaining({ ShardId: "shardId-000000000000" })],
+    });
+    expect(proxy.stats.injected.ListShards).toBe(before + 1);
+
+    // The upstream's error, answered as it came, and no iterator issued.
+    const issued = proxy.stats.issuedIterators;
+    await expect(
+      kinesis.send(
+        new GetShardIteratorCommand({
+          StreamName: `${stream.name}-missing`,
+          ShardId: "shardId-000000000000",
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      ),
+    ).rejects.toMatchObject({ name: "ResourceNotFoundException" });
+    expect(proxy.stats.issuedIterators).toBe(issued);
+
+    // An iterator kinesalite issued (not through the proxy) is passed on for kinesalite to judge.
+    const direct = kinesisClient(emulatorClientOptions(kinesalite));
+    try {
+      const { ShardIterator } = await direct.send(
+        new GetShardIteratorCommand({
+          StreamName: stream.name,
+          ShardId: "shardId-000000000000",
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      await put(stream.name, ids("d", 1));
+      const page = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+      expect(page.Records?.map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id)).toEqual(["d0"]);
+      expect(proxy.stats.issuedIterators).toBe(issued);
+    } finally {
+      direct.destroy();
+    }
+  });
+});
+
+describe("the trim proxy: a shard trimmed up to a sequence number", () => {
+  const shard = "shardId-000000000000";
+  /** The ids GetRecords returns from an iterator of `type` (at `sequence`, if given), through `client`. */
+  async function idsFrom(client: KinesisClient, stream: string, type: ShardIteratorType, sequence?: string) {
+    const { ShardIterator } = await client.send(
+      new GetShardIteratorCommand({
+        StreamName: stream,
+        ShardId: shard,
+        ShardIteratorType: type,
+        ...(sequence ? { StartingSequenceNumber: sequence } : {}),
+      }),
+    );
+    const page = await client.send(new GetRecordsCommand({ ShardIterator }));
+    return (page.Records ?? []).map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id as string);
+  }
+  async function trimmedStream() {
+    const stream = await createStream();
+    const sequences: string[] = [];
+    for (const id of ["t0", "t1", "t2", "t3"]) {
+      const { SequenceNumber } = await kinesis.send(
+        new PutRecordCommand({
+          StreamName: stream.name,
+          PartitionKey: "key",
+          Data: new TextEncoder().encode(JSON.stringify({ id })),
+        }),
+      );
+      sequences.push(SequenceNumber ?? "");
+    }
+    return { stream, sequences };
+  }
+
+  it("serves a start before the horizon from it, and hides what a reader already past it would read", async () => {
+    const { stream, sequences } = await trimmedStream();
+    const trim = await startKinesisTrimProxy(kinesalite.endpoint);
+    const client = kinesisClient({ ...emulatorClientOptions(trim), maxAttempts: 1 });
+    try {
+      // An iterator handed out before the trim: its page loses the records now trimmed.
+      const { ShardIterator } = await client.send(
+        new GetShardIteratorCommand({
+          StreamName: stream.name,
+          ShardId: shard,
+          ShardIteratorType: "TRIM_HORIZON",
+        }),
+      );
+      trim.trim(stream.name, shard, sequences[2] ?? "");
+      const page = await client.send(new GetRecordsCommand({ ShardIterator }));
+      expect(page.Records?.map((r) => JSON.parse(new TextDecoder().decode(r.Data)).id)).toEqual(["t2", "t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 0, recordsHidden: 2 });
+
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[0])).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "AFTER_SEQUENCE_NUMBER", sequences[0])).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "TRIM_HORIZON")).toEqual(["t2", "t3"]);
+      // At or after the horizon: as asked.
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[3])).toEqual(["t3"]);
+      expect(await idsFrom(client, stream.name, "AFTER_SEQUENCE_NUMBER", sequences[2])).toEqual(["t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 2, recordsHidden: 2 });
+    } finally {
+      client.destroy();
+      await trim.stop();
+    }
+  });
+
+  it("invalid-argument: a sequence number before the horizon is refused as Kinesis documents; TRIM_HORIZON is served", async () => {
+    const { stream, sequences } = await trimmedStream();
+    const trim = await startKinesisTrimProxy(kinesalite.endpoint, {
+      trimmedStart: TrimmedStart.InvalidArgument,
+    });
+    const client = kinesisClient({ ...emulatorClientOptions(trim), maxAttempts: 1 });
+    try {
+      trim.trim(stream.name, shard, sequences[2] ?? "");
+      await expect(idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[1])).rejects.toMatchObject({
+        name: "InvalidArgumentException",
+        message: `StartingSequenceNumber ${sequences[1]} used in GetShardIterator on shard ${shard} in stream ${stream.name} is before the trim horizon (test trim proxy).`,
+      });
+      expect(await idsFrom(client, stream.name, "TRIM_HORIZON")).toEqual(["t2", "t3"]);
+      expect(await idsFrom(client, stream.name, "AT_SEQUENCE_NUMBER", sequences[2])).toEqual(["t2", "t3"]);
+      expect(trim.stats).toEqual({ trimmedIterators: 1, recordsHidden: 0 });
+    } finally {
+      client.destroy();
+      await trim.stop();
     }
   });
 });

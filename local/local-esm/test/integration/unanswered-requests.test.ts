@@ -75,7 +75,12 @@ const kinesisParameters: KinesisEsmParameters = {
 const holdSendMessages = (count: number) =>
   holdFirst(emulators.endpoints.sqs, "SendMessage", AwsJsonContentType.V1_0, count);
 
-async function poisonMapping(door: RequestDoor, destinationRetrySpanMs?: number) {
+async function poisonMapping(
+  door: RequestDoor,
+  destinationRetrySpanMs?: number,
+  /** The mapping's clock an hour ahead, its records older than MaximumRecordAgeInSeconds (60 s). */
+  aged = false,
+) {
   const stream = await emulators.stream();
   await emulators.put(stream.name, [{ id: "poison", fail: "throw" }]);
   const destination = await emulators.queue();
@@ -86,7 +91,12 @@ async function poisonMapping(door: RequestDoor, destinationRetrySpanMs?: number)
     streamName: stream.name,
     stream: { streamArn: stream.arn, region: "us-east-1", roleArn: "arn:aws:iam::000000000000:role/r" },
     function: fn,
-    parameters: { ...kinesisParameters, maximumRetryAttempts: 0 },
+    parameters: {
+      ...kinesisParameters,
+      maximumRetryAttempts: 0,
+      ...(aged ? { maximumRecordAgeMs: 60_000 } : {}),
+    },
+    ...(aged ? { now: () => Date.now() + 3_600_000 } : {}),
     onFailure: {
       sqs: sqsClient({ ...emulatorClientOptions(door), maxAttempts: 1 }),
       queueUrl: destination.url,
@@ -305,6 +315,27 @@ describe("§1.6, §6: the on-failure destination is tried for a span, then the r
     expect(esm.stats.destinationDeliveryFailures).toBe(0);
     expect(events.filter((e) => e.type === "destination-failed")).toEqual([]);
     expect(esm.checkpoints.get("shardId-000000000000")).toBeUndefined();
+  });
+  it("stop ends the tries for records too old to invoke: none invoked, none dropped, none checkpointed past", async () => {
+    // Prepare: the record is past MaximumRecordAgeInSeconds when read (§1.3), the destination never answers.
+    const door = await holdSendMessages(Number.POSITIVE_INFINITY);
+    const { esm, events } = await poisonMapping(door, 20_000, true);
+    esm.start();
+    await eventually(() => expect(sendBounds(events).length).toBeGreaterThanOrEqual(1));
+    expect(
+      events.filter((e) => e.type === "discarded").map((e) => e.record.requestContext.condition),
+    ).toEqual(["RecordAgeExceeded"]);
+
+    // Act
+    await esm.stop();
+
+    // Assert: given up on for its age, never invoked, and not done: a mapping that starts from the
+    // checkpoint reads it again (at least once, §1.3).
+    expect(esm.stats.invocations).toBe(0);
+    expect(esm.stats.onFailureDelivered).toBe(0);
+    expect(esm.stats.destinationDeliveryFailures).toBe(0);
+    expect(esm.checkpoints.get("shardId-000000000000")).toBeUndefined();
+    expect(esm.finishedShards.size).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -68,6 +68,30 @@ describe("Lambda-like invocation (local sandboxes)", () => {
       errorMessage: "poison x",
       timedOut: false,
     });
+  });
+
+  it("a sandbox whose thread exits fails its invocation with Runtime.ExitError; the next one starts anew", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "exiting-handler-"));
+    try {
+      const code = join(dir, "exit.mjs");
+      await writeFile(
+        code,
+        "export const handler = async (event) => event.exit ? process.exit(3) : 'ran';\n",
+      );
+      const fn = make(code);
+      expect(await fn.invoke({ exit: true })).toEqual({
+        kind: "function-error",
+        errorType: "Runtime.ExitError",
+        errorMessage: "sandbox exited with code 3",
+        timedOut: false,
+        durationMs: 0,
+        requestId: "",
+      });
+      expect(await fn.invoke({ exit: false })).toMatchObject({ kind: "ok", payload: '"ran"' });
+      expect(fn.stats).toMatchObject({ invocations: 2, errors: 1, coldStarts: 2, timeouts: 0 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("a sandbox that timed out is destroyed; the next invocation starts a new one (cold start)", async () => {

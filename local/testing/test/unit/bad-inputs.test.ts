@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   BAD_INPUT_CATEGORIES,
@@ -7,6 +8,7 @@ import {
   badInputTable,
   MissingBadInputCategoryError,
   NESTING_DEPTH,
+  toolCallJobShape,
 } from "../../src/bad-inputs.js";
 
 const shape = {
@@ -66,5 +68,71 @@ describe("the bad-input corpus", () => {
     expect(badInputTable(badDocuments(shape), noop).map((r) => r.label)).toContain(
       "hostile values: inner.value -0",
     );
+  });
+});
+
+describe("badDocuments' cases", () => {
+  const digest = (corpus: ReturnType<typeof badDocuments>) => {
+    const hash = createHash("sha256");
+    for (const category of BAD_INPUT_CATEGORIES)
+      for (const input of corpus[category])
+        hash.update(`${input.category}\n${input.name}\n`).update(input.value);
+    return hash.digest("hex");
+  };
+  const labels = (corpus: ReturnType<typeof badDocuments>) =>
+    BAD_INPUT_CATEGORIES.flatMap((category) => corpus[category].map((i) => `${i.category}: ${i.name}`));
+  // Boundaries' tests iterate the corpus: a case dropped, renamed, reordered or rebuilt differently
+  // changes what they run.
+  const job = toolCallJobShape({ sessionId: "s-1", callId: "c-1" });
+
+  it("are the same cases in the same order, byte for byte, for a job's shape", () => {
+    expect(labels(badDocuments(job))).toEqual([
+      "empty: no bytes",
+      "empty: whitespace only",
+      "empty: {}",
+      "truncated: cut in the middle",
+      "truncated: the last brace missing",
+      "truncated: cut inside a multi-byte character",
+      "oversized: exactly 262144 bytes, the limit, in tool",
+      "wrong type: an array",
+      "wrong type: a string",
+      "wrong type: a number",
+      "wrong type: null",
+      "wrong type: tool a number",
+      "wrong type: sessionId a string",
+      'wrong version: specVersion "2.0"',
+      "wrong version: specVersion 1",
+      'wrong version: specVersion "v1"',
+      "wrong version: specVersion null",
+      "invalid UTF-8: 0xFF 0xFE in tool",
+      'invalid UTF-8: an overlong "/" in tool',
+      "invalid UTF-8: a lone surrogate in tool",
+      "deeply nested: 10000 nested arrays",
+      "deeply nested: 10000 nested objects in tool",
+      "deeply nested: 10000 nested objects in a key the format does not have",
+      "deeply nested: 10000 nested objects in specVersion",
+      "deeply nested: 10000 nested arrays in specVersion",
+      "deeply nested: 10000 nested objects in arguments",
+      "hostile values: every field under __proto__",
+      "hostile values: __proto__ and constructor.prototype beside the fields",
+      "hostile values: __proto__ and constructor.prototype in arguments",
+      "hostile values: sessionId 1e400",
+      "hostile values: sessionId 2^64",
+      "hostile values: sessionId -0",
+      'hostile values: sessionId "NaN"',
+      'hostile values: sessionId "Infinity"',
+      "hostile values: tool 100,000 characters",
+    ]);
+    expect(digest(badDocuments(job))).toBe(
+      "4d6a86333bd7f1660401fe1084dd7abb767ef2a8b0c15727f2bb03e42b5e8a33",
+    );
+  });
+
+  it("are the same cases for a shape with no version, object or echoed field", () => {
+    const { version: _version, ...unversioned } = shape;
+    const corpus = badDocuments(unversioned);
+    expect(corpus["wrong version"].map((i) => i.name)).toEqual(["a version key the format does not have"]);
+    expect(labels(corpus)).toHaveLength(28);
+    expect(digest(corpus)).toBe("da47e0303f90d646d5cc0c824bb17de3e373c7952abefa1f93b0be8559c82393");
   });
 });
