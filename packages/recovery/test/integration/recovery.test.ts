@@ -632,6 +632,31 @@ describe("replay", () => {
     expect(third).toMatchObject({ matched: 1, replayed: 0, alreadyReplayed: 1 });
   });
 
+  it("a stream that is not there ends the replay before any mark, naming the stream and what to do", async () => {
+    const source = await stream([
+      { key: "k", body: "a" },
+      { key: "k", body: "b" },
+    ]);
+    const q = await bucket();
+    await storeFailureRecords(
+      [message("m1", failure(source.arn, source.sequences[0] ?? "", source.sequences[1] ?? "", 2))],
+      lambdaContext(),
+      deps(q, await queue("dlq"), []),
+    );
+    const entries = await listQuarantine(s3, q);
+    const error = await replayQuarantine(s3, kinesis, q, entries, { streamName: "no-such-stream" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ReplayIncompleteError);
+    expect(error).toMatchObject({ replayed: 0, remaining: 2, unmarked: 0, interrupted: false });
+    expect((error as Error).message).toMatch(/^2 records were not put back \(first: ResourceNotFound/);
+    expect((error as ReplayIncompleteError).advice).toBe(
+      "The stream no-such-stream is not there: check --stream (a dry run checks it), then run again.",
+    );
+    const after = await listQuarantine(s3, q);
+    expect(after.filter((e) => e.replayedAt !== undefined)).toHaveLength(0);
+  });
+
   it("marks the records of a chunk at once, and a mark refused mid-chunk counts exactly the records left unmarked", async () => {
     // 40 records of one chunk; S3 refuses the mark of one of them (a transient 503 on PutObjectTagging).
     const source = await stream(Array.from({ length: 40 }, (_, i) => ({ key: `k${i % 4}`, body: `r${i}` })));
