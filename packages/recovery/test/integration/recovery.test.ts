@@ -172,6 +172,55 @@ describe("rereadRange (docs/aws-semantics.md §1.6: the failure record holds onl
     }
   });
 
+  it("renews an expired iterator after the last record read (at the start before any): each record once", async () => {
+    const s = await stream(Array.from({ length: 4 }, (_, i) => ({ key: "k", body: `e${i}` })));
+    const expiring = kinesisClient({ ...emulatorClientOptions(kinesisEmulator), maxAttempts: 1 });
+    const iterators: string[] = [];
+    let reads = 0;
+    expiring.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "GetShardIteratorCommand") {
+          const input = args.input as { ShardIteratorType?: string; StartingSequenceNumber?: string };
+          iterators.push(`${input.ShardIteratorType} ${input.StartingSequenceNumber}`);
+        }
+        // The first read and the one after the range's records expire, as an iterator left 5 minutes does.
+        if (context.commandName === "GetRecordsCommand" && [1, 3].includes(++reads))
+          throw Object.assign(new Error("Iterator expired"), { name: "ExpiredIteratorException" });
+        return next(args);
+      },
+      { step: "initialize", name: "expireIterators" },
+    );
+    const result = await rereadRange(expiring, {
+      streamArn: s.arn,
+      shardId: "shardId-000000000000",
+      start: s.sequences[0] ?? "",
+      end: s.sequences[3] ?? "",
+    });
+    expect(result.gap).toBeUndefined();
+    expect(result.records.map((r) => new TextDecoder().decode(r.Data))).toEqual(["e0", "e1", "e2", "e3"]);
+    expect(iterators).toEqual([
+      `AT_SEQUENCE_NUMBER ${s.sequences[0]}`,
+      `AT_SEQUENCE_NUMBER ${s.sequences[0]}`,
+      `AFTER_SEQUENCE_NUMBER ${s.sequences[3]}`,
+    ]);
+  });
+
+  it("reports a shard the stream does not have as a gap naming the shard and the error", async () => {
+    const s = await stream([{ key: "k", body: "only" }]);
+    const result = await rereadRange(kinesis, {
+      streamArn: s.arn,
+      shardId: "shardId-000000000009",
+      start: s.sequences[0] ?? "",
+      end: s.sequences[0] ?? "",
+    });
+    expect(result.records).toEqual([]);
+    expect(result.gap).toMatch(
+      new RegExp(
+        `^the stream no longer serves shardId-000000000009 at ${s.sequences[0]} \\(ResourceNotFoundException: `,
+      ),
+    );
+  });
+
   it("reports a range the stream no longer holds as a gap, without throwing", async () => {
     const s = await stream([{ key: "k", body: "only" }]);
     // A sequence number of this shard's range that was never (or is no longer) served.
