@@ -51,54 +51,18 @@ export async function rereadRange(
   range: SequenceRange,
   options: RereadOptions = {},
 ): Promise<RereadResult> {
-  const reader = new RangeReader(kinesis, range, options);
-  const start = await reader.startIterator();
-  if ("gone" in start) return start.gone;
-  let iterator = start.iterator;
-  while (iterator) {
-    const page = await reader.page(iterator);
-    if (page === undefined) {
-      iterator = await reader.renewedIterator();
-      continue;
-    }
-    if (reader.collect(page)) return reader.finish();
-    iterator = page.NextShardIterator;
-  }
-  return reader.finish();
-}
-
-type StartingPoint = { readonly iterator: string | undefined } | { readonly gone: RereadResult };
-
-/** One range's reading: the records found so far, and its requests (each retried while throttled). */
-class RangeReader {
-  readonly #records: _Record[] = [];
-  readonly #kinesis: KinesisClient;
-  readonly #range: SequenceRange;
-  readonly #options: RereadOptions;
-
-  constructor(kinesis: KinesisClient, range: SequenceRange, options: RereadOptions) {
-    this.#kinesis = kinesis;
-    this.#range = range;
-    this.#options = options;
-  }
-
-  #withRetry<T>(call: () => Promise<T>): Promise<T> {
-    return retry(call, {
-      maxAttempts: this.#options.maxAttempts ?? 8,
+  const records: _Record[] = [];
+  const withRetry: WithRetry = (call) =>
+    retry(call, {
+      maxAttempts: options.maxAttempts ?? 8,
       retryable: (error) => THROTTLED.has((error as Error).name),
       delayMs: (r) => backoffDelayMs(r, THROTTLE_BACKOFF),
-      sleep: this.#options.sleep ?? realSleep,
+      sleep: options.sleep ?? realSleep,
     });
-  }
-
-  async #iteratorFrom(
-    type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON",
-    sequence?: string,
-  ): Promise<string | undefined> {
-    const range = this.#range;
-    return (
-      await this.#withRetry(() =>
-        this.#kinesis.send(
+  const iteratorFrom: IteratorFrom = async (type, sequence) =>
+    (
+      await withRetry(() =>
+        kinesis.send(
           new GetShardIteratorCommand({
             // By name, derived from the ARN: older endpoints (kinesalite) do not take StreamARN.
             StreamName: streamNameOfArn(range.streamArn),
@@ -109,77 +73,96 @@ class RangeReader {
         ),
       )
     ).ShardIterator;
-  }
 
-  /** Where reading starts: the range's start, else the trim horizon; a shard that is gone is a gap. */
-  async startIterator(): Promise<StartingPoint> {
-    const range = this.#range;
-    try {
-      return { iterator: await this.#iteratorFrom("AT_SEQUENCE_NUMBER", range.start) };
-    } catch (error) {
-      const name = (error as Error).name;
-      const gone = {
-        gone: {
-          records: this.#records,
-          gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
-        },
-      };
-      if (name === "ResourceNotFoundException") return gone;
-      if (name !== "InvalidArgumentException") throw error;
-      // The start is refused (before the trim horizon, where an endpoint answers so): what is left of
-      // the range is read from the oldest record the shard still holds; finish() names the gap.
-      try {
-        return { iterator: await this.#iteratorFrom("TRIM_HORIZON") };
-      } catch (again) {
-        if ((again as Error).name !== "ResourceNotFoundException") throw again;
-        return gone;
-      }
+  const start = await startIterator(iteratorFrom, range, records);
+  if ("gone" in start) return start.gone;
+  let iterator = start.iterator;
+  while (iterator) {
+    const page = await pageOrExpired(kinesis, withRetry, iterator);
+    if (page === undefined) {
+      // Renewed after the last record read, so none is read twice; at the start if none was read yet.
+      const last = records.at(-1)?.SequenceNumber;
+      iterator = last
+        ? await iteratorFrom("AFTER_SEQUENCE_NUMBER", last)
+        : await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
+      continue;
     }
+    if (collect(records, range, page)) return finish(records, range);
+    iterator = page.NextShardIterator;
   }
+  return finish(records, range);
+}
 
-  /** A page of records, or undefined when the iterator has expired (renewedIterator then goes on). */
-  async page(iterator: string): Promise<GetRecordsCommandOutput | undefined> {
-    try {
-      return await this.#withRetry(() =>
-        this.#kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1_000 })),
-      );
-    } catch (error) {
-      if ((error as Error).name !== "ExpiredIteratorException") throw error;
-      return undefined;
-    }
-  }
+type WithRetry = <T>(call: () => Promise<T>) => Promise<T>;
+type IteratorType = "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON";
+type IteratorFrom = (type: IteratorType, sequence?: string) => Promise<string | undefined>;
+type StartingPoint = { readonly iterator: string | undefined } | { readonly gone: RereadResult };
 
-  /** After the last record read, so none is read twice; at the range's start if none was read yet. */
-  renewedIterator(): Promise<string | undefined> {
-    const last = this.#records.at(-1)?.SequenceNumber;
-    return last
-      ? this.#iteratorFrom("AFTER_SEQUENCE_NUMBER", last)
-      : this.#iteratorFrom("AT_SEQUENCE_NUMBER", this.#range.start);
-  }
-
-  /** Keeps the page's records within the range; true once the range can hold no more. */
-  collect(page: GetRecordsCommandOutput): boolean {
-    for (const record of page.Records ?? []) {
-      const sequence = record.SequenceNumber ?? "";
-      if (compareSequenceNumbers(sequence, this.#range.end) > 0) return true;
-      if (compareSequenceNumbers(sequence, this.#range.start) >= 0) this.#records.push(record);
-    }
-    // Caught up with the shard's tip, or the shard is closed: the range cannot extend further.
-    return (page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0;
-  }
-
-  finish(): RereadResult {
-    const records = this.#records;
-    const range = this.#range;
-    const first = records[0]?.SequenceNumber;
-    if (first === undefined)
-      return { records, gap: `no record of ${range.start}..${range.end} is left in ${range.shardId}` };
-    if (first !== range.start) {
-      return {
+/** Where reading starts: the range's start, else the trim horizon; a shard that is gone is a gap. */
+async function startIterator(
+  iteratorFrom: IteratorFrom,
+  range: SequenceRange,
+  records: readonly _Record[],
+): Promise<StartingPoint> {
+  try {
+    return { iterator: await iteratorFrom("AT_SEQUENCE_NUMBER", range.start) };
+  } catch (error) {
+    const name = (error as Error).name;
+    const gone = {
+      gone: {
         records,
-        gap: `${range.shardId} starts at ${first} now: records from ${range.start} were trimmed`,
-      };
+        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
+      },
+    };
+    if (name === "ResourceNotFoundException") return gone;
+    if (name !== "InvalidArgumentException") throw error;
+    // The start is refused (before the trim horizon, where an endpoint answers so): what is left of
+    // the range is read from the oldest record the shard still holds; finish() names the gap.
+    try {
+      return { iterator: await iteratorFrom("TRIM_HORIZON") };
+    } catch (again) {
+      if ((again as Error).name !== "ResourceNotFoundException") throw again;
+      return gone;
     }
-    return { records };
   }
+}
+
+/** A page of records, or undefined when the iterator has expired (the caller renews it). */
+async function pageOrExpired(
+  kinesis: KinesisClient,
+  withRetry: WithRetry,
+  iterator: string,
+): Promise<GetRecordsCommandOutput | undefined> {
+  try {
+    return await withRetry(() =>
+      kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1_000 })),
+    );
+  } catch (error) {
+    if ((error as Error).name !== "ExpiredIteratorException") throw error;
+    return undefined;
+  }
+}
+
+/** Keeps the page's records within the range; true once the range can hold no more. */
+function collect(records: _Record[], range: SequenceRange, page: GetRecordsCommandOutput): boolean {
+  for (const record of page.Records ?? []) {
+    const sequence = record.SequenceNumber ?? "";
+    if (compareSequenceNumbers(sequence, range.end) > 0) return true;
+    if (compareSequenceNumbers(sequence, range.start) >= 0) records.push(record);
+  }
+  // Caught up with the shard's tip, or the shard is closed: the range cannot extend further.
+  return (page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0;
+}
+
+function finish(records: readonly _Record[], range: SequenceRange): RereadResult {
+  const first = records[0]?.SequenceNumber;
+  if (first === undefined)
+    return { records, gap: `no record of ${range.start}..${range.end} is left in ${range.shardId}` };
+  if (first !== range.start) {
+    return {
+      records,
+      gap: `${range.shardId} starts at ${first} now: records from ${range.start} were trimmed`,
+    };
+  }
+  return { records };
 }
