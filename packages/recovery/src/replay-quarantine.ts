@@ -207,20 +207,6 @@ interface ReplayRun {
 
 type Written = Awaited<ReturnType<typeof putRecords>>;
 
-/** An abort stops the replay between chunks only, once the chunk before is written and marked. */
-function stopIfAborted(run: ReplayRun, replayed: number): void {
-  const { signal } = run.options;
-  if (!signal?.aborted) return;
-  const cause = interruption(signal);
-  throw new ReplayIncompleteError(
-    replayed,
-    run.total - replayed,
-    cause.message,
-    "Run the same replay again to continue: what is marked is skipped.",
-    { cause },
-  );
-}
-
 /** Puts a chunk back with its original bytes and partition keys, in order per key; nothing is marked yet. */
 async function writeChunk(run: ReplayRun, batch: readonly ReplayItem[], replayed: number): Promise<Written> {
   try {
@@ -290,18 +276,6 @@ async function markChunk(
   return marked;
 }
 
-/** Records Kinesis refused in a chunk end the replay once those it took are marked. */
-function refuseRejected(run: ReplayRun, result: Written, replayed: number): void {
-  if (result.rejected.length === 0) return;
-  const code = result.rejected[0]?.errorCode ?? "unknown";
-  throw new ReplayIncompleteError(
-    replayed,
-    run.total - replayed,
-    `first: ${code}`,
-    adviceFor(code, run.options.streamName),
-  );
-}
-
 /**
  * Puts quarantined records back into the stream with their original partition keys and bytes, in
  * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object of
@@ -326,13 +300,30 @@ export async function replayQuarantine(
   const chunk = Math.max(1, Math.min(500, rate));
   let replayed = 0;
   for (let i = 0; i < pending.length; i += chunk) {
-    stopIfAborted(run, replayed);
+    if (options.signal?.aborted) {
+      const cause = interruption(options.signal);
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        cause.message,
+        "Run the same replay again to continue: what is marked is skipped.",
+        { cause },
+      );
+    }
     const started = now();
     const batch = pending.slice(i, i + chunk);
     const result = await writeChunk(run, batch, replayed);
     replayed += await markChunk(run, batch, result, replayed);
     options.onProgress?.(replayed, pending.length);
-    refuseRejected(run, result, replayed);
+    if (result.rejected.length > 0) {
+      const code = result.rejected[0]?.errorCode ?? "unknown";
+      throw new ReplayIncompleteError(
+        replayed,
+        pending.length - replayed,
+        `first: ${code}`,
+        adviceFor(code, options.streamName),
+      );
+    }
     const elapsed = now() - started;
     const budget = (batch.length / rate) * 1000;
     if (i + chunk < pending.length && elapsed < budget) await pause(sleep, budget - elapsed, options.signal);
