@@ -50,7 +50,7 @@ export async function runClaimedJob(
   const { deps, cache, requests, now } = scope;
   const begun = now();
   const started = startedEvent(job, attempt, begun);
-  if ((await takeCall(job, started, claim, scope)) === CallTaken.Recovered) return JobRun.Recovered;
+  if (await alreadyDecided(job, started, claim, scope)) return JobRun.Recovered;
   // From here on the call's outcome can only be written under this claim (docs/idempotency.md
   // "Fencing outcomes by the claim").
   const fence: ClaimFence = { kind: "held", token: claim.token };
@@ -71,21 +71,21 @@ export async function runClaimedJob(
 
 type ToolRun = Awaited<ReturnType<WorkerDeps["registry"]["invoke"]>>;
 
-const CallTaken = { Taken: "taken", Recovered: "recovered" } as const;
-type CallTaken = (typeof CallTaken)[keyof typeof CallTaken];
-
 /**
+ * Whether the call was decided already, its outcome published again (true), or is now taken for this
+ * claim with `started` (false).
+ *
  * A worker that stored the outcome but died before publishing it: publish that outcome, run nothing.
  * The batch pre-read may only save work when it shows the call final; "no outcome yet" was read before
  * this claim, and another invocation may have stored an outcome since and released its claim (issue 24,
  * defect 1): claimCall reads the call again, consistently, and takes it for this claim with `started`.
  */
-async function takeCall(
+async function alreadyDecided(
   job: ToolCallJob,
   started: ToolCallStarted,
   claim: Claim,
   scope: BatchScope,
-): Promise<CallTaken> {
+): Promise<boolean> {
   const { deps, cache, requests } = scope;
   const preRead = cache.get(job.callId);
   const taken =
@@ -95,9 +95,9 @@ async function takeCall(
   if (taken.status === "decided") {
     const stored = terminalEventOf(taken.state);
     if (stored) await deps.publish([stored], requests);
-    return CallTaken.Recovered;
+    return true;
   }
-  return CallTaken.Taken;
+  return false;
 }
 
 function invokeTool(job: ToolCallJob, attempt: number, scope: BatchScope): Promise<ToolRun> {
