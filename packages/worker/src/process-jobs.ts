@@ -131,7 +131,7 @@ async function processWithin(
   const outcome = await process(records, {
     concurrency: deps.concurrency,
     deadline: deadlineFromContext(context, deps.deadlineMarginMs),
-    handle: jobHandler({ decoded, claims, completed, scope, deadlines, tally }),
+    handle: jobHandler(decoded, claims, completed, scope, deadlines, tally),
     // Permanent errors that escape `handle`: in practice, bodies that cannot be read as a job.
     setAside: (record, error) =>
       deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }, requests),
@@ -149,7 +149,7 @@ async function processWithin(
   return {
     response: sqsBatchResponse(outcome),
     outcome,
-    summary: summaryOf(records, outcome, tally, { leavingForDlq, backedOff, durationMs: now() - startedAt }),
+    summary: summaryOf(records, outcome, tally, leavingForDlq, backedOff, now() - startedAt),
   };
 }
 
@@ -160,17 +160,15 @@ interface JobTally {
   duplicates: number;
 }
 
-interface JobHandlerScope {
-  readonly decoded: readonly DecodeResult<ToolCallJob>[];
-  readonly claims: (Claim | undefined)[];
-  readonly completed: ReadonlySet<string>;
-  readonly scope: BatchScope;
-  readonly deadlines: RequestDeadlines;
-  readonly tally: JobTally;
-}
-
 /** Runs one record's job at most once (its call's claim), and counts what became of it. */
-function jobHandler({ decoded, claims, completed, scope, deadlines, tally }: JobHandlerScope) {
+function jobHandler(
+  decoded: readonly DecodeResult<ToolCallJob>[],
+  claims: (Claim | undefined)[],
+  completed: ReadonlySet<string>,
+  scope: BatchScope,
+  deadlines: RequestDeadlines,
+  tally: JobTally,
+) {
   return async (record: SQSRecord, { index }: { readonly index: number }): Promise<void> => {
     const result = decoded[index] as DecodeResult<ToolCallJob>;
     if (!result.ok) throw result.error;
@@ -204,7 +202,9 @@ function summaryOf(
   records: readonly SQSRecord[],
   outcome: BatchOutcome<SQSRecord>,
   tally: JobTally,
-  after: Pick<WorkerSummary, "leavingForDlq" | "backedOff" | "durationMs">,
+  leavingForDlq: number,
+  backedOff: number,
+  durationMs: number,
 ): WorkerSummary {
   return {
     messages: records.length,
@@ -214,9 +214,9 @@ function summaryOf(
     duplicates: tally.duplicates,
     retried: outcome.counts.failed + outcome.counts["not-started"],
     notStarted: outcome.counts["not-started"],
-    leavingForDlq: after.leavingForDlq,
-    backedOff: after.backedOff,
-    durationMs: after.durationMs,
+    leavingForDlq,
+    backedOff,
+    durationMs,
     deadlineReached: outcome.deadlineReached,
   };
 }
