@@ -194,6 +194,88 @@ function summaryOf(plan: ReplayPlan, replayed: number, dryRun: boolean): ReplayS
   };
 }
 
+/** What every chunk of one replay shares. */
+interface ReplayRun {
+  readonly s3: S3Client;
+  readonly kinesis: KinesisClient;
+  readonly bucket: string;
+  readonly options: ReplayOptions;
+  readonly now: () => number;
+  /** Records this run puts back. */
+  readonly total: number;
+}
+
+type Written = Awaited<ReturnType<typeof putRecords>>;
+
+/** Puts a chunk back with its original bytes and partition keys, in order per key; nothing is marked yet. */
+async function writeChunk(run: ReplayRun, batch: readonly ReplayItem[], replayed: number): Promise<Written> {
+  try {
+    return await putRecords(
+      run.kinesis,
+      { streamName: run.options.streamName },
+      batch.map(({ entry }) => ({
+        data: Buffer.from(entry.record.data, "base64"),
+        partitionKey: entry.record.source.partitionKey,
+      })),
+      { ordering: OrderingMode.Strict },
+    );
+  } catch (error) {
+    const code = (error as Error).name;
+    throw new ReplayIncompleteError(
+      replayed,
+      run.total - replayed,
+      `${code}: ${(error as Error).message}`,
+      adviceFor(`${code} ${(error as Error).message}`, run.options.streamName),
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Marks every object of each record written, so the same replay again skips it. Returns the records
+ * marked; a mark that fails ends the replay counting the chunk's records written but not marked.
+ */
+async function markChunk(
+  run: ReplayRun,
+  batch: readonly ReplayItem[],
+  result: Written,
+  replayedBefore: number,
+): Promise<number> {
+  const { options } = run;
+  // Each record's marks are independent of the others': marking them one by one bounded a replay by
+  // S3's round trips (two per object, about 16 records/s through a faulty endpoint) instead of its rate.
+  let marked = 0;
+  try {
+    await forEachBounded(result.written, MARK_CONCURRENCY, async (written) => {
+      const { unmarked } = batch[written.index] as ReplayItem;
+      for (const key of unmarked) {
+        await markReplayed(run.s3, run.bucket, key, {
+          at: new Date(run.now()).toISOString(),
+          sequenceNumber: written.sequenceNumber,
+          ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
+        });
+      }
+      marked += 1;
+      options.onWritten?.(written.sequenceNumber);
+    });
+  } catch (error) {
+    // Written, not marked: every record of the chunk whose marks did not all complete.
+    const notMarked = result.written.length - marked;
+    const replayed = replayedBefore + marked;
+    const code = (error as Error).name;
+    throw new ReplayIncompleteError(
+      replayed,
+      run.total - replayed - notMarked,
+      `${code}: ${(error as Error).message}`,
+      /AccessDenied|Forbidden/i.test(code)
+        ? `The caller may not mark the objects (s3:GetObjectTagging, s3:PutObjectTagging on ${run.bucket}): fix the permissions, then run the same replay again.`
+        : adviceFor(`${code} ${(error as Error).message}`, options.streamName),
+      { cause: error, unmarked: { count: notMarked, streamName: options.streamName } },
+    );
+  }
+  return marked;
+}
+
 /**
  * Puts quarantined records back into the stream with their original partition keys and bytes, in
  * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object of
@@ -213,6 +295,7 @@ export async function replayQuarantine(
   const plan = planReplay(entries, options);
   if (options.dryRun) return summaryOf(plan, 0, true);
   const pending = plan.items;
+  const run: ReplayRun = { s3, kinesis, bucket, options, now, total: pending.length };
   const rate = options.ratePerSecond ?? 100;
   const chunk = Math.max(1, Math.min(500, rate));
   let replayed = 0;
@@ -229,58 +312,8 @@ export async function replayQuarantine(
     }
     const started = now();
     const batch = pending.slice(i, i + chunk);
-    let result: Awaited<ReturnType<typeof putRecords>>;
-    try {
-      result = await putRecords(
-        kinesis,
-        { streamName: options.streamName },
-        batch.map(({ entry }) => ({
-          data: Buffer.from(entry.record.data, "base64"),
-          partitionKey: entry.record.source.partitionKey,
-        })),
-        { ordering: OrderingMode.Strict },
-      );
-    } catch (error) {
-      const code = (error as Error).name;
-      throw new ReplayIncompleteError(
-        replayed,
-        pending.length - replayed,
-        `${code}: ${(error as Error).message}`,
-        adviceFor(`${code} ${(error as Error).message}`, options.streamName),
-        { cause: error },
-      );
-    }
-    // Each record's marks are independent of the others': marking them one by one bounded a replay by
-    // S3's round trips (two per object, about 16 records/s through a faulty endpoint) instead of its rate.
-    let marked = 0;
-    try {
-      await forEachBounded(result.written, MARK_CONCURRENCY, async (written) => {
-        const { unmarked } = batch[written.index] as ReplayItem;
-        for (const key of unmarked) {
-          await markReplayed(s3, bucket, key, {
-            at: new Date(now()).toISOString(),
-            sequenceNumber: written.sequenceNumber,
-            ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
-          });
-        }
-        marked += 1;
-        replayed += 1;
-        options.onWritten?.(written.sequenceNumber);
-      });
-    } catch (error) {
-      // Written, not marked: every record of the chunk whose marks did not all complete.
-      const notMarked = result.written.length - marked;
-      const code = (error as Error).name;
-      throw new ReplayIncompleteError(
-        replayed,
-        pending.length - replayed - notMarked,
-        `${code}: ${(error as Error).message}`,
-        /AccessDenied|Forbidden/i.test(code)
-          ? `The caller may not mark the objects (s3:GetObjectTagging, s3:PutObjectTagging on ${bucket}): fix the permissions, then run the same replay again.`
-          : adviceFor(`${code} ${(error as Error).message}`, options.streamName),
-        { cause: error, unmarked: { count: notMarked, streamName: options.streamName } },
-      );
-    }
+    const result = await writeChunk(run, batch, replayed);
+    replayed += await markChunk(run, batch, result, replayed);
     options.onProgress?.(replayed, pending.length);
     if (result.rejected.length > 0) {
       const code = result.rejected[0]?.errorCode ?? "unknown";

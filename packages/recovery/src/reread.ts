@@ -52,18 +52,14 @@ export async function rereadRange(
   options: RereadOptions = {},
 ): Promise<RereadResult> {
   const records: _Record[] = [];
-
-  const withRetry = <T>(call: () => Promise<T>): Promise<T> =>
+  const withRetry: WithRetry = (call) =>
     retry(call, {
       maxAttempts: options.maxAttempts ?? 8,
       retryable: (error) => THROTTLED.has((error as Error).name),
       delayMs: (r) => backoffDelayMs(r, THROTTLE_BACKOFF),
       sleep: options.sleep ?? realSleep,
     });
-  const iteratorFrom = async (
-    type: "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON",
-    sequence?: string,
-  ) =>
+  const iteratorFrom: IteratorFrom = async (type, sequence) =>
     (
       await withRetry(() =>
         kinesis.send(
@@ -78,67 +74,95 @@ export async function rereadRange(
       )
     ).ShardIterator;
 
-  let iterator: string | undefined;
-  try {
-    iterator = await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
-  } catch (error) {
-    const name = (error as Error).name;
-    if (name === "ResourceNotFoundException") {
-      return {
-        records,
-        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
-      };
-    }
-    if (name !== "InvalidArgumentException") throw error;
-    // The start is refused (before the trim horizon, where an endpoint answers so): what is left of
-    // the range is read from the oldest record the shard still holds; finish() names the gap.
-    try {
-      iterator = await iteratorFrom("TRIM_HORIZON");
-    } catch (again) {
-      if ((again as Error).name !== "ResourceNotFoundException") throw again;
-      return {
-        records,
-        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
-      };
-    }
-  }
-
+  const start = await startIterator(iteratorFrom, range, records);
+  if ("gone" in start) return start.gone;
+  let iterator = start.iterator;
   while (iterator) {
-    let page: GetRecordsCommandOutput;
-    try {
-      const current: string = iterator;
-      page = await withRetry(() =>
-        kinesis.send(new GetRecordsCommand({ ShardIterator: current, Limit: 1_000 })),
-      );
-    } catch (error) {
-      if ((error as Error).name !== "ExpiredIteratorException") throw error;
+    const page = await pageOrExpired(kinesis, withRetry, iterator);
+    if (page === undefined) {
+      // Renewed after the last record read, so none is read twice; at the start if none was read yet.
       const last = records.at(-1)?.SequenceNumber;
       iterator = last
         ? await iteratorFrom("AFTER_SEQUENCE_NUMBER", last)
         : await iteratorFrom("AT_SEQUENCE_NUMBER", range.start);
       continue;
     }
-    for (const record of page.Records ?? []) {
-      const sequence = record.SequenceNumber ?? "";
-      if (compareSequenceNumbers(sequence, range.end) > 0) return finish();
-      if (compareSequenceNumbers(sequence, range.start) >= 0) records.push(record);
-    }
-    // Caught up with the shard's tip, or the shard is closed: the range cannot extend further.
-    if ((page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0) return finish();
+    if (collect(records, range, page)) return finish(records, range);
     iterator = page.NextShardIterator;
   }
-  return finish();
+  return finish(records, range);
+}
 
-  function finish(): RereadResult {
-    const first = records[0]?.SequenceNumber;
-    if (first === undefined)
-      return { records, gap: `no record of ${range.start}..${range.end} is left in ${range.shardId}` };
-    if (first !== range.start) {
-      return {
+type WithRetry = <T>(call: () => Promise<T>) => Promise<T>;
+type IteratorType = "AT_SEQUENCE_NUMBER" | "AFTER_SEQUENCE_NUMBER" | "TRIM_HORIZON";
+type IteratorFrom = (type: IteratorType, sequence?: string) => Promise<string | undefined>;
+type StartingPoint = { readonly iterator: string | undefined } | { readonly gone: RereadResult };
+
+/** Where reading starts: the range's start, else the trim horizon; a shard that is gone is a gap. */
+async function startIterator(
+  iteratorFrom: IteratorFrom,
+  range: SequenceRange,
+  records: readonly _Record[],
+): Promise<StartingPoint> {
+  try {
+    return { iterator: await iteratorFrom("AT_SEQUENCE_NUMBER", range.start) };
+  } catch (error) {
+    const name = (error as Error).name;
+    const gone = {
+      gone: {
         records,
-        gap: `${range.shardId} starts at ${first} now: records from ${range.start} were trimmed`,
-      };
+        gap: `the stream no longer serves ${range.shardId} at ${range.start} (${name}: ${(error as Error).message})`,
+      },
+    };
+    if (name === "ResourceNotFoundException") return gone;
+    if (name !== "InvalidArgumentException") throw error;
+    // The start is refused (before the trim horizon, where an endpoint answers so): what is left of
+    // the range is read from the oldest record the shard still holds; finish() names the gap.
+    try {
+      return { iterator: await iteratorFrom("TRIM_HORIZON") };
+    } catch (again) {
+      if ((again as Error).name !== "ResourceNotFoundException") throw again;
+      return gone;
     }
-    return { records };
   }
+}
+
+/** A page of records, or undefined when the iterator has expired (the caller renews it). */
+async function pageOrExpired(
+  kinesis: KinesisClient,
+  withRetry: WithRetry,
+  iterator: string,
+): Promise<GetRecordsCommandOutput | undefined> {
+  try {
+    return await withRetry(() =>
+      kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1_000 })),
+    );
+  } catch (error) {
+    if ((error as Error).name !== "ExpiredIteratorException") throw error;
+    return undefined;
+  }
+}
+
+/** Keeps the page's records within the range; true once the range can hold no more. */
+function collect(records: _Record[], range: SequenceRange, page: GetRecordsCommandOutput): boolean {
+  for (const record of page.Records ?? []) {
+    const sequence = record.SequenceNumber ?? "";
+    if (compareSequenceNumbers(sequence, range.end) > 0) return true;
+    if (compareSequenceNumbers(sequence, range.start) >= 0) records.push(record);
+  }
+  // Caught up with the shard's tip, or the shard is closed: the range cannot extend further.
+  return (page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0;
+}
+
+function finish(records: readonly _Record[], range: SequenceRange): RereadResult {
+  const first = records[0]?.SequenceNumber;
+  if (first === undefined)
+    return { records, gap: `no record of ${range.start}..${range.end} is left in ${range.shardId}` };
+  if (first !== range.start) {
+    return {
+      records,
+      gap: `${range.shardId} starts at ${first} now: records from ${range.start} were trimmed`,
+    };
+  }
+  return { records };
 }

@@ -1,6 +1,7 @@
 import type { _Record } from "@aws-sdk/client-kinesis";
 import {
   type BatchOutcome,
+  type Deadline,
   deadlineFromContext,
   type PartialBatchResponse,
   processSqsBatch,
@@ -135,10 +136,7 @@ export async function storeFailureRecords(
   summary: FailureStoreSummary;
   outcome: BatchOutcome<SQSRecord>;
 }> {
-  const now = deps.now ?? Date.now;
-  let stored = 0;
-  let alreadyStored = 0;
-  let lost = 0;
+  const tally: StoreTally = { stored: 0, alreadyStored: 0, lost: 0 };
   const decoded: DecodeResult<KinesisFailureRecord>[] = records.map((r) => decodeFailureRecord(r.body));
   const deadline = deadlineFromContext(context, deps.deadlineMarginMs);
   const outcome = await processSqsBatch(records, {
@@ -147,55 +145,7 @@ export async function storeFailureRecords(
     handle: async (_record, { index }) => {
       const result = decoded[index] as DecodeResult<KinesisFailureRecord>;
       if (!result.ok) throw result.error;
-      const failure = result.value;
-      const info = failure.KinesisBatchInfo;
-      const range = {
-        streamArn: info.streamArn,
-        shardId: info.shardId,
-        start: info.startSequenceNumber,
-        end: info.endSequenceNumber,
-      };
-      const reread = await deps.reread(range);
-      const toStore = reread.records.map((record) =>
-        quarantineRecordOf(record, failure, deps.functionName, now()),
-      );
-      // A retry continues where the last attempt stopped: what is already stored is skipped, found
-      // with a LIST of the range's key prefix rather than one request per record.
-      const existing = new Set<string>();
-      if (deps.storedKeys) {
-        const prefixes = coveringPrefixes(toStore.map((r) => quarantineKeyFor(r.source)));
-        for (const prefix of prefixes) for (const key of await deps.storedKeys(prefix)) existing.add(key);
-      }
-      const pending = toStore.filter((r) => !existing.has(quarantineKeyFor(r.source)));
-      alreadyStored += toStore.length - pending.length;
-      let storedHere = 0;
-      await forEachBounded(pending, deps.putConcurrency, async (record) => {
-        // ~800 records per failure record at factor 4 x batch 200: stop before the function's timeout,
-        // and let the retry (this message reported failed, §2.3) store the rest.
-        if (deadline.reached()) {
-          throw new TransientError(
-            "deadline-reached",
-            `stored ${storedHere} of ${pending.length} records of ${range.shardId} ${range.start}..${range.end} before the deadline; the retry continues from there`,
-          );
-        }
-        const { written } = await deps.quarantine(record);
-        storedHere += 1;
-        if (written) stored += 1;
-        else alreadyStored += 1;
-      });
-      // A range whose start is no longer served has lost records, whatever fills the count: with a
-      // ParallelizationFactor above 1 the range holds other lanes' records too (§1.2, §1.6).
-      // Reported once the message is done, so a retry after the deadline does not count it twice.
-      if (reread.gap !== undefined) {
-        const missing = Math.max(1, info.batchSize - reread.records.length);
-        lost += missing;
-        deps.onLost({
-          range,
-          condition: failure.requestContext.condition,
-          lost: missing,
-          reason: reread.gap,
-        });
-      }
+      await storeFailure(result.value, deps, deadline, tally);
     },
     setAside: (record, error) =>
       deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }),
@@ -205,11 +155,93 @@ export async function storeFailureRecords(
     outcome,
     summary: {
       messages: records.length,
-      stored,
-      alreadyStored,
-      lost,
+      ...tally,
       deadLettered: outcome.counts["set-aside"],
       retried: outcome.counts.failed + outcome.counts["not-started"],
     },
   };
+}
+
+/** Records of the batch's failure records, counted as they are stored, found stored or lost. */
+interface StoreTally {
+  stored: number;
+  alreadyStored: number;
+  lost: number;
+}
+
+/** One on-failure record: its range re-read, every record not yet stored stored, what is gone reported. */
+async function storeFailure(
+  failure: KinesisFailureRecord,
+  deps: FailureStoreDeps,
+  deadline: Deadline,
+  tally: StoreTally,
+): Promise<void> {
+  const now = deps.now ?? Date.now;
+  const info = failure.KinesisBatchInfo;
+  const range = {
+    streamArn: info.streamArn,
+    shardId: info.shardId,
+    start: info.startSequenceNumber,
+    end: info.endSequenceNumber,
+  };
+  const reread = await deps.reread(range);
+  const toStore = reread.records.map((record) =>
+    quarantineRecordOf(record, failure, deps.functionName, now()),
+  );
+  const pending = await notYetStored(deps, toStore);
+  tally.alreadyStored += toStore.length - pending.length;
+  await storePending(deps, deadline, range, pending, tally);
+  // A range whose start is no longer served has lost records, whatever fills the count: with a
+  // ParallelizationFactor above 1 the range holds other lanes' records too (§1.2, §1.6).
+  // Reported once the message is done, so a retry after the deadline does not count it twice.
+  if (reread.gap !== undefined) {
+    const missing = Math.max(1, info.batchSize - reread.records.length);
+    tally.lost += missing;
+    deps.onLost({
+      range,
+      condition: failure.requestContext.condition,
+      lost: missing,
+      reason: reread.gap,
+    });
+  }
+}
+
+/**
+ * A retry continues where the last attempt stopped: what is already stored is skipped, found
+ * with a LIST of the range's key prefix rather than one request per record.
+ */
+async function notYetStored(
+  deps: FailureStoreDeps,
+  toStore: readonly QuarantineRecord[],
+): Promise<QuarantineRecord[]> {
+  const existing = new Set<string>();
+  if (deps.storedKeys) {
+    const prefixes = coveringPrefixes(toStore.map((r) => quarantineKeyFor(r.source)));
+    for (const prefix of prefixes) for (const key of await deps.storedKeys(prefix)) existing.add(key);
+  }
+  return toStore.filter((r) => !existing.has(quarantineKeyFor(r.source)));
+}
+
+async function storePending(
+  deps: FailureStoreDeps,
+  deadline: Deadline,
+  range: SequenceRange,
+  pending: readonly QuarantineRecord[],
+  tally: StoreTally,
+): Promise<void> {
+  let storedHere = 0;
+  await forEachBounded(pending, deps.putConcurrency, async (record) => {
+    // ~800 records per failure record at factor 4 x batch 200: stop before the function's timeout,
+    // and let the retry (this message reported failed, §2.3) store the rest.
+    if (deadline.reached()) {
+      throw new TransientError(
+        "deadline-reached",
+        `stored ${storedHere} of ${pending.length} records of ${range.shardId} ${range.start}..${range.end} before the deadline; the retry continues from there`,
+      );
+    }
+    const { written } = await deps.quarantine(record);
+    storedHere += 1;
+    if (written) tally.stored += 1;
+    else tally.alreadyStored += 1;
+  });
 }

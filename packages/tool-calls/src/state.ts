@@ -186,17 +186,7 @@ export function applyEvent(current: ToolCallState | undefined, event: CallEvent,
 
   const status = statusOf(event);
   const statusEvent = { eventId: event.eventId, occurredAt: event.occurredAt };
-  const base: ToolCallState = current ?? {
-    callId: event.callId,
-    sessionId: event.sessionId,
-    tool: event.tool,
-    status,
-    statusEvent,
-    attempts: 0,
-    lastEventAt: event.occurredAt,
-    recentEventIds: [],
-    version: 0,
-  };
+  const base: ToolCallState = current ?? firstState(event, status, statusEvent);
   const takesStatus =
     current === undefined || decides(status, statusEvent, current.status, current.statusEvent);
 
@@ -204,66 +194,8 @@ export function applyEvent(current: ToolCallState | undefined, event: CallEvent,
     ...base,
     lastEventAt: maxOf(base.lastEventAt, event.occurredAt),
   };
-  if (takesStatus) {
-    // Outcome fields belong to the event that decides the status: drop those of the one it replaces.
-    const {
-      finishedAt: _f,
-      durationMs: _d,
-      result: _r,
-      error: _e,
-      output: _o,
-      deadLetter: _l,
-      ...rest
-    } = next;
-    next = { ...rest, status, statusEvent };
-  }
-  switch (event.type) {
-    case "tool_call.requested":
-      next = {
-        ...next,
-        requestedAt: minOf(next.requestedAt, event.occurredAt),
-        argumentsDigest: earliestDigest(next, event.occurredAt, event.argumentsDigest),
-      };
-      break;
-    case "tool_call.started":
-      next = {
-        ...next,
-        startedAt: minOf(next.startedAt, event.occurredAt),
-        attempts: Math.max(next.attempts, event.attempt),
-      };
-      break;
-    case "tool_call.completed":
-      if (takesStatus) {
-        next = {
-          ...next,
-          finishedAt: event.occurredAt,
-          durationMs: event.durationMs,
-          result: event.result,
-          ...(output !== undefined && event.result.location.kind === "inline" ? { output } : {}),
-        };
-      }
-      break;
-    case "tool_call.dead_lettered":
-      next = { ...next, attempts: Math.max(next.attempts, event.attempt) };
-      if (takesStatus) {
-        next = {
-          ...next,
-          error: { ...event.error, retryable: true },
-          deadLetter: { queue: event.deadLetterQueue, attempt: event.attempt, at: event.occurredAt },
-        };
-      }
-      break;
-    case "tool_call.failed":
-      if (takesStatus) {
-        next = {
-          ...next,
-          durationMs: event.durationMs,
-          error: event.error,
-          ...(event.error.retryable ? {} : { finishedAt: event.occurredAt }),
-        };
-      }
-      break;
-  }
+  if (takesStatus) next = withStatus(next, status, statusEvent);
+  next = withEventFields(next, event, takesStatus, output);
 
   if (current !== undefined && sameContent(current, next)) return { state: current, change: "unchanged" };
   return {
@@ -274,6 +206,87 @@ export function applyEvent(current: ToolCallState | undefined, event: CallEvent,
     },
     change: current === undefined ? "created" : "updated",
   };
+}
+
+/** The state of a call no event has reached yet, as its first event makes it. */
+function firstState(
+  event: CallEvent,
+  status: CallStatus,
+  statusEvent: ToolCallState["statusEvent"],
+): ToolCallState {
+  return {
+    callId: event.callId,
+    sessionId: event.sessionId,
+    tool: event.tool,
+    status,
+    statusEvent,
+    attempts: 0,
+    lastEventAt: event.occurredAt,
+    recentEventIds: [],
+    version: 0,
+  };
+}
+
+function withStatus(
+  next: ToolCallState,
+  status: CallStatus,
+  statusEvent: ToolCallState["statusEvent"],
+): ToolCallState {
+  // Outcome fields belong to the event that decides the status: drop those of the one it replaces.
+  const { finishedAt: _f, durationMs: _d, result: _r, error: _e, output: _o, deadLetter: _l, ...rest } = next;
+  return { ...rest, status, statusEvent };
+}
+
+/**
+ * The fields an event of each type brings: the earliest instants and the highest attempt from any
+ * event, an outcome only from the event that decides the status.
+ */
+function withEventFields(
+  next: ToolCallState,
+  event: CallEvent,
+  takesStatus: boolean,
+  output: string | undefined,
+): ToolCallState {
+  switch (event.type) {
+    case "tool_call.requested":
+      return {
+        ...next,
+        requestedAt: minOf(next.requestedAt, event.occurredAt),
+        argumentsDigest: earliestDigest(next, event.occurredAt, event.argumentsDigest),
+      };
+    case "tool_call.started":
+      return {
+        ...next,
+        startedAt: minOf(next.startedAt, event.occurredAt),
+        attempts: Math.max(next.attempts, event.attempt),
+      };
+    case "tool_call.completed":
+      if (!takesStatus) return next;
+      return {
+        ...next,
+        finishedAt: event.occurredAt,
+        durationMs: event.durationMs,
+        result: event.result,
+        ...(output !== undefined && event.result.location.kind === "inline" ? { output } : {}),
+      };
+    case "tool_call.dead_lettered": {
+      const attempted = { ...next, attempts: Math.max(next.attempts, event.attempt) };
+      if (!takesStatus) return attempted;
+      return {
+        ...attempted,
+        error: { ...event.error, retryable: true },
+        deadLetter: { queue: event.deadLetterQueue, attempt: event.attempt, at: event.occurredAt },
+      };
+    }
+    case "tool_call.failed":
+      if (!takesStatus) return next;
+      return {
+        ...next,
+        durationMs: event.durationMs,
+        error: event.error,
+        ...(event.error.retryable ? {} : { finishedAt: event.occurredAt }),
+      };
+  }
 }
 
 function sameContent(a: ToolCallState, b: ToolCallState): boolean {

@@ -1,5 +1,5 @@
 import { PermanentError, TransientError, urlForLogs } from "@mcp-pipeline/contracts";
-import { defineTool, type RegisteredTool } from "@mcp-pipeline/tools/registry";
+import { defineTool, type JsonSchema, type RegisteredTool } from "@mcp-pipeline/tools/registry";
 import { readBodyWithin } from "./bounded-body.js";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./config.js";
 import { DownstreamRedirectError, downstreamBase, redirectTarget, resolveJobPath } from "./downstream-url.js";
@@ -69,22 +69,48 @@ function serialised(body: Record<string, unknown>): string {
   }
 }
 
+/** What a job may ask: the registry holds its arguments to this before the tool runs. */
+const INPUT_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    path: { type: "string", pattern: "^/[^\\s]*$", maxLength: 2048 },
+    method: { enum: ["GET", "POST"] },
+    body: { type: "object" },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+/** A request that got no answer: the run's own abort as it is, anything else worth a retry. */
+function unsent(error: unknown, signal: AbortSignal, url: URL): unknown {
+  if (signal.aborted) return signal.reason;
+  return new TransientError("downstream-unreachable", `${urlForLogs(url)}: ${String(error)}`, {
+    cause: error,
+  });
+}
+
+/** A 2xx answer: its body read up to the cap, parsed when it says it is JSON. */
+async function resultOf(response: Response, url: URL, maxBytes: number): Promise<HttpRequestResult> {
+  const text = await readBodyWithin(response, maxBytes);
+  const contentType = response.headers.get("content-type");
+  let parsed: unknown = text;
+  if (contentType?.includes("json")) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new PermanentError("downstream-bad-json", `${urlForLogs(url)} sent invalid JSON`);
+    }
+  }
+  return { status: response.status, contentType, body: parsed };
+}
+
 export function httpRequest(options: HttpRequestOptions): RegisteredTool {
   const base = downstreamBase(options.baseUrl);
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return defineTool<HttpRequestArgs, HttpRequestResult>({
     name: "http.request",
     description: `Calls ${base.origin} with a path and returns the status and body.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string", pattern: "^/[^\\s]*$", maxLength: 2048 },
-        method: { enum: ["GET", "POST"] },
-        body: { type: "object" },
-      },
-      required: ["path"],
-      additionalProperties: false,
-    },
+    inputSchema: INPUT_SCHEMA,
     timeoutMs: options.timeoutMs,
     concurrency: 16,
     run: async ({ path, method = "GET", body }, { signal, idempotencyKey }) => {
@@ -110,10 +136,7 @@ export function httpRequest(options: HttpRequestOptions): RegisteredTool {
             ...(sending.body !== undefined ? { body: sending.body } : {}),
           });
         } catch (error) {
-          if (signal.aborted) throw signal.reason;
-          throw new TransientError("downstream-unreachable", `${urlForLogs(url)}: ${String(error)}`, {
-            cause: error,
-          });
+          throw unsent(error, signal, url);
         }
         if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
           await response.body?.cancel().catch(() => undefined);
@@ -128,17 +151,7 @@ export function httpRequest(options: HttpRequestOptions): RegisteredTool {
           await response.body?.cancel().catch(() => undefined);
           throw classify(response.status, url);
         }
-        const text = await readBodyWithin(response, maxBytes);
-        const contentType = response.headers.get("content-type");
-        let parsed: unknown = text;
-        if (contentType?.includes("json")) {
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            throw new PermanentError("downstream-bad-json", `${urlForLogs(url)} sent invalid JSON`);
-          }
-        }
-        return { status: response.status, contentType, body: parsed };
+        return await resultOf(response, url, maxBytes);
       }
     },
   }) as RegisteredTool;

@@ -121,10 +121,7 @@ async function processWithin(
     requests,
   );
 
-  let succeeded = 0;
-  let failedPermanently = 0;
-  let duplicates = 0;
-
+  const tally: JobTally = { succeeded: 0, failedPermanently: 0, duplicates: 0 };
   const scope: BatchScope = { deps, context, cache, requests, now };
 
   /** The claim each record's job ran under, by batch index: a dead-lettered mark is fenced by it. */
@@ -134,33 +131,7 @@ async function processWithin(
   const outcome = await process(records, {
     concurrency: deps.concurrency,
     deadline: deadlineFromContext(context, deps.deadlineMarginMs),
-    handle: async (record, { index }) => {
-      const result = decoded[index] as DecodeResult<ToolCallJob>;
-      if (!result.ok) throw result.error;
-      const job = result.value;
-      let ran: JobRun = JobRun.Recovered;
-      let once: Awaited<ReturnType<typeof runOnce>>;
-      try {
-        once = await runOnce(
-          deps.idempotency,
-          job.callId,
-          // The lease ends when this job's requests are cut off: a claim whose answer the abort lost may
-          // have been applied, and must not hold the job's redelivery back (docs/idempotency.md).
-          deadlines.requestsLeftMs(),
-          async (claim) => {
-            claims[index] = claim;
-            ran = await runClaimedJob(job, attemptOf(record), claim, scope);
-          },
-          completed,
-          requests,
-        );
-      } catch (error) {
-        throw deadlineErrorOf(error, deadlines.requests);
-      }
-      if (once === "duplicate" || ran === JobRun.Recovered) duplicates += 1;
-      else if (ran === JobRun.Succeeded) succeeded += 1;
-      else failedPermanently += 1;
-    },
+    handle: jobHandler(decoded, claims, completed, scope, deadlines, tally),
     // Permanent errors that escape `handle`: in practice, bodies that cannot be read as a job.
     setAside: (record, error) =>
       deps.deadLetter(record, { code: failureCodeOf(error), message: messageOf(error) }, requests),
@@ -178,18 +149,74 @@ async function processWithin(
   return {
     response: sqsBatchResponse(outcome),
     outcome,
-    summary: {
-      messages: records.length,
-      succeeded,
-      failedPermanently,
-      deadLettered: outcome.counts["set-aside"],
-      duplicates,
-      retried: outcome.counts.failed + outcome.counts["not-started"],
-      notStarted: outcome.counts["not-started"],
-      leavingForDlq,
-      backedOff,
-      durationMs: now() - startedAt,
-      deadlineReached: outcome.deadlineReached,
-    },
+    summary: summaryOf(records, outcome, tally, leavingForDlq, backedOff, now() - startedAt),
+  };
+}
+
+/** What became of the jobs the handler ran, counted as they end. */
+interface JobTally {
+  succeeded: number;
+  failedPermanently: number;
+  duplicates: number;
+}
+
+/** Runs one record's job at most once (its call's claim), and counts what became of it. */
+function jobHandler(
+  decoded: readonly DecodeResult<ToolCallJob>[],
+  claims: (Claim | undefined)[],
+  completed: ReadonlySet<string>,
+  scope: BatchScope,
+  deadlines: RequestDeadlines,
+  tally: JobTally,
+) {
+  return async (record: SQSRecord, { index }: { readonly index: number }): Promise<void> => {
+    const result = decoded[index] as DecodeResult<ToolCallJob>;
+    if (!result.ok) throw result.error;
+    const job = result.value;
+    let ran: JobRun = JobRun.Recovered;
+    let once: Awaited<ReturnType<typeof runOnce>>;
+    try {
+      once = await runOnce(
+        scope.deps.idempotency,
+        job.callId,
+        // The lease ends when this job's requests are cut off: a claim whose answer the abort lost may
+        // have been applied, and must not hold the job's redelivery back (docs/idempotency.md).
+        deadlines.requestsLeftMs(),
+        async (claim) => {
+          claims[index] = claim;
+          ran = await runClaimedJob(job, attemptOf(record), claim, scope);
+        },
+        completed,
+        scope.requests,
+      );
+    } catch (error) {
+      throw deadlineErrorOf(error, deadlines.requests);
+    }
+    if (once === "duplicate" || ran === JobRun.Recovered) tally.duplicates += 1;
+    else if (ran === JobRun.Succeeded) tally.succeeded += 1;
+    else tally.failedPermanently += 1;
+  };
+}
+
+function summaryOf(
+  records: readonly SQSRecord[],
+  outcome: BatchOutcome<SQSRecord>,
+  tally: JobTally,
+  leavingForDlq: number,
+  backedOff: number,
+  durationMs: number,
+): WorkerSummary {
+  return {
+    messages: records.length,
+    succeeded: tally.succeeded,
+    failedPermanently: tally.failedPermanently,
+    deadLettered: outcome.counts["set-aside"],
+    duplicates: tally.duplicates,
+    retried: outcome.counts.failed + outcome.counts["not-started"],
+    notStarted: outcome.counts["not-started"],
+    leavingForDlq,
+    backedOff,
+    durationMs,
+    deadlineReached: outcome.deadlineReached,
   };
 }

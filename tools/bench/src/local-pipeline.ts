@@ -180,11 +180,23 @@ const total = (counts: Record<string, number> = {}) => Object.values(counts).red
 
 /** Runs the benchmark with checked options; returns the exit status. */
 export async function main(options: BenchOptions): Promise<number> {
-  const { events, runs, cli, command } = options;
+  const { events, runs, cli } = options;
   const loadAtStart = loadavg();
   process.stderr.write(
     `${runs} run(s) of ${events} events (time scale ${cli.timeScale}), load average ${loadAtStart.map((l) => l.toFixed(1)).join(" ")}\n`,
   );
+  const results = await runEach(runs, cli);
+  const generated = generatedPart(options, results, loadAtStart, loadavg());
+  if (!options.write) process.stdout.write(`${generated}\n`);
+  else {
+    await writeGeneratedPart(DOC, { begin: BEGIN, end: END, title: "Local pipeline throughput" }, generated);
+    process.stderr.write(`wrote ${DOC}\n`);
+  }
+  return 0;
+}
+
+/** The runs one after another, each on a fresh stack, each one's line on stderr as it ends. */
+async function runEach(runs: number, cli: CliOptions): Promise<RunResult[]> {
   const results: RunResult[] = [];
   for (let i = 0; i < runs; i++) {
     const result = await once(cli);
@@ -197,8 +209,16 @@ export async function main(options: BenchOptions): Promise<number> {
         `  functions: ${JSON.stringify(summary.functions)}\n`,
     );
   }
-  const loadAtEnd = loadavg();
+  return results;
+}
 
+/** The page's generated part: the machine, the scenario, each run's row, the medians, the requests. */
+function generatedPart(
+  { events, runs, cli, command }: BenchOptions,
+  results: readonly RunResult[],
+  loadAtStart: readonly number[],
+  loadAtEnd: readonly number[],
+): string {
   const rates = results.map((r) => r.accounted / (r.accountedMs / 1000));
   const cpuPerInput = results.map((r) => r.cpuMs / r.inputs);
   const services = ["dynamodb", "kinesis", "sqs", "s3"] as const;
@@ -218,7 +238,7 @@ export async function main(options: BenchOptions): Promise<number> {
   };
   const fmt = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
-  const generated = `${BEGIN}
+  return `${BEGIN}
 
   Command: \`${command}\` (${runs} run(s), each on a fresh stack), ${new Date().toISOString().slice(0, 10)}.
   Machine: Node ${process.versions.node}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), load average
@@ -249,13 +269,6 @@ export async function main(options: BenchOptions): Promise<number> {
   ${services.map((s) => `| ${s} | ${perInput(s).toFixed(3)} | ${byOperation(s)} |`).join("\n")}
 
   ${END}`;
-
-  if (!options.write) process.stdout.write(`${generated}\n`);
-  else {
-    await writeGeneratedPart(DOC, { begin: BEGIN, end: END, title: "Local pipeline throughput" }, generated);
-    process.stderr.write(`wrote ${DOC}\n`);
-  }
-  return 0;
 }
 
 /** The command line's run, for a process started on this file (npm run bench starts it so). */

@@ -70,42 +70,71 @@ export const OWN_HALF = "?barrel-own";
 export function directImports(
   build: PluginBuild,
 ): (source: string, file: string, suffix?: string) => Promise<string> {
-  const barrels = new Map<string, Promise<Barrel>>();
-  const barrelAt = (path: string) => {
-    let found = barrels.get(path);
+  const rewriter = new DirectImports(build);
+  // The same file with a suffix is another module for esbuild, in the file's package (its side effects flag).
+  build.onResolve({ filter: /\?barrel-own$/ }, (args) => ({
+    path: args.path.slice(0, -OWN_HALF.length),
+    suffix: OWN_HALF,
+  }));
+  return (source, file, suffix) => rewriter.module(source, file, suffix);
+}
+
+/** The rewrite of one build's modules, with the barrels it has read (each file read once). */
+class DirectImports {
+  readonly #build: PluginBuild;
+  readonly #barrels = new Map<string, Promise<Barrel>>();
+
+  constructor(build: PluginBuild) {
+    this.#build = build;
+  }
+
+  async module(source: string, file: string, suffix?: string): Promise<string> {
+    // A barrel's own half: what it defines, and the imports that needs, without its re-exports.
+    if (suffix === OWN_HALF) return this.#direct(source.replace(RE_EXPORT, ""), file);
+    const barrel = await this.#barrelAt(file);
+    if (barrel.reExports.size === 0 || !barrel.ownCode || !file.endsWith(".js"))
+      return this.#direct(source, file);
+    const reExports = [...source.matchAll(RE_EXPORT)].map(([statement]) => statement).join("\n");
+    return this.#direct(`export * from ${JSON.stringify(`${file}${OWN_HALF}`)};\n${reExports}\n`, file);
+  }
+
+  #barrelAt(path: string): Promise<Barrel> {
+    let found = this.#barrels.get(path);
     if (!found) {
       found = readFile(path, "utf8").then(
         (source) => ({ reExports: reExportsOf(source), ownCode: hasOwnCode(source) }),
         () => ({ reExports: new Map(), ownCode: false }),
       );
-      barrels.set(path, found);
+      this.#barrels.set(path, found);
     }
     return found;
-  };
-  const resolve = async (specifier: string, importer: string): Promise<string | undefined> => {
-    const resolved = await build.resolve(specifier, {
+  }
+
+  async #resolve(specifier: string, importer: string): Promise<string | undefined> {
+    const resolved = await this.#build.resolve(specifier, {
       kind: "import-statement",
       importer,
       resolveDir: dirname(importer),
     });
     return resolved.errors.length > 0 || resolved.external ? undefined : resolved.path;
-  };
+  }
+
   /** Follows `name` through re-exports from the module at `path` to the module that defines it. */
-  const origin = async (path: string, name: string): Promise<{ path: string; name: string }> => {
-    const next = (await barrelAt(path)).reExports.get(name);
-    const target = next && (await resolve(next[0], path));
-    return next && target ? origin(target, next[1]) : { path, name };
-  };
+  async #origin(path: string, name: string): Promise<{ path: string; name: string }> {
+    const next = (await this.#barrelAt(path)).reExports.get(name);
+    const target = next && (await this.#resolve(next[0], path));
+    return next && target ? this.#origin(target, next[1]) : { path, name };
+  }
 
   /** `import { … } from "barrel";` (or `export { … } from`) as statements naming the defining modules. */
-  const rewrite = async (keyword: string, list: string, specifier: string, file: string) => {
+  async #rewrite(keyword: string, list: string, specifier: string, file: string): Promise<string> {
     const statement = `${keyword} {${list}} from "${specifier}";`;
-    const path = await resolve(specifier, file);
-    if (!path || (await barrelAt(path)).reExports.size === 0) return statement;
+    const path = await this.#resolve(specifier, file);
+    if (!path || (await this.#barrelAt(path)).reExports.size === 0) return statement;
     const bySource = new Map<string, string[]>();
     for (const [imported, local] of namesOf(list)) {
-      const from = await origin(path, imported);
-      const barrel = await barrelAt(from.path);
+      const from = await this.#origin(path, imported);
+      const barrel = await this.#barrelAt(from.path);
       // Only the SDK's barrels (plain JavaScript) are split; ours are imported whole, code and all.
       const split = barrel.reExports.size > 0 && barrel.ownCode && from.path.endsWith(".js");
       const target = split ? `${from.path}${OWN_HALF}` : from.path === path ? specifier : from.path;
@@ -117,30 +146,16 @@ export function directImports(
     return `${[...bySource]
       .map(([target, clauses]) => `${keyword} { ${clauses.join(", ")} } from ${JSON.stringify(target)};`)
       .join(" ")}${lines}`;
-  };
-  const direct = async (source: string, file: string) => {
+  }
+
+  async #direct(source: string, file: string): Promise<string> {
     const statements = [...source.matchAll(NAMED_IMPORT_OR_EXPORT)];
     const rewritten = await Promise.all(
       statements.map(([, keyword = "", list = "", specifier = ""]) =>
-        rewrite(keyword, list, specifier, file),
+        this.#rewrite(keyword, list, specifier, file),
       ),
     );
     let index = 0;
     return source.replace(NAMED_IMPORT_OR_EXPORT, () => rewritten[index++] ?? "");
-  };
-
-  // The same file with a suffix is another module for esbuild, in the file's package (its side effects flag).
-  build.onResolve({ filter: /\?barrel-own$/ }, (args) => ({
-    path: args.path.slice(0, -OWN_HALF.length),
-    suffix: OWN_HALF,
-  }));
-
-  return async (source, file, suffix) => {
-    // A barrel's own half: what it defines, and the imports that needs, without its re-exports.
-    if (suffix === OWN_HALF) return direct(source.replace(RE_EXPORT, ""), file);
-    const barrel = await barrelAt(file);
-    if (barrel.reExports.size === 0 || !barrel.ownCode || !file.endsWith(".js")) return direct(source, file);
-    const reExports = [...source.matchAll(RE_EXPORT)].map(([statement]) => statement).join("\n");
-    return direct(`export * from ${JSON.stringify(`${file}${OWN_HALF}`)};\n${reExports}\n`, file);
-  };
+  }
 }

@@ -63,65 +63,81 @@ export async function waitingGroups(
   let start: Record<string, unknown> | undefined;
   do {
     if (signal?.aborted) throw interruption(signal);
-    const page = await dynamodb.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`,
-        ProjectionExpression:
-          "callId, sessionId, tool, #status, requestedAt, startedAt, lastEventAt, attempts",
-        ExpressionAttributeNames: { "#status": "status" },
-        ExpressionAttributeValues: Object.fromEntries(statuses.map((status, i) => [`:s${i}`, { S: status }])),
-        ...(start ? { ExclusiveStartKey: start as never } : {}),
-      }),
-    );
+    const page = await dynamodb.send(scanOf(table, statuses, start));
     scanned += page.ScannedCount ?? 0;
     for (const raw of page.Items ?? []) {
-      const item = unmarshall(raw) as {
-        callId: string;
-        sessionId: string;
-        tool: string;
-        status: string;
-        requestedAt?: string;
-        startedAt?: string;
-        lastEventAt: string;
-        attempts?: number;
-      };
-      if (
-        item.status === CallStatus.DeadLettered &&
-        hold !== undefined &&
-        hold.now - Date.parse(item.lastEventAt) > hold.visibilityTimeoutSeconds * 1000
-      )
-        continue; // In the DLQ by now: its group has moved on.
-      const since = Date.parse(item.requestedAt ?? item.startedAt ?? item.lastEventAt);
-      const previous = bySession.get(item.sessionId);
-      const oldest: Omit<WaitingGroup, "unfinished" | "started"> =
-        previous === undefined || since < previous.since
-          ? {
-              group: item.sessionId,
-              callId: item.callId,
-              tool: item.tool,
-              status: item.status,
-              attempts: item.attempts ?? 0,
-              since,
-            }
-          : {
-              group: previous.group,
-              callId: previous.callId,
-              tool: previous.tool,
-              status: previous.status,
-              attempts: previous.attempts,
-              since: previous.since,
-            };
-      bySession.set(item.sessionId, {
-        ...oldest,
-        unfinished: (previous?.unfinished ?? 0) + 1,
-        started: (previous?.started ?? false) || item.status !== CallStatus.Requested,
-      });
+      const item = unmarshall(raw) as UnfinishedItem;
+      if (inDlqByNow(item, hold)) continue; // Its group has moved on.
+      bySession.set(item.sessionId, withCall(bySession.get(item.sessionId), item));
     }
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
   return {
     groups: [...bySession.values()].sort((a, b) => a.since - b.since || a.group.localeCompare(b.group)),
     scanned,
+  };
+}
+
+/** The attributes of a call that a group's line shows, as the Scan projects them. */
+interface UnfinishedItem {
+  callId: string;
+  sessionId: string;
+  tool: string;
+  status: string;
+  requestedAt?: string;
+  startedAt?: string;
+  lastEventAt: string;
+  attempts?: number;
+}
+
+/** One page of the Scan: the calls whose status is one of `statuses`, from `start` on. */
+function scanOf(table: string, statuses: readonly string[], start: Record<string, unknown> | undefined) {
+  return new ScanCommand({
+    TableName: table,
+    FilterExpression: `#status IN (${statuses.map((_, i) => `:s${i}`).join(", ")})`,
+    ProjectionExpression: "callId, sessionId, tool, #status, requestedAt, startedAt, lastEventAt, attempts",
+    ExpressionAttributeNames: { "#status": "status" },
+    ExpressionAttributeValues: Object.fromEntries(statuses.map((status, i) => [`:s${i}`, { S: status }])),
+    ...(start ? { ExclusiveStartKey: start as never } : {}),
+  });
+}
+
+/** A dead-lettered call whose message SQS has moved to the DLQ by now: it holds its group no more. */
+function inDlqByNow(
+  item: UnfinishedItem,
+  hold: { readonly now: number; readonly visibilityTimeoutSeconds: number } | undefined,
+): boolean {
+  return (
+    item.status === CallStatus.DeadLettered &&
+    hold !== undefined &&
+    hold.now - Date.parse(item.lastEventAt) > hold.visibilityTimeoutSeconds * 1000
+  );
+}
+
+/** A session's group with one more unfinished call: the oldest call leads it. */
+function withCall(previous: WaitingGroup | undefined, item: UnfinishedItem): WaitingGroup {
+  const since = Date.parse(item.requestedAt ?? item.startedAt ?? item.lastEventAt);
+  const oldest: Omit<WaitingGroup, "unfinished" | "started"> =
+    previous === undefined || since < previous.since
+      ? {
+          group: item.sessionId,
+          callId: item.callId,
+          tool: item.tool,
+          status: item.status,
+          attempts: item.attempts ?? 0,
+          since,
+        }
+      : {
+          group: previous.group,
+          callId: previous.callId,
+          tool: previous.tool,
+          status: previous.status,
+          attempts: previous.attempts,
+          since: previous.since,
+        };
+  return {
+    ...oldest,
+    unfinished: (previous?.unfinished ?? 0) + 1,
+    started: (previous?.started ?? false) || item.status !== CallStatus.Requested,
   };
 }

@@ -172,6 +172,55 @@ describe("rereadRange (docs/aws-semantics.md §1.6: the failure record holds onl
     }
   });
 
+  it("renews an expired iterator after the last record read (at the start before any): each record once", async () => {
+    const s = await stream(Array.from({ length: 4 }, (_, i) => ({ key: "k", body: `e${i}` })));
+    const expiring = kinesisClient({ ...emulatorClientOptions(kinesisEmulator), maxAttempts: 1 });
+    const iterators: string[] = [];
+    let reads = 0;
+    expiring.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "GetShardIteratorCommand") {
+          const input = args.input as { ShardIteratorType?: string; StartingSequenceNumber?: string };
+          iterators.push(`${input.ShardIteratorType} ${input.StartingSequenceNumber}`);
+        }
+        // The first read and the one after the range's records expire, as an iterator left 5 minutes does.
+        if (context.commandName === "GetRecordsCommand" && [1, 3].includes(++reads))
+          throw Object.assign(new Error("Iterator expired"), { name: "ExpiredIteratorException" });
+        return next(args);
+      },
+      { step: "initialize", name: "expireIterators" },
+    );
+    const result = await rereadRange(expiring, {
+      streamArn: s.arn,
+      shardId: "shardId-000000000000",
+      start: s.sequences[0] ?? "",
+      end: s.sequences[3] ?? "",
+    });
+    expect(result.gap).toBeUndefined();
+    expect(result.records.map((r) => new TextDecoder().decode(r.Data))).toEqual(["e0", "e1", "e2", "e3"]);
+    expect(iterators).toEqual([
+      `AT_SEQUENCE_NUMBER ${s.sequences[0]}`,
+      `AT_SEQUENCE_NUMBER ${s.sequences[0]}`,
+      `AFTER_SEQUENCE_NUMBER ${s.sequences[3]}`,
+    ]);
+  });
+
+  it("reports a shard the stream does not have as a gap naming the shard and the error", async () => {
+    const s = await stream([{ key: "k", body: "only" }]);
+    const result = await rereadRange(kinesis, {
+      streamArn: s.arn,
+      shardId: "shardId-000000000009",
+      start: s.sequences[0] ?? "",
+      end: s.sequences[0] ?? "",
+    });
+    expect(result.records).toEqual([]);
+    expect(result.gap).toMatch(
+      new RegExp(
+        `^the stream no longer serves shardId-000000000009 at ${s.sequences[0]} \\(ResourceNotFoundException: `,
+      ),
+    );
+  });
+
   it("reports a range the stream no longer holds as a gap, without throwing", async () => {
     const s = await stream([{ key: "k", body: "only" }]);
     // A sequence number of this shard's range that was never (or is no longer) served.
@@ -630,6 +679,31 @@ describe("replay", () => {
       streamName: target.name,
     });
     expect(third).toMatchObject({ matched: 1, replayed: 0, alreadyReplayed: 1 });
+  });
+
+  it("a stream that is not there ends the replay before any mark, naming the stream and what to do", async () => {
+    const source = await stream([
+      { key: "k", body: "a" },
+      { key: "k", body: "b" },
+    ]);
+    const q = await bucket();
+    await storeFailureRecords(
+      [message("m1", failure(source.arn, source.sequences[0] ?? "", source.sequences[1] ?? "", 2))],
+      lambdaContext(),
+      deps(q, await queue("dlq"), []),
+    );
+    const entries = await listQuarantine(s3, q);
+    const error = await replayQuarantine(s3, kinesis, q, entries, { streamName: "no-such-stream" }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ReplayIncompleteError);
+    expect(error).toMatchObject({ replayed: 0, remaining: 2, unmarked: 0, interrupted: false });
+    expect((error as Error).message).toMatch(/^2 records were not put back \(first: ResourceNotFound/);
+    expect((error as ReplayIncompleteError).advice).toBe(
+      "The stream no-such-stream is not there: check --stream (a dry run checks it), then run again.",
+    );
+    const after = await listQuarantine(s3, q);
+    expect(after.filter((e) => e.replayedAt !== undefined)).toHaveLength(0);
   });
 
   it("marks the records of a chunk at once, and a mark refused mid-chunk counts exactly the records left unmarked", async () => {

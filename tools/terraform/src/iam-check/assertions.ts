@@ -321,9 +321,39 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
   const boundary = c.boundaryArn(env);
   if (!input.bootstrap.managedPolicies.has(boundary))
     c.fail(check, `${env}: bootstrap creates no permissions boundary ${boundary} for the functions' roles`);
-  const adversarial = { "iam:PermissionsBoundary": boundary, "iam:PassedToService": "lambda.amazonaws.com" };
+  const account = accountOf(deploy.arn);
+  const lane: DeployLane = {
+    c,
+    docs,
+    name: deploy.name,
+    adversarial: { "iam:PermissionsBoundary": boundary, "iam:PassedToService": "lambda.amazonaws.com" },
+    account,
+    functionRole: `arn:aws:iam::${account}:role/${prefixOf(env)}/${prefixOf(env)}-probe`,
+  };
+  bootstrapIamUntouched(lane, input);
+  functionRolesHeld(lane, env);
+  ownDeploysStillWork(lane, input, env);
+  for (const action of ["iam:DeleteRolePermissionsBoundary", "iam:UpdateAssumeRolePolicy"])
+    if (c.ask(docs, action, lane.functionRole, lane.adversarial) === "allowed")
+      c.fail(check, `${deploy.name} may ${action} on its functions' roles`);
+  accountIamRefused(lane);
+}
 
-  // No IAM write on any principal or policy bootstrap creates (its own role included).
+/** What every question about one environment's deploy role asks with. */
+interface DeployLane {
+  readonly c: Checker;
+  /** The deploy role's own policies. */
+  readonly docs: readonly PolicyDocument[];
+  readonly name: string;
+  /** A request as the role would make it at its best: with its boundary, passing to Lambda. */
+  readonly adversarial: Record<string, string>;
+  readonly account: string;
+  /** A role of the environment's functions: in its path, as the role may create them. */
+  readonly functionRole: string;
+}
+
+/** No IAM write on any principal or policy bootstrap creates (its own role included). */
+function bootstrapIamUntouched({ c, docs, name, adversarial }: DeployLane, input: CheckInput): void {
   const bootstrapIam = [
     ...input.bootstrap.roles.map((r) => r.arn),
     ...input.bootstrap.managedPolicies.keys(),
@@ -332,11 +362,15 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
   for (const target of bootstrapIam)
     for (const action of IAM_WRITES)
       if (c.ask(docs, action, target, adversarial) === "allowed")
-        c.fail(check, `${deploy.name} may ${action} on ${target}`);
+        c.fail("deploy-role-iam", `${name} may ${action} on ${target}`);
+}
 
-  // Roles it creates or changes: only in its path, only with its boundary; passed to Lambda only.
-  const account = accountOf(deploy.arn);
-  const functionRole = `arn:aws:iam::${account}:role/${prefixOf(env)}/${prefixOf(env)}-probe`;
+/** Roles it creates or changes: only in its path, only with its boundary; passed to Lambda only. */
+function functionRolesHeld(
+  { c, docs, name, adversarial, account, functionRole }: DeployLane,
+  env: string,
+): void {
+  const check = "deploy-role-iam";
   const outsidePath = `arn:aws:iam::${account}:role/${prefixOf(env)}-probe`;
   for (const action of ["iam:CreateRole", "iam:PutRolePolicy", "iam:AttachRolePolicy"]) {
     for (const [what, context] of [
@@ -344,16 +378,13 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
       ["with another boundary", { "iam:PermissionsBoundary": "arn:aws:iam::aws:policy/AdministratorAccess" }],
     ] as const)
       if (c.ask(docs, action, functionRole, context) === "allowed")
-        c.fail(check, `${deploy.name} may ${action} ${what} on ${functionRole}`);
+        c.fail(check, `${name} may ${action} ${what} on ${functionRole}`);
     if (c.ask(docs, action, outsidePath, adversarial) === "allowed")
-      c.fail(check, `${deploy.name} may ${action} on ${outsidePath}, outside its path /${prefixOf(env)}/`);
+      c.fail(check, `${name} may ${action} on ${outsidePath}, outside its path /${prefixOf(env)}/`);
   }
   for (const action of ["iam:CreateRole", "iam:PutRolePolicy"])
     if (c.ask(docs, action, functionRole, adversarial) !== "allowed")
-      c.fail(
-        check,
-        `positive control: ${deploy.name} can no longer ${action} a function role with its boundary`,
-      );
+      c.fail(check, `positive control: ${name} can no longer ${action} a function role with its boundary`);
   for (const service of [
     "ec2.amazonaws.com",
     "ecs-tasks.amazonaws.com",
@@ -361,30 +392,36 @@ function deployRoleStaysInItsLane(c: Checker, input: CheckInput, env: string): v
     "cloudformation.amazonaws.com",
   ])
     if (c.ask(docs, "iam:PassRole", functionRole, { "iam:PassedToService": service }) === "allowed")
-      c.fail(check, `${deploy.name} may pass ${functionRole} to ${service}`);
+      c.fail(check, `${name} may pass ${functionRole} to ${service}`);
   if (c.ask(docs, "iam:PassRole", functionRole, adversarial) !== "allowed")
-    c.fail(check, `positive control: ${deploy.name} can no longer pass its functions' roles to Lambda`);
-  // Positive controls: it still deploys its own functions and writes its own state.
+    c.fail(check, `positive control: ${name} can no longer pass its functions' roles to Lambda`);
+}
+
+/** Positive controls: it still deploys its own functions and writes its own state. */
+function ownDeploysStillWork({ c, docs, name }: DeployLane, input: CheckInput, env: string): void {
+  const check = "deploy-role-iam";
   const ownFunction = input.environments[env]?.arns.find((a) => a.includes(":function:"));
   if (ownFunction !== undefined && c.ask(docs, "lambda:UpdateFunctionCode", ownFunction) !== "allowed")
-    c.fail(check, `positive control: ${deploy.name} cannot UpdateFunctionCode of its own ${ownFunction}`);
+    c.fail(check, `positive control: ${name} cannot UpdateFunctionCode of its own ${ownFunction}`);
   for (const bucket of input.bootstrap.arns.filter(
     (a) => a.startsWith("arn:aws:s3:::") && !a.includes("/"),
   )) {
     const state = `${bucket}/mcp-event-pipelines/${env}/terraform.tfstate`;
     if (c.ask(docs, "s3:PutObject", state) !== "allowed")
-      c.fail(check, `positive control: ${deploy.name} cannot write its own state ${state}`);
+      c.fail(check, `positive control: ${name} cannot write its own state ${state}`);
   }
-  for (const action of ["iam:DeleteRolePermissionsBoundary", "iam:UpdateAssumeRolePolicy"])
-    if (c.ask(docs, action, functionRole, adversarial) === "allowed")
-      c.fail(check, `${deploy.name} may ${action} on its functions' roles`);
-  // Principals and policies of the account that would outlive the environment or reach beyond it: a new
-  // identity provider (a door for another repository or IdP), users and their keys, policies it could
-  // later attach, instance profiles (a role passed to EC2 without PassRole's service condition).
+}
+
+/**
+ * Principals and policies of the account that would outlive the environment or reach beyond it: a new
+ * identity provider (a door for another repository or IdP), users and their keys, policies it could
+ * later attach, instance profiles (a role passed to EC2 without PassRole's service condition).
+ */
+function accountIamRefused({ c, docs, name, adversarial, account }: DeployLane): void {
   for (const action of ACCOUNT_IAM)
     for (const resource of ["*", `arn:aws:iam::${account}:${ACCOUNT_IAM_RESOURCE[action] ?? "*"}`])
       if (c.ask(docs, action, resource, adversarial) === "allowed")
-        c.fail(check, `${deploy.name} may ${action} (${resource})`);
+        c.fail("deploy-role-iam", `${name} may ${action} (${resource})`);
 }
 
 const CROSS_ENVIRONMENT = "cross-environment";

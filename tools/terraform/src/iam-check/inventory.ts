@@ -122,10 +122,27 @@ function redriveAllow(root: string, address: string, value: unknown): RedriveAll
 
 export function inventory(root: string, plan: PlanJson): Inventory {
   const resources = allResources(plan.planned_values.root_module).filter((r) => r.mode !== "data");
-  const of = (type: string) => resources.filter((r) => r.type === type);
-  const roleKey = (r: PlanResource) => str(r.values.role);
+  const of: ResourcesOf = (type) => resources.filter((r) => r.type === type);
+  const roles = rolesOf(root, of);
+  const managedPolicies = managedPoliciesOf(root, of);
+  const resourcePolicies = resourcePoliciesOf(root, of);
+  const arns = [...new Set(resources.map((r) => str(r.values.arn)).filter((a): a is string => a !== null))];
+  const queues = of("aws_sqs_queue").flatMap((q) => {
+    const arn = str(q.values.arn);
+    return arn === null
+      ? []
+      : [{ arn, redriveAllow: redriveAllow(root, q.address, q.values.redrive_allow_policy) }];
+  });
+  return { root, roles, managedPolicies, resourcePolicies, arns, queues };
+}
 
-  const roles: Role[] = of("aws_iam_role").map((r) => {
+/** The root's managed resources of one Terraform type. */
+type ResourcesOf = (type: string) => PlanResource[];
+
+/** Each role with its trust, its inline and attached policies (by its name or id) and its boundary. */
+function rolesOf(root: string, of: ResourcesOf): Role[] {
+  const roleKey = (r: PlanResource) => str(r.values.role);
+  return of("aws_iam_role").map((r) => {
     const name = str(r.values.name);
     const arn = str(r.values.arn);
     if (name === null || arn === null) throw new InventoryError(root, r.address, "role without name or ARN");
@@ -148,15 +165,19 @@ export function inventory(root: string, plan: PlanJson): Inventory {
       boundary: str(r.values.permissions_boundary),
     };
   });
+}
 
-  const managedPolicies = new Map(
+function managedPoliciesOf(root: string, of: ResourcesOf): Map<string, PolicyDocument> {
+  return new Map(
     of("aws_iam_policy").map((p) => {
       const arn = str(p.values.arn);
       if (arn === null) throw new InventoryError(root, p.address, "managed policy without ARN");
       return [arn, parseDocument(root, p.address, p.values.policy)] as const;
     }),
   );
+}
 
+function resourcePoliciesOf(root: string, of: ResourcesOf): ResourcePolicy[] {
   // Each resource-policy type: its kind, and the attribute that names the resource it is on.
   const policyTypes = [
     ["aws_s3_bucket_policy", "bucket", (v: Values) => `arn:aws:s3:::${str(v.bucket)}`],
@@ -183,15 +204,7 @@ export function inventory(root: string, plan: PlanJson): Inventory {
         resource: str(t.values.arn) ?? t.address,
         document: parseDocument(root, t.address, t.values.policy),
       });
-
-  const arns = [...new Set(resources.map((r) => str(r.values.arn)).filter((a): a is string => a !== null))];
-  const queues = of("aws_sqs_queue").flatMap((q) => {
-    const arn = str(q.values.arn);
-    return arn === null
-      ? []
-      : [{ arn, redriveAllow: redriveAllow(root, q.address, q.values.redrive_allow_policy) }];
-  });
-  return { root, roles, managedPolicies, resourcePolicies, arns, queues };
+  return resourcePolicies;
 }
 
 /** A plan reduced to what `inventory` reads (for committed fixtures). */

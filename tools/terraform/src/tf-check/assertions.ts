@@ -473,13 +473,22 @@ function expectedAlarms(
   queues: readonly WorkerQueue[],
   esmUuid: string | undefined,
 ): ExpectedAlarm[] {
-  const p = settings.name_prefix;
   const functions: [string, number][] = [
     ["processor", settings.processor.timeout_seconds],
     ["tool-worker", settings.tool_worker.timeout_seconds],
     ["fifo-worker", settings.fifo_worker.timeout_seconds],
     ["dlq-redrive", settings.dlq_redrive.timeout_seconds],
   ];
+  return [
+    ...streamAlarms(settings, esmUuid),
+    ...queues.flatMap((queue) => queueAlarms(settings, queue)),
+    ...functions.flatMap(([fn, timeout]) => functionAlarms(settings, fn, timeout)),
+  ];
+}
+
+/** The stream's side: the processor falling behind, events dropped or given up, records lost. */
+function streamAlarms(settings: EnvironmentSettings, esmUuid: string | undefined): ExpectedAlarm[] {
+  const p = settings.name_prefix;
   return [
     {
       name: `${p}-processor-iterator-age`,
@@ -500,50 +509,53 @@ function expectedAlarms(
       threshold: 0,
     },
     { name: `${p}-records-lost`, metric: "RecordsLost", dimension: ["service", "dlq-redrive"], threshold: 0 },
-    ...queues.flatMap(([name, fifo, q]) => {
-      const key = name.slice(p.length + 1);
-      const suffix = fifo ? ".fifo" : "";
-      return [
-        {
-          name: `${p}-${key}-dlq-messages`,
-          metric: "ApproximateNumberOfMessagesVisible",
-          dimension: ["QueueName", `${name}-dlq${suffix}`] as [string, string],
-          threshold: 0,
-        },
-        {
-          name: `${p}-${key}-dlq-age`,
-          metric: "ApproximateAgeOfOldestMessage",
-          dimension: ["QueueName", `${name}-dlq${suffix}`] as [string, string],
-          threshold: settings.alarms.dlq_oldest_message_age_seconds,
-        },
-        {
-          name: `${p}-${key}-queue-age`,
-          metric: "ApproximateAgeOfOldestMessage",
-          dimension: ["QueueName", `${name}${suffix}`] as [string, string],
-          threshold: q.visibility_timeout_seconds * 2,
-        },
-      ];
-    }),
-    ...functions.flatMap(([fn, timeout]) => [
-      {
-        name: `${p}-${fn}-errors`,
-        metric: "Errors",
-        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
-        threshold: 0,
-      },
-      {
-        name: `${p}-${fn}-throttles`,
-        metric: "Throttles",
-        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
-        threshold: 0,
-      },
-      {
-        name: `${p}-${fn}-duration-near-timeout`,
-        metric: "Duration",
-        dimension: ["FunctionName", `${p}-${fn}`] as [string, string],
-        threshold: timeout * 1000 * settings.alarms.duration_timeout_ratio,
-      },
-    ]),
+  ];
+}
+
+/** A worker queue's: messages in its DLQ, their age, and the age of the queue's oldest message. */
+function queueAlarms(settings: EnvironmentSettings, [name, fifo, q]: WorkerQueue): ExpectedAlarm[] {
+  const p = settings.name_prefix;
+  const key = name.slice(p.length + 1);
+  const suffix = fifo ? ".fifo" : "";
+  return [
+    {
+      name: `${p}-${key}-dlq-messages`,
+      metric: "ApproximateNumberOfMessagesVisible",
+      dimension: ["QueueName", `${name}-dlq${suffix}`],
+      threshold: 0,
+    },
+    {
+      name: `${p}-${key}-dlq-age`,
+      metric: "ApproximateAgeOfOldestMessage",
+      dimension: ["QueueName", `${name}-dlq${suffix}`],
+      threshold: settings.alarms.dlq_oldest_message_age_seconds,
+    },
+    {
+      name: `${p}-${key}-queue-age`,
+      metric: "ApproximateAgeOfOldestMessage",
+      dimension: ["QueueName", `${name}${suffix}`],
+      threshold: q.visibility_timeout_seconds * 2,
+    },
+  ];
+}
+
+/** A function's: errors, throttles, and a duration near its timeout. */
+function functionAlarms(settings: EnvironmentSettings, fn: string, timeout: number): ExpectedAlarm[] {
+  const p = settings.name_prefix;
+  return [
+    { name: `${p}-${fn}-errors`, metric: "Errors", dimension: ["FunctionName", `${p}-${fn}`], threshold: 0 },
+    {
+      name: `${p}-${fn}-throttles`,
+      metric: "Throttles",
+      dimension: ["FunctionName", `${p}-${fn}`],
+      threshold: 0,
+    },
+    {
+      name: `${p}-${fn}-duration-near-timeout`,
+      metric: "Duration",
+      dimension: ["FunctionName", `${p}-${fn}`],
+      threshold: timeout * 1000 * settings.alarms.duration_timeout_ratio,
+    },
   ];
 }
 
