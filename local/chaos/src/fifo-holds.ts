@@ -52,8 +52,19 @@ function json(text: Uint8Array | string): Record<string, unknown> | undefined {
   }
 }
 
-const queueName = (url: unknown) =>
-  typeof url === "string" ? url.slice(url.lastIndexOf("/") + 1) : undefined;
+/**
+ * The queue a QueueUrl names, as fauxqs 2.4.1 resolves it (SqsStore.parseQueueUrl): the last non-empty
+ * segment of its path, so ".../name/" and ".../name//" name the queue too. Read any other way, a visibility
+ * call the queue applied could pass unseen.
+ */
+function queueName(url: unknown): string | undefined {
+  if (typeof url !== "string") return undefined;
+  const segments = url
+    .replace(/^https?:\/\/[^/]+/, "")
+    .split("/")
+    .filter(Boolean);
+  return segments[segments.length - 1];
+}
 
 /**
  * When a hide asked for `timeout` seconds at `at` ends, as the queue reads the number: fauxqs 2.4.1 (the

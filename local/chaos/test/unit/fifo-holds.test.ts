@@ -271,4 +271,31 @@ describe("the FIFO holds seen at the SQS front", () => {
     );
     expect(holds.held("j-1", 30_000)?.ms).toBe(18_000);
   });
+
+  it("follows the visibility calls of a queue URL with a trailing slash, as the queue resolves it", () => {
+    // fauxqs 2.4.1 resolves a QueueUrl by its last non-empty path segment (SqsStore.parseQueueUrl), so
+    // ".../local-session-jobs.fifo/" names this queue: a product that set its visibility that way held
+    // its group unseen.
+    const holds = watched();
+    holds.seen(
+      exchange(
+        "SetQueueAttributes",
+        { QueueUrl: `${QUEUE}/`, Attributes: { VisibilityTimeout: "300" } },
+        {},
+        0,
+      ),
+    );
+    holds.seen(receive(1_000, [message("j-1", "h-1")]));
+    holds.seen(receive(1_000, [message("j-2", "h-2")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: `${QUEUE}//`, ReceiptHandle: "h-2", VisibilityTimeout: 600 },
+        {},
+        2_000,
+      ),
+    );
+    expect(holds.held("j-1", 1_000_000)?.ms).toBe(300_000);
+    expect(holds.held("j-2", 1_000_000)?.ms).toBe(601_000);
+  });
 });
