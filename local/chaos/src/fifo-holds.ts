@@ -265,6 +265,30 @@ export class FifoHolds {
     return messages === undefined ? undefined : this.heldMessages([...messages], until);
   }
 
+  /** The messages the front saw received whose body names the call. */
+  messagesOf(callId: string): readonly string[] {
+    return [...(this.#messagesOfCall.get(callId) ?? [])];
+  }
+
+  /**
+   * The longest-held message the front saw received other than `measured`, as `held` measures it: a
+   * message no job of the run sent (a product may send its own into a group) holds its group in flight
+   * all the same (§3).
+   */
+  longestOther(
+    measured: ReadonlySet<string>,
+    until = Number.POSITIVE_INFINITY,
+  ): { readonly messageId: string; readonly ms: number } | undefined {
+    let longest: { messageId: string; ms: number } | undefined;
+    for (const messageId of this.#byMessage.keys()) {
+      if (measured.has(messageId)) continue;
+      const hold = this.heldMessages([messageId], until);
+      if (hold !== undefined && (longest === undefined || hold.ms > longest.ms))
+        longest = { messageId, ms: hold.ms };
+    }
+    return longest;
+  }
+
   /**
    * The longest any of these messages was held, as `held` measures it: for a message that names no call
    * (a poison job's), known by the MessageId its send was answered with. undefined when the front saw no
