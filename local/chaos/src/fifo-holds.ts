@@ -4,8 +4,9 @@
  * group is held by its oldest message while that message is in flight: from a receive until the message
  * is deleted or its visibility ends (§2.3, §3). The visibility a receive gives is the queue's (as a
  * SetQueueAttributes last set it) or the receive's own VisibilityTimeout, and a ChangeMessageVisibility on
- * that receipt handle moves its end to the call's time plus the timeout asked (§2.6). Time the message
- * spends visible, waiting for a poller behind other groups' messages, is a backlog, not a hold: the
+ * that receipt handle moves its end to the call's time plus the timeout asked (§2.6). A message sent while
+ * the queue had a delay (DelaySeconds, as a SetQueueAttributes set it) was hidden from its send until the
+ * delay ended, its group held before any receive. Time the message spends visible, waiting for a poller behind other groups' messages, is a backlog, not a hold: the
  * product cannot be blamed for it, and a measure from first delivery to effect counted it (a
  * 100,000-event run under load measured 143 s for a group whose message was hidden well inside the
  * queue's bound).
@@ -52,8 +53,19 @@ function json(text: Uint8Array | string): Record<string, unknown> | undefined {
   }
 }
 
-const queueName = (url: unknown) =>
-  typeof url === "string" ? url.slice(url.lastIndexOf("/") + 1) : undefined;
+/**
+ * The queue a QueueUrl names, as fauxqs 2.4.1 resolves it (SqsStore.parseQueueUrl): the last non-empty
+ * segment of its path, so ".../name/" and ".../name//" name the queue too. Read any other way, a visibility
+ * call the queue applied could pass unseen.
+ */
+function queueName(url: unknown): string | undefined {
+  if (typeof url !== "string") return undefined;
+  const segments = url
+    .replace(/^https?:\/\/[^/]+/, "")
+    .split("/")
+    .filter(Boolean);
+  return segments[segments.length - 1];
+}
 
 /**
  * When a hide asked for `timeout` seconds at `at` ends, as the queue reads the number: fauxqs 2.4.1 (the
@@ -81,10 +93,36 @@ function queueVisibilityMs(attributes: unknown, before: number): number {
   return Number.isNaN(seconds) ? Number.POSITIVE_INFINITY : seconds * 1000;
 }
 
+/**
+ * The queue's delay after a SetQueueAttributes: fauxqs reads it at each send as
+ * `parseInt(attributes.DelaySeconds)` and delays the message only when that is above 0 (a FIFO queue too:
+ * the queue's delay applies to it, a message's own DelaySeconds is refused).
+ */
+function queueDelayMs(attributes: unknown, before: number): number {
+  const value =
+    attributes !== null && typeof attributes === "object"
+      ? (attributes as Record<string, unknown>).DelaySeconds
+      : undefined;
+  if (value === undefined) return before;
+  // biome-ignore lint/correctness/useParseIntRadix: read as fauxqs reads it, without a radix.
+  const seconds = Number.parseInt(String(value));
+  return seconds > 0 ? seconds * 1000 : 0;
+}
+
 function callIdOf(body: unknown): string | undefined {
   if (typeof body !== "string") return undefined;
   const parsed = json(body);
   return typeof parsed?.callId === "string" ? parsed.callId : undefined;
+}
+
+/** The MessageIds a send batch's answer gives the request's entries it lists as successful. */
+function sentIds(request: Batch<object>, answer: Record<string, unknown> | undefined): string[] {
+  const ids = new Set((request.Entries ?? []).map((e) => e.Id));
+  return (
+    Array.isArray(answer?.Successful) ? (answer.Successful as { Id?: unknown; MessageId?: unknown }[]) : []
+  )
+    .filter((s) => ids.has(s.Id as string | undefined) && typeof s.MessageId === "string")
+    .map((s) => s.MessageId as string);
 }
 
 /** The request's entries a batch answer lists as successful. */
@@ -96,16 +134,23 @@ function succeeded<T>(request: Batch<T>, answer: Record<string, unknown> | undef
 }
 
 export class FifoHolds {
-  #queue: { readonly name: string; visibilityMs: number } | undefined;
+  #queue: { readonly name: string; visibilityMs: number; delayMs: number } | undefined;
   /** Every receive of the watched queue's messages, by MessageId, whatever the body (a poison one too). */
   readonly #byMessage = new Map<string, Receive[]>();
   /** The messages of each call its body names (a job may have several: a second send, a redrive). */
   readonly #messagesOfCall = new Map<string, Set<string>>();
   readonly #byHandle = new Map<string, Receive>();
+  /** Every message a send of the watched queue made, by MessageId (a deduplicated send makes none). */
+  readonly #sent = new Set<string>();
+  /** The messages sent while the queue had a delay: hidden from their send until the delay ended. */
+  readonly #delayed = new Map<string, { readonly at: number; readonly until: number }>();
 
-  /** From now on, receives of this queue (its default visibility in ms) are measured. */
+  /**
+   * From now on, receives of this queue (its default visibility in ms) are measured, and sends while it
+   * has a delay (none unless a SetQueueAttributes gives it one: the local pipeline creates it without).
+   */
   watch(queueUrl: string, visibilityMs: number): void {
-    this.#queue = { name: queueName(queueUrl) ?? queueUrl, visibilityMs };
+    this.#queue = { name: queueName(queueUrl) ?? queueUrl, visibilityMs, delayMs: 0 };
   }
 
   seen(exchange: SqsExchange): void {
@@ -114,6 +159,8 @@ export class FifoHolds {
     const action = exchange.target.replace(TARGET, "");
     if (
       action !== "SetQueueAttributes" &&
+      action !== "SendMessage" &&
+      action !== "SendMessageBatch" &&
       action !== "ReceiveMessage" &&
       action !== "ChangeMessageVisibility" &&
       action !== "ChangeMessageVisibilityBatch" &&
@@ -127,6 +174,16 @@ export class FifoHolds {
     switch (action) {
       case "SetQueueAttributes":
         this.#queue.visibilityMs = queueVisibilityMs(request.Attributes, this.#queue.visibilityMs);
+        this.#queue.delayMs = queueDelayMs(request.Attributes, this.#queue.delayMs);
+        return;
+      case "SendMessage": {
+        const messageId = json(exchange.answer)?.MessageId;
+        if (typeof messageId === "string") this.#sentAt(messageId, at, this.#queue.delayMs);
+        return;
+      }
+      case "SendMessageBatch":
+        for (const messageId of sentIds(request as Batch<object>, json(exchange.answer)))
+          this.#sentAt(messageId, at, this.#queue.delayMs);
         return;
       case "ReceiveMessage":
         this.#received(request, json(exchange.answer), at, this.#queue.visibilityMs);
@@ -178,6 +235,14 @@ export class FifoHolds {
     }
   }
 
+  #sentAt(messageId: string, at: number, delayMs: number) {
+    // A FIFO send deduplicated within its interval is answered with the earlier message's Id (§3): it made
+    // no message, and no delay.
+    if (this.#sent.has(messageId)) return;
+    this.#sent.add(messageId);
+    if (delayMs > 0) this.#delayed.set(messageId, { at, until: at + delayMs });
+  }
+
   #changed(handle: unknown, timeout: unknown, at: number) {
     const receive = typeof handle === "string" ? this.#byHandle.get(handle) : undefined;
     // SQS takes a change only for a message in flight; the answer said it was taken. A missing timeout is
@@ -200,6 +265,30 @@ export class FifoHolds {
     return messages === undefined ? undefined : this.heldMessages([...messages], until);
   }
 
+  /** The messages the front saw received whose body names the call. */
+  messagesOf(callId: string): readonly string[] {
+    return [...(this.#messagesOfCall.get(callId) ?? [])];
+  }
+
+  /**
+   * The longest-held message the front saw received other than `measured`, as `held` measures it: a
+   * message no job of the run sent (a product may send its own into a group) holds its group in flight
+   * all the same (§3).
+   */
+  longestOther(
+    measured: ReadonlySet<string>,
+    until = Number.POSITIVE_INFINITY,
+  ): { readonly messageId: string; readonly ms: number } | undefined {
+    let longest: { messageId: string; ms: number } | undefined;
+    for (const messageId of this.#byMessage.keys()) {
+      if (measured.has(messageId)) continue;
+      const hold = this.heldMessages([messageId], until);
+      if (hold !== undefined && (longest === undefined || hold.ms > longest.ms))
+        longest = { messageId, ms: hold.ms };
+    }
+    return longest;
+  }
+
   /**
    * The longest any of these messages was held, as `held` measures it: for a message that names no call
    * (a poison job's), known by the MessageId its send was answered with. undefined when the front saw no
@@ -210,7 +299,13 @@ export class FifoHolds {
     for (const id of messageIds) {
       const receives = this.#byMessage.get(id);
       if (receives === undefined) continue;
-      let ms = 0;
+      // A delay holds the message from its send until the delay ends (or, should the clocks disagree, its
+      // first receive): nothing can have it meanwhile, and its group waits (fauxqs 2.4.1 delays FIFO sends).
+      const delayed = this.#delayed.get(id);
+      let ms =
+        delayed === undefined
+          ? 0
+          : Math.max(0, Math.min(delayed.until, receives[0]?.at ?? until, until) - delayed.at);
       receives.forEach((r, n) => {
         const end = Math.min(r.hideUntil, r.deletedAt ?? until, receives[n + 1]?.at ?? until, until);
         ms += Math.max(0, end - r.at);

@@ -13,8 +13,9 @@
  * requests (its pre-read, its claim): a delivery of a job whose outcome is stored must find it and run nothing.
  *
  * The excuses are held tight, so that the check cannot pass by construction: a fault counts only after the
- * earlier run was answered and inside an invocation that held it; a slow invocation only if it outlasted
- * its claim's lease; and a run that came after the job's outcome was stored (the DynamoDB door saw it
+ * earlier run was answered and inside an invocation that held it; a slow invocation (or a cut-off answer,
+ * which needs one) only for a run that came after its claim's lease ended and that another invocation
+ * may have sent; and a run that came after the job's outcome was stored (the DynamoDB door saw it
  * written) is never excused. Every time here is the harness's own clock at the witness, the doors and the
  * mappings, never what the product reports.
  */
@@ -92,7 +93,31 @@ export interface RerunExplanation {
   readonly why: string;
 }
 
-/** The cause of `run` following `before`, if the harness saw one, and why. */
+/**
+ * The invocations that may have sent `run`: those handed the job that were running when the witness read
+ * it, and the last one started before it (a stopped sandbox's request the busy harness read only after
+ * its sender had ended).
+ */
+function sendersOf(run: WitnessRun, job: JobToJudge): InvocationWindow[] {
+  const started = job.invocations.filter((i) => i.from <= run.receivedAt);
+  const running = started.filter((i) => i.at >= run.receivedAt);
+  const last = started.reduce<InvocationWindow | undefined>(
+    (a, i) => (a === undefined || i.from > a.from ? i : a),
+    undefined,
+  );
+  return last && !running.includes(last) ? [...running, last] : running;
+}
+
+/**
+ * Whether an invocation other than `slow` (one that ran out of time) may have sent `run`. Its lease or its
+ * deadline lets another delivery run the tool again; it lets the invocation itself do nothing more: its
+ * requests are cut off with its lease (packages/worker process-jobs), and a worker runs a job's tool once per
+ * invocation, its retries are SQS's (§2.3). A run only it can have sent is one it chose to make.
+ */
+function sentByAnother(run: WitnessRun, slow: { from: number; at: number }, job: JobToJudge): boolean {
+  return sendersOf(run, job).some((i) => i.from !== slow.from || i.at !== slow.at);
+}
+
 /**
  * The invocation that cut a run off: a client leaves before its answer when the worker's deadline cut its
  * requests off or its sandbox was stopped at its timeout, and either makes the invocation a slow one (the
@@ -121,6 +146,7 @@ function cutOffBy(
   );
 }
 
+/** The cause of `run` following `before`, if the harness saw one, and why. */
 export function explainRerun(
   before: WitnessRun,
   run: WitnessRun,
@@ -139,7 +165,7 @@ export function explainRerun(
   const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
   if (before.clientGone) {
     const cutBy = cutOffBy(before, holders, job);
-    if (cutBy)
+    if (cutBy && sentByAnother(run, cutBy, job))
       return {
         cause: RunCause.AnswerCutOff,
         why: `the client of the run before left before its answer, sent by the invocation ${cutBy.from}..${cutBy.at}, which ran out of time`,
@@ -173,7 +199,8 @@ export function explainRerun(
       incident.leaseMs !== undefined &&
       from <= before.receivedAt &&
       incident.at >= before.receivedAt &&
-      run.receivedAt - from >= incident.leaseMs
+      run.receivedAt - from >= incident.leaseMs &&
+      sentByAnother(run, { from, at: incident.at }, job)
     )
       return {
         cause: incident.cause,
@@ -182,7 +209,7 @@ export function explainRerun(
   }
   return {
     cause: undefined,
-    why: `no failure of the run before, no fault after its answer inside an invocation that held it, no invocation that outlasted its lease (${job.incidents.length} incidents, ${holders.length} holding invocations)`,
+    why: `no failure of the run before, no fault after its answer inside an invocation that held it, no invocation out of time whose lease had ended and another may have made this run (${job.incidents.length} incidents, ${holders.length} holding invocations)`,
   };
 }
 

@@ -220,6 +220,8 @@ export function stalls(input: VerdictInput) {
   const group = longest();
   /** Delivered jobs of which the SQS front saw no receive: the measure saw nothing of them. */
   const unseen: string[] = [];
+  /** The messages measured as a job's below; any other the front saw received is measured after them. */
+  const measured = new Set<string>();
   ledger.jobs.forEach((j, index) => {
     // Every job's holds count, whatever became of it: a message in flight holds its group (§3) whether the
     // downstream refuses its job or it goes on to a DLQ, and maxReceiveCount bounds its receives, not how
@@ -230,16 +232,22 @@ export function stalls(input: VerdictInput) {
       // A poison message names no call, so no delivery of it is known; its holds, if the front saw any,
       // held its group as any message's do.
       const held = ledger.holds.heldMessages(j.messageIds, endedAt);
+      for (const id of j.messageIds) measured.add(id);
       if (held !== undefined) keep(group, j.group, held.ms, false);
       return;
     }
     if (ledger.jobDeliveredAt(j.callId) === undefined) return;
+    for (const id of ledger.holds.messagesOf(j.callId)) measured.add(id);
     const held = ledger.holds.held(j.callId, endedAt);
     // A refused job has no effect ever, nor has one that stayed in a DLQ: neither waits for one.
     const waiting = !j.rejected && !ledger.jobDead(index) && witness.effects(j.callId).length === 0;
     if (held === undefined) unseen.push(j.callId);
     else keep(group, j.group, held.ms, waiting);
   });
+  // A message that is no delivered job's (one a product sent into a group itself, with a body of its own)
+  // holds its group in flight as a job's does, and the jobs behind it wait before any receive of theirs.
+  const other = ledger.holds.longestOther(measured, endedAt);
+  if (other !== undefined) keep(group, `message ${other.messageId}, of no delivered job`, other.ms, false);
   return { partitionKey, group: { ...group, unseen } };
 }
 

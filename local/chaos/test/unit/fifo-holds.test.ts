@@ -271,4 +271,90 @@ describe("the FIFO holds seen at the SQS front", () => {
     );
     expect(holds.held("j-1", 30_000)?.ms).toBe(18_000);
   });
+
+  it("follows the visibility calls of a queue URL with a trailing slash, as the queue resolves it", () => {
+    // fauxqs 2.4.1 resolves a QueueUrl by its last non-empty path segment (SqsStore.parseQueueUrl), so
+    // ".../local-session-jobs.fifo/" names this queue: a product that set its visibility that way held
+    // its group unseen.
+    const holds = watched();
+    holds.seen(
+      exchange(
+        "SetQueueAttributes",
+        { QueueUrl: `${QUEUE}/`, Attributes: { VisibilityTimeout: "300" } },
+        {},
+        0,
+      ),
+    );
+    holds.seen(receive(1_000, [message("j-1", "h-1")]));
+    holds.seen(receive(1_000, [message("j-2", "h-2")]));
+    holds.seen(
+      exchange(
+        "ChangeMessageVisibility",
+        { QueueUrl: `${QUEUE}//`, ReceiptHandle: "h-2", VisibilityTimeout: 600 },
+        {},
+        2_000,
+      ),
+    );
+    expect(holds.held("j-1", 1_000_000)?.ms).toBe(300_000);
+    expect(holds.held("j-2", 1_000_000)?.ms).toBe(601_000);
+  });
+
+  it("counts the delay a SetQueueAttributes gave the queue as a hold of each message sent after it", () => {
+    // fauxqs 2.4.1 applies a queue's DelaySeconds to a FIFO queue's sends: each message stays hidden that
+    // long before any receive can have it, its group held, though nothing was delivered yet.
+    const holds = watched();
+    holds.seen(
+      exchange("SetQueueAttributes", { QueueUrl: QUEUE, Attributes: { DelaySeconds: "100" } }, {}, 0),
+    );
+    const body = (callId: string) => JSON.stringify({ callId, tool: "http.request" });
+    holds.seen(
+      exchange(
+        "SendMessage",
+        { QueueUrl: QUEUE, MessageBody: body("j-1"), MessageGroupId: "g" },
+        { MessageId: "m-j-1" },
+        1_000,
+      ),
+    );
+    holds.seen(
+      exchange(
+        "SendMessageBatch",
+        {
+          QueueUrl: QUEUE,
+          Entries: [
+            { Id: "0", MessageBody: body("j-2"), MessageGroupId: "g" },
+            { Id: "1", MessageBody: body("j-3"), MessageGroupId: "g" },
+          ],
+        },
+        { Successful: [{ Id: "0", MessageId: "m-j-2" }], Failed: [{ Id: "1" }] },
+        2_000,
+      ),
+    );
+    holds.seen(receive(101_000, [message("j-1", "h-1")]));
+    holds.seen(remove(102_000, "h-1"));
+    holds.seen(receive(102_000, [message("j-2", "h-2")]));
+    holds.seen(remove(103_000, "h-2"));
+    expect(holds.held("j-1")).toEqual({ ms: 101_000, receives: 1 });
+    expect(holds.held("j-2")).toEqual({ ms: 101_000, receives: 1 });
+  });
+
+  it("adds no delay for a send SQS deduplicated into a message it already had", () => {
+    // A FIFO send within the deduplication interval is answered with the earlier message's Id (§3): no
+    // new message, so no new delay.
+    const holds = watched();
+    const send = (at: number) =>
+      exchange(
+        "SendMessage",
+        { QueueUrl: QUEUE, MessageBody: JSON.stringify({ callId: "j-1" }), MessageGroupId: "g" },
+        { MessageId: "m-j-1" },
+        at,
+      );
+    holds.seen(send(0));
+    holds.seen(receive(1_000, [message("j-1", "h-1")]));
+    holds.seen(
+      exchange("SetQueueAttributes", { QueueUrl: QUEUE, Attributes: { DelaySeconds: "100" } }, {}, 1_500),
+    );
+    holds.seen(send(2_000));
+    holds.seen(remove(3_000, "h-1"));
+    expect(holds.held("j-1", 500_000)).toEqual({ ms: 2_000, receives: 1 });
+  });
 });

@@ -44,8 +44,12 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         callId: "b",
         runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
-        // Cut off by its invocation's deadline (a slow one; its lease, 1,000 ms, did not end).
-        invocations: [{ from: 90, at: 150 }],
+        // Cut off by its invocation's deadline (a slow one; its lease, 1,000 ms, did not end); the next
+        // delivery ran it again.
+        invocations: [
+          { from: 90, at: 150 },
+          { from: 190, at: 260 },
+        ],
         incidents: [{ at: 150, from: 90, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
       }),
       job({
@@ -185,7 +189,10 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         callId: "stored-after-the-run",
         runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(200, RunOutcome.Replayed)],
-        invocations: [{ from: 90, at: 150 }],
+        invocations: [
+          { from: 90, at: 150 },
+          { from: 190, at: 260 },
+        ],
         incidents: [{ at: 150, from: 90, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
         storedAt: 250,
       }),
@@ -270,5 +277,43 @@ describe("the tools' runs, judged from the witness", () => {
     ]);
     expect(verdict.unexplained.names).toEqual(["read-late-after-a-quick-one run 2"]);
     expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
+  });
+
+  it("does not excuse a run that the invocation which ran out of time made itself, after its own lease or cut-off", () => {
+    // A lease that ended lets another delivery run the tool; the invocation that held it can make no request
+    // past its lease (its requests are cut off there, packages/worker process-jobs), and a worker runs a tool
+    // once per job and invocation. A worker that runs the tool, sleeps past its lease and runs it again made
+    // its own "slow invocation"; so did one that hangs up on its tool near its deadline and runs it again.
+    // The three 100,000-event diagnostics files kept (seeds 42, 42 and 1: 599 reruns excused by a slow
+    // invocation, 13 by a cut-off answer since 6f7d918) have none such: every rerun came from another.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "slept-past-its-lease-and-ran-again",
+        runs: [run(100), run(2_900, RunOutcome.Replayed)],
+        invocations: [{ from: 0, at: 3_000 }],
+        incidents: [{ at: 3_000, from: 0, leaseMs: 2_850, cause: RunCause.SlowInvocation }],
+      }),
+      job({
+        callId: "hung-up-near-its-deadline-and-ran-again",
+        runs: [run(2_700, RunOutcome.Applied, { clientGone: true }), run(2_900, RunOutcome.Replayed)],
+        invocations: [{ from: 0, at: 3_000 }],
+        incidents: [{ at: 3_000, from: 0, leaseMs: 2_850, cause: RunCause.SlowInvocation }],
+      }),
+      // The same, but the second run came from the next delivery: the lease had ended, the claim with it.
+      job({
+        callId: "ran-again-by-the-next-delivery",
+        runs: [run(100), run(3_100, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 3_000 },
+          { from: 3_050, at: 3_400 },
+        ],
+        incidents: [{ at: 3_000, from: 0, leaseMs: 2_850, cause: RunCause.SlowInvocation }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([
+      "slept-past-its-lease-and-ran-again run 2",
+      "hung-up-near-its-deadline-and-ran-again run 2",
+    ]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
   });
 });

@@ -415,6 +415,35 @@ describe("the verdict", () => {
     expect(groupStall(ledger, 200_000)).toMatchObject({ pass: false, detail: "longest: 90.0 s (g)" });
   });
 
+  it("counts the hold of a message no job of the run sent: whoever sent it, it holds its group in flight", () => {
+    // A product that sends a message of its own into a group (a re-send for a backoff, a marker) and keeps
+    // it hidden holds the group's jobs back before any receive of theirs, where no job's hold shows it.
+    const ledger = new Ledger();
+    ledger.recordJob(true, "g", { callId: "j-1", rejected: false }, "{}", "m-j-1");
+    ledger.holds.watch(FIFO_QUEUE, 3_000);
+    ledger.holds.seen(
+      sqs(
+        "ReceiveMessage",
+        {},
+        {
+          Messages: [
+            { MessageId: "m-own", ReceiptHandle: "h-own", Body: JSON.stringify({ callId: "not-a-job" }) },
+          ],
+        },
+        0,
+      ),
+    );
+    changedVisibility(ledger, 100, "h-own", 43_200);
+    deleted(ledger, 60_000, "h-own");
+    received(ledger, 60_500, "j-1", "h-1");
+    ledger.fifoDelivered(["j-1"], 60_500);
+    deleted(ledger, 61_000, "h-1");
+    expect(groupStall(ledger, 70_000)).toMatchObject({
+      pass: false,
+      detail: "longest: 60.0 s (message m-own, of no delivered job)",
+    });
+  });
+
   it("counts the hold of a poison message: its group is held while it is in flight, though it names no call", () => {
     const ledger = new Ledger();
     ledger.recordJob(true, "g", undefined, "not json", "m-poison");
