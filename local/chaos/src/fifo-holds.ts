@@ -78,34 +78,36 @@ function hideEnd(at: number, timeout: unknown): number {
   return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : at + ms;
 }
 
-/**
- * The queue's visibility after a SetQueueAttributes (any client of the emulator may send one): fauxqs reads
- * it at each receive as `parseInt(attributes.VisibilityTimeout)`, so one it cannot read hides for ever.
- */
-function queueVisibilityMs(attributes: unknown, before: number): number {
+/** A queue attribute in seconds as fauxqs reads it: `parseInt(attributes[name])`, NaN if it cannot. */
+function attributeSeconds(
+  attributes: unknown,
+  name: "VisibilityTimeout" | "DelaySeconds",
+): number | undefined {
   const value =
     attributes !== null && typeof attributes === "object"
-      ? (attributes as Record<string, unknown>).VisibilityTimeout
+      ? (attributes as Record<string, unknown>)[name]
       : undefined;
-  if (value === undefined) return before;
   // biome-ignore lint/correctness/useParseIntRadix: read as fauxqs reads it, without a radix.
-  const seconds = Number.parseInt(String(value));
+  return value === undefined ? undefined : Number.parseInt(String(value));
+}
+
+/**
+ * The queue's visibility after a SetQueueAttributes (any client of the emulator may send one): fauxqs reads
+ * it at each receive, so one it cannot read hides for ever.
+ */
+function queueVisibilityMs(attributes: unknown, before: number): number {
+  const seconds = attributeSeconds(attributes, "VisibilityTimeout");
+  if (seconds === undefined) return before;
   return Number.isNaN(seconds) ? Number.POSITIVE_INFINITY : seconds * 1000;
 }
 
 /**
- * The queue's delay after a SetQueueAttributes: fauxqs reads it at each send as
- * `parseInt(attributes.DelaySeconds)` and delays the message only when that is above 0 (a FIFO queue too:
- * the queue's delay applies to it, a message's own DelaySeconds is refused).
+ * The queue's delay after a SetQueueAttributes: fauxqs reads it at each send and delays the message only when
+ * it is above 0 (a FIFO queue too: the queue's delay applies to it, a message's own DelaySeconds is refused).
  */
 function queueDelayMs(attributes: unknown, before: number): number {
-  const value =
-    attributes !== null && typeof attributes === "object"
-      ? (attributes as Record<string, unknown>).DelaySeconds
-      : undefined;
-  if (value === undefined) return before;
-  // biome-ignore lint/correctness/useParseIntRadix: read as fauxqs reads it, without a radix.
-  const seconds = Number.parseInt(String(value));
+  const seconds = attributeSeconds(attributes, "DelaySeconds");
+  if (seconds === undefined) return before;
   return seconds > 0 ? seconds * 1000 : 0;
 }
 
