@@ -6,10 +6,10 @@
  * SetQueueAttributes last set it) or the receive's own VisibilityTimeout, and a ChangeMessageVisibility on
  * that receipt handle moves its end to the call's time plus the timeout asked (§2.6). A message sent while
  * the queue had a delay (DelaySeconds, as a SetQueueAttributes set it) was hidden from its send until the
- * delay ended, its group held before any receive. Time the message spends visible, waiting for a poller behind other groups' messages, is a backlog, not a hold: the
- * product cannot be blamed for it, and a measure from first delivery to effect counted it (a
- * 100,000-event run under load measured 143 s for a group whose message was hidden well inside the
- * queue's bound).
+ * delay ended, its group held before any receive. Time the message spends visible, waiting for a poller
+ * behind other groups' messages, is a backlog, not a hold: the product cannot be blamed for it, and a
+ * measure from first delivery to effect counted it (a 100,000-event run under load measured 143 s for a
+ * group whose message was hidden well inside the queue's bound).
  *
  * Only the AWS JSON protocol is read (the SDK's for SQS since 3.4xx); a delivered job the front never saw
  * received is reported by the verdict, so a front that stops seeing cannot pass by seeing nothing.

@@ -127,18 +127,8 @@ function sentByAnother(run: WitnessRun, slow: { from: number; at: number }, job:
  * it. A worker that hangs up on its tool for no deadline of its own finds no such invocation: its rerun
  * stays without a cause.
  */
-function cutOffBy(
-  before: WitnessRun,
-  holders: readonly InvocationWindow[],
-  job: JobToJudge,
-): InvocationWindow | undefined {
-  const started = job.invocations.filter((i) => i.from <= before.receivedAt);
-  const last = started.reduce<InvocationWindow | undefined>(
-    (a, i) => (a === undefined || i.from > a.from ? i : a),
-    undefined,
-  );
-  const senders = last && !holders.includes(last) ? [...holders, last] : holders;
-  return senders.find((i) =>
+function cutOffBy(before: WitnessRun, job: JobToJudge): InvocationWindow | undefined {
+  return sendersOf(before, job).find((i) =>
     job.incidents.some(
       (incident) =>
         incident.cause === RunCause.SlowInvocation && incident.from === i.from && incident.at === i.at,
@@ -164,7 +154,7 @@ export function explainRerun(
   // The invocations that may have held the earlier run: handed the job before it, still running at it.
   const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
   if (before.clientGone) {
-    const cutBy = cutOffBy(before, holders, job);
+    const cutBy = cutOffBy(before, job);
     if (cutBy && sentByAnother(run, cutBy, job))
       return {
         cause: RunCause.AnswerCutOff,
