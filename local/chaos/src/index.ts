@@ -38,13 +38,14 @@ export {
   type Schedule,
   schedule,
 } from "./plan.js";
-export { MAX_ROUNDS, type Replay } from "./recover.js";
+export { MAX_ROUNDS, type Replay, type RoundTimes } from "./recover.js";
 export { formatJson, formatTable } from "./report.js";
 export { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
 export {
   type ChaosResult,
   faultsExercised,
   type RunOptions,
+  type RunPhases,
   RunVerdict,
   recoveryUnderFaults,
   runChaos,

@@ -25,6 +25,18 @@ export interface Recovery {
   readonly redrivenJobs: number;
   /** How the last wait ended. */
   readonly settled: Settled;
+  /** Each round's wall time, in its steps: where a run's recovery spends it (the run's `phases`). */
+  readonly roundTimes: readonly RoundTimes[];
+}
+
+/** One recovery round's wall time (ms), step by step. */
+export interface RoundTimes {
+  /** Until every given-up record was in the quarantine (with the failure queue's DLQ redriven). */
+  readonly quarantineMs: number;
+  /** The replay (listing the quarantine, putting its records back, marking them) and the jobs' redrive. */
+  readonly replayMs: number;
+  /** Until what was put back was applied, or the pipeline idle. */
+  readonly settleMs: number;
 }
 
 /** How often a long replay says how far it is. */
@@ -154,10 +166,12 @@ export async function recover(
   let redrivenJobs = 0;
   let settled: Settled = Settled.Done;
   let round = 0;
+  const roundTimes: RoundTimes[] = [];
   const allQuarantined = () => ledger.givenUpNotQuarantined().count === 0;
   while (round < MAX_ROUNDS && recoveryDue(ledger, sentBack)) {
     round += 1;
     harness.faults.round = round;
+    const began = Date.now();
     // Every given-up record must be in the quarantine before it is listed: the replay reads only that.
     settled = await settle(harness, ledger, clock, Date.now(), allQuarantined, () => {
       const open = ledger.givenUpNotQuarantined(3);
@@ -175,7 +189,11 @@ export async function recover(
         () => `round ${round}: waiting for dlq-redrive to store the redriven failure records`,
       );
     }
-    if (settled === Settled.OutOfTime) break;
+    const quarantined = Date.now();
+    if (settled === Settled.OutOfTime) {
+      roundTimes.push({ quarantineMs: quarantined - began, replayMs: 0, settleMs: 0 });
+      break;
+    }
     const replayed = await replayGivenUp(harness, ledger, replay, clock);
     const jobs = await redriveJobs(harness, ledger, sentBack);
     replayedRecords += replayed;
@@ -191,8 +209,13 @@ export async function recover(
       () =>
         `round ${round}: ${ledger.unapplied().count} valid inputs not yet applied, ${ledger.replayPending} replayed records not yet read`,
     );
+    roundTimes.push({
+      quarantineMs: quarantined - began,
+      replayMs: since - quarantined,
+      settleMs: Date.now() - since,
+    });
     if (settled === Settled.OutOfTime) break;
     if (replayed === 0 && jobs === 0 && settled === Settled.Idle) break;
   }
-  return { rounds: round, replayedRecords, redrivenJobs, settled };
+  return { rounds: round, replayedRecords, redrivenJobs, settled, roundTimes };
 }

@@ -1,6 +1,6 @@
 /** The verdict as people read it (a pass/fail table) and as machines do (one JSON object). */
 import { describePartialSplits } from "@mcp-pipeline/local-pipeline";
-import { type ChaosResult, RunVerdict, verdictOf } from "./run.js";
+import { type ChaosResult, type RunPhases, RunVerdict, verdictOf } from "./run.js";
 import { TimeoutCause } from "./watchdog.js";
 
 const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - text.length));
@@ -12,6 +12,20 @@ function timeoutReason(result: ChaosResult): string {
   return timeout.cause === TimeoutCause.NoProgress
     ? `nothing moved for ${quiet}: stuck, not slow`
     : `deadline; nothing moved for the last ${quiet}`;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Where the run's wall time went: what to look at first when a proof at scale is slow. */
+function timeLine(phases: RunPhases): string {
+  const rounds = phases.rounds.map(
+    (r, n) =>
+      `round ${n + 1}: quarantine ${seconds(r.quarantineMs)}, replay ${seconds(r.replayMs)}, settle ${seconds(r.settleMs)}`,
+  );
+  const recoveryMs = phases.rounds.reduce((t, r) => t + r.quarantineMs + r.replayMs + r.settleMs, 0);
+  const recovery =
+    rounds.length === 0 ? "no recovery" : `recovery ${seconds(recoveryMs)} (${rounds.join("; ")})`;
+  return `time: start ${seconds(phases.startMs)}, production ${seconds(phases.productionMs)}, settle ${seconds(phases.settleMs)}, ${recovery}, end state and verdict ${seconds(phases.judgeMs)}`;
 }
 
 export function formatTable(result: ChaosResult): string {
@@ -27,6 +41,7 @@ export function formatTable(result: ChaosResult): string {
     `faults: ${f.throttles} throttles, ${f.exceptions} handler exceptions, ${f.timeouts} timeouts, ${f.dynamodbFaults} DynamoDB throttles/5xx, ${f.dynamodbAfterWriteFaults} DynamoDB 5xx after the write, ${f.s3Faults} S3 503/500, ${f.stuckWriteRefusals} stuck-write refusals, ${f.emulatorErrors} emulator errors (not injected); SQS down ${f.sqsDownMs} ms (${f.sqsRefusedConnections} connections refused)`,
     `recovery: ${c.quarantineObjects} quarantine objects, ${c.failureRanges} failure records, ${c.deadLettered} DLQ messages; ${p.replayRounds} rounds replayed ${f.replayedRecords} records and ${f.redrivenJobs} jobs, with ${p.replayPhaseFaults} faults; ${p.givenUpAgainAfterReplay} records given up again after their replay`,
     `proof: tool runs ${p.toolRuns} (at most ${p.maxRunsPerJob} per job, ${p.jobsRunMoreThanOnce} jobs more than once), witness effects ${p.witnessEffects}; oracle mismatches ${p.oracleMismatches}; effect-order violations ${p.effectOrderViolations}`,
+    timeLine(result.phases),
     "",
     `${pad("check", width)}  result  detail`,
     ...result.checks.map(

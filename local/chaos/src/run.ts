@@ -16,7 +16,7 @@ import type { InvocationFaultCounts } from "./injector.js";
 import { Ledger } from "./ledger.js";
 import type { FaultPlan } from "./plan.js";
 import { type Production, produce } from "./produce.js";
-import { type Recovery, type Replay, recover } from "./recover.js";
+import { type Recovery, type Replay, type RoundTimes, recover } from "./recover.js";
 import type { ReshardStep } from "./reshard.js";
 import { type RunClock, Settled, settle } from "./settle.js";
 import { type Check, judge, type StallBounds, type Verdict } from "./verdict.js";
@@ -45,9 +45,24 @@ export interface RunOptions {
   readonly explain?: string | undefined;
 }
 
+/** Where a run's wall time went (ms), step by step: what a proof at scale is slow at. */
+export interface RunPhases {
+  /** The emulators, the doors, the witness and the pipeline started, before the first record is put. */
+  readonly startMs: number;
+  /** Production: every chunk put (paced on the processor), with the reshard and the SQS restart. */
+  readonly productionMs: number;
+  /** Until every input was accounted for, the pipeline idle, or the run out of time. */
+  readonly settleMs: number;
+  /** The operator's recovery, round by round (none when the run ran out of time before it). */
+  readonly rounds: readonly RoundTimes[];
+  /** The pipeline stopped, the end state read, every check judged. */
+  readonly judgeMs: number;
+}
+
 export interface ChaosResult {
   readonly seed: number;
   readonly durationMs: number;
+  readonly phases: RunPhases;
   readonly timedOut: boolean;
   /** Why the run stopped waiting, when it timed out: the deadline, or nothing moved for `quietMs`. */
   readonly timeout: { readonly cause: TimeoutCause; readonly quietMs: number } | undefined;
@@ -280,7 +295,7 @@ async function settleAndRecover(
   ledger: Ledger,
   clock: RunClock,
   replay: Replay,
-): Promise<Recovery> {
+): Promise<{ readonly recovery: Recovery; readonly settledAt: number }> {
   const settled = await settle(
     harness,
     ledger,
@@ -292,9 +307,12 @@ async function settleAndRecover(
       return `settling: ${open.count} inputs not yet accounted for (${open.names.join("; ")})`;
     },
   );
-  return settled === Settled.OutOfTime
-    ? { rounds: 0, replayedRecords: 0, redrivenJobs: 0, settled }
-    : await recover(harness, ledger, clock, replay);
+  const settledAt = Date.now();
+  const recovery =
+    settled === Settled.OutOfTime
+      ? { rounds: 0, replayedRecords: 0, redrivenJobs: 0, settled, roundTimes: [] }
+      : await recover(harness, ledger, clock, replay);
+  return { recovery, settledAt };
 }
 
 /** What a run out of time still had in flight: the inputs not accounted for or not applied, first. */
@@ -319,6 +337,13 @@ interface Outcome {
   readonly timedOut: boolean;
   readonly timeout: Stopped | undefined;
   readonly started: number;
+  /** When each step ended: the harness up, production, settling, recovery (the run's `phases`). */
+  readonly steps: {
+    readonly up: number;
+    readonly produced: number;
+    readonly settled: number;
+    readonly ended: number;
+  };
 }
 
 function chaosResult(outcome: Outcome): ChaosResult {
@@ -329,9 +354,18 @@ function chaosResult(outcome: Outcome): ChaosResult {
     ...runConditions(plan, harness, ledger, reshard, sqsDownMs, recovery.rounds),
   ];
   const inFlight = timedOut ? stillInFlight(ledger) : [];
+  const { started, steps } = outcome;
+  const now = Date.now();
   return {
     seed: plan.options.seed,
-    durationMs: Date.now() - outcome.started,
+    durationMs: now - started,
+    phases: {
+      startMs: steps.up - started,
+      productionMs: steps.produced - steps.up,
+      settleMs: steps.settled - steps.produced,
+      rounds: recovery.roundTimes,
+      judgeMs: now - steps.ended,
+    },
     timedOut,
     timeout: outcome.timeout,
     pass: !timedOut && checks.every((c) => c.pass),
@@ -377,6 +411,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
   const say = (line: string) =>
     options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
   const harness = await startHarness(plan, ledger, { ...options, say });
+  const up = Date.now();
   const { pipeline } = harness;
   const { clock, stopped } = runClock(watchdog, ledger, pipeline, say);
   try {
@@ -385,7 +420,13 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       `pipeline up; producing ${plan.scenario.stream.length} records and ${plan.scenario.jobs.length + plan.scenario.fifoJobs.length} jobs in ${plan.schedule.chunks} chunks`,
     );
     const production = await produce(plan, harness, ledger, clock);
-    const recovery = await settleAndRecover(harness, ledger, clock, options.replay ?? replayQuarantine);
+    const produced = Date.now();
+    const { recovery, settledAt } = await settleAndRecover(
+      harness,
+      ledger,
+      clock,
+      options.replay ?? replayQuarantine,
+    );
     const timedOut = recovery.settled === Settled.OutOfTime;
     const endedAt = Date.now();
     await pipeline.stop();
@@ -417,6 +458,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       timedOut,
       timeout,
       started,
+      steps: { up, produced, settled: settledAt, ended: endedAt },
     });
   } finally {
     await harness.stop();

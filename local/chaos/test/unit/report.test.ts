@@ -7,6 +7,7 @@ const timedOut: ChaosResult = {
   seed: 7,
   partialSplits: "split-free",
   durationMs: 236_400,
+  phases: { startMs: 1_400, productionMs: 180_000, settleMs: 55_000, rounds: [], judgeMs: 0 },
   timedOut: true,
   timeout: { cause: TimeoutCause.NoProgress, quietMs: 180_200 },
   pass: false,
@@ -62,6 +63,31 @@ const timedOut: ChaosResult = {
 };
 
 describe("the chaos run's table", () => {
+  it("says where the run's wall time went, step by step, each recovery round in its steps", () => {
+    const recovered: ChaosResult = {
+      ...timedOut,
+      durationMs: 447_300,
+      timedOut: false,
+      phases: {
+        startMs: 1_500,
+        productionMs: 244_700,
+        settleMs: 36_800,
+        rounds: [
+          { quarantineMs: 2_800, replayMs: 80_600, settleMs: 37_400 },
+          { quarantineMs: 0, replayMs: 43_400, settleMs: 100 },
+        ],
+        judgeMs: 2_900,
+      },
+    };
+    const timeOf = (table: string) => table.split("\n").find((line) => line.startsWith("time: "));
+    expect(timeOf(formatTable(recovered))).toBe(
+      "time: start 1.5 s, production 244.7 s, settle 36.8 s, recovery 164.3 s (round 1: quarantine 2.8 s, replay 80.6 s, settle 37.4 s; round 2: quarantine 0.0 s, replay 43.4 s, settle 0.1 s), end state and verdict 2.9 s",
+    );
+    expect(timeOf(formatTable(timedOut))).toBe(
+      "time: start 1.4 s, production 180.0 s, settle 55.0 s, no recovery, end state and verdict 0.0 s",
+    );
+  });
+
   it("says a run that stopped moving was stuck, not slow, and names what was in flight", () => {
     const table = formatTable(timedOut);
     expect(table.split("\n")[0]).toBe(
