@@ -34,7 +34,6 @@ export {
   runtimeVariables,
 } from "./lambda/local-function.js";
 export { NotAZipError, unpackTo, unzip, unzipTo } from "./lambda/unzip.js";
-export { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./sqs/event.js";
 export {
   type SqsEsmEvent,
   type SqsEsmOperation,

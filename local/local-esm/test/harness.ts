@@ -10,7 +10,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
 import { afterEach, expect } from "vitest";
 import { type InvokeResult, type KinesisEsmParameters, LocalFunction } from "../src/index.js";
 
@@ -100,7 +100,7 @@ export class RecordingFunction {
 
 /**
  * Kinesis (kinesalite) and SQS (fauxqs) on loopback, or moto's server under MCP_TEST_AWS=moto (the
- * stack of @mcp-pipeline/testing), with helpers to create and fill resources.
+ * stack of @mcp-pipeline/emulators), with helpers to create and fill resources.
  */
 export class Emulators {
   private constructor(

@@ -22,14 +22,14 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import {
+  EmulatorStack,
   ESM_SYSTEM_ATTRIBUTES,
-  type InvokeResult,
-  SqsEventSource,
+  emulatorClientOptions,
   toSqsEventRecord,
-} from "@mcp-pipeline/local-esm";
+} from "@mcp-pipeline/emulators";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/emulators/testing";
+import { type InvokeResult, SqsEventSource } from "@mcp-pipeline/local-esm";
 import { testTools, wiredEnvironment } from "@mcp-pipeline/settings";
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";

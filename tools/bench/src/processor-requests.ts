@@ -39,6 +39,8 @@ import {
   messageOf,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
+import { emulatorClientOptions, startDynamoDb, startSqsS3 } from "@mcp-pipeline/emulators";
+import { kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/emulators/testing";
 import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-pipeline";
 import {
   kinesisSourceOf,
@@ -46,8 +48,6 @@ import {
   writeQuarantineRecord,
 } from "@mcp-pipeline/recovery/quarantine";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, startDynamoDb, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import {
   foldEvents,
   type ToolCallState,

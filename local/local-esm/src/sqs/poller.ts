@@ -5,13 +5,13 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from "@aws-sdk/client-sqs";
+import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/emulators";
 import { sleep } from "@mcp-pipeline/retry";
 import type { SQSRecord } from "aws-lambda";
 import { readBatchResponse } from "../batch-response.js";
 import { RequestAbandonedError, sendWithin } from "../bounded-request.js";
 import type { Invokable } from "../invokable.js";
 import { MAX_PAYLOAD_BYTES } from "../kinesis/event.js";
-import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "./event.js";
 
 /**
  * The mapping's parameters as the event source runs them: durations in ms, named with their unit

@@ -10,14 +10,19 @@ import {
   waitUntilStreamExists,
 } from "@aws-sdk/client-kinesis";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
-import { emulatorClientOptions, type RunningEmulator, startKinesis } from "@mcp-pipeline/emulators";
+import {
+  emulatorClientOptions,
+  type RunningEmulator,
+  startKinesis,
+  startKinesisTrimProxy,
+  TrimmedStart,
+} from "@mcp-pipeline/emulators";
 import {
   type KinesisFidelityProxy,
   KinesisOperation,
   KinesisRetryableError,
   startKinesisFidelityProxy,
-} from "@mcp-pipeline/testing";
-import { startKinesisTrimProxy, TrimmedStart } from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KinesisEsmEvent, type KinesisEsmParameters, KinesisEventSource } from "../../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "../harness.js";
@@ -25,7 +30,7 @@ import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from ".
 /**
  * The Kinesis ESM's read path against a Kinesis that answers the way AWS does where kinesalite is kinder:
  * shard iterators expire, and GetShardIterator / GetRecords can be throttled (the fidelity proxy of
- * @mcp-pipeline/testing in front of kinesalite).
+ * @mcp-pipeline/emulators/testing in front of kinesalite).
  */
 let kinesalite: RunningEmulator;
 let proxy: KinesisFidelityProxy;

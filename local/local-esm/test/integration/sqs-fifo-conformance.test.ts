@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/emulators";
-import { startMotoServer } from "@mcp-pipeline/testing";
+import { startMotoServer } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SqsEsmParameters, SqsEventSource } from "../../src/index.js";
 import { eventually, type Payload, RecordingFunction, stoppedAfterEach } from "../harness.js";

@@ -1,12 +1,12 @@
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { AwsJsonContentType } from "@mcp-pipeline/emulators";
 import {
+  AwsJsonContentType,
   DoorAction,
   emulatorClientOptions,
   type RequestDoor,
   startRequestDoor,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type KinesisEsmEvent,

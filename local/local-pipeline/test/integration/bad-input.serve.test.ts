@@ -21,7 +21,7 @@ import {
   bundleAll,
   lifecycleEventShape,
   toolCallJobShape,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { createQueueWhenReady, emulatorClientOptions } from "@mcp-pipeline/emulators";
-import { sqsSuite } from "@mcp-pipeline/testing/sqs-suite";
+import { sqsSuite } from "@mcp-pipeline/emulators/sqs-suite";
 import { describe, expect, it } from "vitest";
 import { type DrainedMessage, drainQueue, peekQueue } from "../../src/drain-queue.js";
 

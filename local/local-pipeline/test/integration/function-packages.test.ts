@@ -15,7 +15,7 @@ import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { KinesisClient, PutRecordCommand } from "@aws-sdk/client-kinesis";
 import { artifactOf, deterministicZip, type Manifest, manifestJson } from "@mcp-pipeline/bundler";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
-import { bundleAll } from "@mcp-pipeline/testing";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnvironment, leftovers, startEntry, until } from "../command.js";

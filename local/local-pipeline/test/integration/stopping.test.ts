@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundleAll } from "@mcp-pipeline/testing";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   alive,

@@ -5,9 +5,9 @@
 // instead of running the tool again (docs/idempotency.md "Requests cut off by the deadline").
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { DoorAction, type RequestDoor, startRequestDoor } from "@mcp-pipeline/emulators";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
 import { type InvokeResult, LocalFunction, unzipTo } from "@mcp-pipeline/local-esm";
-import { bundleAll } from "@mcp-pipeline/testing";
-import { DoorAction, type RequestDoor, startRequestDoor } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { body, job, WorkerStack } from "../stack.js";
 

@@ -1,8 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { main as npmStart, parseCli } from "@mcp-pipeline/local-pipeline";
-import { main as recover } from "@mcp-pipeline/recovery-cli";
-import { main as lintConfig } from "@mcp-pipeline/terraform/config-lint";
 import {
   assertNoPrototypePollution,
   type BadInput,
@@ -10,7 +7,10 @@ import {
   badArguments,
   badInputTable,
   captureStreams,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
+import { main as npmStart, parseCli } from "@mcp-pipeline/local-pipeline";
+import { main as recover } from "@mcp-pipeline/recovery-cli";
+import { main as lintConfig } from "@mcp-pipeline/terraform/config-lint";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**

@@ -4,10 +4,10 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
 import { LocalPipeline, STUCK_PREFIX, stuckWrites } from "@mcp-pipeline/local-pipeline";
 import { listQuarantine, peekMessages } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, statsJob } from "../run-recover.js";
 

@@ -1,10 +1,6 @@
 import { randomBytes } from "node:crypto";
-import {
-  AwsJsonContentType,
-  type ProxiedCall,
-  type RunningEmulator,
-  startAwsJsonProxy,
-} from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "../loopback.js";
+import { AwsJsonContentType, type ProxiedCall, startAwsJsonProxy } from "../proxy.js";
 
 /**
  * How long a shard iterator stays valid on Kinesis: "A shard iterator expires 5 minutes after it is

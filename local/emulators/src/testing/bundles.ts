@@ -13,7 +13,7 @@ import {
 export const FUNCTIONS = ["processor", "tool-worker", "fifo-worker", "dlq-redrive"] as const;
 export type FunctionName = (typeof FUNCTIONS)[number];
 
-const root = join(import.meta.dirname, "../../..");
+const root = join(import.meta.dirname, "../../../..");
 
 /**
  * A deliberate break of the product, for a test that must see a check fail on a broken build: in `file`

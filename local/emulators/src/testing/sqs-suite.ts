@@ -1,6 +1,7 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll } from "vitest";
+import { emulatorClientOptions, startSqsS3 } from "../embedded.js";
+import type { RunningEmulator } from "../loopback.js";
 
 /** The SQS emulator of a test file and a client on it, available once the file's `beforeAll` has run. */
 export interface SqsSuite {

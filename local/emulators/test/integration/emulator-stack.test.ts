@@ -3,7 +3,7 @@ import { DescribeStreamSummaryCommand, KinesisClient } from "@aws-sdk/client-kin
 import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EmulatorStack, emulatorClientOptions } from "../../src/emulators.js";
+import { EmulatorStack, emulatorClientOptions } from "../../src/index.js";
 
 describe("EmulatorStack", () => {
   let stack: EmulatorStack;

@@ -1,9 +1,5 @@
-import {
-  AwsJsonContentType,
-  type ProxiedCall,
-  type RunningEmulator,
-  startAwsJsonProxy,
-} from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "./loopback.js";
+import { AwsJsonContentType, type ProxiedCall, startAwsJsonProxy } from "./proxy.js";
 
 /**
  * What Kinesis answers when a reader asks for a position before the trim horizon (a record past the

@@ -1,4 +1,5 @@
-import { AwsJsonContentType, type RunningEmulator, startAwsJsonProxy } from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "./loopback.js";
+import { AwsJsonContentType, startAwsJsonProxy } from "./proxy.js";
 
 /**
  * What the door does with one request. The slow and lost answers a network or a loaded service gives,

@@ -1,11 +1,6 @@
-import {
-  AwsJsonContentType,
-  behindProxy,
-  type RunningEmulator,
-  relay,
-  startAwsJsonProxy,
-  startMoto,
-} from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "../loopback.js";
+import { startMoto } from "../moto.js";
+import { AwsJsonContentType, behindProxy, relay, startAwsJsonProxy } from "../proxy.js";
 
 /**
  * moto's server (@mcp-pipeline/emulators' startMoto: installed by `.ci/moto.sh`, on a free 127.0.0.1

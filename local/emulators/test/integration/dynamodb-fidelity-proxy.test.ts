@@ -13,7 +13,7 @@ import {
   type RunningEmulator,
   startDynamoDb,
   startDynamoDbFidelityProxy,
-} from "../../src/emulators.js";
+} from "../../src/index.js";
 
 let dynalite: RunningEmulator;
 let proxy: DynamoDbFidelityProxy;

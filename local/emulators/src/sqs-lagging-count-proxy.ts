@@ -1,4 +1,5 @@
-import { AwsJsonContentType, type RunningEmulator, relay, startAwsJsonProxy } from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "./loopback.js";
+import { AwsJsonContentType, relay, startAwsJsonProxy } from "./proxy.js";
 
 /**
  * SQS's message counts are eventually consistent: "The ApproximateNumberOfMessagesDelayed,

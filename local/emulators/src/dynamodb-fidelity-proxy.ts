@@ -1,14 +1,8 @@
 import { crc32 } from "node:zlib";
-import {
-  AwsJsonContentType,
-  behindProxy,
-  callAwsJson,
-  type DynamoDbDelays,
-  type RunningEmulator,
-  relay,
-  startAwsJsonProxy,
-  startDynamoDb,
-} from "@mcp-pipeline/emulators";
+import type { DynamoDbDelays } from "./dynamodb-server.mjs";
+import { startDynamoDb } from "./embedded.js";
+import type { RunningEmulator } from "./loopback.js";
+import { AwsJsonContentType, behindProxy, callAwsJson, relay, startAwsJsonProxy } from "./proxy.js";
 
 /**
  * What DynamoDB answers and dynalite does not, in one place.

@@ -1,4 +1,5 @@
-import { AwsJsonContentType, type RunningEmulator, startAwsJsonProxy } from "@mcp-pipeline/emulators";
+import type { RunningEmulator } from "./loopback.js";
+import { AwsJsonContentType, startAwsJsonProxy } from "./proxy.js";
 
 export interface PutRecordsEntryView {
   readonly partitionKey: string;

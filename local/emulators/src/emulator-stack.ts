@@ -9,21 +9,18 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KinesisClient } from "@aws-sdk/client-kinesis";
 import { S3Client } from "@aws-sdk/client-s3";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { startKinesisEndpoint, startSqsS3Endpoint } from "./backend.js";
+import { startFaithfulDynamoDb } from "./dynamodb-fidelity-proxy.js";
+import type { DynamoDbDelays } from "./dynamodb-server.mjs";
+import { emulatorClientOptions, startKinesis, startSqsS3 } from "./embedded.js";
+import type { RunningEmulator } from "./loopback.js";
 import {
   createBucketWhenReady,
   createQueueWhenReady,
   createStreamWhenActive,
   createTableWhenActive,
-  type DynamoDbDelays,
-  emulatorClientOptions,
-  type RunningEmulator,
-  startKinesis,
-  startKinesisEndpoint,
-  startSqsS3,
-  startSqsS3Endpoint,
-} from "@mcp-pipeline/emulators";
-import { NodeHttpHandler } from "@smithy/node-http-handler";
-import { startFaithfulDynamoDb } from "./dynamodb-fidelity-proxy.js";
+} from "./ready.js";
 
 export interface EmulatorStackOptions {
   /**

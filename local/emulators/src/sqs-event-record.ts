@@ -1,5 +1,4 @@
 import type { Message, MessageSystemAttributeName } from "@aws-sdk/client-sqs";
-import { parseArn } from "@mcp-pipeline/aws/arn";
 import type { SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from "aws-lambda";
 
 /** The system attributes the SQS ESM asks for and passes on (docs/aws-semantics.md §2.4). */
@@ -48,6 +47,16 @@ export function toSqsEventRecord(message: Message, queueArn: string): SQSRecord 
       : {}),
     eventSource: "aws:sqs",
     eventSourceARN: queueArn,
-    awsRegion: parseArn(queueArn).region,
+    awsRegion: regionOf(queueArn),
   };
+}
+
+/**
+ * The region field of a queue ARN (arn:partition:sqs:region:account:name). Read here rather than with
+ * @mcp-pipeline/aws's parseArn: the shipped packages' tests depend on this package, so it depends on none of them.
+ */
+function regionOf(queueArn: string): string {
+  const parts = queueArn.split(":");
+  if (parts.length < 6 || parts[0] !== "arn") throw new Error(`not a queue ARN: ${queueArn}`);
+  return parts[3] ?? "";
 }

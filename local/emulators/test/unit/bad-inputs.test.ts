@@ -9,7 +9,7 @@ import {
   MissingBadInputCategoryError,
   NESTING_DEPTH,
   toolCallJobShape,
-} from "../../src/bad-inputs.js";
+} from "../../src/testing/bad-inputs.js";
 
 const shape = {
   valid: { version: "1.0", name: "n", count: 1, inner: { value: 2 } },
