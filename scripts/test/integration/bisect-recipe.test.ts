@@ -40,7 +40,7 @@ import {
   startMoto,
   startRequestDoor,
 } from "@mcp-pipeline/emulators";
-import { KinesisEventSource, LocalFunction, PartialSplitAccounting } from "@mcp-pipeline/local-esm";
+import { KinesisEventSource, LocalFunction, PartialSplitAccounting } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Accounting,

@@ -28,7 +28,7 @@ import {
   TEST_ACCOUNT,
   TEST_REGION,
 } from "@mcp-pipeline/emulators/testing";
-import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
+import { unzip, unzipTo } from "@mcp-pipeline/local-runtime";
 import { listQuarantine } from "@mcp-pipeline/recovery";
 import { readQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
 import { build } from "esbuild";

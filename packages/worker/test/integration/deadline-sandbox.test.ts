@@ -1,4 +1,4 @@
-// The tool-worker's bundle in a local Lambda sandbox that enforces its timeout (local/local-esm: an
+// The tool-worker's bundle in a local Lambda sandbox that enforces its timeout (local/runtime/src/esm: an
 // overrun is "Task timed out" and the sandbox is destroyed), with its DynamoDB behind a door that applies
 // one call's write and never answers it. The invocation still answers in time: that job is reported
 // (§2.3), the others are done. Its redelivery finds the write that was applied and publishes that outcome
@@ -7,7 +7,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { DoorAction, type RequestDoor, startRequestDoor } from "@mcp-pipeline/emulators";
 import { bundleAll } from "@mcp-pipeline/emulators/testing";
-import { type InvokeResult, LocalFunction, unzipTo } from "@mcp-pipeline/local-esm";
+import { type InvokeResult, LocalFunction, unzipTo } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { body, job, WorkerStack } from "../stack.js";
 

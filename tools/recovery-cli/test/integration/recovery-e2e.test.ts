@@ -12,7 +12,7 @@ import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent } from "@mcp-pipeline/contracts";
 import { createTableWhenActive } from "@mcp-pipeline/emulators";
 import { bundleAll } from "@mcp-pipeline/emulators/testing";
-import { LocalPipeline } from "@mcp-pipeline/local-pipeline";
+import { LocalPipeline } from "@mcp-pipeline/local-runtime";
 import { listQuarantine } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
