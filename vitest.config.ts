@@ -12,7 +12,7 @@ const TIERS = "{packages,local,tools,functions,scripts}";
 export const MOTO_SUITES = [
   "packages/tool-calls/test/integration/store.test.ts",
   "packages/aws/test/integration/producer.test.ts",
-  "local/local-esm/test/integration/sqs-conformance.test.ts",
+  "local/runtime/test/integration/sqs-conformance.test.ts",
   "packages/recovery/test/integration/quarantine/store.test.ts",
 ];
 

@@ -25,7 +25,7 @@ type Checked =
 
 const COMMANDS: Readonly<Record<string, (argv: readonly string[]) => Promise<Checked>>> = {
   async start(argv) {
-    const { prepare, run } = await import("@mcp-pipeline/local-pipeline");
+    const { prepare, run } = await import("@mcp-pipeline/local-runtime");
     const prepared = await prepare(argv);
     if (prepared.kind === "exit") return prepared;
     const { options, settings } = prepared;

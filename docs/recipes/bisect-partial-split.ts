@@ -57,7 +57,7 @@ import {
   wholeNumber,
 } from "@mcp-pipeline/cli";
 // The on-failure record's shape (docs/aws-semantics.md §1.6), as the local ESM writes it.
-import type { KinesisFailureRecord } from "@mcp-pipeline/local-esm";
+import type { KinesisFailureRecord } from "@mcp-pipeline/local-runtime";
 import { backoffDelayMs, retry, sleep } from "@mcp-pipeline/retry";
 
 export const USAGE = `Usage: npx tsx docs/recipes/bisect-partial-split.ts --region REGION [options]

@@ -3,14 +3,14 @@ import { type DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb"
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
+import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/emulators/testing";
 import {
   kinesisSourceOf,
   readQuarantineRecord,
   writeQuarantineRecord,
 } from "@mcp-pipeline/recovery/quarantine";
 import { wiredEnvironment } from "@mcp-pipeline/settings";
-import { countRequests, kinesisRecord, type RequestCounter } from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import type { KinesisStreamRecord } from "aws-lambda";
@@ -18,7 +18,7 @@ import type { PerEventDeps } from "../../../tools/bench/src/processor/per-event-
 import type { ProcessorDeps } from "../src/core.js";
 
 /**
- * DynamoDB (as AWS answers it: dynalite behind the fidelity proxy) and S3 from local/testing's
+ * DynamoDB (as AWS answers it: dynalite behind the fidelity proxy) and S3 from local/emulators'
  * EmulatorStack, with the processor's tables and bucket; one client per table, so requests are counted
  * per table.
  */

@@ -14,8 +14,8 @@ import {
   WORKLOAD_OPTIONS,
   wholeNumber,
 } from "@mcp-pipeline/cli";
-import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
-import { partialSplitAccountingOption } from "@mcp-pipeline/local-pipeline";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-runtime";
+import { partialSplitAccountingOption } from "@mcp-pipeline/local-runtime";
 import {
   ENVIRONMENT_NAME,
   type EnvironmentSettings,

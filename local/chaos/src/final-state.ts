@@ -6,7 +6,7 @@
 import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { LocalPipeline } from "@mcp-pipeline/local-pipeline";
+import type { LocalPipeline } from "@mcp-pipeline/local-runtime";
 import { storedQuarantineKeys } from "@mcp-pipeline/recovery";
 import type { TableItem } from "./oracle.js";
 import type { FinalState } from "./verdict.js";

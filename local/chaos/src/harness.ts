@@ -10,13 +10,13 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { healthCheck, type RunningEmulator, startEmulatorThread } from "@mcp-pipeline/emulators";
-import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
+import type { PartialSplitAccounting } from "@mcp-pipeline/local-runtime";
 import {
   LocalPipeline,
   type PipelineOptions,
   queueAttributes,
   stuckRounds,
-} from "@mcp-pipeline/local-pipeline";
+} from "@mcp-pipeline/local-runtime";
 import { type EnvironmentSettings, resourceNames } from "@mcp-pipeline/settings";
 import { type DoorCounts, startDynamoDbDoor, startS3Door } from "./doors.js";
 import { type InvocationFaultCounts, invocationFaults } from "./injector.js";

@@ -4,8 +4,7 @@
  * The dlq-redrive function is spared: it is the recovery path that the ledger's replay relies on, and
  * its own retries are SQS's (docs/aws-semantics.md §2.3), which the workers' faults exercise already.
  */
-import type { InvokeResult } from "@mcp-pipeline/local-esm";
-import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
+import type { FunctionName, InvokeFunction, InvokeResult } from "@mcp-pipeline/local-runtime";
 import { sleep } from "@mcp-pipeline/retry";
 import type { FaultPlan } from "./plan.js";
 

@@ -1,5 +1,5 @@
 import type { SendMessageBatchRequestEntry } from "@aws-sdk/client-sqs";
-import type { JobItem } from "@mcp-pipeline/local-pipeline";
+import type { JobItem } from "@mcp-pipeline/local-runtime";
 
 /** One send of a job: its position in the scenario's job list and which copy (a producer's resend). */
 export interface JobSend {

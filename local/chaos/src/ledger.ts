@@ -13,7 +13,7 @@
  * record given up by the Kinesis mapping leaves it for the on-failure destination (§1.6) without an
  * invocation when it is too old (§1.3, §9.1 item 4).
  */
-import type { DrainedMessage } from "@mcp-pipeline/local-pipeline";
+import type { DrainedMessage } from "@mcp-pipeline/local-runtime";
 import { CallEffects } from "./call-effects.js";
 import type { CallWrite, EmulatorErrorTouch, FaultTouch } from "./doors.js";
 import { FifoHolds } from "./fifo-holds.js";

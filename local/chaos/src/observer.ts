@@ -12,7 +12,7 @@
  */
 
 import { MARGIN_SHARE } from "@mcp-pipeline/batch";
-import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-pipeline";
+import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-runtime";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import { failureRangeOf } from "./failure-range.js";
 import type { Ledger } from "./ledger.js";

@@ -7,7 +7,7 @@
  * draws a run makes depends on timing too (a loaded machine batches more records into fewer
  * invocations), and a short run must still show every fault it asks for, not only on a fast machine.
  */
-import { buildScenario, type Scenario } from "@mcp-pipeline/local-pipeline";
+import { buildScenario, type Scenario } from "@mcp-pipeline/local-runtime";
 import { seededRandom } from "@mcp-pipeline/retry";
 
 /** Rates of the faults that hit requests and invocations while faults are on (each a fraction). */

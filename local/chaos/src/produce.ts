@@ -9,7 +9,7 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
-import type { JobItem } from "@mcp-pipeline/local-pipeline";
+import type { JobItem } from "@mcp-pipeline/local-runtime";
 import { sleep } from "@mcp-pipeline/retry";
 import type { Harness } from "./harness.js";
 import { type JobSend, jobMessage } from "./job-messages.js";

@@ -7,7 +7,7 @@
  * again after its replay (a stuck event released only at the second round, or one that met the faults
  * again) is quarantined again and replayed by the next round; so is a job dead-lettered again.
  */
-import { listGivenUp } from "@mcp-pipeline/local-pipeline";
+import { listGivenUp } from "@mcp-pipeline/local-runtime";
 import type { ReplaySummary, replayQuarantine } from "@mcp-pipeline/recovery";
 import { failureRangeOf } from "./failure-range.js";
 import type { Harness } from "./harness.js";

@@ -1,5 +1,5 @@
 /** The verdict as people read it (a pass/fail table) and as machines do (one JSON object). */
-import { describePartialSplits } from "@mcp-pipeline/local-pipeline";
+import { describePartialSplits } from "@mcp-pipeline/local-runtime";
 import { type ChaosResult, type RunPhases, RunVerdict, verdictOf } from "./run.js";
 import { TimeoutCause } from "./watchdog.js";
 

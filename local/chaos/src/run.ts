@@ -4,8 +4,7 @@
  * (settle.ts), recover as an operator would with the faults still on (recover.ts), read the end state
  * (final-state.ts) and judge (verdict.ts).
  */
-import type { PartialSplitAccounting } from "@mcp-pipeline/local-esm";
-import type { PartialSplits } from "@mcp-pipeline/local-pipeline";
+import type { PartialSplitAccounting, PartialSplits } from "@mcp-pipeline/local-runtime";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import type { JobDiagnostics } from "./diagnostics.js";

@@ -6,7 +6,7 @@
  * acknowledged them without their effect: the verdict names them; a run out of time only says so.
  */
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
-import { drainQueue } from "@mcp-pipeline/local-pipeline";
+import { drainQueue } from "@mcp-pipeline/local-runtime";
 import { sleep } from "@mcp-pipeline/retry";
 import { failureRangeOf } from "./failure-range.js";
 import type { Harness } from "./harness.js";

@@ -2,7 +2,7 @@
  * What terraform/modules declare for every resource of a kind, beyond an environment's settings: the
  * attributes of every queue (modules/queue/attributes.json) and the functions' log format
  * (modules/function/logging.json). Terraform reads the same files, so the local stack
- * (local/local-pipeline) creates its queues and runs its functions with these values, not copies.
+ * (local/runtime) creates its queues and runs its functions with these values, not copies.
  */
 
 import logging from "../../../terraform/modules/function/logging.json" with { type: "json" };
@@ -48,6 +48,6 @@ export const FUNCTION_LOGGING: FunctionLoggingDeclaration =
 
 /**
  * terraform/modules/function: `tracing_config { mode = "Active" }`, a literal there so that checkov sees
- * it (CKV_AWS_50); local/local-pipeline/test/integration/local-stack-parity.test.ts holds this to it.
+ * it (CKV_AWS_50); local/runtime/test/integration/local-stack-parity.test.ts holds this to it.
  */
 export const FUNCTION_TRACING_ACTIVE = true;

@@ -22,14 +22,14 @@ import {
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
 import {
+  EmulatorStack,
   ESM_SYSTEM_ATTRIBUTES,
-  type InvokeResult,
-  SqsEventSource,
+  emulatorClientOptions,
   toSqsEventRecord,
-} from "@mcp-pipeline/local-esm";
+} from "@mcp-pipeline/emulators";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/emulators/testing";
+import { type InvokeResult, SqsEventSource } from "@mcp-pipeline/local-runtime";
 import { testTools, wiredEnvironment } from "@mcp-pipeline/settings";
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { type ToolCallState, ToolCallStore, toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { dedupeTableDefinition, IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { createTools, inputValidators } from "@mcp-pipeline/tools";
@@ -50,7 +50,7 @@ export interface EsmInvocation {
   readonly result: WorkerResult;
 }
 
-/** Lambda's SQS event source mapping (local/local-esm) on a stack queue, invoking the worker's core. */
+/** Lambda's SQS event source mapping (local/runtime/src/esm) on a stack queue, invoking the worker's core. */
 export interface RunningEsm {
   /** Every invocation so far, in the order they ended. */
   readonly invocations: readonly EsmInvocation[];
@@ -316,7 +316,7 @@ export class WorkerStack {
   }
 
   /**
-   * Starts Lambda's SQS event source mapping (local/local-esm: its polling, deletion of what succeeded,
+   * Starts Lambda's SQS event source mapping (local/runtime/src/esm: its polling, deletion of what succeeded,
    * partial batch responses, §2) on `queue`, invoking the worker's core in process with `deps(n)` for the
    * n-th invocation (0-based), so a test can change a dependency between attempts. Stop it once the test
    * is done with the queue: a long poll still open on the server when it stops can take a message sent

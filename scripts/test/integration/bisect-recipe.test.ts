@@ -31,14 +31,16 @@ import { ListQueuesCommand } from "@aws-sdk/client-sqs";
 import { STSClient } from "@aws-sdk/client-sts";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { AwsJsonContentType, type RunningMoto, startMoto } from "@mcp-pipeline/emulators";
-import { KinesisEventSource, LocalFunction, PartialSplitAccounting } from "@mcp-pipeline/local-esm";
 import {
+  AwsJsonContentType,
   DoorAction,
   EmulatorStack,
   emulatorClientOptions,
+  type RunningMoto,
+  startMoto,
   startRequestDoor,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { KinesisEventSource, LocalFunction, PartialSplitAccounting } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Accounting,

@@ -15,22 +15,22 @@ import {
   LAMBDA_CREDENTIALS,
   withLiteralKeys,
 } from "@mcp-pipeline/bundler";
-import { unzip, unzipTo } from "@mcp-pipeline/local-esm";
-import { listQuarantine } from "@mcp-pipeline/recovery";
-import { readQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
+import {
+  createQueueWhenReady,
+  EmulatorStack,
+  emulatorClientOptions,
+  startSqsS3,
+} from "@mcp-pipeline/emulators";
 import {
   kinesisFailureRecord,
   lambdaContext,
   sqsRecord,
   TEST_ACCOUNT,
   TEST_REGION,
-} from "@mcp-pipeline/testing";
-import {
-  createQueueWhenReady,
-  EmulatorStack,
-  emulatorClientOptions,
-  startSqsS3,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators/testing";
+import { unzip, unzipTo } from "@mcp-pipeline/local-runtime";
+import { listQuarantine } from "@mcp-pipeline/recovery";
+import { readQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { dlqRedriveEnvironment } from "../../../functions/dlq-redrive/test/environment.ts";

@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recoverDrill } from "../../../local/local-pipeline/test/drill-recovery.ts";
+import { recoverDrill } from "../../../local/runtime/test/drill-recovery.ts";
 
 const root = join(import.meta.dirname, "../../..");
 

@@ -5,7 +5,7 @@
 // whether each function's role allows exactly these is checked after apply (npm run tf:check).
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { bundleAll } from "@mcp-pipeline/testing";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placeCalls } from "../../../tools/terraform/src/tf-check/permissions/function-permissions.ts";
 import {

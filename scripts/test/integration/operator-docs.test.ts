@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import { SERVE_HINT } from "@mcp-pipeline/local-pipeline";
+import { SERVE_HINT } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../../..");

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SERVE_HINT } from "@mcp-pipeline/local-pipeline";
+import { SERVE_HINT } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../../..");

@@ -16,8 +16,8 @@ import {
   processKinesisBatch,
   SchedulingRule,
 } from "@mcp-pipeline/batch";
+import { kinesisRecord } from "@mcp-pipeline/emulators/testing";
 import { seededRandom, sleep } from "@mcp-pipeline/retry";
-import { kinesisRecord } from "@mcp-pipeline/testing";
 import { spreadKeys as spread } from "./lib/keys.ts";
 import { describeMachine, machineNow } from "./lib/machine.ts";
 import { orderPreservingBoundMs } from "./lib/order.ts";

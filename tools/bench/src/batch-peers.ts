@@ -22,9 +22,9 @@ import {
   processPartialResponseSync,
 } from "@aws-lambda-powertools/batch";
 import { deadlineFromContext, kinesisBatchResponse, processKinesisBatch } from "@mcp-pipeline/batch";
+import { kinesisRecord, lambdaContext } from "@mcp-pipeline/emulators/testing";
 import { seededRandom, sleep } from "@mcp-pipeline/retry";
 import { TUNING } from "@mcp-pipeline/settings";
-import { kinesisRecord, lambdaContext } from "@mcp-pipeline/testing";
 import type { Context, KinesisStreamRecord } from "aws-lambda";
 import { spreadKeys, zipfKeys } from "./lib/keys.ts";
 import { describeMachine, machineNow } from "./lib/machine.ts";

@@ -4,7 +4,7 @@
  * 1. Each emulator alone, at the operations and sizes the pipeline uses, from SDK clients in this thread
  *    (as the mappings and the functions call them): requests and items per second, the CPU of the whole
  *    process per request, and how busy the emulator's own thread was (its event loop's active time).
- * 2. The local mappings alone (local/local-esm) against a no-op function: records and messages
+ * 2. The local mappings alone (local/runtime/src/esm) against a no-op function: records and messages
  *    delivered per second, and CPU per record.
  * 3. The whole pipeline (npm start's, tools/bench/src/local-pipeline.ts's run) on the default mix: inputs per
  *    second, CPU per input, the requests each emulator answered per input, the iterator age.
@@ -51,8 +51,7 @@ import {
   type EmulatorThread,
   startEmulators,
 } from "@mcp-pipeline/emulators";
-import { type InvokeResult, KinesisEventSource, SqsEventSource } from "@mcp-pipeline/local-esm";
-import { parseCli } from "@mcp-pipeline/local-pipeline";
+import { type InvokeResult, KinesisEventSource, parseCli, SqsEventSource } from "@mcp-pipeline/local-runtime";
 import { type EnvironmentSettings, loadSettings } from "@mcp-pipeline/settings";
 import { writeGeneratedPart } from "./lib/write-page.ts";
 import { once as runPipelineOnce } from "./local-pipeline.ts";

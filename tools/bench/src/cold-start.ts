@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { onDemandTable } from "@mcp-pipeline/aws";
 import { bundleFunction } from "@mcp-pipeline/bundler";
-import { unzipTo } from "@mcp-pipeline/local-esm";
+import { unzipTo } from "@mcp-pipeline/local-runtime";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { Stack, startedRecords } from "../../../functions/processor/test/stack.ts";
 import { writePage } from "./lib/write-page.ts";

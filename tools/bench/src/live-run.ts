@@ -1,7 +1,7 @@
 /**
  * One run of the default `npm start` scenario for the processor benchmark: the whole local pipeline
  * (function bundles from dist/ in their sandboxes, the local ESMs, the emulators), with the processor's
- * DynamoDB requests counted at the proxy in front of the emulator (local/local-pipeline/src/processor-traffic.ts),
+ * DynamoDB requests counted at the proxy in front of the emulator (local/runtime/src/pipeline/processor-traffic.ts),
  * and afterwards the stream as the run left it, read from TRIM_HORIZON shard by shard.
  */
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import {
   runScenario,
   type Summary,
   stuckWrites,
-} from "@mcp-pipeline/local-pipeline";
+} from "@mcp-pipeline/local-runtime";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 
 /** A record of the stream, as GetRecords returned it. */

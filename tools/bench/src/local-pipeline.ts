@@ -23,7 +23,7 @@ import {
   runScenario,
   type Summary,
   stuckWrites,
-} from "@mcp-pipeline/local-pipeline";
+} from "@mcp-pipeline/local-runtime";
 import { loadSettings } from "@mcp-pipeline/settings";
 import { writeGeneratedPart } from "./lib/write-page.ts";
 

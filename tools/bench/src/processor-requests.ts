@@ -39,15 +39,15 @@ import {
   messageOf,
   type ToolCallLifecycleEvent,
 } from "@mcp-pipeline/contracts";
-import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-pipeline";
+import { emulatorClientOptions, startDynamoDb, startSqsS3 } from "@mcp-pipeline/emulators";
+import { kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/emulators/testing";
+import { type ProcessorTrafficCounts, parseCli } from "@mcp-pipeline/local-runtime";
 import {
   kinesisSourceOf,
   type QuarantineReason,
   writeQuarantineRecord,
 } from "@mcp-pipeline/recovery/quarantine";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { kinesisRecord, lambdaContext, type RequestCounter } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, startDynamoDb, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import {
   foldEvents,
   type ToolCallState,
@@ -626,11 +626,11 @@ ${machine}, shared with other jobs. Two measurements: the processor inside a liv
 
 ## Live: the default \`npm start\` scenario
 
-The whole local pipeline (local/local-pipeline: the function bundles from dist/ in their sandboxes, the local event
+The whole local pipeline (local/runtime: the function bundles from dist/ in their sandboxes, the local event
 source mappings, the emulators), the default scenario (\`npm start\` without options; only the deadline is
 ${LIVE_TIMEOUT_SECONDS} s instead of 100${devRun.timeScale === DEFAULT_TIME_SCALE ? "" : `, and durations are ÷${devRun.timeScale} instead of ÷${DEFAULT_TIME_SCALE} (\`--time-scale ${devRun.timeScale}\`): at ÷${DEFAULT_TIME_SCALE} the processor's timeout is ${settings.processor.timeout_seconds / DEFAULT_TIME_SCALE} s, which invocations overran on this machine while other jobs loaded it`}). The processor reaches DynamoDB only through a loopback proxy in
-front of dynalite (local/local-pipeline/src/pipeline.ts, the one that injects \`--stuck-rate\` faults): every request it
-forwards is counted, by operation (local/local-pipeline/src/processor-traffic.ts). Requests the injected fault answered
+front of dynalite (local/runtime/src/pipeline/pipeline.ts, the one that injects \`--stuck-rate\` faults): every request it
+forwards is counted, by operation (local/runtime/src/pipeline/processor-traffic.ts). Requests the injected fault answered
 never reached DynamoDB and are counted apart. A stream record handed to the processor is new the first
 time (by eventID, \`shardId:sequenceNumber\`) and a redelivery after that (a retried or bisected batch,
 §1.4). The processor receives the scenario's records **and the workers' own lifecycle events**: the tool and

@@ -218,7 +218,7 @@ export async function bundleFunction(
   functionDir: string,
   outDir: string,
   options: {
-    /** Plugins run before the bundler's own: a test's patch of a source file (local/testing's sabotage). */
+    /** Plugins run before the bundler's own: a test's patch of a source file (the emulators' test kit's sabotage). */
     readonly plugins?: readonly Plugin[];
   } = {},
 ): Promise<{ name: string; codeBytes: number }> {

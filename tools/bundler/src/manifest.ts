@@ -1,7 +1,7 @@
 /**
  * dist/manifest.json: what `npm run build` writes beside the zips (scripts/lib/artifacts.ts), what Terraform
  * deploys (each function's `handler`, `runtime` and `source_code_hash` come from it) and what the local
- * runtime runs (local/local-pipeline reads the handler and the runtime from it, and holds each zip to its
+ * runtime runs (local/runtime reads the handler and the runtime from it, and holds each zip to its
  * hash). No imports beyond Node's: the local runtime reads it without loading esbuild.
  */
 import { createHash } from "node:crypto";

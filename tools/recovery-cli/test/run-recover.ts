@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import { SetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { CURRENT_SPEC_VERSION, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import { type EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
+import { type EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/emulators";
 import { main } from "../src/index.js";
 
 export interface Run {

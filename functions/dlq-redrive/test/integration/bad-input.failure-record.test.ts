@@ -5,7 +5,7 @@ import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { decodeFailureRecord } from "@mcp-pipeline/recovery";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
 import {
   assertNoPrototypePollution,
   asText,
@@ -20,8 +20,8 @@ import {
   sqsRecord,
   TEST_ACCOUNT,
   TEST_REGION,
-} from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators/testing";
+import { decodeFailureRecord } from "@mcp-pipeline/recovery";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**

@@ -8,13 +8,18 @@ import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { captureOutput, kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
   createQueueWhenReady,
   EmulatorStack,
   emulatorClientOptions,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import {
+  captureOutput,
+  kinesisFailureRecord,
+  lambdaContext,
+  sqsRecord,
+} from "@mcp-pipeline/emulators/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { manualActionSchema } from "../../src/config.js";
 import { handler } from "../../src/index.js";

@@ -4,13 +4,13 @@ import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { consumerHandler, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
-import { lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createQueueWhenReady,
   emulatorClientOptions,
   type RunningEmulator,
   startSqsS3,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { lambdaContext, sqsRecord } from "@mcp-pipeline/emulators/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { dlqRedriveConfigSchema } from "../../src/config.js";
 import {

@@ -11,7 +11,7 @@ import {
   kinesisRecordWithRawData,
   lambdaContext,
   lifecycleEventShape,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallEvents } from "../../src/core.js";
 import { Stack } from "../stack.js";

@@ -9,8 +9,8 @@
 import { ProvisionedThroughputExceededException } from "@aws-sdk/client-dynamodb";
 import type { PartialBatchResponse } from "@mcp-pipeline/batch";
 import { decodeLifecycleEvent } from "@mcp-pipeline/contracts";
+import { lambdaContext } from "@mcp-pipeline/emulators/testing";
 import { seededRandom } from "@mcp-pipeline/retry";
-import { lambdaContext } from "@mcp-pipeline/testing";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import type { KinesisStreamRecord } from "aws-lambda";
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-import { captureOutput, lambdaContext } from "@mcp-pipeline/testing";
+import { captureOutput, lambdaContext } from "@mcp-pipeline/emulators/testing";
 import type { KinesisStreamEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../stack.js";

@@ -1,5 +1,5 @@
+import { captureOutput, lambdaContext, nestedObjects } from "@mcp-pipeline/emulators/testing";
 import { UNKNOWN_PARTITION_KEY } from "@mcp-pipeline/recovery/quarantine";
-import { captureOutput, lambdaContext, nestedObjects } from "@mcp-pipeline/testing";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Stack, startedRecords } from "../stack.js";

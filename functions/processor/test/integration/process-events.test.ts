@@ -1,6 +1,6 @@
 import { decodeLifecycleEvent, TransientError } from "@mcp-pipeline/contracts";
+import { kinesisRecord, lambdaContext, sequenceNumber } from "@mcp-pipeline/emulators/testing";
 import { seededRandom } from "@mcp-pipeline/retry";
-import { kinesisRecord, lambdaContext, sequenceNumber } from "@mcp-pipeline/testing";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {

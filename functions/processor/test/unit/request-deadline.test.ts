@@ -5,7 +5,7 @@
 import type { RequestOptions } from "@mcp-pipeline/aws";
 import { InvocationDeadlineError, ItemStatus, NotStartedReason } from "@mcp-pipeline/batch";
 import type { ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
-import { kinesisRecord, lambdaContext, untilAborted } from "@mcp-pipeline/testing";
+import { kinesisRecord, lambdaContext, untilAborted } from "@mcp-pipeline/emulators/testing";
 import type { CallCache, Folded, ToolCallStore } from "@mcp-pipeline/tool-calls";
 import { describe, expect, it } from "vitest";
 import { type ProcessorDeps, processToolCallEvents } from "../../src/core.js";

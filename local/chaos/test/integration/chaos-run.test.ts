@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundleAll, captureStreams } from "@mcp-pipeline/emulators/testing";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll, captureStreams } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main, TIMED_OUT } from "../../src/cli.js";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES } from "../../src/plan.js";

@@ -1,7 +1,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { createQueueWhenReady } from "@mcp-pipeline/emulators";
-import type { JobItem } from "@mcp-pipeline/local-pipeline";
-import { sqsSuite } from "@mcp-pipeline/testing/sqs-suite";
+import { sqsSuite } from "@mcp-pipeline/emulators/sqs-suite";
+import type { JobItem } from "@mcp-pipeline/local-runtime";
 import { describe, expect, it } from "vitest";
 import { type JobSend, jobMessage } from "../../src/job-messages.js";
 import { Ledger } from "../../src/ledger.js";

@@ -1,7 +1,11 @@
 import { OrderingMode, putRecords } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { createStreamWhenActive, type RunningEmulator, startKinesis } from "@mcp-pipeline/emulators";
-import { type InvokeResult, KinesisEventSource, type KinesisFailureRecord } from "@mcp-pipeline/local-esm";
+import {
+  type InvokeResult,
+  KinesisEventSource,
+  type KinesisFailureRecord,
+} from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ledger } from "../../src/ledger.js";
 import { observeInvocations } from "../../src/observer.js";

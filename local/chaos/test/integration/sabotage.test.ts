@@ -5,9 +5,9 @@
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { bundleAll, type FunctionName, type SourcePatch } from "@mcp-pipeline/emulators/testing";
 import { replayQuarantine } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll, type FunctionName, type SourcePatch } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPlan, type ChaosOptions, DEFAULT_RATES, type FaultRates } from "../../src/plan.js";
 import type { Replay } from "../../src/recover.js";

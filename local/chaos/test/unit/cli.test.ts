@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UsageError } from "@mcp-pipeline/cli";
-import { captureStreams } from "@mcp-pipeline/testing";
+import { captureStreams } from "@mcp-pipeline/emulators/testing";
 import { describe, expect, it } from "vitest";
 import { main, parseCli, prepareDiagnosticsFile, USAGE } from "../../src/cli.js";
 import { DEFAULT_RATES } from "../../src/plan.js";

@@ -1,4 +1,4 @@
-import { buildScenario, type StreamItem } from "@mcp-pipeline/local-pipeline";
+import { buildScenario, type StreamItem } from "@mcp-pipeline/local-runtime";
 import { applyEvent, type ToolCallState } from "@mcp-pipeline/tool-calls";
 import { describe, expect, it } from "vitest";
 import { putEventOf } from "../../src/ledger.js";

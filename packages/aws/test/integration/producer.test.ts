@@ -5,7 +5,6 @@ import {
   ListShardsCommand,
   PutRecordsCommand,
 } from "@aws-sdk/client-kinesis";
-import { untilAborted } from "@mcp-pipeline/testing";
 import {
   createStreamWhenActive,
   emulatorClientOptions,
@@ -14,7 +13,8 @@ import {
   type RunningEmulator,
   startKinesisEndpoint,
   startKinesisFaultProxy,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { untilAborted } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   OrderingMode,

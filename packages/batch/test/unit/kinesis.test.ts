@@ -1,4 +1,4 @@
-import { kinesisRecord, sequenceNumber } from "@mcp-pipeline/testing";
+import { kinesisRecord, sequenceNumber } from "@mcp-pipeline/emulators/testing";
 import type { KinesisStreamRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { ItemStatus, kinesisBatchResponse, NotStartedReason, processKinesisBatch } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import { kinesisRecord, sequenceNumber, sqsRecord } from "@mcp-pipeline/testing";
+import { kinesisRecord, sequenceNumber, sqsRecord } from "@mcp-pipeline/emulators/testing";
 import type { KinesisStreamRecord, SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import {

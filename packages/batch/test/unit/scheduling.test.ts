@@ -1,4 +1,4 @@
-import { kinesisRecord } from "@mcp-pipeline/testing";
+import { kinesisRecord } from "@mcp-pipeline/emulators/testing";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkpointProgress, type Deadline, processKinesisBatch, SchedulingRule } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import { sqsRecord } from "@mcp-pipeline/testing";
+import { sqsRecord } from "@mcp-pipeline/emulators/testing";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,4 @@
-import { kinesisRecord, sqsRecord } from "@mcp-pipeline/testing";
+import { kinesisRecord, sqsRecord } from "@mcp-pipeline/emulators/testing";
 import { describe, expect, it } from "vitest";
 import {
   decodeRecord,

@@ -2,13 +2,7 @@ import { GetRecordsCommand, GetShardIteratorCommand, type KinesisClient } from "
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import {
-  QUARANTINE_FORMAT_VERSION,
-  type QuarantineRecord,
-  quarantineKeyFor,
-  readQuarantineRecord,
-  writeQuarantineRecord,
-} from "@mcp-pipeline/recovery/quarantine";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
 import {
   assertNoPrototypePollution,
   type BadInput,
@@ -17,8 +11,14 @@ import {
   badInputTable,
   KINESIS_RECORD_MAX_BYTES,
   TEST_STREAM_ARN,
-} from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators/testing";
+import {
+  QUARANTINE_FORMAT_VERSION,
+  type QuarantineRecord,
+  quarantineKeyFor,
+  readQuarantineRecord,
+  writeQuarantineRecord,
+} from "@mcp-pipeline/recovery/quarantine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countQuarantine, listQuarantine, replayQuarantine, scanQuarantine } from "../../src/index.js";
 

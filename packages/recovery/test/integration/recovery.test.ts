@@ -20,9 +20,6 @@ import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
-import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
   createQueueWhenReady,
@@ -35,7 +32,10 @@ import {
   startSqsLaggingCountProxy,
   startSqsS3,
   TrimmedStart,
-} from "@mcp-pipeline/testing/emulators";
+  toSqsEventRecord,
+} from "@mcp-pipeline/emulators";
+import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/emulators/testing";
+import { readQuarantineRecord, writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   countMessages,

@@ -6,14 +6,14 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { startMotoServer } from "@mcp-pipeline/testing";
 import {
   createQueueWhenReady,
   EmulatorStack,
   emulatorClientOptions,
   type RunningEmulator,
   startSqsS3,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { startMotoServer } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CheckStatus,

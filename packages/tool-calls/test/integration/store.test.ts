@@ -1,7 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
 import type { ToolCallLifecycleEvent, ToolCallStarted } from "@mcp-pipeline/contracts";
-import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
 import {
   createTableWhenActive,
   DoorAction,
@@ -9,7 +8,8 @@ import {
   type RunningEmulator,
   startDynamoDbEndpoint,
   startRequestDoor,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { countRequests, type RequestCounter } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type CallCache,

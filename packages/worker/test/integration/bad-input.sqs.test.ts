@@ -12,7 +12,7 @@ import {
   lambdaContext,
   sqsRecord,
   toolCallJobShape,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs, QueueMode } from "../../src/index.js";

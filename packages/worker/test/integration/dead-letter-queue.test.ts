@@ -1,5 +1,5 @@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { lambdaContext } from "@mcp-pipeline/emulators/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type DeadLetterModule, lazyDeadLetterQueue, processToolCallJobs } from "../../src/index.js";
 import { body, job, WorkerStack } from "../stack.js";

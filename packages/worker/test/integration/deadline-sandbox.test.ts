@@ -1,13 +1,13 @@
-// The tool-worker's bundle in a local Lambda sandbox that enforces its timeout (local/local-esm: an
+// The tool-worker's bundle in a local Lambda sandbox that enforces its timeout (local/runtime/src/esm: an
 // overrun is "Task timed out" and the sandbox is destroyed), with its DynamoDB behind a door that applies
 // one call's write and never answers it. The invocation still answers in time: that job is reported
 // (§2.3), the others are done. Its redelivery finds the write that was applied and publishes that outcome
 // instead of running the tool again (docs/idempotency.md "Requests cut off by the deadline").
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type InvokeResult, LocalFunction, unzipTo } from "@mcp-pipeline/local-esm";
-import { bundleAll } from "@mcp-pipeline/testing";
-import { DoorAction, type RequestDoor, startRequestDoor } from "@mcp-pipeline/testing/emulators";
+import { DoorAction, type RequestDoor, startRequestDoor } from "@mcp-pipeline/emulators";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
+import { type InvokeResult, LocalFunction, unzipTo } from "@mcp-pipeline/local-runtime";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { body, job, WorkerStack } from "../stack.js";
 

@@ -1,5 +1,5 @@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import { lambdaContext, nestedObjects } from "@mcp-pipeline/testing";
+import { lambdaContext, nestedObjects } from "@mcp-pipeline/emulators/testing";
 import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs, QueueMode } from "../../src/index.js";

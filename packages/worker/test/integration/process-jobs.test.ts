@@ -4,9 +4,13 @@ import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from "@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
 import { TransientError } from "@mcp-pipeline/contracts";
-import { ESM_SYSTEM_ATTRIBUTES, toSqsEventRecord } from "@mcp-pipeline/local-esm";
-import { lambdaContext, startMotoServer } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
+import {
+  ESM_SYSTEM_ATTRIBUTES,
+  emulatorClientOptions,
+  type RunningEmulator,
+  toSqsEventRecord,
+} from "@mcp-pipeline/emulators";
+import { lambdaContext, startMotoServer } from "@mcp-pipeline/emulators/testing";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tools/registry";
 import { compileWithAjv } from "@mcp-pipeline/tools/registry/ajv";
 import type { SQSRecord } from "aws-lambda";

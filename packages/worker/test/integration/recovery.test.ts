@@ -1,6 +1,6 @@
 import { PermanentError } from "@mcp-pipeline/contracts";
-import { lambdaContext } from "@mcp-pipeline/testing";
-import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/testing/emulators";
+import { DoorAction, startFaultProxy, startRequestDoor } from "@mcp-pipeline/emulators";
+import { lambdaContext } from "@mcp-pipeline/emulators/testing";
 import { IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { defineTool, ToolRegistry, toolRunIdempotencyKey } from "@mcp-pipeline/tools/registry";
 import { compileWithAjv } from "@mcp-pipeline/tools/registry/ajv";

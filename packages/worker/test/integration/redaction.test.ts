@@ -1,5 +1,5 @@
 import { DeadLetterAttribute } from "@mcp-pipeline/aws";
-import { lambdaContext } from "@mcp-pipeline/testing";
+import { lambdaContext } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { processToolCallJobs } from "../../src/index.js";
 import { body, job, WorkerStack } from "../stack.js";

@@ -1,4 +1,4 @@
-// The retry backoff end to end: Lambda's SQS event source mapping (local/local-esm) on fauxqs, the
+// The retry backoff end to end: Lambda's SQS event source mapping (local/runtime/src/esm) on fauxqs, the
 // worker's core, and its ChangeMessageVisibilityBatch on the source queue. The queues hide a message
 // for 15 minutes, far past the wait bound: a job that comes back within it came back after its backoff
 // (§2.6), not after the visibility timeout (§2.3). What is asserted is the receive count, not a time.

@@ -1,6 +1,7 @@
 // The retry backoff's policy (src/redelivery-backoff.ts): pure, so its values are tables and properties.
+
+import { sqsRecord } from "@mcp-pipeline/emulators/testing";
 import { seededRandom } from "@mcp-pipeline/retry";
-import { sqsRecord } from "@mcp-pipeline/testing";
 import type { SQSRecord } from "aws-lambda";
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";

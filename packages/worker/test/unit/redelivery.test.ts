@@ -9,7 +9,7 @@ import {
   requestDeadlines,
 } from "@mcp-pipeline/batch";
 import { TransientError } from "@mcp-pipeline/contracts";
-import { sqsRecord } from "@mcp-pipeline/testing";
+import { sqsRecord } from "@mcp-pipeline/emulators/testing";
 import type { SQSRecord } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { backOffRedeliveries, lazyChangeVisibility, type Redelivery } from "../../src/redelivery.js";

@@ -17,7 +17,7 @@ import { putAllRecords } from "@mcp-pipeline/aws";
 import { sendToDeadLetterQueue } from "@mcp-pipeline/aws/sqs-client";
 import { DeadlineStage, InvocationDeadlineError, ItemStatus, NotStartedReason } from "@mcp-pipeline/batch";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEventRecord, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import { lambdaContext, sdkAbortError, sqsRecord, untilAborted } from "@mcp-pipeline/testing";
+import { lambdaContext, sdkAbortError, sqsRecord, untilAborted } from "@mcp-pipeline/emulators/testing";
 import { ToolCallStore } from "@mcp-pipeline/tool-calls";
 import { IdempotencyStore } from "@mcp-pipeline/tool-calls/idempotency";
 import { defineTool, ToolRegistry } from "@mcp-pipeline/tools/registry";

@@ -2,8 +2,9 @@
  * Counts DynamoDB requests at the emulator's door: a loopback proxy in front of it that sees every HTTP
  * request a client sends (an SDK retry included, which a client-side counter sees once), by operation.
  */
-import type { RequestCounter } from "@mcp-pipeline/testing";
-import { type RunningEmulator, startFaultProxy } from "@mcp-pipeline/testing/emulators";
+
+import { type RunningEmulator, startFaultProxy } from "@mcp-pipeline/emulators";
+import type { RequestCounter } from "@mcp-pipeline/emulators/testing";
 
 export interface EmulatorCounter {
   /** Point the clients to count at this endpoint. */

@@ -5,8 +5,8 @@
  * call), and some records are sent twice, as a producer retry would.
  */
 import { encodeLifecycleEventRecord, type ToolCallLifecycleEvent } from "@mcp-pipeline/contracts";
+import { kinesisRecord } from "@mcp-pipeline/emulators/testing";
 import { seededRandom } from "@mcp-pipeline/retry";
-import { kinesisRecord } from "@mcp-pipeline/testing";
 import type { KinesisStreamRecord } from "aws-lambda";
 
 export interface WorkloadOptions {

@@ -4,7 +4,7 @@ import {
   emulatorClientOptions,
   type RunningEmulator,
   startDynamoDb,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countAtEmulator, type EmulatorCounter } from "../../src/lib/emulator-counter.ts";
 

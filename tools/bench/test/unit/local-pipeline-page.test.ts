@@ -20,7 +20,7 @@ vi.mock("node:os", async (original) => ({
   loadavg: () => [3.25, 2, 1.5],
 }));
 
-vi.mock("@mcp-pipeline/local-pipeline", async (original) => {
+vi.mock("@mcp-pipeline/local-runtime", async (original) => {
   class StandInPipeline {
     #requested = false;
     async start(): Promise<void> {}
@@ -38,7 +38,7 @@ vi.mock("@mcp-pipeline/local-pipeline", async (original) => {
     }
   }
   return {
-    ...(await original<typeof import("@mcp-pipeline/local-pipeline")>()),
+    ...(await original<typeof import("@mcp-pipeline/local-runtime")>()),
     LocalPipeline: StandInPipeline,
     buildScenario: () => ({}),
     runScenario: async (

@@ -1,8 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { main as npmStart, parseCli } from "@mcp-pipeline/local-pipeline";
-import { main as recover } from "@mcp-pipeline/recovery-cli";
-import { main as lintConfig } from "@mcp-pipeline/terraform/config-lint";
 import {
   assertNoPrototypePollution,
   type BadInput,
@@ -10,12 +7,15 @@ import {
   badArguments,
   badInputTable,
   captureStreams,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
+import { main as npmStart, parseCli } from "@mcp-pipeline/local-runtime";
+import { main as recover } from "@mcp-pipeline/recovery-cli";
+import { main as lintConfig } from "@mcp-pipeline/terraform/config-lint";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
  * Command-line arguments, the boundary every CLI shares through @mcp-pipeline/cli (issue 13 §4): `npm start`
- * (local/local-pipeline), `npm run recover` (tools/recovery-cli) and `npm run lint:config`
+ * (local/runtime), `npm run recover` (tools/recovery-cli) and `npm run lint:config`
  * (tools/terraform/src/config-lint, tools/terraform/bin/lint-config.ts). Every bad command line of the corpus is
  * refused with exit status 2, a short message on stderr naming the option, nothing on stdout, and no request
  * to AWS: every endpoint points at a server that counts what reaches it.

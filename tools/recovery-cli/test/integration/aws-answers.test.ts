@@ -13,10 +13,10 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { createQueueWhenReady, type RunningEmulator } from "@mcp-pipeline/emulators";
+import { startMotoServer } from "@mcp-pipeline/emulators/testing";
 import { countMessages } from "@mcp-pipeline/recovery";
 import { QUEUE_KEYS, resourceNames } from "@mcp-pipeline/settings";
-import { startMotoServer } from "@mcp-pipeline/testing";
-import { createQueueWhenReady, type RunningEmulator } from "@mcp-pipeline/testing/emulators";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pipelineStatus } from "../../src/index.js";

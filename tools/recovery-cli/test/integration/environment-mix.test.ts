@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/emulators";
 import { countMessages } from "@mcp-pipeline/recovery";
-import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, stackEnvironment, statsJob } from "../run-recover.js";
 

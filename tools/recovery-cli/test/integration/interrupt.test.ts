@@ -7,9 +7,9 @@ import { DeadLetterAttribute } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
 import { countMessages, InterruptedError } from "@mcp-pipeline/recovery";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { interposed, recover, redrivablePair, stackEnvironment, statsJob } from "../run-recover.js";
 

@@ -7,10 +7,14 @@ import {
   type SQSClient,
 } from "@aws-sdk/client-sqs";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
+import {
+  emulatorClientOptions,
+  type RunningEmulator,
+  startSqsS3,
+  toSqsEventRecord,
+} from "@mcp-pipeline/emulators";
+import { captureStreams } from "@mcp-pipeline/emulators/testing";
 import { countMessages } from "@mcp-pipeline/recovery";
-import { captureStreams } from "@mcp-pipeline/testing";
-import { emulatorClientOptions, type RunningEmulator, startSqsS3 } from "@mcp-pipeline/testing/emulators";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/index.js";
 

@@ -7,9 +7,13 @@ import {
 } from "@aws-sdk/client-sqs";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { sendToDeadLetterQueue, sqsClient } from "@mcp-pipeline/aws/sqs-client";
-import { toSqsEventRecord } from "@mcp-pipeline/local-esm";
+import {
+  EmulatorStack,
+  emulatorClientOptions,
+  type StackQueue,
+  toSqsEventRecord,
+} from "@mcp-pipeline/emulators";
 import { countMessages, InterruptedError, peekMessages } from "@mcp-pipeline/recovery";
-import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { triage } from "../../src/index.js";
 import { recover, stackEnvironment } from "../run-recover.js";

@@ -13,10 +13,10 @@ import {
 } from "@aws-sdk/client-s3";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
+import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/emulators";
+import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/emulators/testing";
 import { rereadRange, storeFailureRecords } from "@mcp-pipeline/recovery";
 import { QUARANTINE_FORMAT_VERSION, writeQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
-import { kinesisFailureRecord, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
-import { EmulatorStack, emulatorClientOptions } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { interposed, recover, stackEnvironment } from "../run-recover.js";
 

@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { EmulatorStack } from "@mcp-pipeline/testing/emulators";
+import { EmulatorStack } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, stackEnvironment } from "../run-recover.js";
 

@@ -1,8 +1,8 @@
 import { DynamoDBClient, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/emulators";
 import { InterruptedError } from "@mcp-pipeline/recovery";
-import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { toolCallsTableDefinition } from "@mcp-pipeline/tool-calls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitingGroups } from "../../src/fifo-groups.js";

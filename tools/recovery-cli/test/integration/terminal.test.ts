@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { sqsClient } from "@mcp-pipeline/aws/sqs-client";
+import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/emulators";
 import { countMessages } from "@mcp-pipeline/recovery";
-import { EmulatorStack, emulatorClientOptions, type StackQueue } from "@mcp-pipeline/testing/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redrivablePair, stackEnvironment } from "../run-recover.js";
 

@@ -4,10 +4,10 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { PutRecordsCommand } from "@aws-sdk/client-kinesis";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { CURRENT_SPEC_VERSION, encodeLifecycleEvent, encodeToolCallJob } from "@mcp-pipeline/contracts";
-import { LocalPipeline, STUCK_PREFIX, stuckWrites } from "@mcp-pipeline/local-pipeline";
+import { bundleAll } from "@mcp-pipeline/emulators/testing";
+import { LocalPipeline, STUCK_PREFIX, stuckWrites } from "@mcp-pipeline/local-runtime";
 import { listQuarantine, peekMessages } from "@mcp-pipeline/recovery";
 import { loadSettings } from "@mcp-pipeline/settings";
-import { bundleAll } from "@mcp-pipeline/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recover, statsJob } from "../run-recover.js";
 
@@ -73,7 +73,7 @@ beforeAll(async () => {
     processorDynamoDbFault: stuckWrites,
   });
   await pipeline.start();
-  // What `npm start -- --serve` prints (local/local-pipeline/src/serve-env.ts).
+  // What `npm start -- --serve` prints (local/runtime/src/pipeline/serve-env.ts).
   env = {
     AWS_REGION: pipeline.region,
     AWS_ACCESS_KEY_ID: "local",

@@ -1,4 +1,4 @@
-import { captureStreams } from "@mcp-pipeline/testing";
+import { captureStreams } from "@mcp-pipeline/emulators/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/index.js";
 

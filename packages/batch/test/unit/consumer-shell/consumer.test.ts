@@ -1,7 +1,7 @@
 import { processSqsBatch, sqsBatchResponse } from "@mcp-pipeline/batch";
 import { TransientError } from "@mcp-pipeline/contracts";
 import * as s from "@mcp-pipeline/contracts/light-schema";
-import { captureOutput, lambdaContext, sqsRecord } from "@mcp-pipeline/testing";
+import { captureOutput, lambdaContext, sqsRecord } from "@mcp-pipeline/emulators/testing";
 import type { Context, SQSRecord } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {

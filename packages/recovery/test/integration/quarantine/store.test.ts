@@ -1,12 +1,12 @@
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
-import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/testing";
 import {
   createBucketWhenReady,
   emulatorClientOptions,
   type RunningEmulator,
   startSqsS3Endpoint,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { kinesisRecord, kinesisRecordWithRawData } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   InvalidQuarantineRecordError,

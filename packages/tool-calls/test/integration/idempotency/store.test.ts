@@ -1,7 +1,6 @@
 import { DescribeTimeToLiveCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
-import { countRequests, type RequestCounter } from "@mcp-pipeline/testing";
 import {
   createTableWhenActive,
   DoorAction,
@@ -12,7 +11,8 @@ import {
   startDynamoDb,
   startDynamoDbFidelityProxy,
   startRequestDoor,
-} from "@mcp-pipeline/testing/emulators";
+} from "@mcp-pipeline/emulators";
+import { countRequests, type RequestCounter } from "@mcp-pipeline/emulators/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AlreadyInProgressError,

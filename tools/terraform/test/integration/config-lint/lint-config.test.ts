@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { captureStreams } from "@mcp-pipeline/emulators/testing";
 import { type EnvironmentSettings, loadSettings, settingsFile } from "@mcp-pipeline/settings";
-import { captureStreams } from "@mcp-pipeline/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   LiveReadProblem,

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
 import {
   assertNoPrototypePollution,
   type BadInput,
@@ -11,7 +10,8 @@ import {
   badInputTable,
   captureStreams,
   KINESIS_RECORD_MAX_BYTES,
-} from "@mcp-pipeline/testing";
+} from "@mcp-pipeline/emulators/testing";
+import { loadSettings, SettingsError, settingsFile } from "@mcp-pipeline/settings";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../../src/config-lint/index.js";
 
