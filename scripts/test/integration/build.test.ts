@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -275,6 +275,31 @@ describe("function artifacts", () => {
     await expect(bundleFunction(dir, join(dir, "dist"))).rejects.toThrow(
       "two-copies: the bundle carries two copies of tiny (node_modules/, lib/node_modules/): pin the workspaces' version in the root package.json so that npm installs one copy",
     );
+  });
+
+  it("name no folder of the machine that built them, so any checkout builds the same zips", async () => {
+    // esbuild hashes a chunk's source map into its name: a path of this checkout in a rewritten module's
+    // source (tools/bundler/src/direct-imports.ts) gave the same commit other chunk names, and other zips,
+    // in another folder.
+    const out = join(work, "paths");
+    await bundleFunction(processorDir, out);
+    const root = join(import.meta.dirname, "../../..");
+    const files = (await readdir(out, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
+    const naming: string[] = [];
+    for (const file of files) {
+      const path = join(file.parentPath, file.name);
+      // A map's `sources` are relative to the output folder, which is outside the repository here.
+      const text = path.endsWith(".zip")
+        ? [...unzip(await readFile(path)).values()]
+            .map((entry) => entry.content.toString("latin1"))
+            .join("\n")
+        : path.endsWith(".map")
+          ? JSON.stringify(JSON.parse(await readFile(path, "utf8")).sourcesContent)
+          : await readFile(path, "latin1");
+      if (text.includes(root)) naming.push(path.slice(out.length + 1));
+    }
+    expect(files.some((f) => f.name.endsWith(".map"))).toBe(true);
+    expect(naming).toEqual([]);
   });
 
   it("are byte-identical when built twice from the same sources", async () => {

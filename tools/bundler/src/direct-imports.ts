@@ -14,7 +14,7 @@
  * exist once whichever way a module imports them.
  */
 import { readFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import type { PluginBuild } from "esbuild";
 
 /**
@@ -63,6 +63,17 @@ interface Barrel {
 export const OWN_HALF = "?barrel-own";
 
 /**
+ * `target` as a specifier relative to `importer`. A rewritten module's source goes into the source map
+ * (sourcesContent), which esbuild hashes into the chunk names: an absolute path there made the same commit
+ * build to other chunk names, and other zips, in every other checkout folder, and put the machine's path in
+ * the maps. Relative to the importer, it is the same wherever the repository is.
+ */
+export function specifierFrom(importer: string, target: string): string {
+  const path = relative(dirname(importer), target).split(sep).join("/");
+  return path.startsWith("../") ? path : `./${path}`;
+}
+
+/**
  * Resolves the own halves of barrels on `build` and returns the rewrite of an SDK module's source: its
  * named imports and re-exports from barrels as imports from the defining modules, and, for a barrel with
  * code of its own, that code replaced by a re-export of its own half (the file with the suffix OWN_HALF).
@@ -73,7 +84,7 @@ export function directImports(
   const rewriter = new DirectImports(build);
   // The same file with a suffix is another module for esbuild, in the file's package (its side effects flag).
   build.onResolve({ filter: /\?barrel-own$/ }, (args) => ({
-    path: args.path.slice(0, -OWN_HALF.length),
+    path: resolve(args.resolveDir, args.path.slice(0, -OWN_HALF.length)),
     suffix: OWN_HALF,
   }));
   return (source, file, suffix) => rewriter.module(source, file, suffix);
@@ -95,7 +106,8 @@ class DirectImports {
     if (barrel.reExports.size === 0 || !barrel.ownCode || !file.endsWith(".js"))
       return this.#direct(source, file);
     const reExports = [...source.matchAll(RE_EXPORT)].map(([statement]) => statement).join("\n");
-    return this.#direct(`export * from ${JSON.stringify(`${file}${OWN_HALF}`)};\n${reExports}\n`, file);
+    const ownHalf = `${specifierFrom(file, file)}${OWN_HALF}`;
+    return this.#direct(`export * from ${JSON.stringify(ownHalf)};\n${reExports}\n`, file);
   }
 
   #barrelAt(path: string): Promise<Barrel> {
@@ -137,7 +149,8 @@ class DirectImports {
       const barrel = await this.#barrelAt(from.path);
       // Only the SDK's barrels (plain JavaScript) are split; ours are imported whole, code and all.
       const split = barrel.reExports.size > 0 && barrel.ownCode && from.path.endsWith(".js");
-      const target = split ? `${from.path}${OWN_HALF}` : from.path === path ? specifier : from.path;
+      const direct = specifierFrom(file, from.path);
+      const target = split ? `${direct}${OWN_HALF}` : from.path === path ? specifier : direct;
       const clause = from.name === local ? local : `${from.name} as ${local}`;
       bySource.set(target, [...(bySource.get(target) ?? []), clause]);
     }
