@@ -20,7 +20,16 @@ export interface JobDiagnostics {
   readonly reruns: readonly RerunExplanation[];
 }
 
-type RunView = Pick<WitnessRun, "key" | "receivedAt" | "answeredAt" | "outcome" | "effectId" | "clientGone">;
+type RunView = Pick<
+  WitnessRun,
+  "key" | "receivedAt" | "answeredAt" | "outcome" | "effectId" | "clientGone"
+> & {
+  /**
+   * How early the run can have reached the witness (WitnessRun.earliestAt), so that a later reader can judge
+   * the run again. Absent from files written before the witness measured it: read it as `receivedAt`.
+   */
+  readonly earliestAt?: number | undefined;
+};
 
 /** A job call id of the scenario (`job-<seed>-<n>` or `fifo-<seed>-<n>`): what --explain takes. */
 export const JOB_ID = /^(?:job|fifo)-\d+-\d+$/;
@@ -32,6 +41,7 @@ export function diagnose(job: JobToJudge): JobDiagnostics {
     storedAt: job.storedAt,
     runs: job.runs.map((r) => ({
       key: r.key,
+      earliestAt: r.earliestAt,
       receivedAt: r.receivedAt,
       answeredAt: r.answeredAt,
       outcome: r.outcome,
@@ -81,7 +91,10 @@ export function readDiagnostics(text: string): DiagnosticsFile {
       isObject(job) &&
       typeof job.callId === "string" &&
       Array.isArray(job.runs) &&
-      job.runs.every((r: unknown) => isObject(r) && isNumber(r.receivedAt)) &&
+      job.runs.every(
+        (r: unknown) =>
+          isObject(r) && isNumber(r.receivedAt) && (r.earliestAt === undefined || isNumber(r.earliestAt)),
+      ) &&
       Array.isArray(job.invocations) &&
       job.invocations.every((w: unknown) => isObject(w) && isNumber(w.from) && isNumber(w.at)) &&
       Array.isArray(job.incidents) &&
@@ -100,7 +113,7 @@ export function readDiagnostics(text: string): DiagnosticsFile {
 export function formatTimeline(job: JobDiagnostics): string {
   const firsts = [
     ...job.invocations.map((w) => w.from),
-    ...job.runs.map((r) => r.receivedAt),
+    ...job.runs.map((r) => r.earliestAt ?? r.receivedAt),
     ...job.incidents.map((x) => x.from ?? x.at),
     ...(job.storedAt !== undefined ? [job.storedAt] : []),
   ];
@@ -114,7 +127,12 @@ export function formatTimeline(job: JobDiagnostics): string {
     add(w.at, 3, `invocation ${i + 1} ends (${w.at - w.from} ms)`);
   });
   job.runs.forEach((r, i) => {
-    add(r.receivedAt, 1, `run ${i + 1} received (key ${r.key ?? "(none)"})`);
+    // When the witness's loop was busy, the run may have been sent well before it was read.
+    const sentFrom =
+      r.earliestAt !== undefined && r.earliestAt < r.receivedAt
+        ? `; sent no earlier than +${r.earliestAt - origin}`
+        : "";
+    add(r.receivedAt, 1, `run ${i + 1} received (key ${r.key ?? "(none)"}${sentFrom})`);
     add(
       r.answeredAt,
       2,

@@ -48,11 +48,17 @@ export interface JobIncident {
   readonly leaseMs?: number;
 }
 
+/**
+ * A run as the judge takes it: the witness's, or one read back from a diagnostics file written before the
+ * witness measured how early a run can have arrived (no `earliestAt`).
+ */
+export type JudgedRun = Omit<WitnessRun, "earliestAt"> & { readonly earliestAt?: number | undefined };
+
 export interface JobToJudge {
   readonly callId: string;
   /** The downstream refuses it for good: no effect is right. */
   readonly rejected: boolean;
-  readonly runs: readonly WitnessRun[];
+  readonly runs: readonly JudgedRun[];
   readonly effects: readonly WitnessEffect[];
   readonly incidents: readonly JobIncident[];
   /** The worker invocations the job was handed: when each began and ended. */
@@ -94,18 +100,32 @@ export interface RerunExplanation {
 }
 
 /**
- * The invocations that may have sent `run`: those handed the job that were running when the witness read
- * it, and the last one started before it (a stopped sandbox's request the busy harness read only after
- * its sender had ended).
+ * The invocations whose window [from, at] meets the run's [earliestAt, receivedAt]. The witness stamps a
+ * request when its busy loop reads the head (an upper bound of when it was sent) and measures from its own
+ * loop how early it can have arrived (a lower bound, widened by however long the loop was blocked:
+ * src/witness.ts `ArrivalBound`); the sender wrote the request while it ran, so its window meets that span
+ * however late the harness read it.
  */
-function sendersOf(run: WitnessRun, job: JobToJudge): InvocationWindow[] {
-  const started = job.invocations.filter((i) => i.from <= run.receivedAt);
-  const running = started.filter((i) => i.at >= run.receivedAt);
-  const last = started.reduce<InvocationWindow | undefined>(
-    (a, i) => (a === undefined || i.from > a.from ? i : a),
-    undefined,
-  );
-  return last && !running.includes(last) ? [...running, last] : running;
+function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
+  const earliestAt = run.earliestAt ?? run.receivedAt;
+  return job.invocations.filter((i) => i.from <= run.receivedAt && i.at >= earliestAt);
+}
+
+/**
+ * The invocations that may have sent `run`: those whose window meets its span (`meeting`). For a run the
+ * witness measured, that is all: the guess it replaces, "the last invocation started before the stamp",
+ * named the next invocation when a starved harness read a stopped sandbox's request after that one began
+ * (fifo-42-2, s38), and added one the bound rules out. A run read back from a diagnostics file written
+ * before the witness measured its bound keeps that guess: how late it was read is unknown, and its
+ * verdict must not change on a second reading.
+ */
+function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
+  const senders = meeting(run, job);
+  if (run.earliestAt !== undefined) return senders;
+  const last = job.invocations
+    .filter((i) => i.from <= run.receivedAt)
+    .reduce<InvocationWindow | undefined>((a, i) => (a === undefined || i.from > a.from ? i : a), undefined);
+  return last && !senders.includes(last) ? [...senders, last] : senders;
 }
 
 /**
@@ -114,21 +134,19 @@ function sendersOf(run: WitnessRun, job: JobToJudge): InvocationWindow[] {
  * requests are cut off with its lease (packages/worker process-jobs), and a worker runs a job's tool once per
  * invocation, its retries are SQS's (§2.3). A run only it can have sent is one it chose to make.
  */
-function sentByAnother(run: WitnessRun, slow: { from: number; at: number }, job: JobToJudge): boolean {
+function sentByAnother(run: JudgedRun, slow: { from: number; at: number }, job: JobToJudge): boolean {
   return sendersOf(run, job).some((i) => i.from !== slow.from || i.at !== slow.at);
 }
 
 /**
- * The invocation that cut a run off: a client leaves before its answer when the worker's deadline cut its
- * requests off or its sandbox was stopped at its timeout, and either makes the invocation a slow one (the
- * observer's SlowInvocation incident). The run was sent by an invocation that started before the witness
- * read it: one still running then, or, when the witness read it only after its sender had ended (a
- * stopped sandbox's request waits in the kernel while the harness is busy), the last one started before
- * it. A worker that hangs up on its tool for no deadline of its own finds no such invocation: its rerun
- * stays without a cause.
+ * The invocations that may have cut a run off: a client leaves before its answer when the worker's deadline
+ * cut its requests off or its sandbox was stopped at its timeout, and either makes the invocation a slow one
+ * (the observer's SlowInvocation incident). The run was sent by one of its senders (`sendersOf`), whichever
+ * of them was slow. A worker that hangs up on its tool for no deadline of its own finds no such invocation:
+ * its rerun stays without a cause.
  */
-function cutOffBy(before: WitnessRun, job: JobToJudge): InvocationWindow | undefined {
-  return sendersOf(before, job).find((i) =>
+function cutOffBy(before: JudgedRun, job: JobToJudge): InvocationWindow[] {
+  return sendersOf(before, job).filter((i) =>
     job.incidents.some(
       (incident) =>
         incident.cause === RunCause.SlowInvocation && incident.from === i.from && incident.at === i.at,
@@ -138,8 +156,8 @@ function cutOffBy(before: WitnessRun, job: JobToJudge): InvocationWindow | undef
 
 /** The cause of `run` following `before`, if the harness saw one, and why. */
 export function explainRerun(
-  before: WitnessRun,
-  run: WitnessRun,
+  before: JudgedRun,
+  run: JudgedRun,
   job: JobToJudge,
 ): Omit<RerunExplanation, "run"> {
   // The outcome was stored before this run came: the worker that ran it should have found it, whatever
@@ -151,11 +169,14 @@ export function explainRerun(
     };
   if (before.outcome === RunOutcome.Failed)
     return { cause: RunCause.DownstreamFailed, why: "the run before was answered 503" };
-  // The invocations that may have held the earlier run: handed the job before it, still running at it.
-  const holders = job.invocations.filter((i) => i.from <= before.receivedAt && i.at >= before.receivedAt);
+  // The invocations that may have held the earlier run: those whose window meets its span (a run without a
+  // measured bound: those running when it was read, as before the bound).
+  const holders = meeting(before, job);
   if (before.clientGone) {
-    const cutBy = cutOffBy(before, job);
-    if (cutBy && sentByAnother(run, cutBy, job))
+    // When the witness was too starved to tell which invocation sent the earlier run, any slow one that may
+    // have sent it will do, as long as another may have sent this run.
+    const cutBy = cutOffBy(before, job).find((slow) => sentByAnother(run, slow, job));
+    if (cutBy)
       return {
         cause: RunCause.AnswerCutOff,
         why: `the client of the run before left before its answer, sent by the invocation ${cutBy.from}..${cutBy.at}, which ran out of time`,
@@ -188,7 +209,7 @@ export function explainRerun(
       incident.cause === RunCause.SlowInvocation &&
       incident.leaseMs !== undefined &&
       from <= before.receivedAt &&
-      incident.at >= before.receivedAt &&
+      incident.at >= (before.earliestAt ?? before.receivedAt) &&
       run.receivedAt - from >= incident.leaseMs &&
       sentByAnother(run, { from, at: incident.at }, job)
     )
@@ -206,7 +227,7 @@ export function explainRerun(
 /** Each run after the first of a job, with what explains it. */
 export function explainReruns(job: JobToJudge): RerunExplanation[] {
   return job.runs.flatMap((run, i) =>
-    i === 0 ? [] : [{ run: i + 1, ...explainRerun(job.runs[i - 1] as WitnessRun, run, job) }],
+    i === 0 ? [] : [{ run: i + 1, ...explainRerun(job.runs[i - 1] as JudgedRun, run, job) }],
   );
 }
 

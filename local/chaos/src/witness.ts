@@ -51,8 +51,17 @@ export interface WitnessRun {
   readonly callId: string;
   /** The `Idempotency-Key` header, or undefined when the request carried none. */
   readonly key: string | undefined;
-  /** When the request's head arrived (before its body was read): when the tool's run reached the downstream. */
+  /**
+   * When the witness read the request's head (before its body): no earlier than the run was sent, and as
+   * late after it as the harness's busy event loop made it (an upper bound of the sending).
+   */
   readonly receivedAt: number;
+  /**
+   * How early the request can have reached the witness, measured by the witness's own loop (`ArrivalBound`):
+   * a lower bound of when the run was sent, a few ms before `receivedAt` when the loop was responsive, as
+   * far back as the loop was blocked when it was not. The run's sender was running somewhere in between.
+   */
+  readonly earliestAt: number;
   answeredAt: number | undefined;
   outcome: RunOutcome | undefined;
   /** The effect this request applied or was answered with (`<callId>#<n>`). */
@@ -135,6 +144,55 @@ function send(response: ServerResponse, status: number, body: string): void {
 
 type Answer = (outcome: RunOutcome, status: number, text: string, effectId?: string) => void;
 
+/** How often the witness's loop notes that it ran: the width of the arrival bound of a responsive loop. */
+const TICK_MS = 2;
+
+/**
+ * How early a request the witness reads now can have arrived: the third last time an unref'd interval
+ * timer on the witness's thread ran. Why that is sound (a request read at s reached the witness's socket
+ * after that tick, so its sender wrote it no earlier):
+ *
+ * Each turn of libuv's loop runs the due timers, then polls for I/O (then immediates, closes, and the timers
+ * again: the cycle is timers, poll). The tick runs at most once a timers phase (Node reschedules an
+ * interval from the phase's time, so it is not due again in the same phase). The 'request' event is emitted
+ * as the HTTP parser reads the head, inside the socket's read callback in the poll phase. Bytes that are in
+ * the kernel when a poll starts are read by that poll if their connection is already read (a kept-alive
+ * connection), or, on a new connection, accepted by that poll and read by the next one (the accepted
+ * socket is added to epoll when the next poll begins). So if the bytes were in by a tick t, taken before
+ * the poll of its turn, the head is read one turn later at the most, and at most one tick (that later
+ * turn's) lies between t and the read. Two ticks between the third last tick and s therefore mean the bytes
+ * came after it. A loop that was blocked or starved runs its next tick only once it runs again, so the
+ * bound reaches back over the whole blocked time and no further; a responsive loop gives 2 to 3 ticks.
+ *
+ * It holds only while the witness reads every connection it has: Node's server stops reading one whose
+ * pipelined answers back up, and the workers' client (fetch) sends one request at a time on a connection,
+ * so it never pipelines. Before three ticks the bound is the moment before the server listened: nothing
+ * can have arrived earlier.
+ */
+class ArrivalBound {
+  private readonly ticks: number[];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(listeningFrom: number) {
+    this.ticks = [listeningFrom, listeningFrom, listeningFrom];
+    this.timer = setInterval(() => {
+      this.ticks.shift();
+      this.ticks.push(Date.now());
+    }, TICK_MS);
+    // The witness's clock keeps no process alive.
+    this.timer.unref();
+  }
+
+  /** No request read now can have arrived before this. */
+  earliest(): number {
+    return this.ticks[0] as number;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 /** What the witness keeps across requests: the runs and effects it saw, and the answers of the keys. */
 class WitnessBook {
   readonly runs = new Map<string, WitnessRun[]>();
@@ -146,6 +204,8 @@ class WitnessBook {
   readonly totals = { runs: 0, effects: 0, refused: 0 };
   private ordinal = 0;
   heads = 0;
+
+  constructor(private readonly arrival: ArrivalBound) {}
 
   /** One request, one run of a tool: stamped at its head, recorded once its body is in, then served. */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -167,6 +227,7 @@ class WitnessBook {
     // is in: a run sent inside an invocation must not be stamped after that invocation ended because its
     // body was read later (issue 24). What is known at the head is all a run needs: its call and its key.
     const receivedAt = Date.now();
+    const earliestAt = this.arrival.earliest();
     this.heads += 1;
     const path = (request.url ?? "").split("?")[0] ?? "";
     let callId = "";
@@ -181,6 +242,7 @@ class WitnessBook {
       callId,
       key,
       receivedAt,
+      earliestAt,
       answeredAt: undefined,
       outcome: undefined,
       effectId: undefined,
@@ -301,7 +363,8 @@ function answerOnceReadsAreIn(request: IncomingMessage, response: ServerResponse
 
 /** Starts the witness on a free loopback port. */
 export async function startWitness(): Promise<Witness> {
-  const book = new WitnessBook();
+  const arrival = new ArrivalBound(Date.now());
+  const book = new WitnessBook(arrival);
   const server = createServer((request, response) => {
     book.handle(request, response).catch((error: unknown) => {
       send(response, 500, JSON.stringify({ error: String(error) }));
@@ -309,9 +372,16 @@ export async function startWitness(): Promise<Witness> {
   });
   // Tool runs keep connections alive; a long-lived witness must not close them under a worker.
   server.keepAliveTimeout = 65_000;
-  const running = await listenOnLoopback(server);
+  const running = await listenOnLoopback(server).catch((error: unknown) => {
+    arrival.stop();
+    throw error;
+  });
   return {
     ...running,
+    stop: () => {
+      arrival.stop();
+      return running.stop();
+    },
     baseUrl: `${running.endpoint}/`,
     runs: (callId) => book.runs.get(callId) ?? [],
     effects: (callId) => book.effects.get(callId) ?? [],

@@ -208,4 +208,42 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
     expect(witness.runs("job-1-11")[0]).toMatchObject({ outcome: RunOutcome.Applied, clientGone: true });
     expect(witness.effects("job-1-11")).toHaveLength(1);
   });
+
+  it("bounds when a run was sent, earliestAt <= sent <= receivedAt, though its loop was blocked while the request came", async () => {
+    // A responsive witness: a request from this process, its window a few ticks of the witness's loop.
+    await sleep(20);
+    const sentAt = Date.now();
+    expect((await call("job-1-13", {}, "k-13")).status).toBe(200);
+    const [quick] = witness.runs("job-1-13");
+    expect(quick?.earliestAt).toBeLessThanOrEqual(sentAt);
+    expect(quick?.receivedAt).toBeGreaterThanOrEqual(sentAt);
+
+    // The loop blocked (execFileSync) while another process connects, sends a request and keeps its
+    // connection 300 ms more: the witness reads it only once the block ends, and the bound must reach back
+    // over the block to the sending. Stamped at its head alone, the run would look sent after the block.
+    const { host, port } = new URL(witness.baseUrl);
+    const body = JSON.stringify({});
+    const request = [
+      "POST /effects/job-1-14 HTTP/1.1",
+      `Host: ${host}`,
+      "Content-Type: application/json",
+      `Content-Length: ${body.length}`,
+      "Idempotency-Key: k-14",
+      "",
+      body,
+    ].join("\r\n");
+    const client = `const s = require("node:net").connect(${port}, "127.0.0.1", () => { const sentAt = Date.now(); s.write(process.argv[1], () => { process.stdout.write(String(sentAt)); setTimeout(() => process.exit(0), 300); }); });`;
+    const blockedSentAt = Number(
+      execFileSync(process.execPath, ["-e", client, request], { encoding: "utf8" }),
+    );
+    const unblockedAt = Date.now();
+    while (witness.runs("job-1-14")[0]?.answeredAt === undefined) await sleep(5);
+
+    const [late] = witness.runs("job-1-14");
+    expect(unblockedAt - blockedSentAt).toBeGreaterThanOrEqual(300);
+    expect(late?.receivedAt).toBeGreaterThanOrEqual(unblockedAt);
+    expect(late?.earliestAt).toBeLessThanOrEqual(blockedSentAt);
+    // The responsive loop's window is narrower than the block by far.
+    expect((quick?.receivedAt ?? 0) - (quick?.earliestAt ?? 0)).toBeLessThan(300);
+  });
 });

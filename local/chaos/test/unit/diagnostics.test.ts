@@ -14,6 +14,7 @@ const job = diagnose({
       callId: "job-7-335",
       key: "job-7-335",
       receivedAt: T + 10,
+      earliestAt: T + 8,
       answeredAt: T + 60,
       outcome: RunOutcome.Applied,
       effectId: "job-7-335#1",
@@ -23,6 +24,7 @@ const job = diagnose({
       callId: "job-7-335",
       key: "job-7-335",
       receivedAt: T + 900,
+      earliestAt: T + 898,
       answeredAt: T + 901,
       outcome: RunOutcome.Replayed,
       effectId: "job-7-335#1",
@@ -43,12 +45,12 @@ describe("a job's diagnostics and timeline (--diagnostics, --explain)", () => {
     expect(formatTimeline(job).split("\n")).toEqual([
       "job job-7-335: 2 runs, 1 effects; times in ms from 2026-12-07T02:00:00.000Z",
       "  +  0  invocation 1 starts",
-      "  + 10  run 1 received (key job-7-335)",
+      "  + 10  run 1 received (key job-7-335; sent no earlier than +8)",
       "  + 60  run 1 answered: applied job-7-335#1",
       "  + 70  incident: a fault hit the job's requests after the run",
       "  +100  invocation 1 ends (100 ms)",
       "  +800  invocation 2 starts",
-      "  +900  run 2 received (key job-7-335)",
+      "  +900  run 2 received (key job-7-335; sent no earlier than +898)",
       "  +901  run 2 answered: replayed job-7-335#1",
       "  +950  invocation 2 ends (150 ms)",
       `run 2: cause: a fault hit the job's requests after the run (at ${T + 70}, after the run before was answered at ${T + 60}, inside an invocation that held it)`,
@@ -71,12 +73,20 @@ describe("a job's diagnostics and timeline (--diagnostics, --explain)", () => {
     );
   });
 
-  it("reads back the file it writes, and refuses one that is not a diagnostics file", () => {
+  it("reads back the file it writes, with each run's arrival bound, and refuses one that is not a diagnostics file", () => {
+    expect(job.runs.map((r) => [r.earliestAt, r.receivedAt])).toEqual([
+      [T + 8, T + 10],
+      [T + 898, T + 900],
+    ]);
     const text = JSON.stringify({ seed: 7, jobs: [job] });
     expect(formatTimeline(readDiagnostics(text).jobs[0] as typeof job)).toBe(formatTimeline(job));
     expect(() => readDiagnostics("{ nope")).toThrow(DiagnosticsFileError);
     expect(() => readDiagnostics("[]")).toThrow('expected { "seed": N, "jobs": [...] }');
     expect(() => readDiagnostics(JSON.stringify({ seed: 7, jobs: [{ callId: "x", runs: [{}] }] }))).toThrow(
+      "jobs[0] is not a job's diagnostics",
+    );
+    const badBound = { ...job, runs: [{ ...job.runs[0], earliestAt: "soon" }] };
+    expect(() => readDiagnostics(JSON.stringify({ seed: 7, jobs: [badBound] }))).toThrow(
       "jobs[0] is not a job's diagnostics",
     );
   });

@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { workerLeaseMs } from "../../src/observer.js";
-import { type JobToJudge, judgeToolRuns, RunCause } from "../../src/tool-runs.js";
+import { type JobToJudge, type JudgedRun, judgeToolRuns, RunCause } from "../../src/tool-runs.js";
 import { RunOutcome, type WitnessRun } from "../../src/witness.js";
 
 const run = (
   receivedAt: number,
   outcome: WitnessRun["outcome"] = RunOutcome.Applied,
-  extra: Partial<WitnessRun> = {},
-): WitnessRun => ({
+  extra: Partial<JudgedRun> = {},
+): JudgedRun => ({
   callId: "job-1",
   key: "k",
+  // A responsive witness: its loop ran a few ms before it read the request.
+  earliestAt: receivedAt - 3,
   receivedAt,
   answeredAt: receivedAt + 5,
   outcome,
@@ -251,11 +253,13 @@ describe("the tools' runs, judged from the witness", () => {
 
   it("excuses a cut-off run the witness read only after the slow invocation that sent it had ended", () => {
     // A sandbox stopped at its timeout had written its request; the busy harness read it 40 ms after the
-    // invocation's end (100,000 events: up to 1,248 ms). The last invocation started before it sent it.
+    // invocation's end (100,000 events: up to 1,248 ms). The witness's loop, as busy, had last ticked at 50:
+    // the request may have come from then on, so the invocation 30..60 may have sent it, and only that one.
+    const lateRead = { clientGone: true, earliestAt: 50 };
     const verdict = judgeToolRuns([
       job({
         callId: "read-late",
-        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
+        runs: [run(100, RunOutcome.Applied, lateRead), run(300, RunOutcome.Replayed)],
         invocations: [
           { from: 0, at: 20 },
           { from: 30, at: 60 },
@@ -266,7 +270,7 @@ describe("the tools' runs, judged from the witness", () => {
       job({
         // The same, but the slow invocation is an earlier one: the run's sender (30..60) was not slow.
         callId: "read-late-after-a-quick-one",
-        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
+        runs: [run(100, RunOutcome.Applied, lateRead), run(300, RunOutcome.Replayed)],
         invocations: [
           { from: 0, at: 20 },
           { from: 30, at: 60 },
@@ -276,6 +280,79 @@ describe("the tools' runs, judged from the witness", () => {
       }),
     ]);
     expect(verdict.unexplained.names).toEqual(["read-late-after-a-quick-one run 2"]);
+    expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
+  });
+
+  it("a run the witness read after the next invocation began is still its sender's", () => {
+    // 10,000 events under --cpu-prof (fifo-42-2, s38): the first invocation ran out of time and its sandbox
+    // was stopped just after it sent run 1; the witness, on the harness's busy main thread, read that
+    // request's head only 252 ms after the invocation ended and 46 ms after the next one began. The
+    // witness's own loop shows it was starved: it had last ticked before the first invocation ended, so
+    // the request may have arrived from then on (earliestAt). Run 1 may be either invocation's: the
+    // second, also out of time, sent run 2 after the first's lease had ended.
+    const T = 1_796_670_000_000;
+    const facts = (run1EarliestAt: number): JobToJudge =>
+      job({
+        callId: "fifo-42-2",
+        runs: [
+          run(T + 628_071, RunOutcome.Applied, {
+            earliestAt: T + run1EarliestAt,
+            answeredAt: T + 628_159,
+            clientGone: true,
+          }),
+          run(T + 630_760, RunOutcome.Replayed),
+          run(T + 646_026, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: T + 623_702, at: T + 627_819 },
+          { from: T + 628_025, at: T + 631_110 },
+          { from: T + 645_916, at: T + 646_154 },
+        ],
+        incidents: [
+          { at: T + 627_819, from: T + 623_702, leaseMs: 2_850, cause: RunCause.SlowInvocation },
+          { at: T + 631_110, from: T + 628_025, leaseMs: 2_850, cause: RunCause.SlowInvocation },
+        ],
+        storedAt: T + 646_044,
+      });
+    const starved = judgeToolRuns([facts(627_760)]);
+    expect(starved.unexplained.names).toEqual([]);
+    expect([starved.causes[RunCause.AnswerCutOff], starved.causes[RunCause.SlowInvocation]]).toEqual([1, 1]);
+    // The same stamps from a responsive witness (it ran 3 ms before it read run 1): run 1 came after the
+    // second invocation began, only that one can have sent it, and it sent run 2 as well: its own hang-up
+    // and run again, excused by nothing.
+    const responsive = judgeToolRuns([{ ...facts(628_068), callId: "fifo-42-2-responsive" }]);
+    expect(responsive.unexplained.names).toEqual(["fifo-42-2-responsive run 2"]);
+  });
+
+  it("judges a run read back without its arrival bound as before the bound: the last invocation started before it may have sent it", () => {
+    // Diagnostics files written before the witness measured earliestAt: how late the harness read a run is
+    // unknown there, and re-reading such a file must not change its verdicts.
+    const unmeasured = { clientGone: true, earliestAt: undefined };
+    const verdict = judgeToolRuns([
+      job({
+        callId: "read-late-unmeasured",
+        runs: [run(100, RunOutcome.Applied, unmeasured), run(300, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 20 },
+          { from: 30, at: 60 },
+          { from: 290, at: 320 },
+        ],
+        incidents: [{ at: 60, from: 30, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
+      }),
+      // The same run measured by a responsive witness (sent from 97 on): no invocation ran then but the
+      // next one, and the slow one cannot have sent it.
+      job({
+        callId: "read-on-time-measured",
+        runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 20 },
+          { from: 30, at: 60 },
+          { from: 290, at: 320 },
+        ],
+        incidents: [{ at: 60, from: 30, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["read-on-time-measured run 2"]);
     expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
   });
 
