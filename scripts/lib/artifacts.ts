@@ -2,7 +2,8 @@
  * Gathers every function's zip into dist/ and writes dist/manifest.json for Terraform and the deploy
  * workflow: artifact path, size and base64 SHA-256 (Terraform's filebase64sha256). The manifest holds
  * no timestamps, so the same sources give the same manifest. Used by collect-artifacts.ts (`npm run
- * build`) and, in its own process, by build-quiet.ts (`npm start`), which spares a process start.
+ * build`) and, in its own process, by lib/build-quietly.ts (`npm start`, `npm run chaos`, `npm run bench`),
+ * which spares a process start.
  */
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
