@@ -476,6 +476,30 @@ describe("the arrival bound, attacked (s38 review): excuses a product could earn
     expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
   });
 
+  it("excuses a rerun by a slow invocation the starved witness let count as the holder of the run before, though it may have sent it only after its lease", () => {
+    // Sabotaged: the invocation 1,005..2,000 (not slow) ran the tool at 1,010 and again at 1,500. The
+    // witness, starved from 990, read the first at 1,100, so its span meets the end of the previous
+    // delivery 0..1,000, which ran out of time (lease 950 ms). Before the bound that one, ended before the
+    // read, held nothing and the rerun was unexplained; now it "held" run 1 and its lease explains run 2. A
+    // correct product leaves these facts only if 0..1,000 sent run 1 at 990..1,000, past its lease: its
+    // requests are cut off there by a timer in its own sandbox, which runs late when that thread is starved
+    // as the witness's was. Indistinguishable while that timer can be late, so it stays excused; a rule that
+    // wants the holder's lease to meet the run's span would need a bound on that lateness.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-after-a-slow-one-read-late",
+        runs: [run(1_100, RunOutcome.Applied, { earliestAt: 990 }), run(1_500, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 1_000 },
+          { from: 1_005, at: 2_000 },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
   it("does not excuse a rerun by a fault in a later invocation that the starved witness let count as a holder of the run before", () => {
     // Sabotaged: the invocation 0..430 (not slow) ran the tool at 290, got the answer and ended without
     // storing it, with no fault on its requests. The witness, starved from 285, read that run at 420, after
