@@ -500,6 +500,28 @@ describe("the arrival bound, attacked (s38 review): excuses a product could earn
     expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
   });
 
+  it("does not count a fault inside an invocation that ended before the run before was read, however starved the witness", () => {
+    // The bound adds to `holders` invocations that ended inside the run's span, before the witness read it.
+    // A fault there came before the run was answered (answeredAt >= receivedAt), so it cannot have kept
+    // the run's outcome from being stored, and the fault rule's "after the answer" keeps it out. Sabotaged:
+    // 1,005..2,000 ran the tool twice; the earlier delivery 0..1,000 met a door fault at 995.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-an-earlier-invocation",
+        runs: [
+          run(1_100, RunOutcome.Applied, { earliestAt: 990, answeredAt: 1_105 }),
+          run(1_500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 1_000 },
+          { from: 1_005, at: 2_000 },
+        ],
+        incidents: [{ at: 995, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-an-earlier-invocation run 2"]);
+  });
+
   it("does not excuse a rerun by a fault in a later invocation that the starved witness let count as a holder of the run before", () => {
     // Sabotaged: the invocation 0..430 (not slow) ran the tool at 290, got the answer and ended without
     // storing it, with no fault on its requests. The witness, starved from 285, read that run at 420, after
