@@ -133,9 +133,19 @@ function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
  * deadline lets another delivery run the tool again; it lets the invocation itself do nothing more: its
  * requests are cut off with its lease (packages/worker process-jobs), and a worker runs a job's tool once per
  * invocation, its retries are SQS's (§2.3). A run only it can have sent is one it chose to make.
+ *
+ * `runningAt`: when the other may have sent it at the earliest (the slow one's lease ended: before, its
+ * claim held every other delivery back). One that had ended by then cannot have sent it, however wide a
+ * starved witness made the run's span (test: "does not excuse a run after a slow invocation's lease by
+ * another invocation that ended before the lease did").
  */
-function sentByAnother(run: JudgedRun, slow: { from: number; at: number }, job: JobToJudge): boolean {
-  return sendersOf(run, job).some((i) => i.from !== slow.from || i.at !== slow.at);
+function sentByAnother(
+  run: JudgedRun,
+  slow: { from: number; at: number },
+  job: JobToJudge,
+  runningAt = Number.NEGATIVE_INFINITY,
+): boolean {
+  return sendersOf(run, job).some((i) => (i.from !== slow.from || i.at !== slow.at) && i.at >= runningAt);
 }
 
 /**
@@ -211,7 +221,7 @@ export function explainRerun(
       from <= before.receivedAt &&
       incident.at >= (before.earliestAt ?? before.receivedAt) &&
       run.receivedAt - from >= incident.leaseMs &&
-      sentByAnother(run, { from, at: incident.at }, job)
+      sentByAnother(run, { from, at: incident.at }, job, from + incident.leaseMs)
     )
       return {
         cause: incident.cause,

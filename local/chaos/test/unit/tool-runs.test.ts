@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { workerLeaseMs } from "../../src/observer.js";
-import { type JobToJudge, type JudgedRun, judgeToolRuns, RunCause } from "../../src/tool-runs.js";
+import {
+  type InvocationWindow,
+  type JobToJudge,
+  type JudgedRun,
+  judgeToolRuns,
+  RunCause,
+} from "../../src/tool-runs.js";
 import { RunOutcome, type WitnessRun } from "../../src/witness.js";
 
 const run = (
@@ -392,5 +398,153 @@ describe("the tools' runs, judged from the witness", () => {
       "hung-up-near-its-deadline-and-ran-again run 2",
     ]);
     expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+});
+
+describe("the arrival bound, attacked (s38 review): excuses a product could earn by starving the witness", () => {
+  // A product shares the harness's two cores: by burning CPU or flooding the witness with requests it can
+  // keep the witness's loop from ticking, and so widen any run's [earliestAt, receivedAt]. Each case below
+  // is a sabotaged product's behaviour under such a starved witness; the judge must excuse it only when a
+  // correct product could have left the same facts.
+  const slow = (from: number, at: number, leaseMs: number) =>
+    ({ at, from, leaseMs, cause: RunCause.SlowInvocation }) as const;
+
+  it("does not excuse a run after a slow invocation's lease by another invocation that ended before the lease did", () => {
+    // The invocation 0..3,000 ran the tool at 100, ran out of time (lease at least 2,850 ms), and ran the
+    // tool again itself at 2,840, before its lease ended: a worker that runs a job's tool twice. The job was
+    // handed meanwhile to 2,700..2,800, which found the claim held and ran nothing. The witness, starved
+    // from 2,790, read the second run at 2,900: its span meets both invocations. A correct product cannot
+    // leave these facts: the slow one runs a job's tool once and makes no request past its lease, and the
+    // other, ended at 2,800, could run the tool only once that lease (2,850 at the earliest) had ended.
+    const facts = (other: InvocationWindow): JobToJudge =>
+      job({
+        runs: [run(100), run(2_900, RunOutcome.Replayed, { earliestAt: 2_790 })],
+        invocations: [{ from: 0, at: 3_000 }, other],
+        incidents: [slow(0, 3_000, 2_850)],
+      });
+    const verdict = judgeToolRuns([
+      { ...facts({ from: 2_700, at: 2_800 }), callId: "ran-again-itself-before-its-lease-ended" },
+      // The same stamps, but the other invocation ran on past the lease's end: it may have claimed the job
+      // then and sent the run, as a correct product does.
+      { ...facts({ from: 2_700, at: 2_880 }), callId: "another-ran-on-past-the-lease" },
+    ]);
+    expect(verdict.unexplained.names).toEqual(["ran-again-itself-before-its-lease-ended run 2"]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("still excuses a rerun the starved witness read after the next invocation began, though the slow one may have sent it", () => {
+    // Sabotaged: the invocation 0..3,000 runs the tool again at 2,990, past its lease, and the witness,
+    // starved from 2,985, reads it at 3,050, after the next delivery (3,010..3,400) began. A correct product
+    // leaves the same facts (the next delivery claimed the job once the lease ended and ran the tool at
+    // 3,010..3,050): indistinguishable, so it must stay excused.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "slow-one-ran-again-read-late",
+        runs: [run(100), run(3_050, RunOutcome.Replayed, { earliestAt: 2_985 })],
+        invocations: [
+          { from: 0, at: 3_000 },
+          { from: 3_010, at: 3_400 },
+        ],
+        incidents: [slow(0, 3_000, 2_850)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("excuses a cut-off run by any slow invocation that may have sent it, when another may have sent the rerun", () => {
+    // Sabotaged: the slow invocation 1,005..3,000 sent run 1, hung up on it by its own choice and ran the
+    // tool again at 1,500. The witness, starved from 990, read run 1 at 1,100, so the slow invocation
+    // 0..1,000 (lease 950 ms) may have sent it too. A correct product leaves the same facts (0..1,000 sent
+    // run 1 at its end, its deadline cut the client off, the next delivery ran it again after the lease):
+    // indistinguishable, so `cutOffBy(...).find` taking the first slow candidate that works is right.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "cut-off-by-either-slow-one",
+        runs: [
+          run(1_100, RunOutcome.Applied, { earliestAt: 990, clientGone: true }),
+          run(1_500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 1_000 },
+          { from: 1_005, at: 3_000 },
+        ],
+        incidents: [slow(0, 1_000, 950), slow(1_005, 3_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([]);
+    expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
+  });
+
+  it("excuses a rerun by a slow invocation the starved witness let count as the holder of the run before, though it may have sent it only after its lease", () => {
+    // Sabotaged: the invocation 1,005..2,000 (not slow) ran the tool at 1,010 and again at 1,500. The
+    // witness, starved from 990, read the first at 1,100, so its span meets the end of the previous
+    // delivery 0..1,000, which ran out of time (lease 950 ms). Before the bound that one, ended before the
+    // read, held nothing and the rerun was unexplained; now it "held" run 1 and its lease explains run 2. A
+    // correct product leaves these facts only if 0..1,000 sent run 1 at 990..1,000, past its lease: its
+    // requests are cut off there by a timer in its own sandbox, which runs late when that thread is starved
+    // as the witness's was. Indistinguishable while that timer can be late, so it stays excused; a rule that
+    // wants the holder's lease to meet the run's span would need a bound on that lateness.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-after-a-slow-one-read-late",
+        runs: [run(1_100, RunOutcome.Applied, { earliestAt: 990 }), run(1_500, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 1_000 },
+          { from: 1_005, at: 2_000 },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual([]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("does not count a fault inside an invocation that ended before the run before was read, however starved the witness", () => {
+    // The bound adds to `holders` invocations that ended inside the run's span, before the witness read it.
+    // A fault there came before the run was answered (answeredAt >= receivedAt), so it cannot have kept
+    // the run's outcome from being stored, and the fault rule's "after the answer" keeps it out. Sabotaged:
+    // 1,005..2,000 ran the tool twice; the earlier delivery 0..1,000 met a door fault at 995.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-an-earlier-invocation",
+        runs: [
+          run(1_100, RunOutcome.Applied, { earliestAt: 990, answeredAt: 1_105 }),
+          run(1_500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 1_000 },
+          { from: 1_005, at: 2_000 },
+        ],
+        incidents: [{ at: 995, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-an-earlier-invocation run 2"]);
+  });
+
+  it("does not excuse a rerun by a fault in a later invocation that the starved witness let count as a holder of the run before", () => {
+    // Sabotaged: the invocation 0..430 (not slow) ran the tool at 290, got the answer and ended without
+    // storing it, with no fault on its requests. The witness, starved from 285, read that run at 420, after
+    // the next delivery 400..600 began; a door fault hit that delivery's pre-read at 440, and it ran the
+    // tool at 500. The fault is inside 400..600, which "may have held" run 1 (its window meets run 1's span),
+    // so the fault rule excuses run 2. With a responsive witness (run 1 read at 292) it does not (the test
+    // "fault-in-the-redelivery" above). Not introduced by the bound: before it, `holders` were those running
+    // when run 1 was read, 400..600 among them. A correct product leaves these facts only if 400..600 ran
+    // the tool twice (run 1 and run 2), which a worker does only if one batch held the job twice.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-a-redelivery-read-late",
+        runs: [
+          run(420, RunOutcome.Applied, { earliestAt: 285, answeredAt: 425 }),
+          run(500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 430 },
+          { from: 400, at: 600 },
+        ],
+        incidents: [{ at: 440, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-a-redelivery-read-late run 2"]);
   });
 });
