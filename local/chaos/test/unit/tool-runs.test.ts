@@ -521,30 +521,4 @@ describe("the arrival bound, attacked (s38 review): excuses a product could earn
     ]);
     expect(verdict.unexplained.names).toEqual(["fault-in-an-earlier-invocation run 2"]);
   });
-
-  it("does not excuse a rerun by a fault in a later invocation that the starved witness let count as a holder of the run before", () => {
-    // Sabotaged: the invocation 0..430 (not slow) ran the tool at 290, got the answer and ended without
-    // storing it, with no fault on its requests. The witness, starved from 285, read that run at 420, after
-    // the next delivery 400..600 began; a door fault hit that delivery's pre-read at 440, and it ran the
-    // tool at 500. The fault is inside 400..600, which "may have held" run 1 (its window meets run 1's span),
-    // so the fault rule excuses run 2. With a responsive witness (run 1 read at 292) it does not (the test
-    // "fault-in-the-redelivery" above). Not introduced by the bound: before it, `holders` were those running
-    // when run 1 was read, 400..600 among them. A correct product leaves these facts only if 400..600 ran
-    // the tool twice (run 1 and run 2), which a worker does only if one batch held the job twice.
-    const verdict = judgeToolRuns([
-      job({
-        callId: "fault-in-a-redelivery-read-late",
-        runs: [
-          run(420, RunOutcome.Applied, { earliestAt: 285, answeredAt: 425 }),
-          run(500, RunOutcome.Replayed),
-        ],
-        invocations: [
-          { from: 0, at: 430 },
-          { from: 400, at: 600 },
-        ],
-        incidents: [{ at: 440, cause: RunCause.FaultAfterRun }],
-      }),
-    ]);
-    expect(verdict.unexplained.names).toEqual(["fault-in-a-redelivery-read-late run 2"]);
-  });
 });
