@@ -121,11 +121,26 @@ function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
  */
 function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   const senders = meeting(run, job);
-  if (run.earliestAt !== undefined) return senders;
+  if (run.earliestAt !== undefined)
+    return senders.length > 0 ? senders : lastEndedBefore(run.earliestAt, job);
   const last = job.invocations
     .filter((i) => i.from <= run.receivedAt)
     .reduce<InvocationWindow | undefined>((a, i) => (a === undefined || i.from > a.from ? i : a), undefined);
   return last && !senders.includes(last) ? [...senders, last] : senders;
+}
+
+/**
+ * A run whose span meets no invocation was still sent by one: loopback delivery lags on a loaded machine
+ * (the kernel defers its network processing), so a stopped sandbox's request can reach the witness after
+ * its thread had exited and before the next invocation began (job-42-20, s38). Its sender is the last
+ * invocation that ended before the span. Only then: a span that meets an invocation is that one's, so a
+ * worker's own hang-up and rerun inside one invocation never borrows an earlier slow one's excuse.
+ */
+function lastEndedBefore(earliestAt: number, job: JobToJudge): InvocationWindow[] {
+  const last = job.invocations
+    .filter((i) => i.at < earliestAt)
+    .reduce<InvocationWindow | undefined>((a, i) => (a === undefined || i.at > a.at ? i : a), undefined);
+  return last ? [last] : [];
 }
 
 /**

@@ -289,6 +289,56 @@ describe("the tools' runs, judged from the witness", () => {
     expect(verdict.causes[RunCause.AnswerCutOff]).toBe(1);
   });
 
+  it("a run that reached the witness after every invocation around it had ended is the last one's", () => {
+    // 10,000 events under --cpu-prof (job-42-20, s38, after the arrival bound): the first invocation ran
+    // out of time and its sandbox thread had exited at 4,156 ms; its request reached the witness only after
+    // 4,216 (the witness's loop was responsive: it ticked then) and was read at 4,399, before the next
+    // invocation began at 4,451. Loopback delivery itself lagged (the kernel's network processing is
+    // deferred on a loaded machine), so the run's span meets no invocation; its sender is the last one that
+    // ended before it, out of time, and the third invocation's run is excused as a cut-off answer's.
+    const T = 1_796_674_625_310;
+    const facts = (invocations: InvocationWindow[]): JobToJudge =>
+      job({
+        callId: "job-42-20",
+        runs: [
+          run(T + 4_399, RunOutcome.Applied, {
+            earliestAt: T + 4_216,
+            answeredAt: T + 4_473,
+            clientGone: true,
+          }),
+          run(T + 22_904, RunOutcome.Replayed, { earliestAt: T + 22_890 }),
+        ],
+        invocations,
+        incidents: [
+          { at: T + 4_156, from: T, leaseMs: 2_850, cause: RunCause.SlowInvocation },
+          { at: T + 8_610, from: T + 4_451, leaseMs: 2_850, cause: RunCause.SlowInvocation },
+        ],
+        storedAt: T + 22_988,
+      });
+    const lagged = judgeToolRuns([
+      facts([
+        { from: T, at: T + 4_156 },
+        { from: T + 4_451, at: T + 8_610 },
+        { from: T + 22_475, at: T + 23_577 },
+      ]),
+    ]);
+    expect(lagged.unexplained.names).toEqual([]);
+    expect(lagged.causes[RunCause.AnswerCutOff]).toBe(1);
+    // A span that meets an invocation is that invocation's alone: the same run read while the second
+    // invocation ran (it began at 4,300) and run again by that invocation is no cut-off answer of the first.
+    const met = judgeToolRuns([
+      {
+        ...facts([
+          { from: T, at: T + 4_156 },
+          { from: T + 4_300, at: T + 23_577 },
+        ]),
+        callId: "job-42-20-met",
+        incidents: [{ at: T + 4_156, from: T, leaseMs: 2_850, cause: RunCause.SlowInvocation }],
+      },
+    ]);
+    expect(met.unexplained.names).toEqual(["job-42-20-met run 2"]);
+  });
+
   it("a run the witness read after the next invocation began is still its sender's", () => {
     // 10,000 events under --cpu-prof (fifo-42-2, s38): the first invocation ran out of time and its sandbox
     // was stopped just after it sent run 1; the witness, on the harness's busy main thread, read that
@@ -345,15 +395,15 @@ describe("the tools' runs, judged from the witness", () => {
         ],
         incidents: [{ at: 60, from: 30, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
       }),
-      // The same run measured by a responsive witness (sent from 97 on): no invocation ran then but the
-      // next one, and the slow one cannot have sent it.
+      // The same run measured by a responsive witness (sent from 97 on) while the next invocation ran: it
+      // is that one's alone, no guess adds the slow one, and that one ran the tool again itself.
       job({
         callId: "read-on-time-measured",
         runs: [run(100, RunOutcome.Applied, { clientGone: true }), run(300, RunOutcome.Replayed)],
         invocations: [
           { from: 0, at: 20 },
           { from: 30, at: 60 },
-          { from: 290, at: 320 },
+          { from: 95, at: 320 },
         ],
         incidents: [{ at: 60, from: 30, leaseMs: 1_000, cause: RunCause.SlowInvocation }],
       }),
