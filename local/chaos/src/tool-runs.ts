@@ -112,8 +112,9 @@ function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
 }
 
 /**
- * The invocations that may have sent `run`: those whose window meets its span (`meeting`). For a run the
- * witness measured, that is all: the guess it replaces, "the last invocation started before the stamp",
+ * The invocations that may have sent `run`: those whose window meets its span (`meeting`), or, when none
+ * does, the last one that ended before it (`lastEndedBefore`). For a run the witness measured, that is all:
+ * the guess it replaces, "the last invocation started before the stamp",
  * named the next invocation when a starved harness read a stopped sandbox's request after that one began
  * (fifo-42-2, s38), and added one the bound rules out. A run read back from a diagnostics file written
  * before the witness measured its bound keeps that guess: how late it was read is unknown, and its
