@@ -124,9 +124,10 @@ function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   const senders = meeting(run, job);
   if (run.earliestAt !== undefined)
     return senders.length > 0 ? senders : lastEndedBefore(run.earliestAt, job);
-  const last = job.invocations
-    .filter((i) => i.from <= run.receivedAt)
-    .reduce<InvocationWindow | undefined>((a, i) => (a === undefined || i.from > a.from ? i : a), undefined);
+  const last = latest(
+    job.invocations.filter((i) => i.from <= run.receivedAt),
+    (i) => i.from,
+  );
   return last && !senders.includes(last) ? [...senders, last] : senders;
 }
 
@@ -138,10 +139,22 @@ function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
  * worker's own hang-up and rerun inside one invocation never borrows an earlier slow one's excuse.
  */
 function lastEndedBefore(earliestAt: number, job: JobToJudge): InvocationWindow[] {
-  const last = job.invocations
-    .filter((i) => i.at < earliestAt)
-    .reduce<InvocationWindow | undefined>((a, i) => (a === undefined || i.at > a.at ? i : a), undefined);
+  const last = latest(
+    job.invocations.filter((i) => i.at < earliestAt),
+    (i) => i.at,
+  );
   return last ? [last] : [];
+}
+
+/** The window with the greatest `time` (the first of equals), if any. */
+function latest(
+  windows: readonly InvocationWindow[],
+  time: (window: InvocationWindow) => number,
+): InvocationWindow | undefined {
+  return windows.reduce<InvocationWindow | undefined>(
+    (a, i) => (a === undefined || time(i) > time(a) ? i : a),
+    undefined,
+  );
 }
 
 /**
