@@ -243,7 +243,8 @@ describe("the witness (the jobs' downstream, owned by the harness)", () => {
     expect(unblockedAt - blockedSentAt).toBeGreaterThanOrEqual(300);
     expect(late?.receivedAt).toBeGreaterThanOrEqual(unblockedAt);
     expect(late?.earliestAt).toBeLessThanOrEqual(blockedSentAt);
-    // The responsive loop's window is narrower than the block by far.
-    expect((quick?.receivedAt ?? 0) - (quick?.earliestAt ?? 0)).toBeLessThan(300);
+    // The bound does not reach back everywhere: the responsive loop's window is narrower than the block
+    // measured in the same run (not a fixed duration: a busy machine can starve this thread too).
+    expect((quick?.receivedAt ?? 0) - (quick?.earliestAt ?? 0)).toBeLessThan(unblockedAt - blockedSentAt);
   });
 });
