@@ -47,6 +47,8 @@ export const manualActionSchema = s.oneOf("action", {
     includePermanent: s.withDefault(s.boolean(), false),
     /** At most this many records; the rest wait for the next invocation. */
     max: s.optional(s.integer({ min: 1, max: 1_000_000 })),
+    /** Read every quarantine object again, the replay journals aside (docs/operations.md "The replay journal"). */
+    fullScan: s.optional(s.boolean()),
   }),
   "redrive-dlq": s.object({
     action: s.literal("redrive-dlq"),

@@ -1,11 +1,12 @@
 // dlq-redrive's quarantine replay, loaded on first use (core.ts's `replayModule`): only a manual invocation
 // (`{"action":"replay"}`, docs/operations.md) runs it, and its scan, checks and puts (the quarantine's
-// listing, reads and tags, Kinesis's DescribeStreamSummary and PutRecords) stay out of the import that every
-// failure-queue batch pays for (docs/benchmarks/cold-start.md).
+// listing, reads, tags and journals, Kinesis's DescribeStreamSummary and PutRecords) stay out of the import
+// that every failure-queue batch pays for (docs/benchmarks/cold-start.md).
 import type { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import type { s3Client } from "@mcp-pipeline/aws/s3-client";
 import {
   checkReplayStream,
+  type JournalOutcome,
   planReplay,
   RecoveryRefusedError,
   refusals,
@@ -22,13 +23,18 @@ export async function runReplay(
   kinesis: ReturnType<typeof kinesisClient>,
 ): Promise<unknown> {
   const { reason, since, until, session, shardId } = action.filter;
-  const scan = await scanQuarantine(s3, config.QUARANTINE_BUCKET, {
-    ...(reason !== undefined ? { reason } : {}),
-    ...(since !== undefined ? { since: Date.parse(since) } : {}),
-    ...(until !== undefined ? { until: Date.parse(until) } : {}),
-    ...(session !== undefined ? { session } : {}),
-    ...(shardId !== undefined ? { shardId } : {}),
-  });
+  const scan = await scanQuarantine(
+    s3,
+    config.QUARANTINE_BUCKET,
+    {
+      ...(reason !== undefined ? { reason } : {}),
+      ...(since !== undefined ? { since: Date.parse(since) } : {}),
+      ...(until !== undefined ? { until: Date.parse(until) } : {}),
+      ...(session !== undefined ? { session } : {}),
+      ...(shardId !== undefined ? { shardId } : {}),
+    },
+    { fullScan: action.fullScan === true },
+  );
   const options = {
     streamName: config.STREAM_NAME,
     dryRun: action.dryRun,
@@ -43,6 +49,23 @@ export async function runReplay(
   );
   if (!action.dryRun && refusals(checks).length > 0)
     throw new RecoveryRefusedError("replay", refusals(checks));
-  const summary = await replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, scan.entries, options);
-  return { ...summary, checks, unreadable: scan.unreadable };
+  // A journal not stored fails nothing (its objects are marked): the result names it, and the next scan
+  // reads its objects in full.
+  const journalsNotWritten: { key: string; error: string }[] = [];
+  const summary = await replayQuarantine(s3, kinesis, config.QUARANTINE_BUCKET, scan.entries, {
+    ...options,
+    onJournal: (outcome: JournalOutcome) => {
+      if (!outcome.written)
+        journalsNotWritten.push({
+          key: outcome.key,
+          error: `${outcome.error.name}: ${outcome.error.message}`,
+        });
+    },
+  });
+  return {
+    ...summary,
+    checks,
+    unreadable: scan.unreadable,
+    journals: { ...scan.journals, notWritten: journalsNotWritten },
+  };
 }

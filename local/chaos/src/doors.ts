@@ -268,8 +268,12 @@ export function startS3Door(
       );
       if (answer.status === 200 && request.method === "PUT") {
         const { bucket, key } = bucketAndKey(request.url ?? "/");
-        // A quarantine object (a replay's mark, PutObjectTagging, puts no record: it has no `data`).
-        const data = bucket === options.quarantineBucket && key.endsWith(".json") ? dataOf(body) : undefined;
+        // A quarantine object, under kinesis/ (a replay's mark, PutObjectTagging, puts no record: it has no
+        // `data`; a replay's journal, under replays/, names records already counted).
+        const data =
+          bucket === options.quarantineBucket && key.startsWith("kinesis/") && key.endsWith(".json")
+            ? dataOf(body)
+            : undefined;
         if (data !== undefined)
           options.onEffect({
             kind: "quarantined",

@@ -46,7 +46,8 @@ export async function readFinalState(
     const text = await storedResult(s3, item);
     if (text !== undefined) results.set(item.callId, text);
   }
-  const keys = await storedQuarantineKeys(s3, pipeline.names.quarantineBucket, "");
+  // Records only: a replay's journals (replays/) name records, they are none.
+  const keys = await storedQuarantineKeys(s3, pipeline.names.quarantineBucket, "kinesis/");
   const quarantined = new Set(
     [...keys].map((key) => key.slice(key.lastIndexOf("/") + 1).replace(/\.json$/, "")),
   );

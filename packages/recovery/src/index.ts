@@ -27,6 +27,7 @@ export {
 } from "./peek-messages.js";
 export {
   countQuarantine,
+  type JournalUse,
   listQuarantine,
   matches,
   type QuarantineCounts,
@@ -57,6 +58,15 @@ export {
 } from "./redrive-plan.js";
 export { checkReplayStream, type ReplayStreamCheck } from "./replay-checks.js";
 export {
+  type JournalObject,
+  parseReplayJournal,
+  REPLAY_JOURNAL_FORMAT_VERSION,
+  REPLAY_JOURNAL_PREFIX,
+  type ReplayJournal,
+  ReplayJournalFormatError,
+} from "./replay-journal.js";
+export {
+  type JournalOutcome,
   planReplay,
   ReplayIncompleteError,
   type ReplayItem,

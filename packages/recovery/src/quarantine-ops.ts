@@ -14,6 +14,7 @@ import {
 import { forEachBounded } from "./bounded.js";
 import { type FailureKind, quarantineFailureKind } from "./failure-kind.js";
 import { throwIfInterrupted } from "./interrupted.js";
+import { journalCoverage, listObjects, readReplayJournals } from "./replay-journal.js";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {
@@ -107,6 +108,17 @@ export interface QuarantineScan {
   readonly unreadable: UnreadableObject[];
   /** Objects listed under `kinesis/`, readable or not, matching or not. */
   readonly objects: number;
+  /** What the replay journals saved (replay-journal.ts); all zero and empty for a full scan. */
+  readonly journals: JournalUse;
+}
+
+export interface JournalUse {
+  /** Journals read under `replays/`. */
+  readonly read: number;
+  /** Objects under `kinesis/` a journal stood for: not read again. */
+  readonly objectsNotRead: number;
+  /** Journals that could not be read or checked: ignored, the objects they name read in full. */
+  readonly unreadable: UnreadableObject[];
 }
 
 export interface ScanOptions {
@@ -119,6 +131,11 @@ export interface ScanOptions {
    * a scan holds nothing, so a person's Ctrl-C need not wait for a bucket of 50,000 objects.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Read every object again, journals or not (replay-journal.ts): for a person who changed a mark by hand
+   * (a `replayed` tag taken off to put a record back once more), which the journals do not know of.
+   */
+  readonly fullScan?: boolean;
 }
 
 /**
@@ -132,30 +149,11 @@ function unreadable(error: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500 && status !== 429;
 }
 
-/** Every key under `kinesis/`: one LIST per 1,000 keys. */
-async function listKeys(s3: S3Client, bucket: string, options: ScanOptions): Promise<string[]> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    throwIfInterrupted(options.signal);
-    const page = await s3.send(
-      new ListObjectsV2Command({
-        Bucket: bucket,
-        Prefix: "kinesis/",
-        ...(token ? { ContinuationToken: token } : {}),
-        ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
-      }),
-    );
-    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-    token = page.NextContinuationToken;
-  } while (token);
-  return keys;
-}
-
 /**
  * Reads every quarantine object under `kinesis/` (record and replay mark in one GET each), and returns
  * those that match with, for each, every object that holds the same record. An object that cannot be
- * read as a quarantine record is reported in `unreadable` and skipped.
+ * read as a quarantine record is reported in `unreadable` and skipped. An object a replay journal names is
+ * not read: the journal holds its record and mark (replay-journal.ts), unless `fullScan` asks.
  */
 export async function scanQuarantine(
   s3: S3Client,
@@ -163,11 +161,34 @@ export async function scanQuarantine(
   filter: QuarantineFilter = {},
   options: ScanOptions = {},
 ): Promise<QuarantineScan> {
-  const keys = await listKeys(s3, bucket, options);
+  const concurrency = options.concurrency ?? 16;
+  const listed = await listObjects(s3, bucket, "kinesis/", options);
+  const badJournals: UnreadableObject[] = [];
+  const journals = options.fullScan
+    ? []
+    : await readReplayJournals(s3, bucket, {
+        concurrency,
+        ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        isUnreadable: unreadable,
+        onUnreadable: (key, error) =>
+          badJournals.push({ key, error: { name: error.name, message: error.message } }),
+      });
+  const covered = journalCoverage(listed, journals);
   const read: ({ key: string; record: QuarantineRecord; digest: string; replayedAt?: string } | undefined)[] =
-    new Array(keys.length);
+    new Array(listed.length);
   const failed: UnreadableObject[] = [];
-  await forEachBounded(keys, options.concurrency ?? 16, async (key, index) => {
+  await forEachBounded(listed, concurrency, async ({ key }, index) => {
+    const journaled = covered.get(key);
+    if (journaled !== undefined) {
+      read[index] = {
+        key,
+        record: journaled.record,
+        digest: recordDigest(journaled.record),
+        replayedAt: journaled.replayedAt,
+      };
+      return;
+    }
     throwIfInterrupted(options.signal);
     try {
       const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
@@ -210,7 +231,16 @@ export async function scanQuarantine(
       a.record.source.shardId.localeCompare(b.record.source.shardId) ||
       compareSequenceNumbers(a.record.source.sequenceNumber, b.record.source.sequenceNumber),
   );
-  return { entries, unreadable: failed.sort((a, b) => a.key.localeCompare(b.key)), objects: keys.length };
+  return {
+    entries,
+    unreadable: failed.sort((a, b) => a.key.localeCompare(b.key)),
+    objects: listed.length,
+    journals: {
+      read: journals.length,
+      objectsNotRead: covered.size,
+      unreadable: badJournals.sort((a, b) => a.key.localeCompare(b.key)),
+    },
+  };
 }
 
 /**
@@ -221,10 +251,15 @@ export async function listQuarantine(
   s3: S3Client,
   bucket: string,
   filter: QuarantineFilter = {},
-  options: ScanOptions & { readonly onUnreadable?: (object: UnreadableObject) => void } = {},
+  options: ScanOptions & {
+    readonly onUnreadable?: (object: UnreadableObject) => void;
+    /** A replay journal that could not be used: ignored, the objects it names read in full. */
+    readonly onUnreadableJournal?: (object: UnreadableObject) => void;
+  } = {},
 ): Promise<QuarantineEntry[]> {
   const scan = await scanQuarantine(s3, bucket, filter, options);
   for (const object of scan.unreadable) options.onUnreadable?.(object);
+  for (const object of scan.journals.unreadable) options.onUnreadableJournal?.(object);
   return scan.entries;
 }
 

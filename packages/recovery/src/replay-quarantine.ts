@@ -6,6 +6,12 @@ import { forEachBounded } from "./bounded.js";
 import { FailureKind } from "./failure-kind.js";
 import { InterruptedError, interruption, pause } from "./interrupted.js";
 import { markReplayed, type QuarantineEntry, sameRecordGroups } from "./quarantine-ops.js";
+import {
+  type JournalObject,
+  REPLAY_JOURNAL_FORMAT_VERSION,
+  replayJournalKey,
+  writeReplayJournal,
+} from "./replay-journal.js";
 
 /** One record a replay would put back, with the objects its write marks. */
 export interface ReplayItem {
@@ -110,7 +116,17 @@ export interface ReplayOptions extends ReplayPlanOptions {
    * and its mark): it ends with a ReplayIncompleteError whose `interrupted` is true.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Each chunk's journal (replay-journal.ts): its key and how many objects it names once stored, or the
+   * error S3 answered. A journal not stored loses nothing: the objects are marked, and the next scan
+   * reads them in full, as before journals.
+   */
+  readonly onJournal?: (outcome: JournalOutcome) => void;
 }
+
+export type JournalOutcome =
+  | { readonly written: true; readonly key: string; readonly objects: number }
+  | { readonly written: false; readonly key: string; readonly error: Error };
 
 export interface ReplaySummary {
   /** Distinct records matched (a record quarantined again after a replay is one record). */
@@ -240,6 +256,7 @@ async function markChunk(
   batch: readonly ReplayItem[],
   result: Written,
   replayedBefore: number,
+  marks: Map<string, { readonly at: string; readonly sequenceNumber: string }>,
 ): Promise<number> {
   const { options } = run;
   // Each record's marks are independent of the others': marking them one by one bounded a replay by
@@ -249,11 +266,13 @@ async function markChunk(
     await forEachBounded(result.written, MARK_CONCURRENCY, async (written) => {
       const { unmarked } = batch[written.index] as ReplayItem;
       for (const key of unmarked) {
+        const at = new Date(run.now()).toISOString();
         await markReplayed(run.s3, run.bucket, key, {
-          at: new Date(run.now()).toISOString(),
+          at,
           sequenceNumber: written.sequenceNumber,
           ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
         });
+        marks.set(key, { at, sequenceNumber: written.sequenceNumber });
       }
       marked += 1;
       options.onWritten?.(written.sequenceNumber);
@@ -277,11 +296,58 @@ async function markChunk(
 }
 
 /**
+ * Once a chunk is marked, its journal: each object marked whose record the replay was given (an object of
+ * the same record outside the filter was marked too, but its record was not read: the next scan reads it).
+ * Written after every mark, never before, so that a journal names only what the tags say: a replay stopped
+ * between its marks and its journal leaves marked objects that the next scan reads in full.
+ */
+async function journalChunk(
+  run: ReplayRun,
+  marks: ReadonlyMap<string, { readonly at: string; readonly sequenceNumber: string }>,
+  records: ReadonlyMap<string, QuarantineEntry>,
+): Promise<void> {
+  const objects: JournalObject[] = [];
+  for (const [key, mark] of marks) {
+    const entry = records.get(key);
+    if (entry !== undefined)
+      objects.push({
+        key,
+        record: entry.record,
+        replayedAt: mark.at,
+        replaySequenceNumber: mark.sequenceNumber,
+      });
+  }
+  if (objects.length === 0) return;
+  const at = run.now();
+  const key = replayJournalKey(at);
+  try {
+    await writeReplayJournal(
+      run.s3,
+      run.bucket,
+      {
+        formatVersion: REPLAY_JOURNAL_FORMAT_VERSION,
+        kind: "replay-journal",
+        writtenAt: new Date(at).toISOString(),
+        streamName: run.options.streamName,
+        objects,
+      },
+      {
+        key,
+        ...(run.options.expectedBucketOwner ? { expectedBucketOwner: run.options.expectedBucketOwner } : {}),
+      },
+    );
+    run.options.onJournal?.({ written: true, key, objects: objects.length });
+  } catch (error) {
+    run.options.onJournal?.({ written: false, key, error: error as Error });
+  }
+}
+
+/**
  * Puts quarantined records back into the stream with their original partition keys and bytes, in
  * their original order per key (strict ordering), at most `ratePerSecond`, and marks each object of
- * a record once the record is written (metadata `replayed-at`), so the same replay again skips it
- * until it fails again. The processor's idempotency (by eventId) makes a replay safe even when a
- * record had been applied before.
+ * a record once the record is written (tags, `replayed-at`), so the same replay again skips it
+ * until it fails again; then each chunk's journal, so that the next scan need not read them again. The
+ * processor's idempotency (by eventId) makes a replay safe even when a record had been applied before.
  */
 export async function replayQuarantine(
   s3: S3Client,
@@ -298,6 +364,7 @@ export async function replayQuarantine(
   const run: ReplayRun = { s3, kinesis, bucket, options, now, total: pending.length };
   const rate = options.ratePerSecond ?? 100;
   const chunk = Math.max(1, Math.min(500, rate));
+  const records = new Map(entries.map((e) => [e.key, e]));
   let replayed = 0;
   for (let i = 0; i < pending.length; i += chunk) {
     if (options.signal?.aborted) {
@@ -313,7 +380,9 @@ export async function replayQuarantine(
     const started = now();
     const batch = pending.slice(i, i + chunk);
     const result = await writeChunk(run, batch, replayed);
-    replayed += await markChunk(run, batch, result, replayed);
+    const marks = new Map<string, { readonly at: string; readonly sequenceNumber: string }>();
+    replayed += await markChunk(run, batch, result, replayed, marks);
+    await journalChunk(run, marks, records);
     options.onProgress?.(replayed, pending.length);
     if (result.rejected.length > 0) {
       const code = result.rejected[0]?.errorCode ?? "unknown";

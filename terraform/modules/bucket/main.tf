@@ -104,6 +104,29 @@ resource "aws_s3_bucket_lifecycle_configuration" "this" {
     }
   }
 
+  # And every object under a prefix, as many days after it is written (the quarantine's replay journals,
+  # replays/: each names objects tagged replayed, and is of no use once they are gone; a journal that
+  # outlives them names keys a scan no longer lists, and is ignored).
+  dynamic "rule" {
+    for_each = try(var.expiration.also_prefix != null, false) ? [var.expiration] : []
+    content {
+      id     = "expire-prefix"
+      status = "Enabled"
+
+      filter {
+        prefix = rule.value.also_prefix
+      }
+
+      expiration {
+        days = rule.value.days
+      }
+
+      noncurrent_version_expiration {
+        noncurrent_days = rule.value.days
+      }
+    }
+  }
+
   depends_on = [aws_s3_bucket_versioning.this]
 }
 

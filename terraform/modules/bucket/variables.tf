@@ -9,13 +9,14 @@ variable "name" {
 }
 
 variable "expiration" {
-  description = "When objects are deleted: null for never; else `days` after they are written, every object, or only those that carry the tag `only_tagged` (the quarantine: replayed = true). A version the expiration makes noncurrent goes as many days later."
+  description = "When objects are deleted: null for never; else `days` after they are written, every object, or only those that carry the tag `only_tagged` (the quarantine: replayed = true), and with those every object under `also_prefix` (the quarantine: replays/, the replay journals, which name only replayed objects). A version the expiration makes noncurrent goes as many days later."
   type = object({
     days = number
     only_tagged = optional(object({
       key   = string
       value = string
     }))
+    also_prefix = optional(string)
   })
   default = null
 
@@ -27,6 +28,11 @@ variable "expiration" {
   validation {
     condition     = try(var.expiration.only_tagged == null, true) || try(length(var.expiration.only_tagged.key) >= 1 && length(var.expiration.only_tagged.key) <= 128 && length(var.expiration.only_tagged.value) <= 256, false)
     error_message = "expiration.only_tagged: a tag key is 1-128 characters, its value at most 256 (S3's limits)."
+  }
+
+  validation {
+    condition     = try(var.expiration.also_prefix == null, true) || try(length(var.expiration.also_prefix) >= 1 && endswith(var.expiration.also_prefix, "/") && var.expiration.only_tagged != null, false)
+    error_message = "expiration.also_prefix: a key prefix ending in /, beside only_tagged (without it every object expires already)."
   }
 }
 

@@ -101,6 +101,8 @@ module "quarantine_bucket" {
   expiration = var.quarantine.replayed_expiration_days == null ? null : {
     days        = var.quarantine.replayed_expiration_days
     only_tagged = { key = "replayed", value = "true" }
+    # The replay journals (docs/operations.md "The replay journal") go with the objects they name.
+    also_prefix = "replays/"
   }
   protection = {
     break_glass_role_arn = var.quarantine.break_glass_role_name == null ? null : "arn:${data.aws_partition.current.partition}:iam::${data.aws_caller_identity.current.account_id}:role/${var.quarantine.break_glass_role_name}"
@@ -268,6 +270,13 @@ locals {
         sid       = "Quarantine"
         actions   = ["s3:PutObject", "s3:GetObject", "s3:GetObjectTagging", "s3:PutObjectTagging"]
         resources = ["${module.quarantine_bucket.arn}/kinesis/*"]
+      },
+      {
+        # A replay writes a journal (If-None-Match: *) of each chunk it marked; a scan reads them, and
+        # does not read again the objects they name (packages/recovery/src/replay-journal.ts).
+        sid       = "ReplayJournals"
+        actions   = ["s3:PutObject", "s3:GetObject"]
+        resources = ["${module.quarantine_bucket.arn}/replays/*"]
       },
       {
         sid       = "ListQuarantine"

@@ -64,6 +64,8 @@ Options
   --dry-run               show the plan and run every check, change nothing
   --max N                 replay: at most N records; redrive: at most N messages; peek, inspect --list: lines
   --include-permanent     replay: records with a permanent reason too
+  --full-scan             inspect, replay: read every object again, not trusting the replay journals
+                          (after a mark was changed by hand)
   --list                  inspect: one line per object
   --mode auto|move-task|mover   redrive: how to move (default auto; --max and --reason need the mover)
   --rate N                records (replay) or messages (redrive) per second, at most (default 100;
@@ -101,6 +103,7 @@ function parse(argv: readonly string[]) {
       yes: { type: "boolean" },
       list: { type: "boolean" },
       "include-permanent": { type: "boolean" },
+      "full-scan": { type: "boolean" },
       max: { type: "string" },
       rate: { type: "string" },
       watch: { type: "string" },
@@ -140,6 +143,7 @@ const ONLY: Readonly<Record<string, readonly string[]>> = {
   yes: ["replay", "redrive"],
   list: ["inspect"],
   "include-permanent": ["replay"],
+  "full-scan": ["inspect", "replay"],
   max: ["inspect", "replay", "peek", "redrive"],
   rate: ["replay", "redrive"],
   "stuck-after": ["status"],

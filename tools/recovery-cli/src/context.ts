@@ -41,6 +41,7 @@ export interface Flags {
   readonly yes?: boolean;
   readonly list?: boolean;
   readonly "include-permanent"?: boolean;
+  readonly "full-scan"?: boolean;
   readonly max?: string;
   readonly rate?: string;
   readonly watch?: string;
@@ -143,6 +144,7 @@ export async function scanFiltered(
   const scan = await scanQuarantine(context.aws.s3, bucket, others, {
     ...(expectedBucketOwner ? { expectedBucketOwner } : {}),
     ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
+    fullScan: context.flags["full-scan"] === true,
   });
   if (reason === undefined) return scan;
   const present = new Map<string, number>();

@@ -147,6 +147,8 @@ async function quarantinedSequences(pipeline: LocalPipeline): Promise<Set<string
     const page = await pipeline.s3.send(
       new ListObjectsV2Command({
         Bucket: pipeline.names.quarantineBucket,
+        // Records only: a replay's journals (replays/) name records, they are none.
+        Prefix: "kinesis/",
         ...(token ? { ContinuationToken: token } : {}),
       }),
     );

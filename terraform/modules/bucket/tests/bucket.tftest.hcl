@@ -51,6 +51,34 @@ run "the_quarantine_expires_only_what_is_tagged_replayed" {
   }
 }
 
+run "the_quarantine_journals_expire_with_what_they_name" {
+  command = plan
+
+  variables {
+    expiration = { days = 30, only_tagged = { key = "replayed", value = "true" }, also_prefix = "replays/" }
+    protection = { break_glass_role_arn = "arn:aws:iam::123456789012:role/mcp-dev-quarantine-break-glass" }
+  }
+
+  assert {
+    condition = one([
+      for r in aws_s3_bucket_lifecycle_configuration.this.rule : r if r.id == "expire-prefix"
+      ]).filter[0].prefix == "replays/" && one([
+      for r in aws_s3_bucket_lifecycle_configuration.this.rule : r.expiration[0].days if r.id == "expire-prefix"
+    ]) == 30
+    error_message = "The journals under replays/ expire as many days after they are written as the replayed objects."
+  }
+}
+
+run "a_prefix_alone_is_refused" {
+  command = plan
+
+  variables {
+    expiration = { days = 30, also_prefix = "replays/" }
+  }
+
+  expect_failures = [var.expiration]
+}
+
 run "every_object_expires_where_no_tag_is_given" {
   command = plan
 

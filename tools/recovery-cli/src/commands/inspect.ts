@@ -38,6 +38,13 @@ export async function inspect(context: Context): Promise<number> {
     unreadable.length === 0
       ? ""
       : `\n${unreadable.length} object${unreadable.length === 1 ? "" : "s"} under kinesis/ could not be read (skipped, left as they are; look with aws s3 cp):\n${unreadable.join("\n")}`;
+  const badJournals = scan.journals.unreadable.map(
+    (u) => `  ${printable(u.key)}: ${u.error.name}: ${printable(u.error.message)}`,
+  );
+  const journalText =
+    badJournals.length === 0
+      ? ""
+      : `\n${badJournals.length} replay journal${badJournals.length === 1 ? "" : "s"} under replays/ could not be read (ignored: the objects they name were read in full):\n${badJournals.join("\n")}`;
   if (context.flags.list) {
     const max = maxOf(context.flags);
     const shown = max === undefined ? scan.entries : scan.entries.slice(0, max);
@@ -48,7 +55,7 @@ export async function inspect(context: Context): Promise<number> {
     const more = scan.entries.length - shown.length;
     print(
       context,
-      `${scan.entries.length} objects in ${bucket}${more > 0 ? ` (the first ${shown.length} below)` : ""}:\n${rows.join("\n")}${unreadableText}`,
+      `${scan.entries.length} objects in ${bucket}${more > 0 ? ` (the first ${shown.length} below)` : ""}:\n${rows.join("\n")}${unreadableText}${journalText}`,
       {
         bucket,
         objects: shown.map((e) => ({
@@ -89,7 +96,9 @@ export async function inspect(context: Context): Promise<number> {
       table("by reason", counts.byReason, true),
       table("by shard", counts.byShard),
       table("by day", counts.byDay),
-    ].join("\n") + unreadableText,
+    ].join("\n") +
+      unreadableText +
+      journalText,
     { bucket, ...counts, unreadable: scan.unreadable },
   );
   return RecoverExit.Ok;

@@ -64,6 +64,7 @@ export async function replay(context: Context): Promise<number> {
       skippedPermanent: plan.skippedPermanent.length,
       leftByMax: plan.leftByMax,
       unreadable: scan.unreadable,
+      journals: scan.journals,
     },
   });
   if (run.stopped !== undefined) return run.stopped;
@@ -171,6 +172,10 @@ function planLines(
     lines.push(`  ${plan.leftByMax} more wait beyond --max ${max}: the next run takes them`);
   if (scan.unreadable.length > 0)
     lines.push(`  ${scan.unreadable.length} objects could not be read and are skipped (inspect lists them)`);
+  if (scan.journals.unreadable.length > 0)
+    lines.push(
+      `  ${scan.journals.unreadable.length} replay journals could not be read (${scan.journals.unreadable[0]?.key}: ${scan.journals.unreadable[0]?.error.message}): ignored, the objects they name were read in full`,
+    );
   return lines;
 }
 
@@ -197,6 +202,13 @@ async function putBack(
       ...(max !== undefined ? { max } : {}),
       ...(caller ? { expectedBucketOwner: caller.account } : {}),
       ...(context.io.interrupt ? { signal: context.io.interrupt } : {}),
+      // A journal not stored loses nothing (the objects are marked): the next replay reads them in full.
+      onJournal: (journal) => {
+        if (!journal.written)
+          context.io.err(
+            `${tty ? "\n" : ""}replay journal ${journal.key} not stored (${journal.error.name}: ${journal.error.message}): the next replay reads its objects in full`,
+          );
+      },
       onProgress: (done, total) => {
         if (tty) context.io.err(`\r${progressBar(done, total)}`);
         else if (done === total) context.io.err(progressBar(done, total));

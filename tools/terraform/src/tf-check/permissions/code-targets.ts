@@ -37,6 +37,8 @@ export interface Use {
 const TOOL_CALLS: Target = { kind: "table", env: "TOOL_CALLS_TABLE" };
 const DEDUPE: Target = { kind: "table", env: "DEDUPE_TABLE" };
 const QUARANTINE: Target = { kind: "objects", env: "QUARANTINE_BUCKET", prefix: "kinesis/" };
+/** The replay journals, in the quarantine bucket (packages/recovery/src/replay-journal.ts). */
+const REPLAY_JOURNALS: Target = { kind: "objects", env: "QUARANTINE_BUCKET", prefix: "replays/" };
 const OWN_DLQ: Target = { kind: "queue", env: "DEAD_LETTER_QUEUE_URL" };
 /** dlq-redrive's manual redrive-dlq: the workers' DLQs, and the queues they go back to. */
 const WORKER_DLQS: Target = { kind: "redrive", side: "dlq", consumers: ["tool-worker", "fifo-worker"] };
@@ -75,6 +77,8 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     { module: "packages/aws/src/sqs-client.ts", on: [OWN_DLQ] },
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
+    // Its journals: listed with the records (the listing is the bucket's), read, and one written per chunk.
+    { module: "packages/recovery/src/replay-journal.ts", on: [REPLAY_JOURNALS] },
     { module: "packages/aws/src/put-request.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     // Before a replay: the stream the records go back to exists and is active.
     { module: "packages/recovery/src/replay-checks.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },

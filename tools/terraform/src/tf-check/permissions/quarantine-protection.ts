@@ -141,12 +141,18 @@ function versioningFindings(bucket: QuarantineBucket): string[] {
   return text(versioning?.status) === "Enabled" ? [] : ["quarantine: versioning is not Enabled"];
 }
 
-/** Nothing expires unless the settings say so, and then only what was replayed (tagged replayed=true). */
+/**
+ * Nothing expires unless the settings say so, and then only what was replayed (tagged replayed=true) and the
+ * replay journals that name it (replays/).
+ */
 function lifecycleFindings(bucket: QuarantineBucket, settings: EnvironmentSettings): string[] {
   const findings: string[] = [];
   const rules = blocks(bucket.of("aws_s3_bucket_lifecycle_configuration")?.values.rule).filter(
     (r) => text(r.status) === "Enabled",
   );
+  // The replay journals (replays/) hold no record: each names objects tagged replayed.
+  const journals = (rule: Readonly<Record<string, unknown>>) =>
+    text(blocks(rule.filter)[0]?.prefix) === "replays/" && blocks(blocks(rule.filter)[0]?.tag).length === 0;
   for (const rule of rules) {
     if (blocks(rule.expiration).length === 0 && blocks(rule.noncurrent_version_expiration).length === 0)
       continue;
@@ -155,12 +161,12 @@ function lifecycleFindings(bucket: QuarantineBucket, settings: EnvironmentSettin
       findings.push(
         `quarantine: lifecycle rule ${text(rule.id)} expires objects, and the settings say never`,
       );
-    else if (text(tag?.key) !== "replayed" || text(tag?.value) !== "true")
+    else if (!journals(rule) && (text(tag?.key) !== "replayed" || text(tag?.value) !== "true"))
       findings.push(`quarantine: lifecycle rule ${text(rule.id)} expires objects that were not replayed`);
   }
   if (
     settings.quarantine.replayed_expiration_days !== null &&
-    rules.every((r) => blocks(r.expiration).length === 0)
+    rules.every((r) => journals(r) || blocks(r.expiration).length === 0)
   )
     findings.push("quarantine: the settings expire replayed records, and no lifecycle rule does");
   return findings;

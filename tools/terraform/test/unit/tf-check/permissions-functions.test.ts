@@ -87,6 +87,7 @@ const dlqRedriveStatements: PolicyStatement[] = [
     ["s3:PutObject", "s3:GetObject", "s3:GetObjectTagging", "s3:PutObjectTagging"],
     `${QUARANTINE}/kinesis/*`,
   ),
+  allow("ReplayJournals", ["s3:PutObject", "s3:GetObject"], `${QUARANTINE}/replays/*`),
   allow("ListQuarantine", ["s3:ListBucket"], QUARANTINE),
   allow(
     "RedriveDeadLetterQueues",
@@ -116,10 +117,19 @@ const dlqRedriveCalls: BundleCalls = {
     { operation: "kinesis:GetRecords", modules: ["packages/recovery/src/reread.ts"] },
     { operation: "kinesis:GetShardIterator", modules: ["packages/recovery/src/reread.ts"] },
     { operation: "kinesis:PutRecords", modules: ["packages/aws/src/put-request.ts"] },
-    { operation: "s3:GetObject", modules: ["packages/recovery/src/quarantine/store.ts"] },
+    {
+      operation: "s3:GetObject",
+      modules: ["packages/recovery/src/quarantine/store.ts", "packages/recovery/src/replay-journal.ts"],
+    },
     { operation: "s3:GetObjectTagging", modules: ["packages/recovery/src/quarantine-ops.ts"] },
-    { operation: "s3:ListObjectsV2", modules: ["packages/recovery/src/quarantine-ops.ts"] },
-    { operation: "s3:PutObject", modules: ["packages/recovery/src/quarantine/store.ts"] },
+    {
+      operation: "s3:ListObjectsV2",
+      modules: ["packages/recovery/src/quarantine-ops.ts", "packages/recovery/src/replay-journal.ts"],
+    },
+    {
+      operation: "s3:PutObject",
+      modules: ["packages/recovery/src/quarantine/store.ts", "packages/recovery/src/replay-journal.ts"],
+    },
     { operation: "s3:PutObjectTagging", modules: ["packages/recovery/src/quarantine-ops.ts"] },
     { operation: "sqs:ChangeMessageVisibilityBatch", modules: ["packages/recovery/src/peek-messages.ts"] },
     { operation: "sqs:DeleteMessageBatch", modules: ["packages/recovery/src/move-messages.ts"] },

@@ -188,6 +188,33 @@ describe("the quarantine's protection, on the applied state", () => {
     expect(quarantineProtectionFindings(state({ rules: [abortRule, tagged] }), settings)).toEqual([]);
   });
 
+  it("with replayed_expiration_days, lets the replay journals (replays/) expire, and no other prefix", () => {
+    const settings = { ...prod, quarantine: { ...prod.quarantine, replayed_expiration_days: 30 } };
+    const tagged = {
+      ...abortRule,
+      id: "expire",
+      expiration: [{ days: 30 }],
+      filter: [{ tag: [{ key: "replayed", value: "true" }] }],
+    };
+    const journals = {
+      ...abortRule,
+      id: "expire-prefix",
+      expiration: [{ days: 30 }],
+      filter: [{ prefix: "replays/" }],
+    };
+    const records = { ...journals, filter: [{ prefix: "kinesis/" }] };
+    expect(quarantineProtectionFindings(state({ rules: [abortRule, tagged, journals] }), settings)).toEqual(
+      [],
+    );
+    expect(quarantineProtectionFindings(state({ rules: [abortRule, tagged, records] }), settings)).toEqual([
+      "quarantine: lifecycle rule expire-prefix expires objects that were not replayed",
+    ]);
+    // The journals' rule alone does not expire what was replayed.
+    expect(quarantineProtectionFindings(state({ rules: [abortRule, journals] }), settings)).toEqual([
+      "quarantine: the settings expire replayed records, and no lifecycle rule does",
+    ]);
+  });
+
   it("finds versioning suspended and test tools on in prod", () => {
     expect(quarantineProtectionFindings(state({ versioning: "Suspended", testTools: "on" }), prod)).toEqual([
       "quarantine: versioning is not Enabled",

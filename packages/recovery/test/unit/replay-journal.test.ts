@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import {
+  journalCoverage,
+  parseReplayJournal,
+  type ReadJournal,
+  ReplayJournalFormatError,
+} from "../../src/replay-journal.js";
+
+/**
+ * The replay journal's format and what a scan takes from it (src/replay-journal.ts): a journal is used only
+ * whole and valid, and stands only for objects that are listed and were stored no later than it.
+ */
+
+const record = (sequenceNumber: string) => ({
+  formatVersion: 1 as const,
+  source: {
+    kind: "kinesis" as const,
+    streamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/tool-call-events",
+    shardId: "shardId-000000000000",
+    sequenceNumber,
+    partitionKey: "session-1",
+    approximateArrivalTimestamp: 1_796_032_800.5,
+  },
+  data: "eyJuIjoxfQ==",
+  reason: { code: "RetryAttemptsExhausted", message: "given up" },
+  quarantinedAt: "2026-12-01T10:00:00.000Z",
+  quarantinedBy: "dlq-redrive",
+});
+
+const journal = (objects: unknown) => ({
+  formatVersion: 1,
+  kind: "replay-journal",
+  writtenAt: "2026-12-07T10:00:00.000Z",
+  streamName: "tool-call-events",
+  objects,
+});
+
+const bytes = (value: unknown) =>
+  new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value));
+
+const marked = (key: string, sequenceNumber: string) => ({
+  key,
+  record: record(sequenceNumber),
+  replayedAt: "2026-12-07T09:59:59.000Z",
+  replaySequenceNumber: "4960",
+});
+
+describe("parseReplayJournal", () => {
+  it("gives back each object's record as the quarantine reader checks it, unknown keys dropped", () => {
+    const parsed = parseReplayJournal(
+      "replays/a.json",
+      bytes(journal([{ ...marked("kinesis/a/1.json", "1"), extra: true }])),
+    );
+    expect(parsed.objects).toEqual([marked("kinesis/a/1.json", "1")]);
+  });
+
+  it.each([
+    ["not UTF-8", new Uint8Array([0xff, 0xfe]), /not UTF-8 JSON/],
+    ["not JSON", bytes("{nope"), /not UTF-8 JSON/],
+    ["another version", bytes({ ...journal([]), formatVersion: 2 }), /formatVersion/],
+    ["objects not a list", bytes(journal({})), /objects: Expected array/],
+    [
+      "an object without its mark",
+      bytes(journal([{ key: "k", record: record("1") }])),
+      /objects\.0: replayedAt/,
+    ],
+    [
+      "a record the format refuses",
+      bytes(journal([{ ...marked("k", "1"), record: { ...record("1"), data: 7 } }])),
+      /objects\.0\.record: data/,
+    ],
+  ])("refuses a journal %s, naming it", (_, body, message) => {
+    const error = (() => {
+      try {
+        parseReplayJournal("replays/bad.json", body);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ReplayJournalFormatError);
+    expect((error as Error).message).toMatch(
+      /^replay journal replays\/bad\.json is not a v1 replay journal: /,
+    );
+    expect((error as Error).message).toMatch(message);
+  });
+});
+
+describe("journalCoverage", () => {
+  const read = (
+    key: string,
+    lastModified: number | undefined,
+    objects: ReturnType<typeof marked>[],
+  ): ReadJournal => ({
+    key,
+    lastModified,
+    journal: { ...parseReplayJournal(key, bytes(journal(objects))) },
+  });
+
+  it("stands for a listed object stored no later than the journal, not for one stored after it or gone", () => {
+    const coverage = journalCoverage(
+      [
+        { key: "kinesis/old.json", lastModified: 1_000 },
+        { key: "kinesis/same-instant.json", lastModified: 2_000 },
+        { key: "kinesis/stored-again.json", lastModified: 2_001 },
+        { key: "kinesis/never-journaled.json", lastModified: 1_000 },
+      ],
+      [
+        read("replays/1.json", 2_000, [
+          marked("kinesis/old.json", "1"),
+          marked("kinesis/same-instant.json", "2"),
+          marked("kinesis/stored-again.json", "3"),
+          marked("kinesis/expired.json", "4"),
+        ]),
+      ],
+    );
+    expect([...coverage.keys()].sort()).toEqual(["kinesis/old.json", "kinesis/same-instant.json"]);
+  });
+
+  it("takes nothing from a journal or an object the endpoint does not date", () => {
+    expect(
+      journalCoverage(
+        [
+          { key: "kinesis/a.json", lastModified: 1_000 },
+          { key: "kinesis/b.json", lastModified: undefined },
+        ],
+        [
+          read("replays/undated.json", undefined, [marked("kinesis/a.json", "1")]),
+          read("replays/dated.json", 5_000, [marked("kinesis/b.json", "2")]),
+        ],
+      ).size,
+    ).toBe(0);
+  });
+
+  it("where two journals name an object, keeps the later journal's mark", () => {
+    const later = { ...marked("kinesis/a.json", "1"), replayedAt: "2026-12-07T11:00:00.000Z" };
+    const coverage = journalCoverage(
+      [{ key: "kinesis/a.json", lastModified: 1_000 }],
+      [
+        read("replays/2.json", 9_000, [later]),
+        read("replays/1.json", 2_000, [marked("kinesis/a.json", "1")]),
+      ],
+    );
+    expect(coverage.get("kinesis/a.json")?.replayedAt).toBe("2026-12-07T11:00:00.000Z");
+  });
+});
