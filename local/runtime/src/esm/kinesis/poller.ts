@@ -114,6 +114,26 @@ export type KinesisEsmEvent =
    */
   | { readonly type: "destination-failed"; readonly record: KinesisFailureRecord; readonly errorName: string }
   | { readonly type: "shard-finished"; readonly shardId: string }
+  /**
+   * A GetRecords answered: when it was sent and answered (the mapping's clock), the records it returned
+   * and what the shard's buffer then held. With `round`, what a reader needs to see where a shard's time
+   * goes: reading, invoking, or waiting (the poll interval, the batching window).
+   */
+  | {
+      readonly type: "read";
+      readonly shardId: string;
+      readonly askedAt: number;
+      readonly answeredAt: number;
+      readonly records: number;
+      readonly buffered: number;
+    }
+  /** One round of batches (one per lane) dispatched from the shard's buffer, from its start to its end. */
+  | {
+      readonly type: "round";
+      readonly shardId: string;
+      readonly from: number;
+      readonly at: number;
+      readonly records: number;
   /** A read call failed and will be retried (§1.3 "Before invocation"); `attempt` counts consecutive failures. */
   | {
       readonly type: "read-error";
@@ -459,7 +479,17 @@ export class KinesisEventSource {
         if (read === ReadOutcome.Again) continue;
       }
       if (run.buffer.length === 0) break;
-      if ((await this.#dispatch(shardId, run.buffer)) === Handed.Stopped) {
+      const from = this.#now();
+      const buffered = run.buffer.length;
+      const handed = await this.#dispatch(shardId, run.buffer);
+      this.#options.onEvent?.({
+        type: "round",
+        shardId,
+        from,
+        at: this.#now(),
+        records: buffered - run.buffer.length,
+      });
+      if (handed === Handed.Stopped) {
         interrupted = true;
         break;
       }
@@ -505,6 +535,14 @@ export class KinesisEventSource {
     }
     run.readFailures = 0;
     this.#buffer(shardId, run, page, askedAt);
+    this.#options.onEvent?.({
+      type: "read",
+      shardId,
+      askedAt,
+      answeredAt: this.#now(),
+      records: page.Records?.length ?? 0,
+      buffered: run.buffer.length,
+    });
     if (run.buffer.length === 0) {
       if (run.closed) return ReadOutcome.Ended;
       await this.#idle(pollIntervalMs);
