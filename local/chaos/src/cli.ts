@@ -75,6 +75,10 @@ Run
   --verbose            show the functions' warning and error logs
   --diagnostics FILE   write the per-job diagnostics (JSON) of every job whose tool ran more than once
                        (and of the --explain job): its runs, invocations, incidents, the cause chosen
+  --timeline FILE      write the production phase's timeline (JSON): per chunk the backlog wait, the put,
+                       the jobs sent, its records delivered and its jobs finished; each function's
+                       invocations in flight; each shard poller's reading, invoking and waiting; the
+                       SQS mappings' receives (docs/benchmarks/ceiling.md)
   --explain JOB_ID     print one job's timeline (job-<seed>-<n> or fifo-<seed>-<n>) at the end of the run:
                        its runs (received, answered, outcome, client gone), invocations, incidents and
                        the cause chosen for each run after the first
@@ -102,6 +106,8 @@ export interface CliOptions {
   readonly help: boolean;
   /** Where to write the per-job diagnostics (--diagnostics). */
   readonly diagnosticsFile: string | undefined;
+  /** Where to write the production phase's timeline (--timeline). */
+  readonly timelineFile: string | undefined;
   /** The job whose timeline to print (--explain). */
   readonly explain: string | undefined;
   /** A diagnostics file to read the timeline from, instead of a run (--from). */
@@ -135,6 +141,7 @@ function parse(argv: readonly string[]) {
       ...Object.fromEntries(Object.values(RATE_OPTIONS).map((name) => [name, { type: "string" as const }])),
       "stall-timeout": { type: "string" },
       diagnostics: { type: "string" },
+      timeline: { type: "string" },
       explain: { type: "string" },
       from: { type: "string" },
       ...LOCAL_RUN_OPTIONS,
@@ -154,6 +161,8 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
     );
   const diagnosticsFile = text("diagnostics");
   if (diagnosticsFile === "") throw new UsageError("--diagnostics needs a file");
+  const timelineFile = text("timeline");
+  if (timelineFile === "") throw new UsageError("--timeline needs a file");
   const from = text("from");
   if (from === "") throw new UsageError("--from needs a file");
   if (from !== undefined && explain === undefined)
@@ -191,6 +200,7 @@ export function parseCli(argv: readonly string[], environ: NodeJS.ProcessEnv = {
       wholeNumber("stall-timeout", text("stall-timeout"), { fallback: 300, min: 1, max: 86_400 }) * 1000,
     partialSplitAccounting: partialSplitAccountingOption(run.partialSplitAccounting),
     diagnosticsFile,
+    timelineFile,
     explain,
     from,
   };
@@ -269,6 +279,7 @@ function runOptions(options: CliOptions, settings: EnvironmentSettings): RunOpti
     distDir: options.distDir ?? join(root, "dist"),
     partialSplitAccounting: options.partialSplitAccounting,
     explain: options.explain,
+    recordTimeline: options.timelineFile !== undefined,
     onProgress: (line) => process.stderr.write(`${line}\n`),
     ...(options.verbose
       ? { onLog: (fn: string, line: string) => process.stderr.write(`${fn}: ${line}\n`) }
@@ -289,6 +300,23 @@ async function writeDiagnostics(options: CliOptions, result: ChaosResult): Promi
   } catch (error) {
     // The run is over and its table printed; what was asked for is missing, and the status says so.
     process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${(error as Error).message}\n`);
+    return false;
+  }
+}
+
+/** Writes the production phase's timeline (--timeline); false when the file could not be written. */
+async function writeTimeline(options: CliOptions, result: ChaosResult): Promise<boolean> {
+  if (options.timelineFile === undefined) return true;
+  try {
+    await mkdir(dirname(options.timelineFile), { recursive: true });
+    await writeFile(
+      options.timelineFile,
+      `${JSON.stringify({ seed: result.seed, ...result.timeline }, null, 1)}\n`,
+    );
+    process.stderr.write(`production timeline written to ${options.timelineFile}\n`);
+    return true;
+  } catch (error) {
+    process.stderr.write(`--timeline ${options.timelineFile}: ${(error as Error).message}\n`);
     return false;
   }
 }
@@ -332,7 +360,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   if ("exit" in loaded) return loaded.exit;
   const result = await runChaos(buildPlan(options.chaos), runOptions(options, loaded.settings));
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
-  const diagnosticsWritten = await writeDiagnostics(options, result);
+  const diagnosticsWritten =
+    (await writeDiagnostics(options, result)) && (await writeTimeline(options, result));
   printExplained(options, result);
   return exitStatus(result, !diagnosticsWritten);
 }

@@ -24,6 +24,7 @@ import type { Ledger } from "./ledger.js";
 import { observeInvocations, observeOutcomes } from "./observer.js";
 import type { FaultPlan } from "./plan.js";
 import { type RestartableSqs, startRestartableSqs } from "./sqs-restart.js";
+import type { ProductionTimeline } from "./timeline.js";
 import { startWitness, type Witness } from "./witness.js";
 
 export interface HarnessOptions {
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   readonly say: (line: string) => void;
   readonly onLog?: (functionName: string, line: string) => void;
   readonly partialSplitAccounting?: PartialSplitAccounting;
+  /** Records the production phase's timeline (--timeline); absent, nothing is recorded. */
+  readonly timeline?: ProductionTimeline;
 }
 
 /** The faults' switches and counts, shared by the doors, the injector and the stuck writes. */
@@ -169,6 +172,18 @@ function sayKinesisEvents(say: (line: string) => void): NonNullable<PipelineOpti
   };
 }
 
+/** The Kinesis mapping's events to `say`, and to the timeline when one is recorded. */
+function timelineToo(
+  say: NonNullable<PipelineOptions["onKinesisEvent"]>,
+  timeline: ProductionTimeline | undefined,
+): NonNullable<PipelineOptions["onKinesisEvent"]> {
+  if (!timeline) return say;
+  return (e) => {
+    say(e);
+    timeline.onKinesisEvent(e);
+  };
+}
+
 /** The local pipeline behind the doors, its invocations observed and faulted, its tools calling the witness. */
 function newPipeline(
   plan: FaultPlan,
@@ -198,10 +213,15 @@ function newPipeline(
     },
     region: options.settings.region,
     onLog: options.onLog ?? (() => {}),
-    onKinesisEvent: sayKinesisEvents(options.say),
+    onKinesisEvent: timelineToo(sayKinesisEvents(options.say), options.timeline),
+    ...(options.timeline ? { onSqsEvent: options.timeline.onSqsEvent } : {}),
     // The observer stands outside the injector: it sees what the mapping hands over, once per try; the
-    // outcomes are seen inside it, where the function's own result comes back.
-    wrapInvoke: (name, invoke) => observe(name, inject(name, outcomes(name, invoke))),
+    // outcomes are seen inside it, where the function's own result comes back. The timeline, when asked
+    // for, times the whole invoke as the mapping waits for it.
+    wrapInvoke: (name, invoke) => {
+      const observed = observe(name, inject(name, outcomes(name, invoke)));
+      return options.timeline ? options.timeline.wrapInvoke(name, observed) : observed;
+    },
     processorDynamoDbFault: stuckWrites(faults),
     ...(options.partialSplitAccounting ? { partialSplitAccounting: options.partialSplitAccounting } : {}),
     extraEnvironment: {

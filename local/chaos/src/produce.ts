@@ -16,6 +16,7 @@ import { type JobSend, jobMessage } from "./job-messages.js";
 import { type Ledger, putEventOf } from "./ledger.js";
 import type { FaultPlan } from "./plan.js";
 import { mergeChildren, type ReshardStep, splitOneShard } from "./reshard.js";
+import type { ProductionTimeline } from "./timeline.js";
 
 type BatchEntry = Omit<SendMessageBatchRequestEntry, "Id">;
 
@@ -91,6 +92,9 @@ type RunPace = {
   readonly moving: () => boolean;
   readonly activity: () => string;
 };
+
+/** Told what the producer did for each chunk, when a timeline is recorded (--timeline). */
+export type ChunkMarker = (marks: Parameters<ProductionTimeline["chunk"]>[0]) => void;
 
 /** The part of `items` chunk `c` of `chunks` holds: every chunk its share, in order. */
 function chunkOf<T>(items: readonly T[], c: number, chunks: number): readonly T[] {
@@ -193,17 +197,27 @@ export async function produce(
   harness: Harness,
   ledger: Ledger,
   run: RunPace,
+  mark?: ChunkMarker,
 ): Promise<Production> {
   const { schedule, scenario } = plan;
   const reshard: ReshardStep[] = [];
   let sqsDownMs = 0;
   for (let c = 0; c < schedule.chunks; c++) {
     if (!run.moving()) break;
+    const waitFrom = Date.now();
     await waitForBacklog(plan, ledger, run);
+    const putFrom = Date.now();
+    const stream = [ledger.producedStream, 0] as [number, number];
     await putChunk(harness.pipeline, ledger, chunkOf(scenario.stream, c, schedule.chunks));
+    const putAt = Date.now();
+    stream[1] = ledger.producedStream;
+    const jobs = [ledger.jobs.length, 0] as [number, number];
     await sendChunkJobs(plan, harness, ledger, c);
+    const sentAt = Date.now();
+    jobs[1] = ledger.jobs.length;
     const chunkNo = c + 1;
     sqsDownMs = (await midRunChanges(chunkNo, plan, harness, reshard, run)) ?? sqsDownMs;
+    mark?.({ chunk: chunkNo, waitFrom, putFrom, putAt, sentAt, changedAt: Date.now(), stream, jobs });
     run.say(
       `chunk ${chunkNo}/${schedule.chunks}: ${ledger.producedStream} records put, ${ledger.deliveredStream} delivered; ${run.activity()}`,
     );

@@ -18,6 +18,7 @@ import { type Production, produce } from "./produce.js";
 import { type Recovery, type Replay, type RoundTimes, recover } from "./recover.js";
 import type { ReshardStep } from "./reshard.js";
 import { type RunClock, Settled, settle } from "./settle.js";
+import { type ProductionSummary, ProductionTimeline } from "./timeline.js";
 import { type Check, judge, type StallBounds, type Verdict } from "./verdict.js";
 import { type TimeoutCause, Watchdog } from "./watchdog.js";
 
@@ -42,6 +43,8 @@ export interface RunOptions {
   readonly stallMarginMs?: number;
   /** A job whose diagnostics to keep whatever its runs (--explain JOB_ID). */
   readonly explain?: string | undefined;
+  /** Record the production phase's timeline (--timeline FILE): the result's `production`. */
+  readonly recordTimeline?: boolean;
 }
 
 /** Where a run's wall time went (ms), step by step: what a proof at scale is slow at. */
@@ -97,6 +100,8 @@ export interface ChaosResult {
   readonly productFailures: readonly string[];
   /** Why each job run more than once ran again (and the job --explain named): --diagnostics, --explain. */
   readonly diagnostics: readonly JobDiagnostics[];
+  /** The production phase's timeline, when recorded (`recordTimeline`). */
+  readonly timeline?: ProductionSummary;
 }
 
 export const RunVerdict = { Pass: "pass", Fail: "fail", TimedOut: "timed out" } as const;
@@ -336,6 +341,7 @@ interface Outcome {
   readonly timedOut: boolean;
   readonly timeout: Stopped | undefined;
   readonly started: number;
+  readonly timeline?: ProductionSummary | undefined;
   /** When each step ended: the harness up, production, settling, recovery (the run's `phases`). */
   readonly steps: {
     readonly up: number;
@@ -396,6 +402,7 @@ function chaosResult(outcome: Outcome): ChaosResult {
     inFlight,
     productFailures: verdict.checks.filter((c) => !c.pass).map((c) => c.name),
     diagnostics: verdict.diagnostics,
+    ...(outcome.timeline ? { timeline: outcome.timeline } : {}),
   };
 }
 
@@ -409,7 +416,8 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
   const ledger = new Ledger();
   const say = (line: string) =>
     options.onProgress?.(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`);
-  const harness = await startHarness(plan, ledger, { ...options, say });
+  const timeline = options.recordTimeline ? new ProductionTimeline() : undefined;
+  const harness = await startHarness(plan, ledger, { ...options, say, ...(timeline ? { timeline } : {}) });
   const up = Date.now();
   const { pipeline } = harness;
   const { clock, stopped } = runClock(watchdog, ledger, pipeline, say);
@@ -418,7 +426,7 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
     say(
       `pipeline up; producing ${plan.scenario.stream.length} records and ${plan.scenario.jobs.length + plan.scenario.fifoJobs.length} jobs in ${plan.schedule.chunks} chunks`,
     );
-    const production = await produce(plan, harness, ledger, clock);
+    const production = await produce(plan, harness, ledger, clock, timeline && ((m) => timeline.chunk(m)));
     const produced = Date.now();
     const { recovery, settledAt } = await settleAndRecover(
       harness,
@@ -446,7 +454,15 @@ export async function runChaos(plan: FaultPlan, options: RunOptions): Promise<Ch
       explain: options.explain,
     });
     const timeout = timedOut ? stopped() : undefined;
+    const s = options.settings;
     return chaosResult({
+      timeline: timeline?.summary(ledger, up, produced, {
+        // The processor's batches in flight at most: a lane per shard and parallelization (2 shards, 3 split).
+        processor: s.stream.shard_count * s.processor.esm.parallelization_factor,
+        "tool-worker": s.tool_worker.esm.maximum_concurrency ?? Number.POSITIVE_INFINITY,
+        "fifo-worker": s.fifo_worker.esm.maximum_concurrency ?? Number.POSITIVE_INFINITY,
+        "dlq-redrive": s.dlq_redrive.esm.maximum_concurrency ?? Number.POSITIVE_INFINITY,
+      }),
       plan,
       harness,
       ledger,

@@ -22,6 +22,7 @@ export {
   type KinesisEsmParameters,
   type KinesisEsmStats,
   KinesisEventSource,
+  laneOf,
 } from "./esm/kinesis/poller.js";
 export {
   assertNoReservedVariables,

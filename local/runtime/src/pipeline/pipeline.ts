@@ -41,7 +41,7 @@ import {
   type InvokeResult,
   LocalFunction,
 } from "../esm/lambda/local-function.js";
-import { SqsEventSource } from "../esm/sqs/poller.js";
+import { type SqsEsmEvent, SqsEventSource } from "../esm/sqs/poller.js";
 import { type Endpoints, endpointsFromEnvironment } from "./endpoints.js";
 import {
   FUNCTION_NAMES,
@@ -69,6 +69,8 @@ export interface PipelineOptions {
   readonly endpoints?: Endpoints;
   readonly region?: string;
   readonly onKinesisEvent?: (event: KinesisEsmEvent) => void;
+  /** Every SQS mapping's events, with the function the mapping invokes. */
+  readonly onSqsEvent?: (name: FunctionName, event: SqsEsmEvent) => void;
   /** Log lines of the functions that are not metrics (errors and warnings, by default). */
   readonly onLog?: (functionName: string, line: string) => void;
   /**
@@ -337,6 +339,9 @@ export class LocalPipeline {
           reportBatchItemFailures: fnSettings.esm.report_batch_item_failures,
         },
         waitTimeSeconds: 1,
+        ...(this.#options.onSqsEvent
+          ? { onEvent: (e: SqsEsmEvent) => this.#options.onSqsEvent?.(name, e) }
+          : {}),
       });
       await source.start();
       this.sqsEsms.set(name, source);

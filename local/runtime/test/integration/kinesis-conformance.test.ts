@@ -7,6 +7,7 @@ import {
   type KinesisEsmParameters,
   KinesisEventSource,
   type KinesisFailureRecord,
+  laneOf,
   MAX_PAYLOAD_BYTES,
   PartialSplitAccounting,
 } from "../../src/index.js";
@@ -181,6 +182,37 @@ describe("§1.2 ParallelizationFactor", () => {
       const order = fn.seen.filter((id) => id.startsWith(`k${k}-`)).map((id) => Number(id.split("-")[1]));
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
+  });
+});
+
+describe("§1.2 lanes run side by side", () => {
+  it("§1.2 a lane retrying a failed batch does not hold the shard's other lanes", async () => {
+    // Two keys in different lanes: one record that fails until its retries run out, and three batches of
+    // the other key, all read in one GetRecords. Different keys of a shard run side by side (§1.2): the
+    // other lane's batches go on while the failed one waits out its retries, instead of waiting for it.
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    const stuckKey = keys.find((k) => laneOf(k, 2) === 0) as string;
+    const freeKey = keys.find((k) => laneOf(k, 2) === 1) as string;
+    const items = [
+      { id: "stuck", fail: "throw" as const, key: stuckKey },
+      ...ids("free", 6).map((i) => ({ ...i, key: freeKey })),
+    ];
+    const { fn, failures } = await setup({
+      items,
+      parameters: {
+        parallelizationFactor: 2,
+        batchSize: 2,
+        maximumRetryAttempts: 2,
+        reportBatchItemFailures: false,
+      },
+      retryDelayMs: 1_000,
+    });
+    await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1), 15_000);
+    await eventually(() => expect(fn.seen.filter((id) => id.startsWith("free"))).toHaveLength(6));
+    // Invocations are recorded as they end: every batch of the free lane ended before the stuck record's
+    // last attempt, which came two retry waits (2 s) after its first.
+    const ended = fn.invocations.map((i) => i.ids.join(","));
+    expect(ended.lastIndexOf("stuck")).toBeGreaterThan(ended.indexOf("free4,free5"));
   });
 });
 

@@ -114,6 +114,30 @@ export type KinesisEsmEvent =
    */
   | { readonly type: "destination-failed"; readonly record: KinesisFailureRecord; readonly errorName: string }
   | { readonly type: "shard-finished"; readonly shardId: string }
+  /**
+   * A GetRecords answered: when it was sent and answered (the mapping's clock), the records it returned
+   * and what the shard's buffer then held. With `round`, what a reader needs to see where a shard's time
+   * goes: reading, invoking, or waiting (the poll interval, the batching window).
+   */
+  | {
+      readonly type: "read";
+      readonly shardId: string;
+      readonly askedAt: number;
+      readonly answeredAt: number;
+      readonly records: number;
+      readonly buffered: number;
+    }
+  /**
+   * One dispatch of the shard's buffer, from its start to its end: each lane's batches, the lanes side by
+   * side; `records` is how many it took.
+   */
+  | {
+      readonly type: "round";
+      readonly shardId: string;
+      readonly from: number;
+      readonly at: number;
+      readonly records: number;
+    }
   /** A read call failed and will be retried (§1.3 "Before invocation"); `attempt` counts consecutive failures. */
   | {
       readonly type: "read-error";
@@ -212,7 +236,6 @@ const DESTINATION_RETRY_SPAN_MS = 60_000;
  */
 const REQUEST_BOUND_MS = 30_000;
 
-/** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
 /**
  * Records asked for per GetRecords (§9.1 item 2): enough for a batch in every lane twice over, at least
  * 1,000, at most the 10,000 Kinesis allows. AWS does not say how many its pollers ask for [ours]. Asking
@@ -231,7 +254,8 @@ export function getRecordsLimit(parameters: {
   );
 }
 
-function laneOf(partitionKey: string, lanes: number): number {
+/** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
+export function laneOf(partitionKey: string, lanes: number): number {
   let hash = 0;
   for (let i = 0; i < partitionKey.length; i++)
     hash = (Math.imul(hash, 31) + partitionKey.charCodeAt(i)) >>> 0;
@@ -459,7 +483,17 @@ export class KinesisEventSource {
         if (read === ReadOutcome.Again) continue;
       }
       if (run.buffer.length === 0) break;
-      if ((await this.#dispatch(shardId, run.buffer)) === Handed.Stopped) {
+      const from = this.#now();
+      const buffered = run.buffer.length;
+      const handed = await this.#dispatch(shardId, run);
+      this.#options.onEvent?.({
+        type: "round",
+        shardId,
+        from,
+        at: this.#now(),
+        records: buffered - run.buffer.length,
+      });
+      if (handed === Handed.Stopped) {
         interrupted = true;
         break;
       }
@@ -505,6 +539,14 @@ export class KinesisEventSource {
     }
     run.readFailures = 0;
     this.#buffer(shardId, run, page, askedAt);
+    this.#options.onEvent?.({
+      type: "read",
+      shardId,
+      askedAt,
+      answeredAt: this.#now(),
+      records: page.Records?.length ?? 0,
+      buffered: run.buffer.length,
+    });
     if (run.buffer.length === 0) {
       if (run.closed) return ReadOutcome.Ended;
       await this.#idle(pollIntervalMs);
@@ -532,41 +574,27 @@ export class KinesisEventSource {
     else run.closed = true;
   }
 
-  /** Takes one round of batches from the buffer (one per lane) and processes them; lanes run concurrently. */
-  async #dispatch(shardId: string, buffer: ShardRecord[]): Promise<Handed> {
+  /**
+   * Dispatches the buffer: each lane (§1.2) takes its first batch, then goes on with its next ones, one
+   * at a time and in shard order, while the buffer holds a full batch of it (or, the shard ended, any of
+   * it). Lanes run side by side and do not wait for each other: a lane retrying a failed batch holds its
+   * own keys only, as different keys of a shard run side by side (§1.2, §1.1 "keeps reading batches
+   * without pause while the function is behind"). A lane's short tail stays in the buffer for the next
+   * read, which may fill its batch, as before lanes ran on.
+   */
+  async #dispatch(shardId: string, run: ShardRun): Promise<Handed> {
     const { parameters } = this.#options;
+    const buffer = run.buffer;
     const lanes = Math.max(1, parameters.parallelizationFactor);
-    const batches: ShardRecord[][] = Array.from({ length: lanes }, () => []);
-    const bytes = new Array<number>(lanes).fill(2 + Buffer.byteLength('{"Records":[]}'));
-    const taken = new Set<ShardRecord>();
-    const blocked = new Set<number>();
-    for (const record of buffer) {
-      const lane = laneOf(record.partitionKey, lanes);
-      if (blocked.has(lane)) continue;
-      const batch = batches[lane] as ShardRecord[];
-      const size = eventRecordBytes(this.#eventRecord(record, shardId));
-      if (
-        batch.length >= parameters.batchSize ||
-        (batch.length > 0 && (bytes[lane] as number) + size > MAX_PAYLOAD_BYTES)
-      ) {
-        // This lane is full: its later records wait, so a key never overtakes itself.
-        blocked.add(lane);
-        continue;
-      }
-      batch.push(record);
-      bytes[lane] = (bytes[lane] as number) + size;
-      taken.add(record);
-    }
+    const queues: ShardRecord[][] = Array.from({ length: lanes }, () => []);
+    for (const record of buffer) (queues[laneOf(record.partitionKey, lanes)] as ShardRecord[]).push(record);
     const inShardOrder = [...buffer];
-    const remaining = buffer.filter((r) => !taken.has(r));
-    buffer.length = 0;
-    buffer.push(...remaining);
-    const lanesRun = batches.filter((b) => b.length > 0);
-    // The checkpoint moves as records are done, not when the round ends: a partial answer commits the
+    const taken = new Set<ShardRecord>();
+    // The checkpoint moves as records are done, not when the dispatch ends: a partial answer commits the
     // records before the lowest reported one (§1.4 checkpoint rule) while the rest is retried, and a
-    // bisected half that succeeded is done while the other half runs. It never passes a record of the
-    // round not yet done, nor one still waiting in the buffer (another lane's, §1.2).
-    const notDone = new Set(taken);
+    // bisected half that succeeded is done while the other half runs. It never passes a record not yet
+    // done, nor one still waiting in the buffer (another lane's, §1.2).
+    const notDone = new Set<ShardRecord>();
     let next = 0;
     const done = (records: readonly ShardRecord[]) => {
       for (const record of records) notDone.delete(record);
@@ -581,10 +609,40 @@ export class KinesisEventSource {
         this.checkpoints.set(shardId, last.sequenceNumber);
       }
     };
-    await Promise.all(lanesRun.map((batch) => this.#processBatch(shardId, batch, 0, done)));
+    let stopped = false;
+    const runLane = async (queue: ShardRecord[]): Promise<void> => {
+      for (let first = true; queue.length > 0 && !stopped; first = false) {
+        // A short tail waits for the next read, which may fill its batch (a closed shard has no more).
+        if (!first && queue.length < parameters.batchSize && !run.closed) return;
+        const batch = this.#batchFrom(queue, shardId);
+        for (const record of batch) {
+          taken.add(record);
+          notDone.add(record);
+        }
+        if ((await this.#processBatch(shardId, batch, 0, done)) === Handed.Stopped) stopped = true;
+      }
+    };
+    await Promise.all(queues.map(runLane));
+    const remaining = inShardOrder.filter((r) => !taken.has(r));
+    buffer.length = 0;
+    buffer.push(...remaining);
     // What a stop kept from the destination is not done: the checkpoint stays before it, so a mapping that
     // starts from the checkpoint reads it again (at least once, §1.3).
     return notDone.size > 0 ? Handed.Stopped : Handed.Done;
+  }
+
+  /** The next batch of a lane's queue, taken off it: up to BatchSize records and the 6 MB payload (§1.1). */
+  #batchFrom(queue: ShardRecord[], shardId: string): ShardRecord[] {
+    const { batchSize } = this.#options.parameters;
+    let bytes = 2 + Buffer.byteLength('{"Records":[]}');
+    let n = 0;
+    while (n < queue.length && n < batchSize) {
+      const size = eventRecordBytes(this.#eventRecord(queue[n] as ShardRecord, shardId));
+      if (n > 0 && bytes + size > MAX_PAYLOAD_BYTES) break;
+      bytes += size;
+      n += 1;
+    }
+    return queue.splice(0, n);
   }
 
   #eventRecord(record: ShardRecord, shardId: string): KinesisStreamRecord {

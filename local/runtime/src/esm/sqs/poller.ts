@@ -53,6 +53,15 @@ export type SqsEsmEvent =
       readonly deleted: number;
       readonly outcome: "success" | "partial" | "invalid" | "function-error";
     }
+  /** A ReceiveMessage answered: when it was sent and answered, its long-poll wait, the messages it returned. */
+  | {
+      readonly type: "received";
+      readonly queueUrl: string;
+      readonly from: number;
+      readonly at: number;
+      readonly waitSeconds: number;
+      readonly messages: number;
+    }
   /** A request got no answer within its bound and was aborted (§9.2 item 10). */
   | {
       readonly type: "request-abandoned";
@@ -200,6 +209,7 @@ export class SqsEventSource {
 
   async #receive(max: number, waitSeconds: number): Promise<Message[]> {
     this.stats.receiveRequests += 1;
+    const from = Date.now();
     try {
       // An abandoned receive may have been served: its messages come back after the visibility
       // timeout (§2.1), a delay, never a loss.
@@ -220,6 +230,14 @@ export class SqsEventSource {
         // stop() ends a long poll at once; a delete in flight is left to finish (a batch's deletes).
         this.#abort.signal,
       );
+      this.#options.onEvent?.({
+        type: "received",
+        queueUrl: this.#options.queueUrl,
+        from,
+        at: Date.now(),
+        waitSeconds,
+        messages: Messages.length,
+      });
       return Messages;
     } catch {
       if (this.#running) await sleep(200);
