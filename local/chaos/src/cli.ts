@@ -87,8 +87,8 @@ Run
   -h, --help           show this help
 
 Exit status: 0 when every check passes, 1 when one fails (also in a run out of time) or the
---diagnostics file could not be written, 2 on a bad option (a --diagnostics file that cannot be
-written is refused before the run), 3 when the run timed out with no check
+--diagnostics or --timeline file could not be written, 2 on a bad option (a --diagnostics or
+--timeline file that cannot be written is refused before the run), 3 when the run timed out with no check
 failed. With --explain --from: 0 when the job is in the file, 1 when it is not, 2 when the file cannot
 be read as a diagnostics file.`;
 
@@ -246,13 +246,20 @@ async function explainFromFile(callId: string, file: string): Promise<number> {
 
 const root = join(import.meta.dirname, "../../..");
 
-/** Refuses a --diagnostics file that cannot be written, before a run that may last an hour. */
-async function refuseDiagnosticsFile(options: CliOptions): Promise<number | undefined> {
-  if (options.diagnosticsFile === undefined) return undefined;
-  const problem = await prepareDiagnosticsFile(options.diagnosticsFile);
-  if (problem === undefined) return undefined;
-  process.stderr.write(`--diagnostics ${options.diagnosticsFile}: ${problem} (nothing was run)\n`);
-  return ExitCode.Usage;
+/** Refuses a --diagnostics or --timeline file that cannot be written, before a run that may last an hour. */
+async function refuseOutputFiles(options: CliOptions): Promise<number | undefined> {
+  const files = [
+    ["--diagnostics", options.diagnosticsFile],
+    ["--timeline", options.timelineFile],
+  ] as const;
+  for (const [option, file] of files) {
+    if (file === undefined) continue;
+    const problem = await prepareDiagnosticsFile(file);
+    if (problem === undefined) continue;
+    process.stderr.write(`${option} ${file}: ${problem} (nothing was run)\n`);
+    return ExitCode.Usage;
+  }
+  return undefined;
 }
 
 /** The settings of --env, or the exit status of an environment that has none. */
@@ -354,14 +361,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (options.explain !== undefined && options.from !== undefined)
     return explainFromFile(options.explain, options.from);
-  const refused = await refuseDiagnosticsFile(options);
+  const refused = await refuseOutputFiles(options);
   if (refused !== undefined) return refused;
   const loaded = await settingsOf(options);
   if ("exit" in loaded) return loaded.exit;
   const result = await runChaos(buildPlan(options.chaos), runOptions(options, loaded.settings));
   process.stdout.write(`${options.json ? formatJson(result) : formatTable(result)}\n`);
-  const diagnosticsWritten =
-    (await writeDiagnostics(options, result)) && (await writeTimeline(options, result));
+  // Both, whatever the first did: a file that could not be written is no reason to lose the other.
+  const written = [await writeDiagnostics(options, result), await writeTimeline(options, result)];
+  const diagnosticsWritten = written.every(Boolean);
   printExplained(options, result);
   return exitStatus(result, !diagnosticsWritten);
 }

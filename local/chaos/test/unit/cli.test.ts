@@ -103,6 +103,7 @@ describe("npm run chaos: the command line", () => {
     [["--explain="], "--explain needs a job's call id"],
     [["--explain"], "Option '--explain <value>' argument missing"],
     [["--diagnostics="], "--diagnostics needs a file"],
+    [["--timeline="], "--timeline needs a file"],
     [["--from", "d.json"], "--from reads a diagnostics file for --explain: name the job with --explain"],
     [["--from="], "--from needs a file"],
     [
@@ -185,17 +186,20 @@ describe("npm run chaos: the command line", () => {
       expect(await readFile(file, "utf8")).toBe("");
     });
 
-    it("refuses a --diagnostics file that cannot be written before running anything, with exit 2", async () => {
-      const dir = await mkdtemp(join(tmpdir(), "chaos-cli-"));
-      const aFile = join(dir, "a-file");
-      await writeFile(aFile, "");
-      const file = join(aFile, "diagnostics.json");
-      const { result, out, err } = await captureStreams(() => main(["--diagnostics", file]));
-      expect(result).toBe(2);
-      expect(out).toBe("");
-      expect(err).toContain(`--diagnostics ${file}: `);
-      expect(err).toContain("nothing was run");
-    });
+    it.each(["--diagnostics", "--timeline"])(
+      "refuses a %s file that cannot be written before running anything, with exit 2",
+      async (option) => {
+        const dir = await mkdtemp(join(tmpdir(), "chaos-cli-"));
+        const aFile = join(dir, "a-file");
+        await writeFile(aFile, "");
+        const file = join(aFile, "diagnostics.json");
+        const { result, out, err } = await captureStreams(() => main([option, file]));
+        expect(result).toBe(2);
+        expect(out).toBe("");
+        expect(err).toContain(`${option} ${file}: `);
+        expect(err).toContain("nothing was run");
+      },
+    );
 
     it("refuses a file that is missing or is not a diagnostics file, with exit 2", async () => {
       const bad = await inFile('{"seed": 7}');
