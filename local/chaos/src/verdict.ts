@@ -318,7 +318,8 @@ function toolChecks(input: VerdictInput, toolRuns: ToolRunVerdict, jobs: number)
     {
       name: CheckName.ToolRuns,
       pass: toolRuns.unexplained.count === 0,
-      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${counted(toolRuns.unexplained)}`,
+      // How each run's sender was known: the sandboxes' records, or, for a run none pairs with, the times.
+      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${counted(toolRuns.unexplained)}; senders recorded ${toolRuns.senders.recorded} (${toolRuns.senders.ambiguous} of two or more invocations), inferred ${toolRuns.senders.inferred}`,
     },
     {
       name: CheckName.SameKey,
