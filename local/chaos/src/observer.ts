@@ -127,9 +127,10 @@ export function observeOutcomes(
       // run the witness received with its sender (tool-runs.ts `recordedSenders`). Without a record (the
       // sandbox could not load) the invocation keeps none and its jobs' runs fall back to the times.
       const sent = result.requests && sentRunsByCall(result.requests, witnessOrigin);
-      for (const r of recordsOf(event)) {
-        const callId = callIdOf(r.body ?? "");
-        if (callId === undefined) continue;
+      // A job in the batch twice (sent twice) was handed to this one invocation once: entered twice, its
+      // requests would be counted as two invocations' and every run of it paired with both.
+      const jobs = new Set(recordsOf(event).flatMap((r) => callIdOf(r.body ?? "") ?? []));
+      for (const callId of jobs) {
         ledger.invoked(callId, {
           from,
           at,
