@@ -6,7 +6,14 @@
  * Every time is the harness's own clock (ms since the epoch); the timeline prints them from the job's
  * first moment.
  */
-import { explainReruns, type JobIncident, type JobToJudge, type RerunExplanation } from "./tool-runs.js";
+import {
+  explainReruns,
+  type InvocationWindow,
+  type JobIncident,
+  type JobToJudge,
+  type RerunExplanation,
+  runSenders,
+} from "./tool-runs.js";
 import type { WitnessRun } from "./witness.js";
 
 export interface JobDiagnostics {
@@ -15,7 +22,8 @@ export interface JobDiagnostics {
   readonly storedAt: number | undefined;
   readonly runs: readonly RunView[];
   readonly effects: number;
-  readonly invocations: readonly { readonly from: number; readonly at: number }[];
+  /** With, from the sandboxes' records (absent from older files), the requests each sent for the job. */
+  readonly invocations: readonly InvocationWindow[];
   readonly incidents: readonly JobIncident[];
   readonly reruns: readonly RerunExplanation[];
 }
@@ -29,17 +37,23 @@ type RunView = Pick<
    * the run again. Absent from files written before the witness measured it: read it as `receivedAt`.
    */
   readonly earliestAt?: number | undefined;
+  /**
+   * The invocations (1 for the first of `invocations`) the judge took to have sent the run, and whether a
+   * sandbox's record of the request said so or the times were all it had. Absent from older files.
+   */
+  readonly sentBy?: { readonly invocations: readonly number[]; readonly known: "recorded" | "inferred" };
 };
 
 /** A job call id of the scenario (`job-<seed>-<n>` or `fifo-<seed>-<n>`): what --explain takes. */
 export const JOB_ID = /^(?:job|fifo)-\d+-\d+$/;
 
 export function diagnose(job: JobToJudge): JobDiagnostics {
+  const senders = runSenders(job);
   return {
     callId: job.callId,
     rejected: job.rejected,
     storedAt: job.storedAt,
-    runs: job.runs.map((r) => ({
+    runs: job.runs.map((r, i) => ({
       key: r.key,
       earliestAt: r.earliestAt,
       receivedAt: r.receivedAt,
@@ -47,9 +61,22 @@ export function diagnose(job: JobToJudge): JobDiagnostics {
       outcome: r.outcome,
       effectId: r.effectId,
       clientGone: r.clientGone,
+      ...(senders[i]
+        ? {
+            sentBy: {
+              invocations: senders[i].invocations.map((n) => n + 1),
+              known: senders[i].known,
+            },
+          }
+        : {}),
     })),
     effects: job.effects.length,
-    invocations: job.invocations.map((i) => ({ from: i.from, at: i.at })),
+    invocations: job.invocations.map((i) => ({
+      from: i.from,
+      at: i.at,
+      ...(i.requestId !== undefined ? { requestId: i.requestId } : {}),
+      ...(i.sent !== undefined ? { sent: i.sent } : {}),
+    })),
     incidents: job.incidents,
     reruns: explainReruns(job),
   };
@@ -96,7 +123,14 @@ export function readDiagnostics(text: string): DiagnosticsFile {
           isObject(r) && isNumber(r.receivedAt) && (r.earliestAt === undefined || isNumber(r.earliestAt)),
       ) &&
       Array.isArray(job.invocations) &&
-      job.invocations.every((w: unknown) => isObject(w) && isNumber(w.from) && isNumber(w.at)) &&
+      job.invocations.every(
+        (w: unknown) =>
+          isObject(w) &&
+          isNumber(w.from) &&
+          isNumber(w.at) &&
+          (w.sent === undefined ||
+            (Array.isArray(w.sent) && w.sent.every((x: unknown) => isObject(x) && isNumber(x.at)))),
+      ) &&
       Array.isArray(job.incidents) &&
       job.incidents.every((x: unknown) => isObject(x) && isNumber(x.at) && typeof x.cause === "string") &&
       Array.isArray(job.reruns);
@@ -125,6 +159,12 @@ export function formatTimeline(job: JobDiagnostics): string {
   job.invocations.forEach((w, i) => {
     add(w.from, 0, `invocation ${i + 1} starts`);
     add(w.at, 3, `invocation ${i + 1} ends (${w.at - w.from} ms)`);
+    for (const s of w.sent ?? [])
+      add(
+        s.at,
+        0,
+        `invocation ${i + 1} sends the job's request (key ${s.key ?? "(none)"}; its sandbox's record)`,
+      );
   });
   job.runs.forEach((r, i) => {
     // When the witness's loop was busy, the run may have been sent well before it was read.
@@ -132,7 +172,10 @@ export function formatTimeline(job: JobDiagnostics): string {
       r.earliestAt !== undefined && r.earliestAt < r.receivedAt
         ? `; sent no earlier than +${r.earliestAt - origin}`
         : "";
-    add(r.receivedAt, 1, `run ${i + 1} received (key ${r.key ?? "(none)"}${sentFrom})`);
+    const by = r.sentBy
+      ? `; sent by invocation ${r.sentBy.invocations.join(" or ")}, ${r.sentBy.known === "recorded" ? "as its sandbox recorded" : "inferred from the times"}`
+      : "";
+    add(r.receivedAt, 1, `run ${i + 1} received (key ${r.key ?? "(none)"}${sentFrom}${by})`);
     add(
       r.answeredAt,
       2,

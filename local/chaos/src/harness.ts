@@ -200,7 +200,12 @@ function newPipeline(
     () => ledger.invocationFault(),
   );
   const observe = observeInvocations(ledger);
-  const outcomes = observeOutcomes(ledger, options.settings, options.timeScale);
+  const outcomes = observeOutcomes(
+    ledger,
+    options.settings,
+    options.timeScale,
+    new URL(emulators.witness.baseUrl).origin,
+  );
   return new LocalPipeline({
     settings: options.settings,
     timeScale: options.timeScale,

@@ -12,11 +12,12 @@
  */
 
 import { MARGIN_SHARE } from "@mcp-pipeline/batch";
-import type { FunctionName, InvokeFunction } from "@mcp-pipeline/local-runtime";
+import type { FunctionName, InvokeFunction, SentRequest } from "@mcp-pipeline/local-runtime";
 import type { EnvironmentSettings } from "@mcp-pipeline/settings";
 import { failureRangeOf } from "./failure-range.js";
 import type { Ledger } from "./ledger.js";
-import { RunCause } from "./tool-runs.js";
+import { RunCause, type SentRun } from "./tool-runs.js";
+import { EFFECT_PATH } from "./witness.js";
 
 interface Records {
   readonly Records?: readonly {
@@ -81,10 +82,35 @@ export function workerLeaseMs(
 
 const WORKERS = { "tool-worker": "tool_worker", "fifo-worker": "fifo_worker" } as const;
 
+/**
+ * The runs of each job an invocation sent, from its sandbox's record of its requests: those to the
+ * witness's origin naming `/effects/<callId>`, decoded as the witness decodes the path.
+ */
+export function sentRunsByCall(
+  requests: readonly SentRequest[],
+  witnessOrigin: string,
+): Map<string, SentRun[]> {
+  const byCall = new Map<string, SentRun[]>();
+  for (const request of requests) {
+    if (request.origin !== witnessOrigin) continue;
+    const path = request.path.split("?")[0] ?? "";
+    if (!path.startsWith(EFFECT_PATH)) continue;
+    let callId: string;
+    try {
+      callId = decodeURIComponent(path.slice(EFFECT_PATH.length));
+    } catch {
+      continue;
+    }
+    byCall.set(callId, [...(byCall.get(callId) ?? []), { at: request.at, key: request.idempotencyKey }]);
+  }
+  return byCall;
+}
+
 export function observeOutcomes(
   ledger: Ledger,
   settings: EnvironmentSettings,
   timeScale: number,
+  witnessOrigin: string,
 ): (name: FunctionName, invoke: InvokeFunction) => InvokeFunction {
   return (name, invoke) => {
     if (name !== "tool-worker" && name !== "fifo-worker") return invoke;
@@ -97,10 +123,20 @@ export function observeOutcomes(
       const result = await invoke(event);
       const at = Date.now();
       const slow = (result.kind === "function-error" && result.timedOut) || at - from >= slowFromMs;
-      for (const r of recordsOf(event)) {
-        const callId = callIdOf(r.body ?? "");
-        if (callId === undefined) continue;
-        ledger.invoked(callId, { from, at });
+      // Which of the jobs' runs this invocation sent, as its sandbox recorded them: the judge pairs each
+      // run the witness received with its sender (tool-runs.ts `recordedSenders`). Without a record (the
+      // sandbox could not load) the invocation keeps none and its jobs' runs fall back to the times.
+      const sent = result.requests && sentRunsByCall(result.requests, witnessOrigin);
+      // A job in the batch twice (sent twice) was handed to this one invocation once: entered twice, its
+      // requests would be counted as two invocations' and every run of it paired with both.
+      const jobs = new Set(recordsOf(event).flatMap((r) => callIdOf(r.body ?? "") ?? []));
+      for (const callId of jobs) {
+        ledger.invoked(callId, {
+          from,
+          at,
+          requestId: result.requestId,
+          ...(sent ? { sent: sent.get(callId) ?? [] } : {}),
+        });
         if (slow) ledger.incident(callId, { at, from, leaseMs, cause: RunCause.SlowInvocation });
       }
       return result;

@@ -77,6 +77,11 @@ export interface ChaosResult {
     readonly toolRuns: number;
     readonly maxRunsPerJob: number;
     readonly jobsRunMoreThanOnce: number;
+    /**
+     * How the sender of each run the witness received was known: paired with a request a sandbox recorded
+     * (`ambiguous`: with those of two or more invocations), or inferred from the times (none paired).
+     */
+    readonly runSenders: { readonly recorded: number; readonly ambiguous: number; readonly inferred: number };
     readonly witnessEffects: number;
     readonly oracleMismatches: number;
     readonly effectOrderViolations: number;
@@ -381,6 +386,7 @@ function chaosResult(outcome: Outcome): ChaosResult {
       toolRuns: verdict.toolRuns.runs,
       maxRunsPerJob: verdict.toolRuns.maxRuns,
       jobsRunMoreThanOnce: verdict.toolRuns.rerun,
+      runSenders: verdict.toolRuns.senders,
       witnessEffects: harness.witness.totals.effects,
       oracleMismatches: verdict.oracleMismatches,
       effectOrderViolations: verdict.orderViolations,

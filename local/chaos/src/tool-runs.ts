@@ -73,6 +73,21 @@ export interface JobToJudge {
 export interface InvocationWindow {
   readonly from: number;
   readonly at: number;
+  /** Its request id, as the local runtime named it. */
+  readonly requestId?: string | undefined;
+  /**
+   * The requests for this job that the invocation's sandbox recorded sending to the witness (the local
+   * runtime's record, `InvokeResult.requests`): when each was sent and with which key. Absent where there
+   * is no record (a diagnostics file written before the sandbox kept it, a test of the inference).
+   */
+  readonly sent?: readonly SentRun[] | undefined;
+}
+
+/** A request for a job's tool as the sending sandbox recorded it. */
+export interface SentRun {
+  /** When the sandbox wrote its head to the socket (the same clock as the harness's). */
+  readonly at: number;
+  readonly key: string | undefined;
 }
 
 export interface ToolRunVerdict {
@@ -88,6 +103,12 @@ export interface ToolRunVerdict {
   readonly wrongEffects: Tally;
   /** Jobs whose runs did not all carry one and the same idempotency key. */
   readonly keyProblems: Tally;
+  /**
+   * How the sender of each run was known: paired with a request its sandbox recorded (`recorded`, of
+   * which `ambiguous` could be paired with the requests of more than one invocation), or, for a run no
+   * recorded request can be paired with, inferred from the times (`inferred`).
+   */
+  readonly senders: { readonly recorded: number; readonly ambiguous: number; readonly inferred: number };
 }
 
 /** What the judge made of one run after the first: its cause, or why none was found. */
@@ -121,6 +142,13 @@ function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
  * verdict must not change on a second reading.
  */
 function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
+  const recorded = recordedSenders(job).get(run);
+  if (recorded !== undefined) return recorded;
+  return inferredSenders(run, job);
+}
+
+/** The senders of a run no recorded request can be paired with, inferred from the times. */
+function inferredSenders(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   const senders = meeting(run, job);
   if (run.earliestAt !== undefined)
     return senders.length > 0 ? senders : lastEndedBefore(run.earliestAt, job);
@@ -129,6 +157,78 @@ function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
     (i) => i.from,
   );
   return last && !senders.includes(last) ? [...senders, last] : senders;
+}
+
+interface Send {
+  readonly invocation: InvocationWindow;
+  readonly at: number;
+  readonly key: string | undefined;
+}
+
+const recordedByJob = new WeakMap<JobToJudge, Map<JudgedRun, InvocationWindow[]>>();
+
+/**
+ * The runs of a job whose senders the sandboxes' records tell: each run with the invocations whose
+ * recorded request it can be. A run and a request can be one when the request named the job, carried the
+ * run's key, and was sent no later than the witness read the run (the same clock). When two invocations sent
+ * the job with one key before the witness read either (a slow invocation past its lease and the next
+ * delivery, read by a starved witness), the times cannot say which request is which run: the pairing that
+ * gives every run a request is then not unique, and a run is given every invocation whose request it is
+ * paired with in some such pairing (a maximum matching of runs to requests: Kuhn's augmenting paths, on a
+ * job's few runs). A request with no run is allowed (one cut before it reached the witness). A run that some
+ * such pairing leaves without a request (the runs outnumber the requests they can be: a request the
+ * records miss), or a job without records, is left out: its senders are inferred.
+ */
+function recordedSenders(job: JobToJudge): Map<JudgedRun, InvocationWindow[]> {
+  const known = recordedByJob.get(job);
+  if (known) return known;
+  const sends: Send[] = job.invocations.flatMap((invocation) =>
+    (invocation.sent ?? []).map((s) => ({ invocation, at: s.at, key: s.key })),
+  );
+  const senders = new Map<JudgedRun, InvocationWindow[]>();
+  recordedByJob.set(job, senders);
+  if (sends.length === 0) return senders;
+  const fits = (r: number, s: number) => {
+    const run = job.runs[r] as JudgedRun;
+    const send = sends[s] as Send;
+    return send.key === run.key && send.at <= run.receivedAt;
+  };
+  const all = job.runs.map((_, r) => r);
+  const best = matchingSize(all, sends.length, fits, -1);
+  for (const [r, run] of job.runs.entries()) {
+    const others = all.filter((o) => o !== r);
+    // Paired in every maximum pairing, or the request it may lack is one the records missed.
+    if (matchingSize(others, sends.length, fits, -1) !== best - 1) continue;
+    const found = new Set<InvocationWindow>();
+    for (let s = 0; s < sends.length; s++) {
+      if (!fits(r, s) || found.has((sends[s] as Send).invocation)) continue;
+      if (matchingSize(others, sends.length, fits, s) === best - 1) found.add((sends[s] as Send).invocation);
+    }
+    if (found.size > 0) senders.set(run, [...found]);
+  }
+  return senders;
+}
+
+/** The size of a maximum matching of `runs` to the sends (all but `without`) along `fits`. */
+function matchingSize(
+  runs: readonly number[],
+  sends: number,
+  fits: (run: number, send: number) => boolean,
+  without: number,
+): number {
+  const owner = new Array<number>(sends).fill(-1);
+  const augment = (r: number, seen: boolean[]): boolean => {
+    for (let s = 0; s < sends; s++) {
+      if (s === without || seen[s] || !fits(r, s)) continue;
+      seen[s] = true;
+      if (owner[s] === -1 || augment(owner[s] as number, seen)) {
+        owner[s] = r;
+        return true;
+      }
+    }
+    return false;
+  };
+  return runs.filter((r) => augment(r, new Array<boolean>(sends).fill(false))).length;
 }
 
 /**
@@ -208,9 +308,11 @@ export function explainRerun(
     };
   if (before.outcome === RunOutcome.Failed)
     return { cause: RunCause.DownstreamFailed, why: "the run before was answered 503" };
-  // The invocations that may have held the earlier run: those whose window meets its span (a run without a
-  // measured bound: those running when it was read, as before the bound).
-  const holders = meeting(before, job);
+  // The invocation that held the earlier run: the one whose sandbox recorded sending it. For a run no
+  // record pairs with, those whose window meets its span (a run without a measured bound: those running
+  // when it was read, as before the bound), which a starved witness can widen to a later delivery.
+  const recorded = recordedSenders(job).get(before);
+  const holders = recorded ?? meeting(before, job);
   if (before.clientGone) {
     // When the witness was too starved to tell which invocation sent the earlier run, any slow one that may
     // have sent it will do, as long as another may have sent this run.
@@ -247,8 +349,9 @@ export function explainRerun(
     if (
       incident.cause === RunCause.SlowInvocation &&
       incident.leaseMs !== undefined &&
-      from <= before.receivedAt &&
-      incident.at >= (before.earliestAt ?? before.receivedAt) &&
+      (recorded
+        ? recorded.some((i) => i.from === from && i.at === incident.at)
+        : from <= before.receivedAt && incident.at >= (before.earliestAt ?? before.receivedAt)) &&
       run.receivedAt - from >= incident.leaseMs &&
       sentByAnother(run, { from, at: incident.at }, job, from + incident.leaseMs)
     )
@@ -261,6 +364,25 @@ export function explainRerun(
     cause: undefined,
     why: `no failure of the run before, no fault after its answer inside an invocation that held it, no invocation out of time whose lease had ended and another may have made this run (${job.incidents.length} incidents, ${holders.length} holding invocations)`,
   };
+}
+
+/** How the judge took a run's sender: the invocations (their places in `job.invocations`) and how known. */
+export interface RunSender {
+  readonly invocations: readonly number[];
+  readonly known: "recorded" | "inferred";
+}
+
+/** The sender of each of a job's runs, as the judge takes it. */
+export function runSenders(job: JobToJudge): RunSender[] {
+  const recorded = recordedSenders(job);
+  return job.runs.map((run) => {
+    const by = recorded.get(run);
+    const invocations = by ?? sendersOf(run, job);
+    return {
+      invocations: invocations.map((i) => job.invocations.indexOf(i)),
+      known: by ? "recorded" : "inferred",
+    };
+  });
 }
 
 /** Each run after the first of a job, with what explains it. */
@@ -278,7 +400,17 @@ export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVe
   let runs = 0;
   let maxRuns = 0;
   let rerun = 0;
+  const senders = { recorded: 0, ambiguous: 0, inferred: 0 };
   for (const job of jobs) {
+    const recorded = recordedSenders(job);
+    for (const run of job.runs) {
+      const by = recorded.get(run);
+      if (by === undefined) senders.inferred += 1;
+      else {
+        senders.recorded += 1;
+        if (by.length > 1) senders.ambiguous += 1;
+      }
+    }
     runs += job.runs.length;
     maxRuns = Math.max(maxRuns, job.runs.length);
     if (job.runs.length > 1) rerun += 1;
@@ -292,5 +424,5 @@ export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVe
       else unexplained.add(`${job.callId} run ${run}`);
     }
   }
-  return { jobs: jobs.length, runs, maxRuns, rerun, causes, unexplained, wrongEffects, keyProblems };
+  return { jobs: jobs.length, runs, maxRuns, rerun, causes, unexplained, wrongEffects, keyProblems, senders };
 }

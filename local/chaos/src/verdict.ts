@@ -10,7 +10,7 @@ import { diagnose, type JobDiagnostics } from "./diagnostics.js";
 import type { JobInput, Ledger, StreamInput } from "./ledger.js";
 import { compareJobCall, compareStreamCall, expectedCall, type PutEvent, type TableItem } from "./oracle.js";
 import { Tally } from "./tally.js";
-import { judgeToolRuns, type ToolRunVerdict } from "./tool-runs.js";
+import { type JobToJudge, judgeToolRuns, runSenders, type ToolRunVerdict } from "./tool-runs.js";
 import type { WitnessEffect, WitnessRun } from "./witness.js";
 
 export interface Check {
@@ -265,6 +265,10 @@ function jobsAsSeen(input: VerdictInput, validJobs: readonly JobInput[]) {
   }));
 }
 
+/** Whether the records name one invocation as the sender of each of the job's runs. */
+const senderAlone = (job: JobToJudge) =>
+  runSenders(job).every((s) => s.known === "recorded" && s.invocations.length === 1);
+
 /** `${count}: ${examples}` when there are any: the shape of every tally in a detail. */
 const counted = (tally: { count: number; describe(): string }) =>
   `${tally.count}${tally.count ? `: ${tally.describe()}` : ""}`;
@@ -318,7 +322,8 @@ function toolChecks(input: VerdictInput, toolRuns: ToolRunVerdict, jobs: number)
     {
       name: CheckName.ToolRuns,
       pass: toolRuns.unexplained.count === 0,
-      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${counted(toolRuns.unexplained)}`,
+      // How each run's sender was known: the sandboxes' records, or, for a run none pairs with, the times.
+      detail: `${toolRuns.runs} runs, at most ${toolRuns.maxRuns} per job; ${toolRuns.rerun} jobs run more than once${causes ? ` (${causes})` : ""}; without a cause ${counted(toolRuns.unexplained)}; senders recorded ${toolRuns.senders.recorded} (${toolRuns.senders.ambiguous} of two or more invocations), inferred ${toolRuns.senders.inferred}`,
     },
     {
       name: CheckName.SameKey,
@@ -408,8 +413,10 @@ export function judge(input: VerdictInput): Verdict {
   const validJobs = ledger.jobs.filter((j) => j.callId !== undefined);
   const jobsToJudge = jobsAsSeen(input, validJobs);
   const toolRuns = judgeToolRuns(jobsToJudge);
+  // Jobs run more than once, and any whose run's sender the sandboxes' records did not tell alone (inferred
+  // from the times, or paired with the requests of two or more invocations): those show why in the file.
   const diagnostics = jobsToJudge
-    .filter((j) => j.runs.length > 1 || j.callId === input.explain)
+    .filter((j) => j.runs.length > 1 || j.callId === input.explain || !senderAlone(j))
     .map(diagnose);
   const mismatches = oracleMismatches(input, byCall);
   const order = orderViolations(ledger, byCall);

@@ -35,6 +35,7 @@ export {
   RESERVED_VARIABLES,
   ReservedVariableError,
   runtimeVariables,
+  type SentRequest,
 } from "./esm/lambda/local-function.js";
 export { NotAZipError, unpackTo, unzip, unzipTo } from "./esm/lambda/unzip.js";
 export {

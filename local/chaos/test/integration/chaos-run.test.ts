@@ -112,6 +112,8 @@ describe("npm run chaos, a short run", () => {
     // The witness saw every job's tool run, calls of several events were judged by the oracle, and the
     // replay met faults and a record given up again after its first replay.
     expect(result.proof.toolRuns).toBeGreaterThanOrEqual(result.counts.jobs - result.counts.poisonJobs);
+    // Each of them paired with the request its sandbox recorded sending: no sender left to the times.
+    expect(result.proof.runSenders).toMatchObject({ recorded: result.proof.toolRuns, inferred: 0 });
     expect(result.counts.calls).toBeLessThan(result.counts.streamKinds.event);
     expect(result.proof.replayPhaseFaults).toBeGreaterThan(0);
     expect(result.proof.givenUpAgainAfterReplay).toBeGreaterThan(0);

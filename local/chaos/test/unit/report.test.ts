@@ -48,6 +48,7 @@ const timedOut: ChaosResult = {
     toolRuns: 63,
     maxRunsPerJob: 1,
     jobsRunMoreThanOnce: 0,
+    runSenders: { recorded: 63, ambiguous: 0, inferred: 0 },
     witnessEffects: 62,
     oracleMismatches: 0,
     effectOrderViolations: 0,

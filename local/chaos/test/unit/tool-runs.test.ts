@@ -6,6 +6,7 @@ import {
   type JudgedRun,
   judgeToolRuns,
   RunCause,
+  runSenders,
 } from "../../src/tool-runs.js";
 import { RunOutcome, type WitnessRun } from "../../src/witness.js";
 
@@ -570,5 +571,133 @@ describe("the arrival bound, attacked (s38 review): excuses a product could earn
       }),
     ]);
     expect(verdict.unexplained.names).toEqual(["fault-in-an-earlier-invocation run 2"]);
+  });
+});
+
+describe("the sender of each run, from the sandboxes' records of the requests they sent", () => {
+  const slow = (from: number, at: number, leaseMs: number) =>
+    ({ at, from, leaseMs, cause: RunCause.SlowInvocation }) as const;
+
+  it("does not excuse a rerun by a fault in a later invocation that the starved witness let count as a holder of the run before", () => {
+    // Sabotaged: the invocation 0..430 ran the tool (sent at 280; the witness, starved from 285, read it
+    // at 420) and stored its outcome... or not: the redelivery 400..600 met a fault on its own request at
+    // 440 and ran the tool again at 495. By the times alone, run 1's span meets 400..600, which then
+    // counts as its holder and the fault there excuses run 2. The sandboxes' records say 0..430 sent
+    // run 1: a fault in 400..600 cannot have kept its outcome from being stored.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "fault-in-a-redelivery-read-late",
+        runs: [
+          run(420, RunOutcome.Applied, { earliestAt: 285, answeredAt: 425 }),
+          run(500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 430, sent: [{ at: 280, key: "k" }] },
+          { from: 400, at: 600, sent: [{ at: 495, key: "k" }] },
+        ],
+        incidents: [{ at: 440, cause: RunCause.FaultAfterRun }],
+      }),
+      // The same, the fault on the request of the invocation that sent run 1 (storing its result): excused.
+      job({
+        callId: "fault-in-the-sender",
+        runs: [
+          run(420, RunOutcome.Applied, { earliestAt: 285, answeredAt: 425 }),
+          run(500, RunOutcome.Replayed),
+        ],
+        invocations: [
+          { from: 0, at: 430, sent: [{ at: 280, key: "k" }] },
+          { from: 400, at: 600, sent: [{ at: 495, key: "k" }] },
+        ],
+        incidents: [{ at: 428, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["fault-in-a-redelivery-read-late run 2"]);
+    expect(verdict.causes[RunCause.FaultAfterRun]).toBe(1);
+    expect(verdict.senders).toEqual({ recorded: 4, ambiguous: 0, inferred: 0 });
+  });
+
+  it("does not excuse a rerun by a slow invocation that did not send the run before", () => {
+    // The case "the arrival bound, attacked" has to excuse without records (1,005..2,000 ran the tool twice,
+    // the starved witness let 0..1,000, slow, count as run 1's holder): the records say who sent run 1.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-after-a-slow-one",
+        runs: [run(1_100, RunOutcome.Applied, { earliestAt: 990 }), run(1_500, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 1_000, sent: [] },
+          {
+            from: 1_005,
+            at: 2_000,
+            sent: [
+              { at: 1_010, key: "k" },
+              { at: 1_495, key: "k" },
+            ],
+          },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+      // A correct product's: 0..1,000 sent run 1, ran out of time; 1,005..2,000 ran it again after the lease.
+      job({
+        callId: "rerun-after-the-sender's-lease",
+        runs: [run(1_100, RunOutcome.Applied, { earliestAt: 990 }), run(1_500, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 1_000, sent: [{ at: 980, key: "k" }] },
+          { from: 1_005, at: 2_000, sent: [{ at: 1_495, key: "k" }] },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["ran-twice-after-a-slow-one run 2"]);
+    expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("pairs runs with requests by key and time, names every invocation a run can be paired with, and infers only the runs no request pairs with", () => {
+    const senders = runSenders(
+      job({
+        runs: [
+          run(100),
+          // A starved witness read both after both invocations had sent one: either can be either.
+          run(3_050, RunOutcome.Replayed, { earliestAt: 2_985 }),
+          run(3_060, RunOutcome.Replayed, { earliestAt: 2_985 }),
+          // A key no record carries (a request the sandbox did not see): inferred from the times.
+          run(3_500, RunOutcome.Applied, { key: "other" }),
+        ],
+        invocations: [
+          {
+            from: 0,
+            at: 3_000,
+            sent: [
+              { at: 98, key: "k" },
+              { at: 2_990, key: "k" },
+            ],
+          },
+          { from: 3_010, at: 3_600, sent: [{ at: 3_020, key: "k" }] },
+        ],
+      }),
+    );
+    expect(senders).toEqual([
+      { invocations: [0], known: "recorded" },
+      { invocations: [0, 1], known: "recorded" },
+      { invocations: [0, 1], known: "recorded" },
+      { invocations: [1], known: "inferred" },
+    ]);
+  });
+
+  it("takes no request as a run the witness read before it was sent, and infers the senders of runs that outnumber their requests", () => {
+    const senders = runSenders(
+      job({
+        runs: [run(100), run(200, RunOutcome.Replayed)],
+        invocations: [
+          { from: 0, at: 150, sent: [{ at: 90, key: "k" }] },
+          // Sent after run 2 was read: it cannot be run 2.
+          { from: 160, at: 300, sent: [{ at: 250, key: "k" }] },
+        ],
+      }),
+    );
+    // One request for two runs: either run may be the one the records missed, so the times place both.
+    expect(senders).toEqual([
+      { invocations: [0], known: "inferred" },
+      { invocations: [1], known: "inferred" },
+    ]);
   });
 });

@@ -85,7 +85,8 @@ describe("Lambda-like invocation (local sandboxes)", () => {
         errorMessage: "sandbox exited with code 3",
         timedOut: false,
         durationMs: 0,
-        requestId: "",
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        requests: [],
       });
       expect(await fn.invoke({ exit: false })).toMatchObject({ kind: "ok", payload: '"ran"' });
       expect(fn.stats).toMatchObject({ invocations: 2, errors: 1, coldStarts: 2, timeouts: 0 });

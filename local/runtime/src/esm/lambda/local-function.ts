@@ -109,8 +109,31 @@ function logStreamName(): string {
   return `${day}/[$LATEST]${randomBytes(16).toString("hex")}`;
 }
 
-/** What Lambda's Invoke would say: a payload, or a function error (timeouts included). */
-export type InvokeResult =
+/**
+ * One HTTP request the function's code sent, as its sandbox saw it leave (sandbox-worker.mjs observes
+ * fetch and node:http passively; the code is not asked). Lambda reports nothing like it: it is the local
+ * platform's record, for a harness that must know which invocation sent a request its downstream received.
+ */
+export interface SentRequest {
+  /** The invocation it was sent during; undefined for one sent between invocations (code left running). */
+  readonly requestId: string | undefined;
+  /** When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket. */
+  readonly at: number;
+  readonly via: "fetch" | "node:http";
+  readonly method: string;
+  /** `http://127.0.0.1:4566`. */
+  readonly origin: string;
+  /** The path and query string. */
+  readonly path: string;
+  /** Its Idempotency-Key header, if it had one. */
+  readonly idempotencyKey: string | undefined;
+}
+
+/**
+ * What Lambda's Invoke would say: a payload, or a function error (timeouts included), with the requests
+ * the invocation sent (absent where no sandbox ran it: an injected fault, a sandbox that could not load).
+ */
+export type InvokeResult = (
   | {
       readonly kind: "ok";
       /** The handler's result as JSON text, as Lambda returns it. */
@@ -126,16 +149,24 @@ export type InvokeResult =
       readonly timedOut: boolean;
       readonly durationMs: number;
       readonly requestId: string;
-    };
+    }
+) & { readonly requests?: readonly SentRequest[] };
 
 export type LogSink = (functionName: string, line: string) => void;
 
 interface Pending {
   readonly resolve: (result: InvokeResult) => void;
+  readonly requestId: string;
 }
 
-/** What a sandbox thread posts: its init's outcome (`ready`), or an invocation's result by its id. */
-type SandboxMessage = { id: number; ok: boolean; ready?: boolean } & Record<string, unknown>;
+/**
+ * What a sandbox thread posts: its init's outcome (`ready`), a request its code sent (`sent`), or an
+ * invocation's result by its id.
+ */
+type SandboxMessage = { id: number; ok: boolean; ready?: boolean; sent?: SentRequest } & Record<
+  string,
+  unknown
+>;
 
 /** The thread that runs the function's code, with its environment and what the runtime tells the code. */
 function sandboxWorker(definition: FunctionDefinition, env: Record<string, string>, arn: string): Worker {
@@ -183,6 +214,10 @@ function invokeResultOf(message: SandboxMessage): InvokeResult {
 class Sandbox {
   readonly worker: Worker;
   readonly #pending = new Map<number, Pending>();
+  /** The requests sent during each invocation of this sandbox not yet handed over, by request id. */
+  readonly #sent = new Map<string, SentRequest[]>();
+  /** Requests sent between invocations (code an invocation left running): counted, owned by none. */
+  sentOutside = 0;
   #next = 0;
   dead = false;
   /** Resolves when the code has loaded (Lambda's init phase); rejects with the init error. */
@@ -215,6 +250,12 @@ class Sandbox {
 
   /** The code loaded or failed to (the init phase's end), or an invocation's answer. */
   #onMessage(message: SandboxMessage): void {
+    if (message.sent !== undefined) {
+      const list = message.sent.requestId === undefined ? undefined : this.#sent.get(message.sent.requestId);
+      if (list) list.push(message.sent);
+      else this.sentOutside += 1;
+      return;
+    }
     if (message.ready !== undefined) {
       if (message.ready) this.#settleReady?.resolve();
       else {
@@ -242,17 +283,30 @@ class Sandbox {
         errorMessage: reason,
         timedOut: false,
         durationMs: 0,
-        requestId: "",
+        // Named, so that the requests it sent before the thread died are handed over with it.
+        requestId: pending.requestId,
       });
     }
   }
 
   run(eventJson: string, deadline: number, requestId: string): Promise<InvokeResult> {
     const id = this.#next++;
+    this.#sent.set(requestId, []);
     return new Promise((resolve) => {
-      this.#pending.set(id, { resolve });
+      this.#pending.set(id, { resolve, requestId });
       this.worker.postMessage({ id, eventJson, deadline, requestId });
     });
+  }
+
+  /**
+   * The requests the invocation sent, taken once it is over: after its answer (posted after them), or,
+   * for one stopped at its timeout, after its thread exited (Node delivers what a thread posted before its
+   * 'exit'), so that none it sent is missing.
+   */
+  takeSent(requestId: string): SentRequest[] {
+    const sent = this.#sent.get(requestId) ?? [];
+    this.#sent.delete(requestId);
+    return sent;
   }
 }
 
@@ -362,13 +416,13 @@ export class LocalFunction {
         // no Lambda does (docs/aws-semantics.md §9.4 item 6).
         this.#all.delete(sandbox);
         await sandbox.worker.terminate();
-        return result;
+        return { ...result, requests: sandbox.takeSent(result.requestId) };
       }
     } else {
       this.stats.maxMemoryUsedMb = Math.max(this.stats.maxMemoryUsedMb, result.maxMemoryUsedMb);
     }
     if (!sandbox.dead && !this.#stopped) this.#idle.push(sandbox);
-    return result;
+    return { ...result, requests: sandbox.takeSent(result.requestId) };
   }
 
   /** An idle sandbox, or a new one (a cold start) when none is idle or the idle one died. */
