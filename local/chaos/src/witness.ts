@@ -58,8 +58,10 @@ export interface WitnessRun {
   readonly receivedAt: number;
   /**
    * How early the request can have reached the witness, measured by the witness's own loop (`ArrivalBound`):
-   * a lower bound of when the run was sent, a few ms before `receivedAt` when the loop was responsive, as
-   * far back as the loop was blocked when it was not. The run's sender was running somewhere in between.
+   * a lower bound of its arrival, a few ms before `receivedAt` when the loop was responsive, as far back as
+   * the loop was blocked when it was not. Not of its sending: loopback delivery itself can lag (a 10,000-event
+   * run had runs sent up to 525 ms before their earliestAt), which is why the judge takes the sender from the
+   * sandbox's record of the request and uses these times only for a run no record names (tool-runs.ts).
    */
   readonly earliestAt: number;
   answeredAt: number | undefined;
