@@ -202,12 +202,17 @@ export async function readReplayJournals(
   return read.filter((j) => j !== undefined);
 }
 
+/** S3 dates a listed object to the second (`LastModified`, §11 "Listing"): the second an instant falls in. */
+const second = (at: number) => Math.floor(at / 1000);
+
 /**
- * Which listed objects the journals stand for: those a journal names and that S3 stored no later than the
- * journal (an object marked is older than the journal its replay wrote after the marks; an object stored
- * at the same key after the journal, once the named one expired, is another object and is read). A key no
- * longer listed (expired) is not in `listed` and is ignored. Where two journals name a key, the later
- * journal's mark is the one its tags hold.
+ * Which listed objects the journals stand for: those a journal names and that S3 stored in an earlier second
+ * than the journal. An object marked is older than the journal its replay wrote after the marks; an object
+ * stored at the same key after the journal, once the named one expired, is another object and is read. A
+ * listing dates both to the second (§11 "Listing"), so an object of the journal's own second may have been
+ * stored after it: it is read in full, which costs two requests and cannot hide a record. A key no longer
+ * listed (expired) is not in `listed` and is ignored. Where two journals name a key, the later journal's mark
+ * is the one its tags hold.
  */
 export function journalCoverage(
   listed: readonly ListedObject[],
@@ -220,7 +225,7 @@ export function journalCoverage(
     if (journalAt === undefined) continue;
     for (const object of journal.objects) {
       const objectAt = storedAt.get(object.key);
-      if (objectAt === undefined || objectAt > journalAt) continue;
+      if (objectAt === undefined || second(objectAt) >= second(journalAt)) continue;
       const before = covered.get(object.key);
       if (before === undefined || before.at <= journalAt) covered.set(object.key, { object, at: journalAt });
     }

@@ -79,6 +79,9 @@ async function quarantine(bucket: string, count: number, from = 0, reason = "Ret
       quarantinedBy: "dlq-redrive",
     });
   await Promise.all(records.map((r) => writeQuarantineRecord(s3, bucket, r)));
+  // A journal stands only for objects of an earlier second than its own (S3 dates them to the second,
+  // docs/aws-semantics.md §11 "Listing"): the next second begins before a replay can journal these.
+  await new Promise((resolve) => setTimeout(resolve, 1_020 - (Date.now() % 1_000)));
   return records;
 }
 

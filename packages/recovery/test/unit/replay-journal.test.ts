@@ -96,24 +96,30 @@ describe("journalCoverage", () => {
     journal: { ...parseReplayJournal(key, bytes(journal(objects))) },
   });
 
-  it("stands for a listed object stored no later than the journal, not for one stored after it or gone", () => {
+  it("stands for a listed object stored in an earlier second than the journal, not one of its second, later or gone", () => {
+    // S3 dates a listed object to the second (docs/aws-semantics.md §11 "Listing"): an object of the
+    // journal's own second may have been stored after it, and is read.
     const coverage = journalCoverage(
       [
         { key: "kinesis/old.json", lastModified: 1_000 },
+        { key: "kinesis/second-before.json", lastModified: 1_999 },
         { key: "kinesis/same-instant.json", lastModified: 2_000 },
-        { key: "kinesis/stored-again.json", lastModified: 2_001 },
+        { key: "kinesis/same-second.json", lastModified: 2_999 },
+        { key: "kinesis/stored-again.json", lastModified: 3_000 },
         { key: "kinesis/never-journaled.json", lastModified: 1_000 },
       ],
       [
-        read("replays/1.json", 2_000, [
+        read("replays/1.json", 2_500, [
           marked("kinesis/old.json", "1"),
+          marked("kinesis/second-before.json", "5"),
           marked("kinesis/same-instant.json", "2"),
+          marked("kinesis/same-second.json", "6"),
           marked("kinesis/stored-again.json", "3"),
           marked("kinesis/expired.json", "4"),
         ]),
       ],
     );
-    expect([...coverage.keys()].sort()).toEqual(["kinesis/old.json", "kinesis/same-instant.json"]);
+    expect([...coverage.keys()].sort()).toEqual(["kinesis/old.json", "kinesis/second-before.json"]);
   });
 
   it("takes nothing from a journal or an object the endpoint does not date", () => {
