@@ -211,23 +211,34 @@ const second = (at: number) => Math.floor(at / 1000);
  * stored at the same key after the journal, once the named one expired, is another object and is read. A
  * listing dates both to the second (§11 "Listing"), so an object of the journal's own second may have been
  * stored after it: it is read in full, which costs two requests and cannot hide a record. A key no longer
- * listed (expired) is not in `listed` and is ignored. Where two journals name a key, the later journal's mark
- * is the one its tags hold.
+ * listed (expired) is not in `listed` and is ignored.
+ *
+ * Where two journals name a key, two replays marked it: the tags hold the mark of the later tagging, whose
+ * `replayed-at` is the later one, whichever journal S3 stored last (a replay's journal waits for all of its
+ * chunk's marks and may be stored after another replay's journal of the same records). Equal marks' times
+ * keep the later journal's.
  */
 export function journalCoverage(
   listed: readonly ListedObject[],
   journals: readonly ReadJournal[],
 ): Map<string, JournalObject> {
   const storedAt = new Map(listed.map((o) => [o.key, o.lastModified]));
-  const covered = new Map<string, { object: JournalObject; at: number }>();
+  const covered = new Map<string, { object: JournalObject; markedAt: number; journalAt: number }>();
   for (const { lastModified: journalAt, journal } of journals) {
     // An endpoint that does not date its objects gives nothing to hold a key to: read it in full.
     if (journalAt === undefined) continue;
     for (const object of journal.objects) {
       const objectAt = storedAt.get(object.key);
       if (objectAt === undefined || second(objectAt) >= second(journalAt)) continue;
+      // parseReplayJournal checked it is a datetime.
+      const markedAt = Date.parse(object.replayedAt);
       const before = covered.get(object.key);
-      if (before === undefined || before.at <= journalAt) covered.set(object.key, { object, at: journalAt });
+      if (
+        before === undefined ||
+        before.markedAt < markedAt ||
+        (before.markedAt === markedAt && before.journalAt <= journalAt)
+      )
+        covered.set(object.key, { object, markedAt, journalAt });
     }
   }
   return new Map([...covered].map(([key, { object }]) => [key, object]));

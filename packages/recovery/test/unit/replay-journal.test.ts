@@ -137,15 +137,34 @@ describe("journalCoverage", () => {
     ).toBe(0);
   });
 
-  it("where two journals name an object, keeps the later journal's mark", () => {
-    const later = { ...marked("kinesis/a.json", "1"), replayedAt: "2026-12-07T11:00:00.000Z" };
-    const coverage = journalCoverage(
-      [{ key: "kinesis/a.json", lastModified: 1_000 }],
-      [
-        read("replays/2.json", 9_000, [later]),
-        read("replays/1.json", 2_000, [marked("kinesis/a.json", "1")]),
-      ],
-    );
-    expect(coverage.get("kinesis/a.json")?.replayedAt).toBe("2026-12-07T11:00:00.000Z");
+  it("where two journals name an object, keeps the mark with the latest replayedAt, not the later journal's", () => {
+    // Two replays marked it, and the one that marked last stored its journal first: the tags hold the
+    // latest mark.
+    const latest = {
+      ...marked("kinesis/a.json", "1"),
+      replayedAt: "2026-12-07T11:00:00.000Z",
+      replaySequenceNumber: "4970",
+    };
+    const earlier = { ...marked("kinesis/a.json", "1"), replayedAt: "2026-12-07T10:00:00.000Z" };
+    for (const journals of [
+      [read("replays/2.json", 9_000, [earlier]), read("replays/1.json", 2_000, [latest])],
+      [read("replays/1.json", 2_000, [latest]), read("replays/2.json", 9_000, [earlier])],
+      [read("replays/2.json", 9_000, [latest]), read("replays/1.json", 2_000, [earlier])],
+    ])
+      expect(
+        journalCoverage([{ key: "kinesis/a.json", lastModified: 1_000 }], journals).get("kinesis/a.json"),
+      ).toEqual(latest);
+  });
+
+  it("where two journals name an object with the same mark time, keeps the later journal's", () => {
+    const first = marked("kinesis/a.json", "1");
+    const second = { ...first, replaySequenceNumber: "4971" };
+    for (const journals of [
+      [read("replays/1.json", 2_000, [first]), read("replays/2.json", 9_000, [second])],
+      [read("replays/2.json", 9_000, [second]), read("replays/1.json", 2_000, [first])],
+    ])
+      expect(
+        journalCoverage([{ key: "kinesis/a.json", lastModified: 1_000 }], journals).get("kinesis/a.json"),
+      ).toEqual(second);
   });
 });
