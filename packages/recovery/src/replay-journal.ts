@@ -167,7 +167,10 @@ export interface ReadJournal {
 /**
  * Every journal under `replays/`, read and checked; one that cannot be read or checked is handed to
  * `onUnreadable` (its objects are then read in full). `isUnreadable` says which errors are the object's
- * own (reported) and which the listing's (thrown): the scan's rule.
+ * own (reported) and which the listing's (thrown): the scan's rule. A listing of `replays/` refused in the
+ * same way (a role whose `s3:ListBucket` is held to `s3:prefix` `kinesis/`, what a scan needed before the
+ * journals) is handed to `onUnreadable` under the prefix itself: no journal is used and every object is read,
+ * as before the journals.
  */
 export async function readReplayJournals(
   s3: S3Client,
@@ -180,7 +183,20 @@ export async function readReplayJournals(
     readonly onUnreadable: (key: string, error: Error) => void;
   },
 ): Promise<ReadJournal[]> {
-  const listed = await listObjects(s3, bucket, REPLAY_JOURNAL_PREFIX, options);
+  let listed: ListedObject[];
+  try {
+    listed = await listObjects(s3, bucket, REPLAY_JOURNAL_PREFIX, options);
+  } catch (error) {
+    if (!options.isUnreadable(error)) throw error;
+    const refused = error as Error;
+    const reported = new Error(
+      `the journals cannot be listed (${refused.message}): none is used, every object is read in full`,
+      { cause: error },
+    );
+    reported.name = refused.name;
+    options.onUnreadable(REPLAY_JOURNAL_PREFIX, reported);
+    return [];
+  }
   const read: (ReadJournal | undefined)[] = new Array(listed.length);
   await forEachBounded(listed, options.concurrency, async ({ key, lastModified }, index) => {
     throwIfInterrupted(options.signal);

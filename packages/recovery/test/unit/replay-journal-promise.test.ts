@@ -317,6 +317,11 @@ describe("the replay journal keeps its promise", () => {
     const journaled = await scanQuarantine(client, BUCKET).catch((error: Error) => error);
     expect(journaled).not.toBeInstanceOf(Error);
     expect(seen(journaled as QuarantineScan)).toEqual(seen(full));
+    expect((journaled as QuarantineScan).journals).toMatchObject({
+      read: 0,
+      objectsNotRead: 0,
+      unreadable: [{ key: REPLAY_JOURNAL_PREFIX, error: { name: "AccessDenied" } }],
+    });
   });
 
   it("a replay chunk's journal holds no more than one PutRecords request's bytes (5 MiB), as documented", async () => {
