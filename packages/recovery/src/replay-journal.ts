@@ -12,7 +12,10 @@ import { throwIfInterrupted } from "./interrupted.js";
  * the journals beside the records and does not read again an object a journal names: a quarantine of
  * 50,000 objects of which 40,000 were put back costs a replay 10,000 GETs, not 50,000 GETs and 40,000
  * GetObjectTagging. The tags stay the authority (the lifecycle rule selects on them, `show` reads them,
- * a full scan reads them); the journal only saves reading them again.
+ * a full scan reads them); the journal only saves reading them again. So a mark changed by hand after its
+ * journal is seen only by what reads the tags (`show`, a full scan): nothing a listing shows changes with the
+ * tags (docs/aws-semantics.md §11 "Listing"), and reading them all again is what the journal saves
+ * (docs/operations.md "The replay journal").
  *
  * Why the whole record and not only what the plan needs of it: a record given up again after its replay is
  * put back with the bytes of its first object, which is the one the journal names; and `inspect` prints
