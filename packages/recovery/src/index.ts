@@ -58,6 +58,7 @@ export {
 } from "./redrive-plan.js";
 export { checkReplayStream, type ReplayStreamCheck } from "./replay-checks.js";
 export {
+  JOURNAL_MAX_BYTES,
   type JournalObject,
   parseReplayJournal,
   REPLAY_JOURNAL_FORMAT_VERSION,

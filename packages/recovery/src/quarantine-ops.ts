@@ -14,7 +14,12 @@ import {
 import { forEachBounded } from "./bounded.js";
 import { type FailureKind, quarantineFailureKind } from "./failure-kind.js";
 import { throwIfInterrupted } from "./interrupted.js";
-import { journalCoverage, listObjects, readReplayJournals } from "./replay-journal.js";
+import {
+  JOURNAL_READ_CONCURRENCY,
+  journalCoverage,
+  listObjects,
+  readReplayJournals,
+} from "./replay-journal.js";
 
 /** Which quarantined records an operation applies to; every field narrows. */
 export interface QuarantineFilter {
@@ -122,7 +127,10 @@ export interface JournalUse {
 }
 
 export interface ScanOptions {
-  /** GETs in flight at once (default 16): a bucket of 10,000 objects is read in seconds, not minutes. */
+  /**
+   * GETs in flight at once (default 16): a bucket of 10,000 objects is read in seconds, not minutes. Replay
+   * journals, each up to JOURNAL_MAX_BYTES, are read at most JOURNAL_READ_CONCURRENCY at once.
+   */
   readonly concurrency?: number;
   /** The account that must own the bucket: S3 answers 403 for a bucket of another account. */
   readonly expectedBucketOwner?: string;
@@ -167,7 +175,7 @@ export async function scanQuarantine(
   const journals = options.fullScan
     ? []
     : await readReplayJournals(s3, bucket, {
-        concurrency,
+        concurrency: Math.min(concurrency, JOURNAL_READ_CONCURRENCY),
         ...(options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         isUnreadable: unreadable,

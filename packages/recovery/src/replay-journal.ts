@@ -19,12 +19,31 @@ import { throwIfInterrupted } from "./interrupted.js";
  *
  * Why the whole record and not only what the plan needs of it: a record given up again after its replay is
  * put back with the bytes of its first object, which is the one the journal names; and `inspect` prints
- * what the scan returns, which must be the same with or without the journal. A chunk is at most one
- * PutRecords request, whose records Kinesis holds to 5 MiB (docs/aws-semantics.md §1.8): a journal holds
- * those same bytes once more, in one object instead of one each.
+ * what the scan returns, which must be the same with or without the journal. A chunk is up to 500 records
+ * of up to 1 MiB each (docs/aws-semantics.md §1.8), several PutRecords requests: its records, in base64, can
+ * come to some 670 MiB. So a chunk's journal is as many objects as it takes for each to stay under
+ * JOURNAL_MAX_BYTES (splitJournal), and a scan reads JOURNAL_READ_CONCURRENCY of them at once.
  */
 export const REPLAY_JOURNAL_PREFIX = "replays/";
 export const REPLAY_JOURNAL_FORMAT_VERSION = 1;
+
+/**
+ * The most bytes one journal object holds, unless one record alone is larger (it then has a journal of its
+ * own). Why 2 MiB: the largest record Kinesis takes (1 MiB of data, §1.8) is about 1.4 MiB in a journal
+ * (base64 and its envelope), so every record fits one journal; and a journal read is held some four times
+ * while it is parsed (the SDK's chunks, their concatenation, the decoded text, the parsed records), so the
+ * JOURNAL_READ_CONCURRENCY journals in flight hold about 4 x 2 MiB x 4 = 32 MiB, beside the records the scan
+ * keeps in any case: an eighth of dlq-redrive's 256 MB. A smaller cap costs GETs only where records are large:
+ * 500 records of up to 2 KiB of data each are still one journal, one GET for 1,000 saved.
+ */
+export const JOURNAL_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Journals a scan reads at once, fewer than the objects it reads at once (16): a journal is up to
+ * JOURNAL_MAX_BYTES where an object is mostly a few KiB (the memory above), and there are few of them beside
+ * the objects they stand for.
+ */
+export const JOURNAL_READ_CONCURRENCY = 4;
 
 /** One object a replay marked: its key, its record as the scan read it, and the mark's tags. */
 export interface JournalObject {
@@ -99,6 +118,35 @@ export function parseReplayJournal(key: string, bytes: Uint8Array): ReplayJourna
     objects.push({ key: objectKey, record: record.data, replayedAt, replaySequenceNumber });
   }
   return { ...header.data, objects };
+}
+
+/**
+ * A chunk's marked objects as journals, in order: each journal's JSON (as writeReplayJournal sends it) at most
+ * `maxBytes`, but for an object that alone is larger, which has a journal of its own. `header` is what every
+ * journal holds besides its objects.
+ */
+export function splitJournal(
+  header: Omit<ReplayJournal, "objects">,
+  objects: readonly JournalObject[],
+  maxBytes: number = JOURNAL_MAX_BYTES,
+): ReplayJournal[] {
+  // `{...header,"objects":[]}`: each object adds its JSON, and a comma after the first.
+  const empty = Buffer.byteLength(JSON.stringify({ ...header, objects: [] }));
+  const journals: ReplayJournal[] = [];
+  let current: JournalObject[] = [];
+  let size = empty;
+  for (const object of objects) {
+    const bytes = Buffer.byteLength(JSON.stringify(object));
+    if (current.length > 0 && size + 1 + bytes > maxBytes) {
+      journals.push({ ...header, objects: current });
+      current = [];
+      size = empty;
+    }
+    size += (current.length > 0 ? 1 : 0) + bytes;
+    current.push(object);
+  }
+  if (current.length > 0) journals.push({ ...header, objects: current });
+  return journals;
 }
 
 /** `replays/<when>-<uuid>.json`: unique, so that the conditional create never meets an existing key. */

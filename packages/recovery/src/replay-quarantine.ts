@@ -7,9 +7,11 @@ import { FailureKind } from "./failure-kind.js";
 import { InterruptedError, interruption, pause } from "./interrupted.js";
 import { markReplayed, type QuarantineEntry, sameRecordGroups } from "./quarantine-ops.js";
 import {
+  JOURNAL_READ_CONCURRENCY,
   type JournalObject,
   REPLAY_JOURNAL_FORMAT_VERSION,
   replayJournalKey,
+  splitJournal,
   writeReplayJournal,
 } from "./replay-journal.js";
 
@@ -299,7 +301,9 @@ async function markChunk(
  * Once a chunk is marked, its journal: each object marked whose record the replay was given (an object of
  * the same record outside the filter was marked too, but its record was not read: the next scan reads it).
  * Written after every mark, never before, so that a journal names only what the tags say: a replay stopped
- * between its marks and its journal leaves marked objects that the next scan reads in full.
+ * between its marks and its journal leaves marked objects that the next scan reads in full. A chunk of large
+ * records is several journals, each under JOURNAL_MAX_BYTES (splitJournal); one that S3 refuses loses only
+ * that its objects are read in full again.
  */
 async function journalChunk(
   run: ReplayRun,
@@ -319,27 +323,28 @@ async function journalChunk(
   }
   if (objects.length === 0) return;
   const at = run.now();
-  const key = replayJournalKey(at);
-  try {
-    await writeReplayJournal(
-      run.s3,
-      run.bucket,
-      {
-        formatVersion: REPLAY_JOURNAL_FORMAT_VERSION,
-        kind: "replay-journal",
-        writtenAt: new Date(at).toISOString(),
-        streamName: run.options.streamName,
-        objects,
-      },
-      {
+  const journals = splitJournal(
+    {
+      formatVersion: REPLAY_JOURNAL_FORMAT_VERSION,
+      kind: "replay-journal",
+      writtenAt: new Date(at).toISOString(),
+      streamName: run.options.streamName,
+    },
+    objects,
+  );
+  // As many at once as a scan reads: each is up to JOURNAL_MAX_BYTES in memory while it is sent.
+  await forEachBounded(journals, JOURNAL_READ_CONCURRENCY, async (journal) => {
+    const key = replayJournalKey(at);
+    try {
+      await writeReplayJournal(run.s3, run.bucket, journal, {
         key,
         ...(run.options.expectedBucketOwner ? { expectedBucketOwner: run.options.expectedBucketOwner } : {}),
-      },
-    );
-    run.options.onJournal?.({ written: true, key, objects: objects.length });
-  } catch (error) {
-    run.options.onJournal?.({ written: false, key, error: error as Error });
-  }
+      });
+      run.options.onJournal?.({ written: true, key, objects: journal.objects.length });
+    } catch (error) {
+      run.options.onJournal?.({ written: false, key, error: error as Error });
+    }
+  });
 }
 
 /**

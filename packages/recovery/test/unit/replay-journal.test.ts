@@ -4,6 +4,7 @@ import {
   parseReplayJournal,
   type ReadJournal,
   ReplayJournalFormatError,
+  splitJournal,
 } from "../../src/replay-journal.js";
 
 /**
@@ -166,5 +167,53 @@ describe("journalCoverage", () => {
       expect(
         journalCoverage([{ key: "kinesis/a.json", lastModified: 1_000 }], journals).get("kinesis/a.json"),
       ).toEqual(second);
+  });
+});
+
+describe("splitJournal", () => {
+  const header = {
+    formatVersion: 1 as const,
+    kind: "replay-journal" as const,
+    writtenAt: "2026-12-07T10:00:00.000Z",
+    streamName: "tool-call-events",
+  };
+  const withData = (i: number, bytes: number) => {
+    const object = marked(`kinesis/a/${i}.json`, String(i));
+    return { ...object, record: { ...object.record, data: "A".repeat(bytes) } };
+  };
+  const sizeOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+  it("keeps each journal under the cap, every object once and in order, each journal one a scan can read", () => {
+    const objects = Array.from({ length: 40 }, (_, i) => withData(i, 100 + 37 * i));
+    const cap = 8 * 1024;
+    const journals = splitJournal(header, objects, cap);
+    expect(journals.length).toBeGreaterThan(1);
+    for (const journal of journals) {
+      expect(sizeOf(journal)).toBeLessThanOrEqual(cap);
+      expect(parseReplayJournal("replays/x.json", bytes(journal)).objects).toEqual(journal.objects);
+      expect(journal).toMatchObject(header);
+    }
+    expect(journals.flatMap((j) => j.objects)).toEqual(objects);
+    // Greedy: no journal but the last could have taken the next object.
+    for (const [i, journal] of journals.slice(0, -1).entries()) {
+      const next = journals[i + 1]?.objects[0];
+      expect(sizeOf({ ...journal, objects: [...journal.objects, next] })).toBeGreaterThan(cap);
+    }
+  });
+
+  it("gives an object larger than the cap a journal of its own", () => {
+    const objects = [withData(0, 100), withData(1, 10_000), withData(2, 100), withData(3, 100)];
+    const journals = splitJournal(header, objects, 4 * 1024);
+    expect(journals.map((j) => j.objects.map((o) => o.key))).toEqual([
+      ["kinesis/a/0.json"],
+      ["kinesis/a/1.json"],
+      ["kinesis/a/2.json", "kinesis/a/3.json"],
+    ]);
+  });
+
+  it("writes a chunk of small records as one journal, and none for no object", () => {
+    const objects = Array.from({ length: 500 }, (_, i) => withData(i, 2_800));
+    expect(splitJournal(header, objects)).toHaveLength(1);
+    expect(splitJournal(header, [])).toEqual([]);
   });
 });
