@@ -651,6 +651,62 @@ describe("the sender of each run, from the sandboxes' records of the requests th
     expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
   });
 
+  it("catches an invocation that ran the tool twice when a starved witness read every run after both its requests", () => {
+    // 0..1,000 sent run 1 (at 100) and ran out of time (lease 950); 1,005..2,000 ran the tool twice (1,010 and
+    // 1,020: a worker runs a job's tool once per invocation). The starved witness read all three runs after
+    // 1,020, so each run alone can be any of the three requests. But the records hold one request of 0..1,000
+    // and two of 1,005..2,000: whichever run is 0..1,000's, two consecutive runs are 1,005..2,000's, and the
+    // later of them has no cause. No single pairing of runs with requests excuses both reruns.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-read-late",
+        runs: [
+          run(1_030, RunOutcome.Applied, { earliestAt: 90 }),
+          run(1_040, RunOutcome.Replayed, { earliestAt: 90 }),
+          run(1_050, RunOutcome.Replayed, { earliestAt: 90 }),
+        ],
+        invocations: [
+          { from: 0, at: 1_000, sent: [{ at: 100, key: "k" }] },
+          {
+            from: 1_005,
+            at: 2_000,
+            sent: [
+              { at: 1_010, key: "k" },
+              { at: 1_020, key: "k" },
+            ],
+          },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.count).toBeGreaterThanOrEqual(1);
+  });
+
+  it("does not excuse by a fault a rerun that the same invocation's sandbox recorded sending as the run before", () => {
+    // One invocation, 0..1,000, sent both runs (its sandbox recorded both requests): a fault on its request
+    // at 200 (storing the outcome) and it ran the tool again at 300 itself. A worker runs a job's tool once
+    // per invocation, its retries are SQS's (tool-runs.ts `sentByAnother`): a run only it can have sent is
+    // one it chose to make, as the slow-invocation excuse already holds.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "reran-itself-after-a-fault",
+        runs: [run(105), run(305, RunOutcome.Replayed)],
+        invocations: [
+          {
+            from: 0,
+            at: 1_000,
+            sent: [
+              { at: 100, key: "k" },
+              { at: 300, key: "k" },
+            ],
+          },
+        ],
+        incidents: [{ at: 200, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["reran-itself-after-a-fault run 2"]);
+  });
+
   it("pairs runs with requests by key and time, names every invocation a run can be paired with, and infers only the runs no request pairs with", () => {
     const senders = runSenders(
       job({
