@@ -707,6 +707,29 @@ describe("the sender of each run, from the sandboxes' records of the requests th
     expect(verdict.unexplained.names).toEqual(["reran-itself-after-a-fault run 2"]);
   });
 
+  it("does not take as a run's sender, when the records miss a request, an invocation whose sandbox recorded sending nothing for the job", () => {
+    // "ran-twice-after-a-slow-one" above, but 1,005..1,400 left its second run to code still running after
+    // it answered (sent at 1,495, while its sandbox was idle: the sandbox records it as no invocation's, the
+    // observer drops it). One request recorded for two runs: both runs fall back to the times, and the
+    // starved witness's span of run 1 meets 0..1,000, slow, which the records say sent nothing for the job.
+    // Its slowness then excuses run 2, the rerun the strict rule catches when the request is recorded.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-second-left-running",
+        runs: [
+          run(1_100, RunOutcome.Applied, { earliestAt: 990 }),
+          run(1_500, RunOutcome.Replayed, { earliestAt: 1_497 }),
+        ],
+        invocations: [
+          { from: 0, at: 1_000, sent: [] },
+          { from: 1_005, at: 1_400, sent: [{ at: 1_010, key: "k" }] },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["ran-twice-second-left-running run 2"]);
+  });
+
   it("pairs runs with requests by key and time, names every invocation a run can be paired with, and infers only the runs no request pairs with", () => {
     const senders = runSenders(
       job({
