@@ -651,22 +651,24 @@ describe("the sender of each run, from the sandboxes' records of the requests th
     expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
   });
 
-  it("catches an invocation that ran the tool twice when a starved witness read every run after both its requests", () => {
-    // 0..1,000 sent run 1 (at 100) and ran out of time (lease 950); 1,005..2,000 ran the tool twice (1,010 and
-    // 1,020: a worker runs a job's tool once per invocation). The starved witness read all three runs after
-    // 1,020, so each run alone can be any of the three requests. But the records hold one request of 0..1,000
-    // and two of 1,005..2,000: whichever run is 0..1,000's, two consecutive runs are 1,005..2,000's, and the
-    // later of them has no cause. No single pairing of runs with requests excuses both reruns.
+  it("catches an invocation that ran the tool twice when a late read lets each run alone be any request", () => {
+    // 0..1,000 sent run 1 at 900 and ran out of time (lease 950); 1,005..2,000 ran the tool twice (1,010
+    // and 1,020: a worker runs a job's tool once per invocation). Loopback lag (115 ms) had the witness read
+    // run 1 at 1,015, after 1,005..2,000's first request: runs 1 and 2 can each be either of the first two
+    // requests, run 3 only the last. Both pairings leave a rerun without a cause: run 1 0..1,000's, then
+    // runs 2 and 3 are both 1,005..2,000's (no cause between them); run 1 1,005..2,000's, then run 2 follows
+    // a run of an invocation that was not slow. The judge takes each run's senders alone (the union over
+    // pairings) and excuses both reruns by 0..1,000's slowness.
     const verdict = judgeToolRuns([
       job({
         callId: "ran-twice-read-late",
         runs: [
-          run(1_030, RunOutcome.Applied, { earliestAt: 90 }),
-          run(1_040, RunOutcome.Replayed, { earliestAt: 90 }),
-          run(1_050, RunOutcome.Replayed, { earliestAt: 90 }),
+          run(1_015, RunOutcome.Applied, { earliestAt: 1_012 }),
+          run(1_016, RunOutcome.Replayed, { earliestAt: 1_012 }),
+          run(1_025, RunOutcome.Replayed, { earliestAt: 1_022 }),
         ],
         invocations: [
-          { from: 0, at: 1_000, sent: [{ at: 100, key: "k" }] },
+          { from: 0, at: 1_000, sent: [{ at: 900, key: "k" }] },
           {
             from: 1_005,
             at: 2_000,
