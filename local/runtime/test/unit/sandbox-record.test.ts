@@ -39,6 +39,25 @@ export const handler = async (event) => {
     setTimeout(() => send(event.id), event.later);
     return "left running";
   }
+  if (event.streamed) {
+    // A body streamed after the head: the head leaves at once (flushHeaders), the end 300 ms later.
+    let headAt;
+    const request = http.request({
+      host: "127.0.0.1",
+      port: 9,
+      method: "POST",
+      path: "/effects/" + event.id,
+      headers: { "idempotency-key": "key-" + event.id },
+      createConnection: () =>
+        new Duplex({ read() {}, write(_chunk, _encoding, done) { headAt ??= Date.now(); done(); } }),
+    });
+    request.on("error", () => {});
+    request.flushHeaders();
+    await sleep(300);
+    request.end("{}");
+    await sleep(50);
+    return headAt;
+  }
   if (event.waitMs) await sleep(event.waitMs);
   return "done";
 };
@@ -96,5 +115,17 @@ describe("the sandbox's record, with code left running by an invocation", () => 
     expect(second).toMatchObject({ kind: "ok" });
     // The request left "left" running, sent during the second invocation: not the second's.
     expect(second.requests?.map((r) => r.path)).toEqual([]);
+  });
+});
+
+describe("the sandbox's record of a node:http request", () => {
+  it("records a node:http request no later than its head left the sandbox", async () => {
+    const f = await fn();
+    const result = await f.invoke({ streamed: true, id: "s" });
+    expect(result).toMatchObject({ kind: "ok" });
+    const headAt = Number(result.kind === "ok" ? JSON.parse(result.payload) : Number.NaN);
+    const recorded = result.requests?.find((r) => r.path === "/effects/s");
+    // The witness may read the head as soon as it left: a record stamped later pairs with no run.
+    expect(recorded?.at).toBeLessThanOrEqual(headAt);
   });
 });
