@@ -220,6 +220,8 @@ class Sandbox {
   sentOutside = 0;
   #next = 0;
   dead = false;
+  /** Why the thread crashed (its 'error'), reported when it has exited. */
+  #crash: string | undefined;
   /** Resolves when the code has loaded (Lambda's init phase); rejects with the init error. */
   readonly ready: Promise<void>;
   #settleReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
@@ -241,9 +243,17 @@ class Sandbox {
       createInterface({ input: stream }).on("line", (line) => log(definition.name, line));
     }
     this.worker.on("message", (message: SandboxMessage) => this.#onMessage(message));
-    this.worker.on("error", (error) => this.#fail(`sandbox crashed: ${error.message}`));
+    // A crash is answered at the thread's 'exit', which always follows its 'error', not at the 'error':
+    // the 'error' comes on the thread's internal port, its records of requests on the public one, and a
+    // starved host can handle the 'error' first and answer the invocation without the requests it sent.
+    // Node drains both ports before it emits 'exit', so every record is in by then. Marked dead at once,
+    // so that no invocation is given the crashed sandbox meanwhile.
+    this.worker.on("error", (error) => {
+      this.dead = true;
+      this.#crash ??= `sandbox crashed: ${error.message}`;
+    });
     this.worker.on("exit", (code) => {
-      this.#fail(`sandbox exited with code ${code}`);
+      this.#fail(this.#crash ?? `sandbox exited with code ${code}`);
       onExit();
     });
   }
