@@ -115,7 +115,12 @@ function logStreamName(): string {
  * platform's record, for a harness that must know which invocation sent a request its downstream received.
  */
 export interface SentRequest {
-  /** The invocation it was sent during; undefined for one sent between invocations (code left running). */
+  /**
+   * The invocation that started it (in whose async context it was sent, sandbox-worker.mjs): its code, or
+   * code it left running. Handed over with that invocation only if sent before it ended; one sent later is
+   * counted in the sandbox's sentOutside, never given to the invocation running then. Undefined for one
+   * started by the init phase.
+   */
   readonly requestId: string | undefined;
   /** When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket. */
   readonly at: number;
@@ -216,7 +221,10 @@ class Sandbox {
   readonly #pending = new Map<number, Pending>();
   /** The requests sent during each invocation of this sandbox not yet handed over, by request id. */
   readonly #sent = new Map<string, SentRequest[]>();
-  /** Requests sent between invocations (code an invocation left running): counted, owned by none. */
+  /**
+   * Requests sent after their invocation was handed over (code it left running) or started by the init
+   * phase: counted, owned by none.
+   */
   sentOutside = 0;
   #next = 0;
   dead = false;
