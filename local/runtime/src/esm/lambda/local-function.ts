@@ -122,7 +122,10 @@ export interface SentRequest {
    * started by the init phase.
    */
   readonly requestId: string | undefined;
-  /** When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket. */
+  /**
+   * When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket; a
+   * node:http request's creation, no later than its head left (sandbox-worker.mjs).
+   */
   readonly at: number;
   readonly via: "fetch" | "node:http";
   readonly method: string;

@@ -36,8 +36,11 @@ const startedIn = new WeakMap();
 // (it would need these very functions). fetch (undici) publishes when a request's headers are written to
 // its socket, the moment it left; that write can run in another request's context (a pooled connection
 // frees up), so the invocation is the one noted when the request was created (`undici:request:create`,
-// published synchronously in the caller's context); node:http when a request is created (its headers
-// given as options are set by then).
+// published synchronously in the caller's context). node:http is stamped when the request is created
+// (`http.client.request.created`, in the caller's context), which is never after its head leaves: its
+// `http.client.request.start` is published from end(), after a head flushed early has left (a streamed
+// body). Its key is the header given by then (as options); one set later with setHeader is not seen, and a
+// record without the run's key pairs with no run (the judge then infers the sender, it never mispairs).
 // Each record is posted at once, so that one sent by an invocation stopped at its timeout reaches the host
 // before the thread's exit does (Node delivers a thread's posted messages before 'exit').
 const post = (requestId, request) =>
@@ -54,7 +57,7 @@ diagnostics.subscribe("undici:client:sendHeaders", ({ request }) => {
     idempotencyKey: undiciHeader(request.headers, "idempotency-key"),
   });
 });
-diagnostics.subscribe("http.client.request.start", ({ request }) => {
+diagnostics.subscribe("http.client.request.created", ({ request }) => {
   const key = request.getHeader("idempotency-key");
   post(invocation.getStore(), {
     via: "node:http",
