@@ -129,7 +129,23 @@ export interface RerunExplanation {
  */
 function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   const earliestAt = run.earliestAt ?? run.receivedAt;
-  return job.invocations.filter((i) => i.from <= run.receivedAt && i.at >= earliestAt);
+  return mayHaveSent(job).filter((i) => i.from <= run.receivedAt && i.at >= earliestAt);
+}
+
+/**
+ * The invocations the times may name as a run's sender: all but those whose sandbox's record exists and
+ * holds no request for the job. The record holds every request the invocation started and sent before it
+ * ended (local/runtime sandbox-worker.mjs), so an empty one proves the invocation sent the job nothing,
+ * however its window meets a starved witness's span of a run the records miss (code left running sent it
+ * after its invocation ended). An invocation without a record (a diagnostics file written before the
+ * record) may still be named.
+ */
+function mayHaveSent(job: JobToJudge): InvocationWindow[] {
+  return job.invocations.filter((i) => !sentNothing(i));
+}
+
+function sentNothing(invocation: InvocationWindow): boolean {
+  return invocation.sent !== undefined && invocation.sent.length === 0;
 }
 
 /**
@@ -153,7 +169,7 @@ function inferredSenders(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   if (run.earliestAt !== undefined)
     return senders.length > 0 ? senders : lastEndedBefore(run.earliestAt, job);
   const last = latest(
-    job.invocations.filter((i) => i.from <= run.receivedAt),
+    mayHaveSent(job).filter((i) => i.from <= run.receivedAt),
     (i) => i.from,
   );
   return last && !senders.includes(last) ? [...senders, last] : senders;
@@ -240,7 +256,7 @@ function matchingSize(
  */
 function lastEndedBefore(earliestAt: number, job: JobToJudge): InvocationWindow[] {
   const last = latest(
-    job.invocations.filter((i) => i.at < earliestAt),
+    mayHaveSent(job).filter((i) => i.at < earliestAt),
     (i) => i.at,
   );
   return last ? [last] : [];
@@ -351,7 +367,9 @@ export function explainRerun(
       incident.leaseMs !== undefined &&
       (recorded
         ? recorded.some((i) => i.from === from && i.at === incident.at)
-        : from <= before.receivedAt && incident.at >= (before.earliestAt ?? before.receivedAt)) &&
+        : from <= before.receivedAt &&
+          incident.at >= (before.earliestAt ?? before.receivedAt) &&
+          !job.invocations.some((i) => i.from === from && i.at === incident.at && sentNothing(i))) &&
       run.receivedAt - from >= incident.leaseMs &&
       sentByAnother(run, { from, at: incident.at }, job, from + incident.leaseMs)
     )
