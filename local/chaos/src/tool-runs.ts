@@ -8,7 +8,8 @@
  * key, which the downstream honours). Each run after the first must therefore have a cause that could
  * have kept the run before it from storing its outcome: the downstream failed that run, the worker gave up
  * waiting for its answer (its deadline), a fault hit a request for that job after the run, made by the
- * invocation that held the run (storing the result, recording the outcome), or that invocation ran out of
+ * invocation that held the run (storing the result, recording the outcome), when another invocation may
+ * have made the rerun (a worker never reruns a job within one invocation), or that invocation ran out of
  * time (its lease ended with it). A redelivery alone is no cause, nor is a fault on the redelivery's own
  * requests (its pre-read, its claim): a delivery of a job whose outcome is stored must find it and run nothing.
  *
@@ -433,13 +434,18 @@ function explainWith(
     // A fault (injected, or an emulator's own) explains the rerun only if it hit a request made after the
     // earlier run was answered (storing its result, recording its outcome), inside an invocation that held
     // that run, and before this run: a fault on a redelivery's own requests (its pre-read, its claim) cannot
-    // have kept the earlier run's outcome from being stored.
+    // have kept the earlier run's outcome from being stored. And only for a run another invocation may have
+    // sent: the worker never runs a job's tool again within one invocation, it reports the failure and
+    // leaves the retry to SQS's redelivery (§2.3), so a rerun only the faulted invocation can have sent is
+    // one it chose to make (as for a slow invocation, `sentByAnother`).
     if (
       (incident.cause === RunCause.FaultAfterRun || incident.cause === RunCause.EmulatorFailed) &&
       answeredAt !== undefined &&
       incident.at >= answeredAt &&
       incident.at <= run.receivedAt &&
-      holders.some((i) => i.from <= incident.at && incident.at <= i.at)
+      holders.some(
+        (i) => i.from <= incident.at && incident.at <= i.at && sentByAnother(run, i, job, assigned),
+      )
     )
       return {
         cause: incident.cause,

@@ -38,6 +38,15 @@ const job = (partial: Partial<JobToJudge>): JobToJudge => ({
   ...partial,
 });
 
+/**
+ * A delivery that held run 1 (at 100) and the next one that ran the tool again (at 200): a fault excuses
+ * only a rerun another invocation made (tool-runs.ts, the fault excuse).
+ */
+const TWO_DELIVERIES: InvocationWindow[] = [
+  { from: 0, at: 160 },
+  { from: 190, at: 1_000 },
+];
+
 describe("the tools' runs, judged from the witness", () => {
   it("passes one run with one effect and one key", () => {
     const verdict = judgeToolRuns([job({})]);
@@ -65,6 +74,8 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "c",
         runs: [run(100), run(200, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+        // The fault in the invocation that held run 1; the next delivery ran it again.
+        invocations: TWO_DELIVERIES,
       }),
       job({
         callId: "d",
@@ -75,6 +86,8 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "f",
         runs: [run(100), run(200, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.EmulatorFailed }],
+        // The fault in the invocation that held run 1; the next delivery ran it again.
+        invocations: TWO_DELIVERIES,
       }),
       // A fault before the first run, and a slow invocation that began after it, explain nothing.
       job({
@@ -133,11 +146,19 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "fault-while-the-tool-ran",
         runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+        invocations: [
+          { from: 0, at: 350 },
+          { from: 390, at: 1_000 },
+        ],
       }),
       job({
         callId: "fault-after-the-answer",
         runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
         incidents: [{ at: 310, cause: RunCause.FaultAfterRun }],
+        invocations: [
+          { from: 0, at: 350 },
+          { from: 390, at: 1_000 },
+        ],
       }),
     ]);
     expect(verdict.unexplained.names).toEqual(["fault-while-the-tool-ran run 2"]);
