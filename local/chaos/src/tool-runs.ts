@@ -8,7 +8,8 @@
  * key, which the downstream honours). Each run after the first must therefore have a cause that could
  * have kept the run before it from storing its outcome: the downstream failed that run, the worker gave up
  * waiting for its answer (its deadline), a fault hit a request for that job after the run, made by the
- * invocation that held the run (storing the result, recording the outcome), or that invocation ran out of
+ * invocation that held the run (storing the result, recording the outcome), when another invocation may
+ * have made the rerun (a worker never reruns a job within one invocation), or that invocation ran out of
  * time (its lease ended with it). A redelivery alone is no cause, nor is a fault on the redelivery's own
  * requests (its pre-read, its claim): a delivery of a job whose outcome is stored must find it and run nothing.
  *
@@ -129,7 +130,23 @@ export interface RerunExplanation {
  */
 function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   const earliestAt = run.earliestAt ?? run.receivedAt;
-  return job.invocations.filter((i) => i.from <= run.receivedAt && i.at >= earliestAt);
+  return mayHaveSent(job).filter((i) => i.from <= run.receivedAt && i.at >= earliestAt);
+}
+
+/**
+ * The invocations the times may name as a run's sender: all but those whose sandbox's record exists and
+ * holds no request for the job. The record holds every request the invocation started and sent before it
+ * ended (local/runtime sandbox-worker.mjs), so an empty one proves the invocation sent the job nothing,
+ * however its window meets a starved witness's span of a run the records miss (code left running sent it
+ * after its invocation ended). An invocation without a record (a diagnostics file written before the
+ * record) may still be named.
+ */
+function mayHaveSent(job: JobToJudge): InvocationWindow[] {
+  return job.invocations.filter((i) => !sentNothing(i));
+}
+
+function sentNothing(invocation: InvocationWindow): boolean {
+  return invocation.sent !== undefined && invocation.sent.length === 0;
 }
 
 /**
@@ -141,10 +158,8 @@ function meeting(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
  * before the witness measured its bound keeps that guess: how late it was read is unknown, and its
  * verdict must not change on a second reading.
  */
-function sendersOf(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
-  const recorded = recordedSenders(job).get(run);
-  if (recorded !== undefined) return recorded;
-  return inferredSenders(run, job);
+function sendersOf(run: JudgedRun, job: JobToJudge, assigned: Assignment): readonly InvocationWindow[] {
+  return assigned.get(run) ?? inferredSenders(run, job);
 }
 
 /** The senders of a run no recorded request can be paired with, inferred from the times. */
@@ -153,7 +168,7 @@ function inferredSenders(run: JudgedRun, job: JobToJudge): InvocationWindow[] {
   if (run.earliestAt !== undefined)
     return senders.length > 0 ? senders : lastEndedBefore(run.earliestAt, job);
   const last = latest(
-    job.invocations.filter((i) => i.from <= run.receivedAt),
+    mayHaveSent(job).filter((i) => i.from <= run.receivedAt),
     (i) => i.from,
   );
   return last && !senders.includes(last) ? [...senders, last] : senders;
@@ -182,19 +197,10 @@ const recordedByJob = new WeakMap<JobToJudge, Map<JudgedRun, InvocationWindow[]>
 function recordedSenders(job: JobToJudge): Map<JudgedRun, InvocationWindow[]> {
   const known = recordedByJob.get(job);
   if (known) return known;
-  const sends: Send[] = job.invocations.flatMap((invocation) =>
-    (invocation.sent ?? []).map((s) => ({ invocation, at: s.at, key: s.key })),
-  );
   const senders = new Map<JudgedRun, InvocationWindow[]>();
   recordedByJob.set(job, senders);
+  const { sends, fits, all, best } = pairing(job);
   if (sends.length === 0) return senders;
-  const fits = (r: number, s: number) => {
-    const run = job.runs[r] as JudgedRun;
-    const send = sends[s] as Send;
-    return send.key === run.key && send.at <= run.receivedAt;
-  };
-  const all = job.runs.map((_, r) => r);
-  const best = matchingSize(all, sends.length, fits, -1);
   for (const [r, run] of job.runs.entries()) {
     const others = all.filter((o) => o !== r);
     // Paired in every maximum pairing, or the request it may lack is one the records missed.
@@ -207,6 +213,90 @@ function recordedSenders(job: JobToJudge): Map<JudgedRun, InvocationWindow[]> {
     if (found.size > 0) senders.set(run, [...found]);
   }
   return senders;
+}
+
+/** A job's recorded requests, which of its runs each can be (`fits`), and a maximum matching's size. */
+function pairing(job: JobToJudge): {
+  sends: Send[];
+  fits: (run: number, send: number) => boolean;
+  all: number[];
+  best: number;
+} {
+  const sends: Send[] = job.invocations.flatMap((invocation) =>
+    (invocation.sent ?? []).map((s) => ({ invocation, at: s.at, key: s.key })),
+  );
+  const fits = (r: number, s: number) => {
+    const run = job.runs[r] as JudgedRun;
+    const send = sends[s] as Send;
+    return send.key === run.key && send.at <= run.receivedAt;
+  };
+  const all = job.runs.map((_, r) => r);
+  return { sends, fits, all, best: sends.length === 0 ? 0 : matchingSize(all, sends.length, fits, -1) };
+}
+
+/**
+ * The senders the judge takes for the runs the records pair (`recordedSenders`): one invocation each, as
+ * one maximum matching of runs to requests pairs them, or, past `ASSIGNMENTS` of them, every invocation
+ * each run can be paired with. Runs left out are inferred from the times.
+ */
+type Assignment = ReadonlyMap<JudgedRun, readonly InvocationWindow[]>;
+
+/**
+ * How many consistent assignments of a job's runs to invocations the judge weighs at most: a job's few
+ * runs and invocations give a handful; past that it falls back to each run's senders alone (the union
+ * over pairings), which can excuse more, never less, so a correct worker is still never caught.
+ */
+const ASSIGNMENTS = 4_096;
+
+const assignmentsByJob = new WeakMap<JobToJudge, readonly Assignment[]>();
+
+/**
+ * Every way of naming one sender for each run the records pair that some maximum matching of runs to
+ * requests makes (two by the same invocation count once). The reruns are judged over one of them at a
+ * time, never over each run's senders taken alone: those can excuse the reruns of an invocation that ran
+ * the tool twice by a slow one, each pairing excusing one rerun and catching the other (test "catches an
+ * invocation that ran the tool twice when a late read lets each run alone be any request"). The true
+ * pairing is one of them (every run is paired with its own request in it), so judging by the assignment
+ * that explains the most never blames a correct worker.
+ */
+function assignments(job: JobToJudge): readonly Assignment[] {
+  const known = assignmentsByJob.get(job);
+  if (known) return known;
+  const recorded = recordedSenders(job);
+  const { sends, fits, all, best } = pairing(job);
+  const paired = all.filter((r) => recorded.has(job.runs[r] as JudgedRun));
+  const chosen = new Map<number, InvocationWindow>();
+  const found: Assignment[] = [];
+  let truncated = false;
+  const consistent = () =>
+    matchingSize(
+      all,
+      sends.length,
+      (r, s) =>
+        fits(r, s) && (chosen.get(r) ?? (sends[s] as Send).invocation) === (sends[s] as Send).invocation,
+      -1,
+    ) === best;
+  const walk = (k: number): void => {
+    if (truncated) return;
+    if (k === paired.length) {
+      if (found.length === ASSIGNMENTS) truncated = true;
+      else
+        found.push(
+          new Map(paired.map((r) => [job.runs[r] as JudgedRun, [chosen.get(r) as InvocationWindow]])),
+        );
+      return;
+    }
+    const r = paired[k] as number;
+    for (const invocation of recorded.get(job.runs[r] as JudgedRun) ?? []) {
+      chosen.set(r, invocation);
+      if (consistent()) walk(k + 1);
+      chosen.delete(r);
+    }
+  };
+  walk(0);
+  const result = truncated || found.length === 0 ? [recorded] : found;
+  assignmentsByJob.set(job, result);
+  return result;
 }
 
 /** The size of a maximum matching of `runs` to the sends (all but `without`) along `fits`. */
@@ -240,7 +330,7 @@ function matchingSize(
  */
 function lastEndedBefore(earliestAt: number, job: JobToJudge): InvocationWindow[] {
   const last = latest(
-    job.invocations.filter((i) => i.at < earliestAt),
+    mayHaveSent(job).filter((i) => i.at < earliestAt),
     (i) => i.at,
   );
   return last ? [last] : [];
@@ -272,9 +362,12 @@ function sentByAnother(
   run: JudgedRun,
   slow: { from: number; at: number },
   job: JobToJudge,
+  assigned: Assignment,
   runningAt = Number.NEGATIVE_INFINITY,
 ): boolean {
-  return sendersOf(run, job).some((i) => (i.from !== slow.from || i.at !== slow.at) && i.at >= runningAt);
+  return sendersOf(run, job, assigned).some(
+    (i) => (i.from !== slow.from || i.at !== slow.at) && i.at >= runningAt,
+  );
 }
 
 /**
@@ -284,8 +377,8 @@ function sentByAnother(
  * of them was slow. A worker that hangs up on its tool for no deadline of its own finds no such invocation:
  * its rerun stays without a cause.
  */
-function cutOffBy(before: JudgedRun, job: JobToJudge): InvocationWindow[] {
-  return sendersOf(before, job).filter((i) =>
+function cutOffBy(before: JudgedRun, job: JobToJudge, assigned: Assignment): InvocationWindow[] {
+  return sendersOf(before, job, assigned).filter((i) =>
     job.incidents.some(
       (incident) =>
         incident.cause === RunCause.SlowInvocation && incident.from === i.from && incident.at === i.at,
@@ -293,11 +386,24 @@ function cutOffBy(before: JudgedRun, job: JobToJudge): InvocationWindow[] {
   );
 }
 
-/** The cause of `run` following `before`, if the harness saw one, and why. */
+/**
+ * The cause of `run` following `before`, if the harness saw one, and why, with the runs' senders as the
+ * judge takes them for the job (`explainReruns`: the assignment that explains the most of its reruns).
+ */
 export function explainRerun(
   before: JudgedRun,
   run: JudgedRun,
   job: JobToJudge,
+): Omit<RerunExplanation, "run"> {
+  return explainWith(before, run, job, bestAssignment(job).assigned);
+}
+
+/** The cause of `run` following `before`, with the runs' senders named by `assigned`. */
+function explainWith(
+  before: JudgedRun,
+  run: JudgedRun,
+  job: JobToJudge,
+  assigned: Assignment,
 ): Omit<RerunExplanation, "run"> {
   // The outcome was stored before this run came: the worker that ran it should have found it, whatever
   // happened to the earlier run (issue 24, defect 1: a read taken before the claim was trusted).
@@ -311,12 +417,12 @@ export function explainRerun(
   // The invocation that held the earlier run: the one whose sandbox recorded sending it. For a run no
   // record pairs with, those whose window meets its span (a run without a measured bound: those running
   // when it was read, as before the bound), which a starved witness can widen to a later delivery.
-  const recorded = recordedSenders(job).get(before);
+  const recorded = assigned.get(before);
   const holders = recorded ?? meeting(before, job);
   if (before.clientGone) {
     // When the witness was too starved to tell which invocation sent the earlier run, any slow one that may
     // have sent it will do, as long as another may have sent this run.
-    const cutBy = cutOffBy(before, job).find((slow) => sentByAnother(run, slow, job));
+    const cutBy = cutOffBy(before, job, assigned).find((slow) => sentByAnother(run, slow, job, assigned));
     if (cutBy)
       return {
         cause: RunCause.AnswerCutOff,
@@ -328,13 +434,18 @@ export function explainRerun(
     // A fault (injected, or an emulator's own) explains the rerun only if it hit a request made after the
     // earlier run was answered (storing its result, recording its outcome), inside an invocation that held
     // that run, and before this run: a fault on a redelivery's own requests (its pre-read, its claim) cannot
-    // have kept the earlier run's outcome from being stored.
+    // have kept the earlier run's outcome from being stored. And only for a run another invocation may have
+    // sent: the worker never runs a job's tool again within one invocation, it reports the failure and
+    // leaves the retry to SQS's redelivery (§2.3), so a rerun only the faulted invocation can have sent is
+    // one it chose to make (as for a slow invocation, `sentByAnother`).
     if (
       (incident.cause === RunCause.FaultAfterRun || incident.cause === RunCause.EmulatorFailed) &&
       answeredAt !== undefined &&
       incident.at >= answeredAt &&
       incident.at <= run.receivedAt &&
-      holders.some((i) => i.from <= incident.at && incident.at <= i.at)
+      holders.some(
+        (i) => i.from <= incident.at && incident.at <= i.at && sentByAnother(run, i, job, assigned),
+      )
     )
       return {
         cause: incident.cause,
@@ -351,9 +462,11 @@ export function explainRerun(
       incident.leaseMs !== undefined &&
       (recorded
         ? recorded.some((i) => i.from === from && i.at === incident.at)
-        : from <= before.receivedAt && incident.at >= (before.earliestAt ?? before.receivedAt)) &&
+        : from <= before.receivedAt &&
+          incident.at >= (before.earliestAt ?? before.receivedAt) &&
+          !job.invocations.some((i) => i.from === from && i.at === incident.at && sentNothing(i))) &&
       run.receivedAt - from >= incident.leaseMs &&
-      sentByAnother(run, { from, at: incident.at }, job, from + incident.leaseMs)
+      sentByAnother(run, { from, at: incident.at }, job, assigned, from + incident.leaseMs)
     )
       return {
         cause: incident.cause,
@@ -377,7 +490,7 @@ export function runSenders(job: JobToJudge): RunSender[] {
   const recorded = recordedSenders(job);
   return job.runs.map((run) => {
     const by = recorded.get(run);
-    const invocations = by ?? sendersOf(run, job);
+    const invocations = by ?? inferredSenders(run, job);
     return {
       invocations: invocations.map((i) => job.invocations.indexOf(i)),
       known: by ? "recorded" : "inferred",
@@ -387,9 +500,24 @@ export function runSenders(job: JobToJudge): RunSender[] {
 
 /** Each run after the first of a job, with what explains it. */
 export function explainReruns(job: JobToJudge): RerunExplanation[] {
-  return job.runs.flatMap((run, i) =>
-    i === 0 ? [] : [{ run: i + 1, ...explainRerun(job.runs[i - 1] as JudgedRun, run, job) }],
-  );
+  return bestAssignment(job).reruns;
+}
+
+/**
+ * The assignment of senders (`assignments`) under which the fewest of the job's reruns lack a cause (the
+ * first of equals), with the explanations it gives.
+ */
+function bestAssignment(job: JobToJudge): { assigned: Assignment; reruns: RerunExplanation[] } {
+  let best: { assigned: Assignment; reruns: RerunExplanation[]; unexplained: number } | undefined;
+  for (const assigned of assignments(job)) {
+    const reruns = job.runs.flatMap((run, i) =>
+      i === 0 ? [] : [{ run: i + 1, ...explainWith(job.runs[i - 1] as JudgedRun, run, job, assigned) }],
+    );
+    const unexplained = reruns.filter((r) => r.cause === undefined).length;
+    if (best === undefined || unexplained < best.unexplained) best = { assigned, reruns, unexplained };
+    if (unexplained === 0) break;
+  }
+  return best as { assigned: Assignment; reruns: RerunExplanation[] };
 }
 
 export function judgeToolRuns(jobs: readonly JobToJudge[], limit = 5): ToolRunVerdict {

@@ -38,6 +38,15 @@ const job = (partial: Partial<JobToJudge>): JobToJudge => ({
   ...partial,
 });
 
+/**
+ * A delivery that held run 1 (at 100) and the next one that ran the tool again (at 200): a fault excuses
+ * only a rerun another invocation made (tool-runs.ts, the fault excuse).
+ */
+const TWO_DELIVERIES: InvocationWindow[] = [
+  { from: 0, at: 160 },
+  { from: 190, at: 1_000 },
+];
+
 describe("the tools' runs, judged from the witness", () => {
   it("passes one run with one effect and one key", () => {
     const verdict = judgeToolRuns([job({})]);
@@ -65,6 +74,8 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "c",
         runs: [run(100), run(200, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+        // The fault in the invocation that held run 1; the next delivery ran it again.
+        invocations: TWO_DELIVERIES,
       }),
       job({
         callId: "d",
@@ -75,6 +86,8 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "f",
         runs: [run(100), run(200, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.EmulatorFailed }],
+        // The fault in the invocation that held run 1; the next delivery ran it again.
+        invocations: TWO_DELIVERIES,
       }),
       // A fault before the first run, and a slow invocation that began after it, explain nothing.
       job({
@@ -133,11 +146,19 @@ describe("the tools' runs, judged from the witness", () => {
         callId: "fault-while-the-tool-ran",
         runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
         incidents: [{ at: 150, cause: RunCause.FaultAfterRun }],
+        invocations: [
+          { from: 0, at: 350 },
+          { from: 390, at: 1_000 },
+        ],
       }),
       job({
         callId: "fault-after-the-answer",
         runs: [run(100, RunOutcome.Applied, { answeredAt: 300 }), run(400, RunOutcome.Replayed)],
         incidents: [{ at: 310, cause: RunCause.FaultAfterRun }],
+        invocations: [
+          { from: 0, at: 350 },
+          { from: 390, at: 1_000 },
+        ],
       }),
     ]);
     expect(verdict.unexplained.names).toEqual(["fault-while-the-tool-ran run 2"]);
@@ -649,6 +670,87 @@ describe("the sender of each run, from the sandboxes' records of the requests th
     ]);
     expect(verdict.unexplained.names).toEqual(["ran-twice-after-a-slow-one run 2"]);
     expect(verdict.causes[RunCause.SlowInvocation]).toBe(1);
+  });
+
+  it("catches an invocation that ran the tool twice when a late read lets each run alone be any request", () => {
+    // 0..1,000 sent run 1 at 900 and ran out of time (lease 950); 1,005..2,000 ran the tool twice (1,010
+    // and 1,020: a worker runs a job's tool once per invocation). Loopback lag (115 ms) had the witness read
+    // run 1 at 1,015, after 1,005..2,000's first request: runs 1 and 2 can each be either of the first two
+    // requests, run 3 only the last. Both pairings leave a rerun without a cause: run 1 0..1,000's, then
+    // runs 2 and 3 are both 1,005..2,000's (no cause between them); run 1 1,005..2,000's, then run 2 follows
+    // a run of an invocation that was not slow. The judge takes each run's senders alone (the union over
+    // pairings) and excuses both reruns by 0..1,000's slowness.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-read-late",
+        runs: [
+          run(1_015, RunOutcome.Applied, { earliestAt: 1_012 }),
+          run(1_016, RunOutcome.Replayed, { earliestAt: 1_012 }),
+          run(1_025, RunOutcome.Replayed, { earliestAt: 1_022 }),
+        ],
+        invocations: [
+          { from: 0, at: 1_000, sent: [{ at: 900, key: "k" }] },
+          {
+            from: 1_005,
+            at: 2_000,
+            sent: [
+              { at: 1_010, key: "k" },
+              { at: 1_020, key: "k" },
+            ],
+          },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.count).toBeGreaterThanOrEqual(1);
+  });
+
+  it("does not excuse by a fault a rerun that the same invocation's sandbox recorded sending as the run before", () => {
+    // One invocation, 0..1,000, sent both runs (its sandbox recorded both requests): a fault on its request
+    // at 200 (storing the outcome) and it ran the tool again at 300 itself. A worker runs a job's tool once
+    // per invocation, its retries are SQS's (tool-runs.ts `sentByAnother`): a run only it can have sent is
+    // one it chose to make, as the slow-invocation excuse already holds.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "reran-itself-after-a-fault",
+        runs: [run(105), run(305, RunOutcome.Replayed)],
+        invocations: [
+          {
+            from: 0,
+            at: 1_000,
+            sent: [
+              { at: 100, key: "k" },
+              { at: 300, key: "k" },
+            ],
+          },
+        ],
+        incidents: [{ at: 200, cause: RunCause.FaultAfterRun }],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["reran-itself-after-a-fault run 2"]);
+  });
+
+  it("does not take as a run's sender, when the records miss a request, an invocation whose sandbox recorded sending nothing for the job", () => {
+    // "ran-twice-after-a-slow-one" above, but 1,005..1,400 left its second run to code still running after
+    // it answered (sent at 1,495, while its sandbox was idle: the sandbox records it as no invocation's, the
+    // observer drops it). One request recorded for two runs: both runs fall back to the times, and the
+    // starved witness's span of run 1 meets 0..1,000, slow, which the records say sent nothing for the job.
+    // Its slowness then excuses run 2, the rerun the strict rule catches when the request is recorded.
+    const verdict = judgeToolRuns([
+      job({
+        callId: "ran-twice-second-left-running",
+        runs: [
+          run(1_100, RunOutcome.Applied, { earliestAt: 990 }),
+          run(1_500, RunOutcome.Replayed, { earliestAt: 1_497 }),
+        ],
+        invocations: [
+          { from: 0, at: 1_000, sent: [] },
+          { from: 1_005, at: 1_400, sent: [{ at: 1_010, key: "k" }] },
+        ],
+        incidents: [slow(0, 1_000, 950)],
+      }),
+    ]);
+    expect(verdict.unexplained.names).toEqual(["ran-twice-second-left-running run 2"]);
   });
 
   it("pairs runs with requests by key and time, names every invocation a run can be paired with, and infers only the runs no request pairs with", () => {

@@ -115,9 +115,17 @@ function logStreamName(): string {
  * platform's record, for a harness that must know which invocation sent a request its downstream received.
  */
 export interface SentRequest {
-  /** The invocation it was sent during; undefined for one sent between invocations (code left running). */
+  /**
+   * The invocation that started it (in whose async context it was sent, sandbox-worker.mjs): its code, or
+   * code it left running. Handed over with that invocation only if sent before it ended; one sent later is
+   * counted in the sandbox's sentOutside, never given to the invocation running then. Undefined for one
+   * started by the init phase.
+   */
   readonly requestId: string | undefined;
-  /** When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket. */
+  /**
+   * When it was sent (the sandbox's clock, ms since the epoch): fetch's headers written to the socket; a
+   * node:http request's creation, no later than its head left (sandbox-worker.mjs).
+   */
   readonly at: number;
   readonly via: "fetch" | "node:http";
   readonly method: string;
@@ -216,10 +224,15 @@ class Sandbox {
   readonly #pending = new Map<number, Pending>();
   /** The requests sent during each invocation of this sandbox not yet handed over, by request id. */
   readonly #sent = new Map<string, SentRequest[]>();
-  /** Requests sent between invocations (code an invocation left running): counted, owned by none. */
+  /**
+   * Requests sent after their invocation was handed over (code it left running) or started by the init
+   * phase: counted, owned by none.
+   */
   sentOutside = 0;
   #next = 0;
   dead = false;
+  /** Why the thread crashed (its 'error'), reported when it has exited. */
+  #crash: string | undefined;
   /** Resolves when the code has loaded (Lambda's init phase); rejects with the init error. */
   readonly ready: Promise<void>;
   #settleReady: { resolve: () => void; reject: (error: Error) => void } | undefined;
@@ -241,9 +254,17 @@ class Sandbox {
       createInterface({ input: stream }).on("line", (line) => log(definition.name, line));
     }
     this.worker.on("message", (message: SandboxMessage) => this.#onMessage(message));
-    this.worker.on("error", (error) => this.#fail(`sandbox crashed: ${error.message}`));
+    // A crash is answered at the thread's 'exit', which always follows its 'error', not at the 'error':
+    // the 'error' comes on the thread's internal port, its records of requests on the public one, and a
+    // starved host can handle the 'error' first and answer the invocation without the requests it sent.
+    // Node drains both ports before it emits 'exit', so every record is in by then. Marked dead at once,
+    // so that no invocation is given the crashed sandbox meanwhile.
+    this.worker.on("error", (error) => {
+      this.dead = true;
+      this.#crash ??= `sandbox crashed: ${error.message}`;
+    });
     this.worker.on("exit", (code) => {
-      this.#fail(`sandbox exited with code ${code}`);
+      this.#fail(this.#crash ?? `sandbox exited with code ${code}`);
       onExit();
     });
   }

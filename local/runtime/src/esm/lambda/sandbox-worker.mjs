@@ -1,6 +1,7 @@
 // One Lambda sandbox: a worker thread that loads the function's code once and runs one invocation at a
 // time, like a Lambda execution environment, with what Lambda's Node.js runtime does around the handler
 // (node-runtime.mjs). Plain JavaScript so that it loads without a TypeScript loader.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import diagnostics from "node:diagnostics_channel";
 import module from "node:module";
@@ -19,19 +20,36 @@ import {
 const { code, functionName, memoryMb, functionArn, tracing, compileCache } = workerData;
 const logError = patchConsole(process.env);
 
-/** The invocation running now (its request id), or undefined between invocations. */
-let running;
+/**
+ * The invocation in whose async context code runs: the handler's call runs inside it, and so does every
+ * callback, timer and promise it starts, however long after the invocation ended it runs. A request is
+ * the invocation's that started it, not the one running when it leaves: code an invocation left running in
+ * a warm sandbox must not pass for the next one (the host drops a record of an invocation already handed
+ * over, sentOutside). Code the init phase started belongs to none (undefined).
+ */
+const invocation = new AsyncLocalStorage();
+/** The invocation each fetch request was started in, noted when undici creates it. */
+const startedIn = new WeakMap();
 // Every HTTP request the function sends, recorded by the sandbox as the platform would see it leave, so
 // that a caller knows which invocation sent what (the chaos harness's judge of tool runs): passive
 // observers subscribed before the code loads, which the code neither calls nor can unsubscribe by accident
 // (it would need these very functions). fetch (undici) publishes when a request's headers are written to
-// its socket, the moment it left; node:http when a request is created (its headers given as options are
-// set by then). Each record is posted at once, so that one sent by an invocation stopped at its timeout
-// reaches the host before the thread's exit does (Node delivers a thread's posted messages before 'exit').
-const post = (request) =>
-  parentPort.postMessage({ sent: { requestId: running, at: Date.now(), ...request } });
+// its socket, the moment it left; that write can run in another request's context (a pooled connection
+// frees up), so the invocation is the one noted when the request was created (`undici:request:create`,
+// published synchronously in the caller's context). node:http is stamped when the request is created
+// (`http.client.request.created`, in the caller's context), which is never after its head leaves: its
+// `http.client.request.start` is published from end(), after a head flushed early has left (a streamed
+// body). Its key is the header given by then (as options); one set later with setHeader is not seen, and a
+// record without the run's key pairs with no run (the judge then infers the sender, it never mispairs).
+// Each record is posted at once, so that one sent by an invocation stopped at its timeout reaches the host
+// before the thread's exit does (Node delivers a thread's posted messages before 'exit').
+const post = (requestId, request) =>
+  parentPort.postMessage({ sent: { requestId, at: Date.now(), ...request } });
+diagnostics.subscribe("undici:request:create", ({ request }) => {
+  startedIn.set(request, invocation.getStore());
+});
 diagnostics.subscribe("undici:client:sendHeaders", ({ request }) => {
-  post({
+  post(startedIn.has(request) ? startedIn.get(request) : invocation.getStore(), {
     via: "fetch",
     method: request.method,
     origin: String(request.origin),
@@ -39,9 +57,9 @@ diagnostics.subscribe("undici:client:sendHeaders", ({ request }) => {
     idempotencyKey: undiciHeader(request.headers, "idempotency-key"),
   });
 });
-diagnostics.subscribe("http.client.request.start", ({ request }) => {
+diagnostics.subscribe("http.client.request.created", ({ request }) => {
   const key = request.getHeader("idempotency-key");
-  post({
+  post(invocation.getStore(), {
     via: "node:http",
     method: request.method,
     origin: `${request.protocol}//${request.getHeader("host") ?? request.host}`,
@@ -103,10 +121,12 @@ loaded.then(
   },
 );
 
-parentPort.on("message", async ({ id, eventJson, deadline, requestId }) => {
+parentPort.on("message", (message) => invocation.run(message.requestId, () => invoke(message)));
+
+/** One invocation, run inside its own async context (`invocation`). */
+async function invoke({ id, eventJson, deadline, requestId }) {
   const started = Date.now();
   const event = JSON.parse(eventJson);
-  running = requestId;
   setRequestId(requestId);
   if (tracing) process.env._X_AMZN_TRACE_ID = traceHeader((bytes) => randomBytes(bytes).toString("hex"));
   const context = {
@@ -126,7 +146,6 @@ parentPort.on("message", async ({ id, eventJson, deadline, requestId }) => {
   try {
     const handler = await loaded;
     const payload = await handler(event, context);
-    running = undefined;
     parentPort.postMessage({
       id,
       ok: true,
@@ -137,7 +156,6 @@ parentPort.on("message", async ({ id, eventJson, deadline, requestId }) => {
       requestId,
     });
   } catch (error) {
-    running = undefined;
     logError("Invoke Error", error);
     parentPort.postMessage({
       id,
@@ -149,4 +167,4 @@ parentPort.on("message", async ({ id, eventJson, deadline, requestId }) => {
       requestId,
     });
   }
-});
+}
