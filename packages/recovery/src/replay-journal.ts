@@ -1,8 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import * as s from "@mcp-pipeline/contracts/light-schema";
 import { describeIssue } from "@mcp-pipeline/contracts/schema-issues";
-import { type QuarantineRecord, validateQuarantineRecord } from "@mcp-pipeline/recovery/quarantine";
+import {
+  getObjectBytes,
+  type QuarantineRecord,
+  validateQuarantineRecord,
+} from "@mcp-pipeline/recovery/quarantine";
 import { forEachBounded } from "./bounded.js";
 import { throwIfInterrupted } from "./interrupted.js";
 
@@ -252,14 +256,7 @@ export async function readReplayJournals(
   await forEachBounded(listed, options.concurrency, async ({ key, lastModified }, index) => {
     throwIfInterrupted(options.signal);
     try {
-      const response = await s3.send(
-        new GetObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
-        }),
-      );
-      const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
+      const { bytes } = await getObjectBytes(s3, bucket, key, options);
       read[index] = { key, lastModified, journal: parseReplayJournal(key, bytes) };
     } catch (error) {
       if (!(error instanceof ReplayJournalFormatError) && !options.isUnreadable(error)) throw error;

@@ -17,6 +17,7 @@ export {
   validateQuarantineRecord,
 } from "./schema.js";
 export {
+  getObjectBytes,
   InvalidQuarantineRecordError,
   QuarantineFormatError,
   type QuarantineObject,

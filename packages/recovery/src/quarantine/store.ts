@@ -1,4 +1,9 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  PutObjectCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import { quarantineKeyFor } from "./format.js";
 import type { QuarantineRecord } from "./schema.js";
 import { describeIssues, type QuarantineIssue, validateQuarantineRecord } from "./schema.js";
@@ -79,6 +84,26 @@ export interface QuarantineObject {
   readonly tagCount: number | undefined;
 }
 
+/**
+ * One GET of an object's whole bytes, with the response (metadata, tag count). `expectedBucketOwner` makes S3
+ * refuse (403) a bucket that another account owns. The quarantine's records and the replay journals use it.
+ */
+export async function getObjectBytes(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  options: { readonly expectedBucketOwner?: string } = {},
+): Promise<{ readonly response: GetObjectCommandOutput; readonly bytes: Uint8Array }> {
+  const response = await s3.send(
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
+    }),
+  );
+  return { response, bytes: (await response.Body?.transformToByteArray()) ?? new Uint8Array() };
+}
+
 export async function readQuarantineRecord(
   s3: S3Client,
   bucket: string,
@@ -97,14 +122,7 @@ export async function readQuarantineObject(
   key: string,
   options: { readonly expectedBucketOwner?: string } = {},
 ): Promise<QuarantineObject> {
-  const response = await s3.send(
-    new GetObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      ...(options.expectedBucketOwner ? { ExpectedBucketOwner: options.expectedBucketOwner } : {}),
-    }),
-  );
-  const bytes = (await response.Body?.transformToByteArray()) ?? new Uint8Array();
+  const { response, bytes } = await getObjectBytes(s3, bucket, key, options);
   let text: string;
   try {
     text = utf8.decode(bytes);
