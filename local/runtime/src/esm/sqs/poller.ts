@@ -121,7 +121,10 @@ export class SqsEventSource {
   #running = false;
   /** Messages received and not yet through their invocation and deletion. */
   #inHand = 0;
-  /** Set when a receive returned a full batch since the last scaling step. */
+  /**
+   * Set when a receive returned any message since the last scaling step: messages keep coming, so Lambda
+   * adds a poller (§2.2); an empty receive leaves it unset.
+   */
   #busy = false;
   #scaler: NodeJS.Timeout | undefined;
   #queueArn = "";
