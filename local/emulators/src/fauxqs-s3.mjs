@@ -3,6 +3,9 @@
 // - object tags: fauxqs has no ?tagging subresource, so a PutObjectTagging overwrote the object with the
 //   tagging document and a GetObjectTagging returned the object's bytes. Here tags are kept beside the
 //   objects, dropped when an object is written again or deleted, and read back as S3 answers them;
+//   A GET or HEAD of an object that has tags says how many (`x-amz-tagging-count`), and of one without
+//   says nothing, as S3 and moto do (docs/aws-semantics.md §11 "Object tag count"): a scan reads an
+//   untagged object in one request;
 // - `If-None-Match: *` on PutObject: fauxqs ignored it and overwrote. Here a PUT with it is answered
 //   412 PreconditionFailed when the key exists, as S3 does.
 // local/emulators/test/integration/fauxqs-s3.test.ts holds both to moto's answers. Plain JavaScript, as
@@ -103,6 +106,19 @@ export async function startFauxqsWithS3Fidelity() {
         "At least one of the pre-conditions you specified did not hold",
         "<Condition>If-None-Match</Condition>",
       );
+  });
+
+  // The object's tag count on its GET and HEAD, sent only when it has tags (moto 5.2.5's
+  // FakeKey.response_dict: `if tags: res["x-amz-tagging-count"] = ...`).
+  app.addHook("onSend", async (request, reply, payload) => {
+    const object = objectOf(request.url);
+    const query = request.query ?? {};
+    if (object === null || "tagging" in query || "uploadId" in query) return payload;
+    if (request.method !== "GET" && request.method !== "HEAD") return payload;
+    if (reply.statusCode !== 200 && reply.statusCode !== 206) return payload;
+    const set = tags.get(id(object));
+    if (set !== undefined && set.length > 0) reply.header("x-amz-tagging-count", String(set.length));
+    return payload;
   });
 
   // A new object (or none) has only the tags its own PUT gave it (x-amz-tagging), as in S3.

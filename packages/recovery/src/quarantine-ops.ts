@@ -158,7 +158,47 @@ function unreadable(error: unknown): boolean {
 }
 
 /**
- * Reads every quarantine object under `kinesis/` (record and replay mark in one GET each), and returns
+ * An object's replay mark, given the tag count its GET answered, asking for its tags only where that count
+ * may not be trusted. S3 sends `x-amz-tagging-count` only for an object that has tags, and only to a caller
+ * that may read them (docs/aws-semantics.md §11 "Object tag count"): an absent count is "no tags" for a
+ * caller known to be allowed s3:GetObjectTagging, and says nothing for one that is not, whose replayed
+ * objects would read as never replayed and be put back again. So the first tag read is the proof: until one
+ * succeeds, each object's tags are asked for (the reads in flight meanwhile wait for the first one rather
+ * than ask too); after, an object without a count costs no second request. A refused tag read proves
+ * nothing: the object is reported as before (AccessDenied) and the next object asks for its own tags.
+ */
+function replayMarkReader(
+  readMark: (key: string) => Promise<string | undefined>,
+): (key: string, tagCount: number | undefined) => Promise<string | undefined> {
+  let mayReadTags = false;
+  /** The first tag read, while it is in flight; absent once it settled. */
+  let proving: Promise<unknown> | undefined;
+  let tried = false;
+  return async (key, tagCount) => {
+    // A count of 0, from an endpoint that sends one, is no tags whoever asks.
+    if (tagCount === 0) return undefined;
+    if (tagCount === undefined) {
+      if (proving !== undefined) await proving;
+      if (mayReadTags) return undefined;
+    }
+    const read = readMark(key);
+    if (!tried) {
+      tried = true;
+      // Its failure is this object's (thrown below), not the waiters'.
+      proving = read
+        .catch(() => undefined)
+        .finally(() => {
+          proving = undefined;
+        });
+    }
+    const mark = await read;
+    mayReadTags = true;
+    return mark;
+  };
+}
+
+/**
+ * Reads every quarantine object under `kinesis/` (one GET each, and its tags when it has some), and returns
  * those that match with, for each, every object that holds the same record. An object that cannot be
  * read as a quarantine record is reported in `unreadable` and skipped. An object a replay journal names is
  * not read: the journal holds its record and mark (replay-journal.ts), unless `fullScan` asks.
@@ -186,6 +226,8 @@ export async function scanQuarantine(
   const read: ({ key: string; record: QuarantineRecord; digest: string; replayedAt?: string } | undefined)[] =
     new Array(listed.length);
   const failed: UnreadableObject[] = [];
+  const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
+  const marks = replayMarkReader((key) => replayedAt(s3, bucket, key, owner));
   await forEachBounded(listed, concurrency, async ({ key }, index) => {
     const journaled = covered.get(key);
     if (journaled !== undefined) {
@@ -199,10 +241,8 @@ export async function scanQuarantine(
     }
     throwIfInterrupted(options.signal);
     try {
-      const owner = options.expectedBucketOwner ? { expectedBucketOwner: options.expectedBucketOwner } : {};
       const { record, tagCount } = await readQuarantineObject(s3, bucket, key, owner);
-      // An object without tags was never replayed: its mark costs no second request.
-      const mark = tagCount === 0 ? undefined : await replayedAt(s3, bucket, key, owner);
+      const mark = await marks(key, tagCount);
       read[index] = { key, record, digest: recordDigest(record), ...(mark ? { replayedAt: mark } : {}) };
     } catch (error) {
       if (!unreadable(error)) throw error;

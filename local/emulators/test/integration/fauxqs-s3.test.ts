@@ -1,7 +1,9 @@
 import {
   DeleteObjectCommand,
+  DeleteObjectTaggingCommand,
   GetObjectCommand,
   GetObjectTaggingCommand,
+  HeadObjectCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
   S3Client,
@@ -21,9 +23,10 @@ import {
   startSqsS3,
 } from "../../src/index.js";
 
-// fauxqs lacks S3's object tags and its `If-None-Match: *` on PutObject; fauxqs-s3.mjs adds both. The
-// same calls against moto (which answers as S3 does) and against startSqsS3 must give the same answers,
-// so that the quarantine's conditional writes and replay tags behave locally as on AWS.
+// fauxqs lacks S3's object tags (their count on a GET or HEAD included) and its `If-None-Match: *` on
+// PutObject; fauxqs-s3.mjs adds both. The same calls against moto (which answers as S3 does) and against
+// startSqsS3 must give the same answers, so that the quarantine's conditional writes, replay tags and scans
+// behave locally as on AWS.
 
 type Step = () => Promise<unknown>;
 
@@ -55,23 +58,38 @@ async function scenario(emulator: RunningEmulator): Promise<unknown[]> {
       s3.send(new GetObjectTaggingCommand({ Bucket, Key: key })).then((r) => r.TagSet ?? []);
   const tag = (TagSet: { Key: string; Value: string }[]) => () =>
     s3.send(new PutObjectTaggingCommand({ Bucket, Key, Tagging: { TagSet } })).then(() => "tagged");
+  // x-amz-tagging-count of a GET and of a HEAD, "none" where the header is absent.
+  const tagCounts = () => async () => [
+    (await s3.send(new GetObjectCommand({ Bucket, Key }))).TagCount ?? "none",
+    (await s3.send(new HeadObjectCommand({ Bucket, Key }))).TagCount ?? "none",
+  ];
+  const replayMark = [
+    { Key: "replayed", Value: "true" },
+    { Key: "replayed-at", Value: "2026-12-03T10:00:00.000Z" },
+    { Key: "replay-sequence-number", Value: "49590338271490256608559692538361571095921575989136588898" },
+  ];
   const steps: Step[] = [
     put("first", true),
     put("second", true),
     body(),
     tagsOf(),
+    tagCounts(),
     tag([{ Key: "odd", Value: "a & b < c" }]),
-    tag([
-      { Key: "replayed", Value: "true" },
-      { Key: "replayed-at", Value: "2026-12-03T10:00:00.000Z" },
-      { Key: "replay-sequence-number", Value: "49590338271490256608559692538361571095921575989136588898" },
-    ]),
+    tag(replayMark),
     tagsOf(),
     body(),
+    tagCounts(),
+    // The tags replaced by fewer, then taken off.
+    tag([{ Key: "replayed", Value: "true" }]),
+    tagCounts(),
+    () => s3.send(new DeleteObjectTaggingCommand({ Bucket, Key })).then(() => "untagged"),
+    tagCounts(),
+    tag(replayMark),
     tagsOf("kinesis/no-such-key.json"),
     put("third", false),
     body(),
     tagsOf(),
+    tagCounts(),
     () => s3.send(new DeleteObjectCommand({ Bucket, Key })).then(() => "deleted"),
     tagsOf(),
     put("fourth", true),
@@ -110,6 +128,8 @@ describe("startSqsS3's S3: tags and conditional writes as moto (S3) answers them
       { error: "PreconditionFailed", status: 412 },
       { ok: "first" },
       { ok: [] },
+      // S3 sends x-amz-tagging-count only for an object that has tags (docs/aws-semantics.md §11).
+      { ok: ["none", "none"] },
       { error: "InvalidTag", status: 400 },
       { ok: "tagged" },
       {
@@ -123,10 +143,17 @@ describe("startSqsS3's S3: tags and conditional writes as moto (S3) answers them
         ],
       },
       { ok: "first" },
+      { ok: [3, 3] },
+      { ok: "tagged" },
+      { ok: [1, 1] },
+      { ok: "untagged" },
+      { ok: ["none", "none"] },
+      { ok: "tagged" },
       { error: "NoSuchKey", status: 404 },
       { ok: "stored" },
       { ok: "third" },
       { ok: [] },
+      { ok: ["none", "none"] },
       { ok: "deleted" },
       { error: "NoSuchKey", status: 404 },
       { ok: "stored" },

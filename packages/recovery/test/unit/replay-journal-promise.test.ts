@@ -54,6 +54,13 @@ class FakeS3 {
   recordReads = 0;
   /** Runs once before the next journal's PutObject is stored: a slow journal write. */
   beforeJournal: (() => Promise<void>) | undefined;
+  /**
+   * The caller's role lacks s3:GetObjectTagging: S3 refuses GetObjectTagging (AccessDenied) and its GetObject
+   * answers without x-amz-tagging-count, tags or not (docs/aws-semantics.md §11 "Object tag count").
+   */
+  tagReadRefused = false;
+  /** The commands answered, by name. */
+  readonly calls = new Map<string, number>();
 
   put(key: string, body: string): void {
     this.objects.set(key, { body, storedAt: this.now, tags: [] });
@@ -66,6 +73,7 @@ class FakeS3 {
   // biome-ignore lint/suspicious/noExplicitAny: the double answers the SDK's commands by their class.
   async send(command: any): Promise<any> {
     const input = command.input;
+    this.calls.set(command.constructor.name, (this.calls.get(command.constructor.name) ?? 0) + 1);
     if (command instanceof ListObjectsV2Command) {
       if (this.listRefused.has(input.Prefix)) throw new S3Error("AccessDenied", 403);
       const keys = [...this.objects.keys()].filter((k) => k.startsWith(input.Prefix ?? "")).sort();
@@ -86,9 +94,12 @@ class FakeS3 {
     if (command instanceof GetObjectCommand) {
       if (object === undefined) throw new S3Error("NoSuchKey", 404);
       const bytes = new TextEncoder().encode(object.body);
-      return { Body: { transformToByteArray: async () => bytes }, TagCount: object.tags.length || undefined };
+      // S3 sends x-amz-tagging-count only for an object that has tags, to a caller that may read them.
+      const tagCount = this.tagReadRefused ? undefined : object.tags.length || undefined;
+      return { Body: { transformToByteArray: async () => bytes }, TagCount: tagCount };
     }
     if (command instanceof GetObjectTaggingCommand) {
+      if (this.tagReadRefused) throw new S3Error("AccessDenied", 403);
       if (object === undefined) throw new S3Error("NoSuchKey", 404);
       return { TagSet: object.tags.map((t) => ({ ...t })) };
     }
@@ -356,5 +367,66 @@ describe("the replay journal keeps its promise", () => {
     const scan = await scanQuarantine(s3 as unknown as S3Client, BUCKET);
     expect(scan.journals).toMatchObject({ read: journals.length, objectsNotRead: 20, unreadable: [] });
     expect(s3.recordReads).toBe(0);
+  });
+});
+
+describe('a scan\'s tag reads (docs/aws-semantics.md §11 "Object tag count")', () => {
+  const client = (s3: FakeS3) => s3 as unknown as S3Client;
+
+  it("a full scan of untagged objects costs one GET each and at most one GetObjectTagging", async () => {
+    const s3 = new FakeS3();
+    quarantine(s3, 0, 40);
+    const scan = await scanQuarantine(client(s3), BUCKET, {}, { fullScan: true });
+    expect(scan.entries).toHaveLength(40);
+    expect(scan.unreadable).toEqual([]);
+    expect(scan.entries.every((e) => e.replayedAt === undefined)).toBe(true);
+    expect(s3.calls.get("GetObjectCommand")).toBe(40);
+    // The one tag read proves the caller may read tags: from then on a GET without a tag count is an
+    // object without tags. The 15 GETs in flight with it wait for it rather than ask too.
+    expect(s3.calls.get("GetObjectTaggingCommand")).toBe(1);
+  });
+
+  it("a tagged object is still read as replayed, among untagged ones read before and after it", async () => {
+    const s3 = new FakeS3();
+    const kinesis = new FakeKinesis();
+    quarantine(s3, 10, 40);
+    s3.now += 60_000;
+    expect(await replayAll(s3, kinesis)).toMatchObject({ replayed: 40 });
+    // Ten records given up since, listed before the replayed ones: the scan's first GETs are of these.
+    quarantine(s3, 0, 10);
+    quarantine(s3, 50, 10);
+    s3.calls.clear();
+    const scan = await scanQuarantine(client(s3), BUCKET, {}, { fullScan: true });
+    const replayed = (i: number) => scan.entries.find((e) => e.key === keyOf(i))?.replayedAt;
+    for (let i = 0; i < 60; i += 1) expect(replayed(i) !== undefined, `object ${i}`).toBe(i >= 10 && i < 50);
+    expect(planReplay(scan.entries)).toMatchObject({ matched: 60, alreadyReplayed: 40 });
+    // The 40 tagged objects' tags (their GET says they have some), and at most one more for the proof.
+    expect(s3.calls.get("GetObjectCommand")).toBe(60);
+    expect(s3.calls.get("GetObjectTaggingCommand")).toBeGreaterThanOrEqual(40);
+    expect(s3.calls.get("GetObjectTaggingCommand")).toBeLessThanOrEqual(41);
+  });
+
+  it("a caller refused GetObjectTagging gets what it got before: each object unreadable (AccessDenied), none shown as waiting", async () => {
+    const s3 = new FakeS3();
+    const kinesis = new FakeKinesis();
+    quarantine(s3, 0, 5);
+    s3.now += 60_000;
+    await replayAll(s3, kinesis);
+    quarantine(s3, 5, 3);
+    s3.calls.clear();
+    // Its GETs say nothing of the tags, the replayed objects' included: read as untagged, these would be
+    // shown as waiting and put back again.
+    s3.tagReadRefused = true;
+    const scan = await scanQuarantine(client(s3), BUCKET, {}, { fullScan: true });
+    expect(scan.entries).toEqual([]);
+    expect(scan.unreadable).toEqual(
+      Array.from({ length: 8 }, (_, i) => ({
+        key: keyOf(i),
+        error: { name: "AccessDenied", message: "AccessDenied" },
+      })),
+    );
+    // One tag read an object, as before: no object is taken for untagged on a refusal.
+    expect(s3.calls.get("GetObjectCommand")).toBe(8);
+    expect(s3.calls.get("GetObjectTaggingCommand")).toBe(8);
   });
 });

@@ -259,8 +259,8 @@ describe("Ctrl-C during a long read of the quarantine", () => {
         quarantinedBy: "processor",
       });
     s3.destroy();
-    // Between the CLI and S3: counts the objects' GETs (not their ?tagging reads: fauxqs sends no
-    // x-amz-tagging-count, so each object costs a second GET), and "presses Ctrl-C" at the fifth.
+    // Between the CLI and S3: counts the objects' GETs (not their ?tagging reads: the scan's first proves
+    // it may read tags, docs/aws-semantics.md §11 "Object tag count"), and "presses Ctrl-C" at the fifth.
     const ctrlC = new AbortController();
     let gets = 0;
     const proxy = await interposed(stack.sqsS3.endpoint, (incoming) => {
