@@ -55,6 +55,19 @@ function occupancy(spans: readonly Span[], from: number, to: number, cap: number
   return { meanInFlight: round2(area / span), maxInFlight: max, shareAtCap: round2(atCap / span) };
 }
 
+/** How long at least one of the spans ran: reads and rounds overlap now that a shard is read while it invokes. */
+function covered(spans: readonly Span[]): number {
+  const sorted = [...spans].sort((a, b) => a.from - b.from);
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of sorted) {
+    if (s.at <= end) continue;
+    total += s.at - Math.max(s.from, end);
+    end = s.at;
+  }
+  return total;
+}
+
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 const quantile = (xs: readonly number[], q: number) => {
@@ -162,6 +175,15 @@ export class ProductionTimeline {
         const first = Math.min(...reads.map((r) => r.askedAt), ...rounds.map((r) => r.from));
         const last = Math.max(...reads.map((r) => r.answeredAt), ...rounds.map((r) => r.at));
         const readMs = sum(reads.map((r) => r.answeredAt - r.askedAt));
+        // From one read's answer to the next read's ask: how long the shard went unread. After a read that
+        // brought records that is time the poller could have read on (§1.1); after an empty one, the poll
+        // interval.
+        const inOrder = [...reads].sort((a, b) => a.askedAt - b.askedAt);
+        const gaps = inOrder.slice(1).map((r, i) => ({
+          ms: r.askedAt - (inOrder[i] as (typeof inOrder)[number]).answeredAt,
+          afterRecords: (inOrder[i] as (typeof inOrder)[number]).records > 0,
+        }));
+        const gapsAfterRecords = gaps.filter((g) => g.afterRecords).map((g) => g.ms);
         const roundMs = sum(rounds.map((r) => r.at - r.from));
         const roundDurations = rounds.map((r) => r.at - r.from);
         return [
@@ -181,8 +203,25 @@ export class ProductionTimeline {
               p90: quantile(roundDurations, 0.9),
               max: Math.max(0, ...roundDurations),
             },
-            /** Neither reading nor invoking: the poll interval after an empty read, the batching window. */
-            waitingMs: last - first - readMs - roundMs,
+            /** Unread between reads that brought records: the median, the longest, all of it. */
+            unreadAfterRecordsMs: {
+              p50: quantile(gapsAfterRecords, 0.5),
+              max: Math.max(0, ...gapsAfterRecords),
+              total: sum(gapsAfterRecords),
+            },
+            /** Unread between any two reads (after an empty one: the poll interval), the longest. */
+            unreadMaxMs: Math.max(0, ...gaps.map((g) => g.ms)),
+            /**
+             * Neither reading nor invoking: the poll interval after an empty read, the batching window, a
+             * reader waiting for room while no lane invokes.
+             */
+            waitingMs:
+              last -
+              first -
+              covered([
+                ...reads.map((r) => ({ from: r.askedAt, at: r.answeredAt })),
+                ...rounds.map((r) => ({ from: r.from, at: r.at })),
+              ]),
           },
         ];
       }),

@@ -76,6 +76,41 @@ describe("the production timeline (--timeline)", () => {
         rounds: 2,
         roundMs: 2_000,
         waitingMs: 400,
+        unreadAfterRecordsMs: { p50: 1_400, max: 1_400, total: 1_400 },
+        unreadMaxMs: 1_400,
+      }),
+    );
+  });
+
+  it("a shard read while its lanes invoke: reading and invoking overlap, and only the time neither ran is waiting", () => {
+    const timeline = new ProductionTimeline();
+    const t0 = 1_000_000;
+    const shard = "shard-0";
+    const read = (askedAt: number, answeredAt: number, records: number) =>
+      timeline.onKinesisEvent({
+        type: "read",
+        shardId: shard,
+        askedAt,
+        answeredAt,
+        records,
+        buffered: records,
+      });
+    // Reads at 0-100, 300-400 (during the round 100-1,000) and 1,500-1,600 (empty, then the poll interval).
+    read(t0, t0 + 100, 5);
+    timeline.onKinesisEvent({ type: "round", shardId: shard, from: t0 + 100, at: t0 + 1_000, records: 5 });
+    read(t0 + 300, t0 + 400, 2);
+    read(t0 + 1_500, t0 + 1_600, 0);
+
+    const summary = timeline.summary(new Ledger(), t0, t0 + 2_000, {});
+
+    expect(summary.shards[shard]).toEqual(
+      expect.objectContaining({
+        activeMs: 1_600,
+        readMs: 300,
+        roundMs: 900,
+        waitingMs: 500,
+        unreadAfterRecordsMs: { p50: 1_100, max: 1_100, total: 1_300 },
+        unreadMaxMs: 1_100,
       }),
     );
   });

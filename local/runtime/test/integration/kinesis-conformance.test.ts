@@ -1,6 +1,7 @@
-import { ListShardsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
+import { ListShardsCommand, PutRecordsCommand, SplitShardCommand } from "@aws-sdk/client-kinesis";
 import { waitForStreamActive } from "@mcp-pipeline/emulators";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getRecordsLimit } from "../../src/esm/kinesis/poller.js";
 import {
   InvalidEsmOptionError,
   type KinesisEsmEvent,
@@ -213,6 +214,94 @@ describe("§1.2 lanes run side by side", () => {
     // last attempt, which came two retry waits (2 s) after its first.
     const ended = fn.invocations.map((i) => i.ids.join(","));
     expect(ended.lastIndexOf("stuck")).toBeGreaterThan(ended.indexOf("free4,free5"));
+  });
+});
+
+describe("§1.1 the shard is read while its lanes run", () => {
+  it("§1.1 §1.2 records of another lane put after a lane began retrying are processed before that lane gives up", async () => {
+    // Lambda keeps reading a shard while the function is behind (§1.1), and a lane's retries hold only its
+    // own keys (§1.2). The stuck key's record fails every attempt (four, 1 s apart); records of a key in the
+    // other lane put after its first attempt are read and invoked during those retries, not after them.
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    const stuckKey = keys.find((k) => laneOf(k, 2) === 0) as string;
+    const freeKey = keys.find((k) => laneOf(k, 2) === 1) as string;
+    const { fn, failures, esm, stream } = await setup({
+      items: [
+        { id: "stuck", fail: "throw" as const, key: stuckKey },
+        { id: "early", key: freeKey },
+      ],
+      parameters: {
+        parallelizationFactor: 2,
+        batchSize: 2,
+        maximumRetryAttempts: 3,
+        reportBatchItemFailures: false,
+      },
+      retryDelayMs: 1_000,
+    });
+    await eventually(() => expect(fn.invocations.some((i) => i.ids.includes("stuck"))).toBe(true));
+
+    // Act: put while the stuck record waits for its retries.
+    const late = await emulators.put(
+      stream.name,
+      ids("late", 3).map((i) => ({ ...i, key: freeKey })),
+    );
+
+    // Assert
+    await eventually(async () => expect(await emulators.drain(failures.url)).toHaveLength(1), 15_000);
+    await eventually(() =>
+      expect(fn.seen.filter((id) => id.startsWith("late"))).toEqual(["late0", "late1", "late2"]),
+    );
+    // Invocations are recorded as they end: the late records' ended before the stuck record's last attempt.
+    const ended = fn.invocations.map((i) => i.ids);
+    const lastLate = Math.max(
+      ...["late0", "late1", "late2"].map((id) => ended.findIndex((b) => b.includes(id))),
+    );
+    expect(ended.filter((b) => b.includes("stuck"))).toHaveLength(4);
+    expect(lastLate).toBeLessThan(ended.findLastIndex((b) => b.includes("stuck")));
+    // The checkpoint moves in shard order across lanes (§1.4): past the late records once the stuck one is done.
+    await eventually(() => expect([...esm.checkpoints.values()]).toEqual([late.at(-1)]));
+  });
+
+  it("§1.1 with a lane blocked the reader waits for room: what it holds stays within its bound, nothing is dropped", async () => {
+    // The reader reads on while lanes invoke (§1.1) but holds at most one read's worth waiting before it
+    // waits for room (a read adds at most its own answer): a lane blocked on a batch bounds what is read.
+    const parameters = { parallelizationFactor: 2, batchSize: 10 };
+    const limit = getRecordsLimit(parameters);
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    const blockedKey = keys.find((k) => laneOf(k, 2) === 0) as string;
+    const held = await heldInvocation();
+    const stream = await emulators.stream(1);
+    const items = [
+      { id: "held", touch: held.started, awaitFile: held.release },
+      ...ids("r", 3 * limit - 1),
+    ].map((payload) => ({
+      PartitionKey: blockedKey,
+      Data: new TextEncoder().encode(JSON.stringify(payload)),
+    }));
+    for (let i = 0; i < items.length; i += 500) {
+      const put = await emulators.kinesis.send(
+        new PutRecordsCommand({ StreamName: stream.name, Records: items.slice(i, i + 500) }),
+      );
+      expect(put.FailedRecordCount ?? 0).toBe(0);
+    }
+    const { fn, esm, events } = await setup({ stream, parameters });
+    await held.hasStarted();
+    // Reads come every poll interval (50 ms) while there is room; give them many times that.
+    await eventually(() => expect(esm.stats.polledRecords).toBeGreaterThanOrEqual(limit));
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    // Assert: the reader stopped at its bound while the lane stayed blocked.
+    const reads = events.filter((e): e is Extract<KinesisEsmEvent, { type: "read" }> => e.type === "read");
+    expect(fn.invocations).toHaveLength(0);
+    // Fewer than `limit` waiting before each read, at most `limit` added by it; the stream's last records
+    // were not read.
+    expect(Math.max(...reads.map((r) => r.buffered))).toBeLessThan(2 * limit);
+    expect(esm.stats.polledRecords).toBeLessThan(3 * limit);
+
+    // Act: let the lane go; every record is invoked once, in order.
+    await held.letGo();
+    await eventually(() => expect(fn.seen).toHaveLength(3 * limit));
+    expect(fn.seen).toEqual(["held", ...ids("r", 3 * limit - 1).map((i) => i.id)]);
   });
 });
 

@@ -116,8 +116,9 @@ export type KinesisEsmEvent =
   | { readonly type: "shard-finished"; readonly shardId: string }
   /**
    * A GetRecords answered: when it was sent and answered (the mapping's clock), the records it returned
-   * and what the shard's buffer then held. With `round`, what a reader needs to see where a shard's time
-   * goes: reading, invoking, or waiting (the poll interval, the batching window).
+   * and how many records then waited in the shard's lanes (read, not yet in a batch). With `round`, what a
+   * reader needs to see where a shard's time goes: reading, invoking, or waiting (the poll interval, the
+   * batching window, room in the lanes). Reads go on while the lanes invoke.
    */
   | {
       readonly type: "read";
@@ -128,8 +129,10 @@ export type KinesisEsmEvent =
       readonly buffered: number;
     }
   /**
-   * One dispatch of the shard's buffer, from its start to its end: each lane's batches, the lanes side by
-   * side; `records` is how many it took.
+   * A span the shard's lanes were invoking, from a lane taking a batch while none was busy to no lane being
+   * busy again: the lanes' batches side by side; `records` is how many they took in it. The reader reads
+   * during it (before the reader ran beside the lanes, a round was one dispatch of what a read had
+   * brought, and no read came during it).
    */
   | {
       readonly type: "round";
@@ -193,20 +196,70 @@ export interface KinesisEsmStats {
 const Handed = { Done: "done", Stopped: "stopped" } as const;
 type Handed = (typeof Handed)[keyof typeof Handed];
 
-/** A shard's poller between reads: where it reads, what it holds, and how reading went. */
-interface ShardRun {
-  iterator: string;
-  readonly buffer: ShardRecord[];
-  /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
-  lastRead: string | undefined;
-  firstBufferedAt: number;
-  /** The shard has no next iterator: read to its end. */
-  closed: boolean;
-  readFailures: number;
+/** A lane's records read and not yet in a batch, in shard order (§1.2). */
+interface LaneQueue {
+  readonly records: ShardRecord[];
+  /** When its batching window opened: its first record waiting was read, or a batch left it a tail. */
+  windowFrom: number;
+  /** `run.reads` when the lane last took a batch: a short tail waits for a read answered after that. */
+  readsAtTake: number;
 }
 
-/** After a read: dispatch the buffer, read again first, or stop reading the shard. */
-const ReadOutcome = { Dispatch: "dispatch", Again: "again", Ended: "ended" } as const;
+/**
+ * A shard while its reader and its lanes run side by side: where it reads, what waits in each lane, what
+ * is read and not yet passed by the checkpoint, and how reading went.
+ */
+interface ShardRun {
+  readonly shardId: string;
+  iterator: string;
+  /** The last record read from the shard: a renewed iterator starts after it, not after the checkpoint. */
+  lastRead: string | undefined;
+  /** The shard has no next iterator: read to its end. */
+  closed: boolean;
+  /** The reader is done (the shard closed, or the mapping stopped): no record will be added. */
+  readerDone: boolean;
+  /** The reader waits for room in the lanes (the bound): no read comes until a lane takes a batch. */
+  readerWaiting: boolean;
+  readFailures: number;
+  /** GetRecords calls answered (with records or without). */
+  reads: number;
+  readonly lanes: LaneQueue[];
+  /** Records and data bytes waiting in the lanes, and when the first of them was read. */
+  waiting: number;
+  waitingBytes: number;
+  firstWaitingAt: number;
+  /** Records read, in shard order, from `head` on: those the checkpoint has not passed. */
+  readonly inShardOrder: ShardRecord[];
+  head: number;
+  /** Records read and not done (waiting in a lane, or in a batch not yet done). */
+  readonly open: Set<ShardRecord>;
+  /** Lanes invoking a batch now, and the span they have been busy (a `round`) with what it took. */
+  busyLanes: number;
+  busyFrom: number;
+  busyRecords: number;
+  /** When the last GetRecords was sent, if it found nothing: see `caughtUpSince`. */
+  emptyAskedAt: number | undefined;
+  /** A batch was left not done by a stop (its failure record undelivered): no lane takes another. */
+  interrupted: boolean;
+  /** Wakes whoever waits on the run (the reader for room, lanes for records or a read). */
+  changed: Signal;
+}
+
+/** A wake-up for whoever waits on it; a wait that began after `notify` waits for the next one. */
+class Signal {
+  #waiters: (() => void)[] = [];
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/** After a read: go on reading, or stop reading the shard (closed, or the mapping stopped). */
+const ReadOutcome = { Read: "read", Again: "again", Ended: "ended" } as const;
 type ReadOutcome = (typeof ReadOutcome)[keyof typeof ReadOutcome];
 
 /**
@@ -253,6 +306,19 @@ export function getRecordsLimit(parameters: {
     Math.max(1_000, 2 * parameters.batchSize * Math.max(1, parameters.parallelizationFactor)),
   );
 }
+
+/**
+ * The data a lane may hold waiting before the reader waits for room: two batches at the 6 MB payload limit
+ * (§1.1), so that a lane of large records also finds its next batch read. [ours]
+ */
+const WAITING_BYTES_PER_LANE = 2 * MAX_PAYLOAD_BYTES;
+/**
+ * How many reads' worth of records (`getRecordsLimit`) may be read past the checkpoint. A lane retrying a
+ * failed batch holds the checkpoint (§1.4, §1.2) while the other lanes go on; the records they finish are
+ * kept until it passes them. Four reads' worth lets them go on through a few reads, then the reader waits
+ * for the stuck lane. AWS does not say how far its pollers read ahead [ours].
+ */
+const READ_PAST_CHECKPOINT = 4;
 
 /** A stable lane for a partition key, so one key's records always go through the same lane (§1.2). */
 export function laneOf(partitionKey: string, lanes: number): number {
@@ -309,6 +375,8 @@ export class KinesisEventSource {
   readonly #emptySince = new Map<string, number>();
   /** A record's event form, built once: its size decides the batch, the same object is invoked. */
   readonly #eventForm = new WeakMap<ShardRecord, KinesisStreamRecord>();
+  /** Its size in the event, measured once: a lane asks whether its batch is full at every change. */
+  readonly #eventSize = new WeakMap<ShardRecord, number>();
 
   constructor(options: KinesisEsmOptions) {
     this.#partialSplitAccounting = partialSplitAccountingOf(options.partialSplitAccounting);
@@ -466,51 +534,102 @@ export class KinesisEventSource {
     const iterator = await this.#iterator(shardId, position, undefined);
     if (iterator === undefined) return;
     this.#opened.add(shardId);
+    const lanes = Math.max(1, this.#options.parameters.parallelizationFactor);
     const run: ShardRun = {
+      shardId,
       iterator,
-      buffer: [],
       lastRead: undefined,
-      firstBufferedAt: 0,
       closed: false,
+      readerDone: false,
+      readerWaiting: false,
       readFailures: 0,
+      reads: 0,
+      lanes: Array.from({ length: lanes }, () => ({ records: [], windowFrom: 0, readsAtTake: 0 })),
+      waiting: 0,
+      waitingBytes: 0,
+      firstWaitingAt: 0,
+      inShardOrder: [],
+      head: 0,
+      open: new Set(),
+      busyLanes: 0,
+      busyFrom: 0,
+      busyRecords: 0,
+      emptyAskedAt: undefined,
+      interrupted: false,
+      changed: new Signal(),
     };
-    /** Stopped with a batch not done (its failure record not delivered): the shard is not finished. */
-    let interrupted = false;
-    while (this.#running || run.buffer.length > 0) {
-      if (!run.closed && this.#running && run.buffer.length < this.#options.parameters.batchSize) {
-        const read = await this.#read(shardId, position, run);
-        if (read === ReadOutcome.Ended) break;
-        if (read === ReadOutcome.Again) continue;
-      }
-      if (run.buffer.length === 0) break;
-      const from = this.#now();
-      const buffered = run.buffer.length;
-      const handed = await this.#dispatch(shardId, run);
-      this.#options.onEvent?.({
-        type: "round",
-        shardId,
-        from,
-        at: this.#now(),
-        records: buffered - run.buffer.length,
-      });
-      if (handed === Handed.Stopped) {
-        interrupted = true;
-        break;
-      }
-      if (run.buffer.length > 0) run.firstBufferedAt = this.#now();
+    // A stop wakes the reader and the lanes waiting on the run: they take nothing more.
+    const stopping = this.#stopping.signal;
+    const wake = () => run.changed.notify();
+    stopping.addEventListener("abort", wake, { once: true });
+    try {
+      await Promise.all([
+        this.#readShard(run, position),
+        ...run.lanes.map((lane) => this.#runLane(run, lane)),
+      ]);
+    } finally {
+      stopping.removeEventListener("abort", wake);
     }
-    if (run.closed && run.buffer.length === 0 && !interrupted) {
+    // Read to its end and every record done; a stop or a batch it left not done leaves the shard unfinished.
+    if (run.closed && run.open.size === 0 && !run.interrupted) {
       this.#finished.add(shardId);
       this.#options.onEvent?.({ type: "shard-finished", shardId });
     }
   }
 
   /**
-   * One GetRecords into the buffer, then whether to dispatch: not while the batching window is open and
-   * the batch not full, nor with nothing buffered (the shard idles a poll interval, or has ended).
+   * The shard's reader: reads on while the lanes invoke (§1.1 "keeps reading batches without pause while
+   * the function is behind"), as long as the lanes have room (`#hasRoom`); else it waits for a lane to take
+   * a batch, and never drops a record. Its cadence is a read's: at once after a read that brought records,
+   * a poll interval after one that brought none, and within the batching window no faster than the poll
+   * interval while no batch is full.
    */
-  async #read(shardId: string, position: ShardIteratorType, run: ShardRun): Promise<ReadOutcome> {
+  async #readShard(run: ShardRun, position: ShardIteratorType): Promise<void> {
+    try {
+      while (this.#running && !run.interrupted && !run.closed) {
+        if (!this.#hasRoom(run)) {
+          if (!run.readerWaiting) {
+            run.readerWaiting = true;
+            // A lane's short tail no longer waits for a read that waits for the lanes.
+            run.changed.notify();
+          }
+          await run.changed.wait();
+          continue;
+        }
+        run.readerWaiting = false;
+        if ((await this.#read(run, position)) === ReadOutcome.Ended) break;
+      }
+    } finally {
+      run.readerWaiting = false;
+      run.readerDone = true;
+      run.changed.notify();
+    }
+  }
+
+  /**
+   * Whether the reader may read again: while the records waiting in the lanes are fewer than one read asks
+   * for (`getRecordsLimit`: at least two batches in every lane, so a lane that finishes a batch finds its
+   * next one read), their data under WAITING_BYTES_PER_LANE a lane, and the records read past the checkpoint
+   * under READ_PAST_CHECKPOINT reads' worth (kept to move it, see `#done`). A read adds at most its own
+   * answer (Kinesis: 10,000 records, 10 MB) to what waits, so memory stays bounded when a lane is blocked.
+   */
+  #hasRoom(run: ShardRun): boolean {
+    const limit = getRecordsLimit(this.#options.parameters);
+    return (
+      run.waiting < limit &&
+      run.waitingBytes < WAITING_BYTES_PER_LANE * run.lanes.length &&
+      run.inShardOrder.length - run.head < READ_PAST_CHECKPOINT * limit
+    );
+  }
+
+  /**
+   * One GetRecords into the lanes, then the reader's pause: the poll interval after an empty read, the
+   * batching window (at most a poll interval at a time) while it is open and no batch is full. Ended when
+   * the shard is read to its end or the mapping stopped while renewing an expired iterator.
+   */
+  async #read(run: ShardRun, position: ShardIteratorType): Promise<ReadOutcome> {
     const { parameters } = this.#options;
+    const { shardId } = run;
     const pollIntervalMs = this.#options.pollIntervalMs ?? 1_000;
     let page: GetRecordsCommandOutput;
     const askedAt = this.#now();
@@ -524,8 +643,8 @@ export class KinesisEventSource {
       );
     } catch (error) {
       if ((error as { name?: string }).name === "ExpiredIteratorException") {
-        // An iterator expires 5 minutes after it was returned (a long invocation can outlast it).
-        // The buffer still holds records read after the checkpoint, so the new iterator starts
+        // An iterator expires 5 minutes after it was returned (a reader that waited for room long can
+        // outlast it). The lanes still hold records read after the checkpoint, so the new iterator starts
         // after the last record read: nothing is read twice and nothing is skipped.
         this.stats.expiredIterators += 1;
         const renewed = await this.#iterator(shardId, position, run.lastRead);
@@ -538,111 +657,197 @@ export class KinesisEventSource {
       return ReadOutcome.Again;
     }
     run.readFailures = 0;
-    this.#buffer(shardId, run, page, askedAt);
+    const records = this.#buffer(run, page, askedAt);
     this.#options.onEvent?.({
       type: "read",
       shardId,
       askedAt,
       answeredAt: this.#now(),
-      records: page.Records?.length ?? 0,
-      buffered: run.buffer.length,
+      records,
+      buffered: run.waiting,
     });
-    if (run.buffer.length === 0) {
-      if (run.closed) return ReadOutcome.Ended;
+    if (run.closed) return ReadOutcome.Ended;
+    if (records === 0) {
       await this.#idle(pollIntervalMs);
-      return ReadOutcome.Again;
+      return ReadOutcome.Read;
     }
-    const windowLeft = run.firstBufferedAt + parameters.batchingWindowMs - this.#now();
-    if (!run.closed && run.buffer.length < parameters.batchSize && windowLeft > 0) {
-      await sleep(Math.min(windowLeft, pollIntervalMs));
-      return ReadOutcome.Again;
-    }
-    return ReadOutcome.Dispatch;
+    const windowLeft = run.firstWaitingAt + parameters.batchingWindowMs - this.#now();
+    if (run.waiting < parameters.batchSize && windowLeft > 0)
+      await this.#idle(Math.min(windowLeft, pollIntervalMs));
+    return ReadOutcome.Read;
   }
 
-  /** A page's records into the buffer; the shard's emptiness, iterator age and next iterator noted. */
-  #buffer(shardId: string, run: ShardRun, page: GetRecordsCommandOutput, askedAt: number): void {
+  /** A page's records into their lanes (§1.2); the shard's emptiness, iterator age and next iterator noted. */
+  #buffer(run: ShardRun, page: GetRecordsCommandOutput, askedAt: number): number {
     const records = (page.Records ?? []).map(shardRecordOf);
-    if (records.length === 0 && run.buffer.length === 0) this.#emptySince.set(shardId, askedAt);
-    else this.#emptySince.delete(shardId);
-    if (records.length > 0) run.lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
-    if (records.length > 0 && run.buffer.length === 0) run.firstBufferedAt = this.#now();
-    run.buffer.push(...records);
+    if (records.length > 0) {
+      const now = this.#now();
+      run.lastRead = (records.at(-1) as ShardRecord).sequenceNumber;
+      if (run.waiting === 0) run.firstWaitingAt = now;
+      for (const record of records) {
+        const lane = run.lanes[laneOf(record.partitionKey, run.lanes.length)] as LaneQueue;
+        if (lane.records.length === 0) lane.windowFrom = now;
+        lane.records.push(record);
+        run.inShardOrder.push(record);
+        run.open.add(record);
+        run.waiting += 1;
+        run.waitingBytes += record.data.byteLength;
+      }
+      run.emptyAskedAt = undefined;
+      this.#emptySince.delete(run.shardId);
+    } else {
+      run.emptyAskedAt = askedAt;
+      this.#noteIdle(run);
+    }
+    run.reads += 1;
     this.stats.polledRecords += records.length;
     this.stats.maxIteratorAgeMs = Math.max(this.stats.maxIteratorAgeMs, page.MillisBehindLatest ?? 0);
     if (page.NextShardIterator) run.iterator = page.NextShardIterator;
     else run.closed = true;
+    run.changed.notify();
+    return records.length;
   }
 
   /**
-   * Dispatches the buffer: each lane (§1.2) takes its first batch, then goes on with its next ones, one
-   * at a time and in shard order, while the buffer holds a full batch of it (or, the shard ended, any of
-   * it). Lanes run side by side and do not wait for each other: a lane retrying a failed batch holds its
-   * own keys only, as different keys of a shard run side by side (§1.2, §1.1 "keeps reading batches
-   * without pause while the function is behind"). A lane's short tail stays in the buffer for the next
-   * read, which may fill its batch, as before lanes ran on.
+   * With the last read empty and nothing waiting or being invoked, the shard is caught up since that read
+   * was sent: every record put before it was read, and is done (see `caughtUpSince`).
    */
-  async #dispatch(shardId: string, run: ShardRun): Promise<Handed> {
-    const { parameters } = this.#options;
-    const buffer = run.buffer;
-    const lanes = Math.max(1, parameters.parallelizationFactor);
-    const queues: ShardRecord[][] = Array.from({ length: lanes }, () => []);
-    for (const record of buffer) (queues[laneOf(record.partitionKey, lanes)] as ShardRecord[]).push(record);
-    const inShardOrder = [...buffer];
-    const taken = new Set<ShardRecord>();
-    // The checkpoint moves as records are done, not when the dispatch ends: a partial answer commits the
-    // records before the lowest reported one (§1.4 checkpoint rule) while the rest is retried, and a
-    // bisected half that succeeded is done while the other half runs. It never passes a record not yet
-    // done, nor one still waiting in the buffer (another lane's, §1.2).
-    const notDone = new Set<ShardRecord>();
-    let next = 0;
-    const done = (records: readonly ShardRecord[]) => {
-      for (const record of records) notDone.delete(record);
-      while (next < inShardOrder.length) {
-        const record = inShardOrder[next] as ShardRecord;
-        if (!taken.has(record) || notDone.has(record)) break;
-        next += 1;
-      }
-      const last = inShardOrder[next - 1];
-      const current = this.checkpoints.get(shardId);
-      if (last && (current === undefined || compareSequenceNumbers(last.sequenceNumber, current) > 0)) {
-        this.checkpoints.set(shardId, last.sequenceNumber);
-      }
-    };
-    let stopped = false;
-    const runLane = async (queue: ShardRecord[]): Promise<void> => {
-      for (let first = true; queue.length > 0 && !stopped; first = false) {
-        // A short tail waits for the next read, which may fill its batch (a closed shard has no more).
-        if (!first && queue.length < parameters.batchSize && !run.closed) return;
-        const batch = this.#batchFrom(queue, shardId);
-        for (const record of batch) {
-          taken.add(record);
-          notDone.add(record);
-        }
-        if ((await this.#processBatch(shardId, batch, 0, done)) === Handed.Stopped) stopped = true;
-      }
-    };
-    await Promise.all(queues.map(runLane));
-    const remaining = inShardOrder.filter((r) => !taken.has(r));
-    buffer.length = 0;
-    buffer.push(...remaining);
-    // What a stop kept from the destination is not done: the checkpoint stays before it, so a mapping that
-    // starts from the checkpoint reads it again (at least once, §1.3).
-    return notDone.size > 0 ? Handed.Stopped : Handed.Done;
+  #noteIdle(run: ShardRun): void {
+    if (run.emptyAskedAt !== undefined && run.waiting === 0 && run.busyLanes === 0)
+      this.#emptySince.set(run.shardId, run.emptyAskedAt);
   }
 
-  /** The next batch of a lane's queue, taken off it: up to BatchSize records and the 6 MB payload (§1.1). */
-  #batchFrom(queue: ShardRecord[], shardId: string): ShardRecord[] {
+  /**
+   * One lane (§1.2): takes its next batch, in shard order, as soon as it has one, while the reader reads on
+   * and the other lanes run. A lane retrying a failed batch holds its own keys only, as different keys of a
+   * shard run side by side (§1.2, §1.1 "keeps reading batches without pause while the function is
+   * behind"). After a stop it takes no new batch: what waits is not done and is read again from the
+   * checkpoint (§1.3, at least once).
+   */
+  async #runLane(run: ShardRun, lane: LaneQueue): Promise<void> {
+    for (;;) {
+      if (!this.#running || run.interrupted) return;
+      if (lane.records.length === 0) {
+        if (run.readerDone) return;
+        await run.changed.wait();
+        continue;
+      }
+      const waitMs = this.#laneWait(run, lane);
+      if (waitMs === 0) await this.#runBatch(run, lane);
+      else if (waitMs === Number.POSITIVE_INFINITY) await run.changed.wait();
+      else await Promise.race([run.changed.wait(), this.#idle(waitMs)]);
+    }
+  }
+
+  /**
+   * How long a lane with records waits before its next batch: 0 to take it now, Infinity until the run
+   * changes. A batch goes when it is full (BatchSize or 6 MB, §1.1), when nothing more will be read, or
+   * when the lane's batching window has passed and a read was answered since its last batch: a short tail
+   * waits for the next read, which may fill it, unless the reader itself waits for room in the lanes.
+   */
+  #laneWait(run: ShardRun, lane: LaneQueue): number {
+    const { batchSize, batchingWindowMs } = this.#options.parameters;
+    const n = this.#batchLength(lane.records, run.shardId);
+    if (n >= batchSize || n < lane.records.length || run.readerDone) return 0;
+    const windowLeft = lane.windowFrom + batchingWindowMs - this.#now();
+    if (windowLeft > 0) return windowLeft;
+    return run.reads > lane.readsAtTake || run.readerWaiting ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  /** The lane's next batch, run to its end (success, or given up); the checkpoint moves as records are done. */
+  async #runBatch(run: ShardRun, lane: LaneQueue): Promise<void> {
+    const batch = this.#batchFrom(lane.records, run.shardId);
+    const now = this.#now();
+    lane.readsAtTake = run.reads;
+    if (lane.records.length > 0) lane.windowFrom = now;
+    run.waiting -= batch.length;
+    for (const record of batch) run.waitingBytes -= record.data.byteLength;
+    if (run.waiting > 0) run.firstWaitingAt = now;
+    if (run.busyLanes === 0) {
+      run.busyFrom = now;
+      run.busyRecords = 0;
+    }
+    run.busyLanes += 1;
+    run.busyRecords += batch.length;
+    // Room for the reader.
+    run.changed.notify();
+    let handed: Handed = Handed.Done;
+    try {
+      handed = await this.#processBatch(run.shardId, batch, 0, (records) => this.#done(run, records));
+    } finally {
+      run.busyLanes -= 1;
+    }
+    // What a stop kept from the destination is not done: the checkpoint stays before it, so a mapping that
+    // starts from the checkpoint reads it again (at least once, §1.3); no lane takes another batch.
+    if (handed === Handed.Stopped) run.interrupted = true;
+    if (run.busyLanes === 0) {
+      this.#options.onEvent?.({
+        type: "round",
+        shardId: run.shardId,
+        from: run.busyFrom,
+        at: this.#now(),
+        records: run.busyRecords,
+      });
+    }
+    this.#noteIdle(run);
+    run.changed.notify();
+  }
+
+  /**
+   * Records done (succeeded, committed by a partial answer, or discarded): the checkpoint moves past every
+   * record done before the first one not done, in shard order across lanes. A partial answer commits the
+   * records before the lowest reported one (§1.4 checkpoint rule) while the rest is retried, and a bisected
+   * half that succeeded is done while the other half runs. It never passes a record not yet done, nor one
+   * still waiting in a lane (another lane's, §1.2).
+   */
+  #done(run: ShardRun, records: readonly ShardRecord[]): void {
+    for (const record of records) run.open.delete(record);
+    const order = run.inShardOrder;
+    let last: ShardRecord | undefined;
+    while (run.head < order.length && !run.open.has(order[run.head] as ShardRecord)) {
+      last = order[run.head];
+      run.head += 1;
+    }
+    if (last) {
+      const current = this.checkpoints.get(run.shardId);
+      if (current === undefined || compareSequenceNumbers(last.sequenceNumber, current) > 0)
+        this.checkpoints.set(run.shardId, last.sequenceNumber);
+      // The records behind the checkpoint are no longer needed; dropped in one go now and then.
+      if (run.head >= 1_024 && run.head * 2 >= order.length) {
+        order.splice(0, run.head);
+        run.head = 0;
+      }
+      run.changed.notify();
+    }
+  }
+
+  /** How many records of a lane's queue its next batch takes: up to BatchSize and the 6 MB payload (§1.1). */
+  #batchLength(queue: readonly ShardRecord[], shardId: string): number {
     const { batchSize } = this.#options.parameters;
     let bytes = 2 + Buffer.byteLength('{"Records":[]}');
     let n = 0;
     while (n < queue.length && n < batchSize) {
-      const size = eventRecordBytes(this.#eventRecord(queue[n] as ShardRecord, shardId));
+      const size = this.#eventBytes(queue[n] as ShardRecord, shardId);
       if (n > 0 && bytes + size > MAX_PAYLOAD_BYTES) break;
       bytes += size;
       n += 1;
     }
-    return queue.splice(0, n);
+    return n;
+  }
+
+  /** The next batch of a lane's queue, taken off it: up to BatchSize records and the 6 MB payload (§1.1). */
+  #batchFrom(queue: ShardRecord[], shardId: string): ShardRecord[] {
+    return queue.splice(0, this.#batchLength(queue, shardId));
+  }
+
+  /** A record's size in the serialised event, measured once. */
+  #eventBytes(record: ShardRecord, shardId: string): number {
+    let size = this.#eventSize.get(record);
+    if (size === undefined) {
+      size = eventRecordBytes(this.#eventRecord(record, shardId));
+      this.#eventSize.set(record, size);
+    }
+    return size;
   }
 
   #eventRecord(record: ShardRecord, shardId: string): KinesisStreamRecord {
@@ -896,7 +1101,7 @@ export class KinesisEventSource {
       this.stats.onFailureDelivered += records.length;
       this.stats.onFailureMessages += 1;
     } catch (error) {
-      // Neither delivered nor given up on: the batch is not done (see #dispatch).
+      // Neither delivered nor given up on: the batch is not done (see #runBatch).
       if (stop.aborted) return Handed.Stopped;
       this.stats.destinationDeliveryFailures += 1;
       const errorName = error instanceof Error ? error.name : typeof error;
