@@ -23,6 +23,12 @@ export const dlqRedriveConfigSchema = s.object({
    */
   QUARANTINE_PUT_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 128 }), 32),
   DEADLINE_MARGIN_MS: tuningField(tuning.deadline_margin_ms),
+  /**
+   * The bases of the AWS SDK's retry backoff after a transient and after a throttling error
+   * (@mcp-pipeline/aws's sdk-retry.ts): the SDK's own by default, declared so that the local stack scales them.
+   */
+  SDK_RETRY_BASE_MS: tuningField(tuning.sdk_retry_base_ms),
+  SDK_THROTTLE_RETRY_BASE_MS: tuningField(tuning.sdk_throttle_retry_base_ms),
 });
 
 export type DlqRedriveConfig = s.Output<typeof dlqRedriveConfigSchema.shape>;

@@ -1,4 +1,4 @@
-import { once } from "@mcp-pipeline/aws";
+import { once, sdkRetryBases } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { s3Client } from "@mcp-pipeline/aws/s3-client";
 import { consumerHandler, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
@@ -20,12 +20,18 @@ export const handler = consumerHandler({
   service: "dlq-redrive",
   config: dlqRedriveConfigSchema,
   records: sqsRecords,
-  wire: (config, sandbox) =>
-    dlqRedriveDeps(
+  wire: (config, sandbox) => {
+    const clientOptions = { retryBases: sdkRetryBases(config) };
+    return dlqRedriveDeps(
       config,
-      { s3: s3Client(), kinesis: kinesisClient(), sqs: once(async () => (await sqsModule()).sqsClient()) },
+      {
+        s3: s3Client(clientOptions),
+        kinesis: kinesisClient(clientOptions),
+        sqs: once(async () => (await sqsModule()).sqsClient(clientOptions)),
+      },
       sandbox,
-    ),
+    );
+  },
   process: storeFailures,
   report: dlqRedriveReport,
   manual: { parse: parseManualAction, run: runManualAction },

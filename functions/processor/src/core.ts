@@ -1,5 +1,4 @@
-import type { RequestOptions } from "@mcp-pipeline/aws";
-import { once } from "@mcp-pipeline/aws";
+import { once, type RequestOptions, sdkRetryBases } from "@mcp-pipeline/aws";
 import {
   type BatchOutcome,
   deadlineErrorOf,
@@ -271,7 +270,7 @@ export function processorDeps(
 ): ProcessorDeps {
   const writer = once(async () => {
     const rare = await import("./quarantine-writer.js");
-    return { ...rare, client: rare.s3Client() };
+    return { ...rare, client: rare.s3Client({ retryBases: sdkRetryBases(config) }) };
   });
   return {
     toolCalls: new ToolCallStore({ client: dynamo, tableName: config.TOOL_CALLS_TABLE }),

@@ -1,4 +1,4 @@
-import { dynamoDbDocumentClient } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, sdkRetryBases } from "@mcp-pipeline/aws";
 import { consumerHandler, kinesisRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { processorConfigSchema } from "./config.js";
 import { processorDeps, processorReport, processToolCallEvents } from "./core.js";
@@ -8,7 +8,8 @@ export const handler = consumerHandler({
   service: "processor",
   config: processorConfigSchema,
   records: kinesisRecords,
-  wire: (config, sandbox) => processorDeps(config, sandbox, dynamoDbDocumentClient()),
+  wire: (config, sandbox) =>
+    processorDeps(config, sandbox, dynamoDbDocumentClient({ retryBases: sdkRetryBases(config) })),
   process: processToolCallEvents,
   report: processorReport,
 });

@@ -1,4 +1,5 @@
 import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { type SdkRetryBases, sdkRetryStrategy } from "./sdk-retry.js";
 
 /**
  * Options shared by every client. Leave `endpoint` unset in Lambda: the SDK then honours the
@@ -17,6 +18,11 @@ export interface ClientOptions {
   /** SDK attempts per request, including the first. */
   readonly maxAttempts?: number;
   /**
+   * The bases of the SDK's retry backoff (a function's SDK_RETRY_BASE_MS and SDK_THROTTLE_RETRY_BASE_MS):
+   * standard mode otherwise unchanged (sdk-retry.ts). Unset, the SDK's own strategy.
+   */
+  readonly retryBases?: SdkRetryBases;
+  /**
    * Socket timeouts. A request that hangs must fail well before the function times out, or a slow
    * downstream turns into a whole-batch timeout instead of one retried record.
    */
@@ -25,11 +31,15 @@ export interface ClientOptions {
 }
 
 export function commonClientConfig(options: ClientOptions) {
+  const maxAttempts = options.maxAttempts ?? 3;
   return {
     ...(options.region !== undefined ? { region: options.region } : {}),
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
     ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
-    maxAttempts: options.maxAttempts ?? 3,
+    maxAttempts,
+    ...(options.retryBases !== undefined
+      ? { retryStrategy: sdkRetryStrategy(maxAttempts, options.retryBases) }
+      : {}),
     requestHandler: new NodeHttpHandler({
       connectionTimeout: options.connectionTimeoutMs ?? 1_000,
       requestTimeout: options.requestTimeoutMs ?? 5_000,

@@ -34,5 +34,6 @@ export {
 } from "./producer.js";
 export type { ProducerRecord, StreamTarget } from "./put-request.js";
 export { type RequestOptions, sendOptions } from "./request-options.js";
+export { SDK_RETRY_BASES, type SdkRetryBases, sdkRetryBases } from "./sdk-retry.js";
 export { compareSequenceNumbers } from "./sequence-number.js";
 export { onDemandTable } from "./tables.js";

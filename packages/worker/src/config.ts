@@ -45,6 +45,12 @@ export const workerConfigSchema = (fn: WorkerFunction) => {
     RETRY_BACKOFF_BASE_MS: tuningField(tuning.retry_backoff_base_ms),
     /** The most that draw's ceiling grows to; the settings hold it within the queue's visibility timeout. */
     RETRY_BACKOFF_MAX_MS: tuningField(tuning.retry_backoff_max_ms),
+    /**
+     * The bases of the AWS SDK's retry backoff after a transient and after a throttling error
+     * (@mcp-pipeline/aws's sdk-retry.ts): the SDK's own by default, declared so that the local stack scales them.
+     */
+    SDK_RETRY_BASE_MS: tuningField(tuning.sdk_retry_base_ms),
+    SDK_THROTTLE_RETRY_BASE_MS: tuningField(tuning.sdk_throttle_retry_base_ms),
     IDEMPOTENCY_RETENTION_SECONDS: s.withDefault(s.integer({ coerce: true, min: 60 }), 14 * 24 * 3600),
     /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
     RESULT_INLINE_MAX_BYTES: s.withDefault(

@@ -1,5 +1,5 @@
 import type { ConfigSchema } from "@mcp-pipeline/aws";
-import { dynamoDbDocumentClient, lazyS3Client, putAllRecords } from "@mcp-pipeline/aws";
+import { dynamoDbDocumentClient, lazyS3Client, putAllRecords, sdkRetryBases } from "@mcp-pipeline/aws";
 import { kinesisClient } from "@mcp-pipeline/aws/kinesis-client";
 import { type Consumer, type MetricValues, sqsRecords } from "@mcp-pipeline/batch/consumer-shell";
 import { encodeLifecycleEventRecord, messageIdOf } from "@mcp-pipeline/contracts";
@@ -53,13 +53,15 @@ export function workerConsumer<C extends WorkerConfig>(
     process: processToolCallJobs,
     report: { failure: "job reported for retry", summary: "batch processed", metrics: workerMetrics },
     wire: (config, { logger }) => {
-      const dynamo = dynamoDbDocumentClient();
+      // Every client backs off with the function's declared bases (SDK_RETRY_BASE_MS, ...).
+      const clientOptions = { retryBases: sdkRetryBases(config) };
+      const dynamo = dynamoDbDocumentClient(clientOptions);
       // Only a result over the inline limit needs S3: the client loads then, not at cold start.
-      const s3 = lazyS3Client({}, process.env);
-      const kinesis = kinesisClient();
+      const s3 = lazyS3Client(clientOptions, process.env);
+      const kinesis = kinesisClient(clientOptions);
       // Only a poison message needs SQS: the client and the send load then (a failed load fails that
       // message, which SQS redelivers).
-      const sendToDeadLetterQueue = lazyDeadLetterQueue();
+      const sendToDeadLetterQueue = lazyDeadLetterQueue(clientOptions);
       return {
         mode: options.mode,
         registry: options.registry(config),
@@ -100,7 +102,7 @@ export function workerConsumer<C extends WorkerConfig>(
             ...(config.MAX_RECEIVE_COUNT !== undefined ? { maxReceiveCount: config.MAX_RECEIVE_COUNT } : {}),
           },
           // Only a job reported for retry needs SQS: the client loads then, not at cold start.
-          changeVisibility: lazyChangeVisibility(),
+          changeVisibility: lazyChangeVisibility(clientOptions),
         },
         concurrency: config.WORKER_CONCURRENCY,
         deadlineMarginMs: config.DEADLINE_MARGIN_MS,

@@ -1,4 +1,4 @@
-import { once } from "@mcp-pipeline/aws";
+import { type ClientOptions, once } from "@mcp-pipeline/aws";
 import { queueUrlOfArn } from "@mcp-pipeline/aws/arn";
 import { type BatchOutcome, needsRedelivery } from "@mcp-pipeline/batch";
 import { eventSourceArnOf, messageIdOf, messageOf } from "@mcp-pipeline/contracts";
@@ -109,14 +109,16 @@ export type VisibilityModule = typeof import("./sqs-visibility.js");
  * Like the DLQ's send (lazyDeadLetterQueue), the SQS client and ChangeMessageVisibilityBatch load on the
  * first job reported for retry, not at cold start (docs/benchmarks/cold-start.md). A failed load fails
  * that batch's changes (their messages come back after the visibility timeout) and the next call loads
- * again. `load` is the dynamic import; a test passes one that fails.
+ * again. `clientOptions` are the client's (the function's SDK retry bases); `load` is the dynamic import; a
+ * test passes one that fails.
  */
 export function lazyChangeVisibility(
+  clientOptions: ClientOptions = {},
   load: () => Promise<VisibilityModule> = () => import("./sqs-visibility.js"),
 ): ChangeVisibility {
   const sqs = once(async () => {
     const { changeMessageVisibility, sqsClient } = await load();
-    return { change: changeMessageVisibility, client: sqsClient() };
+    return { change: changeMessageVisibility, client: sqsClient(clientOptions) };
   });
   return async (queueUrl, changes, signal) => {
     const { change, client } = await sqs();

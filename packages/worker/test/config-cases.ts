@@ -26,6 +26,8 @@ export const workerDefaults = {
   DEADLINE_MARGIN_MS: 5_000,
   RETRY_BACKOFF_BASE_MS: 5_000,
   RETRY_BACKOFF_MAX_MS: 30_000,
+  SDK_RETRY_BASE_MS: 50,
+  SDK_THROTTLE_RETRY_BASE_MS: 1_000,
   IDEMPOTENCY_RETENTION_SECONDS: 14 * 24 * 3600,
   RESULT_INLINE_MAX_BYTES: 256 * 1024,
 };
@@ -39,6 +41,8 @@ export const workerEverySetting = {
     DEADLINE_MARGIN_MS: "1000",
     RETRY_BACKOFF_BASE_MS: "2000",
     RETRY_BACKOFF_MAX_MS: "60000",
+    SDK_RETRY_BASE_MS: "5",
+    SDK_THROTTLE_RETRY_BASE_MS: "100",
     IDEMPOTENCY_RETENTION_SECONDS: "60",
     RESULT_INLINE_MAX_BYTES: "350000",
   },
@@ -49,6 +53,8 @@ export const workerEverySetting = {
     DEADLINE_MARGIN_MS: 1_000,
     RETRY_BACKOFF_BASE_MS: 2_000,
     RETRY_BACKOFF_MAX_MS: 60_000,
+    SDK_RETRY_BASE_MS: 5,
+    SDK_THROTTLE_RETRY_BASE_MS: 100,
     IDEMPOTENCY_RETENTION_SECONDS: 60,
     RESULT_INLINE_MAX_BYTES: 350_000,
   },
@@ -149,6 +155,26 @@ export const workerBadCases: [string, Env, string[]][] = [
     "a backoff in words",
     { ...good, RETRY_BACKOFF_MAX_MS: "two minutes" },
     ["RETRY_BACKOFF_MAX_MS: Invalid input: expected number, received NaN"],
+  ],
+  [
+    "an SDK retry base of 0",
+    { ...good, SDK_RETRY_BASE_MS: "0" },
+    ["SDK_RETRY_BASE_MS: Too small: expected number to be >=1"],
+  ],
+  [
+    "an SDK throttling retry base past the SDK's 20 s cap",
+    { ...good, SDK_THROTTLE_RETRY_BASE_MS: "20001" },
+    ["SDK_THROTTLE_RETRY_BASE_MS: Too big: expected number to be <=20000"],
+  ],
+  [
+    "an SDK retry base in words",
+    { ...good, SDK_THROTTLE_RETRY_BASE_MS: "one second" },
+    ["SDK_THROTTLE_RETRY_BASE_MS: Invalid input: expected number, received NaN"],
+  ],
+  [
+    "a fractional SDK retry base",
+    { ...good, SDK_RETRY_BASE_MS: "2.5" },
+    ["SDK_RETRY_BASE_MS: Invalid input: expected int, received number"],
   ],
   [
     "several bad settings at once",

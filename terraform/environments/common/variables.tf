@@ -66,6 +66,8 @@ variable "processor" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 16)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -94,6 +96,8 @@ variable "tool_worker" {
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
     retry_backoff_max_ms       = optional(number, 30000)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -122,6 +126,8 @@ variable "fifo_worker" {
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
     retry_backoff_max_ms       = optional(number, 30000)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -148,6 +154,8 @@ variable "dlq_redrive" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 10000)
     concurrency                = optional(number, 4)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number

@@ -134,6 +134,8 @@ variable "processor" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 5000)
     concurrency                = optional(number, 16)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -184,8 +186,8 @@ variable "processor" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
-    error_message = "processor.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
+    condition     = length(setintersection(keys(var.processor.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "SDK_RETRY_BASE_MS", "SDK_THROTTLE_RETRY_BASE_MS", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "processor.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, SDK_RETRY_BASE_MS, SDK_THROTTLE_RETRY_BASE_MS, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
   }
 
   validation {
@@ -196,6 +198,16 @@ variable "processor" {
   validation {
     condition     = var.processor.concurrency >= 1 && var.processor.concurrency <= 256 && floor(var.processor.concurrency) == var.processor.concurrency
     error_message = "processor.concurrency must be a whole number 1-256."
+  }
+
+  validation {
+    condition     = var.processor.sdk_retry_base_ms >= 1 && var.processor.sdk_retry_base_ms <= 20000 && floor(var.processor.sdk_retry_base_ms) == var.processor.sdk_retry_base_ms
+    error_message = "processor.sdk_retry_base_ms must be a whole number 1-20000."
+  }
+
+  validation {
+    condition     = var.processor.sdk_throttle_retry_base_ms >= 1 && var.processor.sdk_throttle_retry_base_ms <= 20000 && floor(var.processor.sdk_throttle_retry_base_ms) == var.processor.sdk_throttle_retry_base_ms
+    error_message = "processor.sdk_throttle_retry_base_ms must be a whole number 1-20000."
   }
 
   validation {
@@ -247,6 +259,8 @@ variable "tool_worker" {
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
     retry_backoff_max_ms       = optional(number, 30000)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -317,8 +331,8 @@ variable "tool_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
-    error_message = "tool_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
+    condition     = length(setintersection(keys(var.tool_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "SDK_RETRY_BASE_MS", "SDK_THROTTLE_RETRY_BASE_MS", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "tool_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, SDK_RETRY_BASE_MS, SDK_THROTTLE_RETRY_BASE_MS, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
   }
 
   validation {
@@ -339,6 +353,16 @@ variable "tool_worker" {
   validation {
     condition     = var.tool_worker.retry_backoff_max_ms >= 1 && var.tool_worker.retry_backoff_max_ms <= 43200000 && floor(var.tool_worker.retry_backoff_max_ms) == var.tool_worker.retry_backoff_max_ms
     error_message = "tool_worker.retry_backoff_max_ms must be a whole number 1-43200000."
+  }
+
+  validation {
+    condition     = var.tool_worker.sdk_retry_base_ms >= 1 && var.tool_worker.sdk_retry_base_ms <= 20000 && floor(var.tool_worker.sdk_retry_base_ms) == var.tool_worker.sdk_retry_base_ms
+    error_message = "tool_worker.sdk_retry_base_ms must be a whole number 1-20000."
+  }
+
+  validation {
+    condition     = var.tool_worker.sdk_throttle_retry_base_ms >= 1 && var.tool_worker.sdk_throttle_retry_base_ms <= 20000 && floor(var.tool_worker.sdk_throttle_retry_base_ms) == var.tool_worker.sdk_throttle_retry_base_ms
+    error_message = "tool_worker.sdk_throttle_retry_base_ms must be a whole number 1-20000."
   }
 
   validation {
@@ -395,6 +419,8 @@ variable "fifo_worker" {
     concurrency                = optional(number, 10)
     retry_backoff_base_ms      = optional(number, 5000)
     retry_backoff_max_ms       = optional(number, 30000)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -470,8 +496,8 @@ variable "fifo_worker" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
-    error_message = "fifo_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
+    condition     = length(setintersection(keys(var.fifo_worker.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "SDK_RETRY_BASE_MS", "SDK_THROTTLE_RETRY_BASE_MS", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "fifo_worker.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, SDK_RETRY_BASE_MS, SDK_THROTTLE_RETRY_BASE_MS, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
   }
 
   validation {
@@ -492,6 +518,16 @@ variable "fifo_worker" {
   validation {
     condition     = var.fifo_worker.retry_backoff_max_ms >= 1 && var.fifo_worker.retry_backoff_max_ms <= 43200000 && floor(var.fifo_worker.retry_backoff_max_ms) == var.fifo_worker.retry_backoff_max_ms
     error_message = "fifo_worker.retry_backoff_max_ms must be a whole number 1-43200000."
+  }
+
+  validation {
+    condition     = var.fifo_worker.sdk_retry_base_ms >= 1 && var.fifo_worker.sdk_retry_base_ms <= 20000 && floor(var.fifo_worker.sdk_retry_base_ms) == var.fifo_worker.sdk_retry_base_ms
+    error_message = "fifo_worker.sdk_retry_base_ms must be a whole number 1-20000."
+  }
+
+  validation {
+    condition     = var.fifo_worker.sdk_throttle_retry_base_ms >= 1 && var.fifo_worker.sdk_throttle_retry_base_ms <= 20000 && floor(var.fifo_worker.sdk_throttle_retry_base_ms) == var.fifo_worker.sdk_throttle_retry_base_ms
+    error_message = "fifo_worker.sdk_throttle_retry_base_ms must be a whole number 1-20000."
   }
 
   validation {
@@ -546,6 +582,8 @@ variable "dlq_redrive" {
     environment                = optional(map(string), {})
     deadline_margin_ms         = optional(number, 10000)
     concurrency                = optional(number, 4)
+    sdk_retry_base_ms          = optional(number, 50)
+    sdk_throttle_retry_base_ms = optional(number, 1000)
     esm = object({
       batch_size                         = number
       maximum_batching_window_in_seconds = number
@@ -606,8 +644,8 @@ variable "dlq_redrive" {
   }
 
   validation {
-    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
-    error_message = "dlq_redrive.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
+    condition     = length(setintersection(keys(var.dlq_redrive.environment), ["DEADLINE_MARGIN_MS", "PROCESSOR_CONCURRENCY", "SDK_RETRY_BASE_MS", "SDK_THROTTLE_RETRY_BASE_MS", "TOOL_CALLS_TABLE", "QUARANTINE_BUCKET", "WORKER_CONCURRENCY", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS", "DEDUPE_TABLE", "RESULTS_BUCKET", "EVENTS_STREAM_NAME", "DEAD_LETTER_QUEUE_URL", "MAX_RECEIVE_COUNT", "TEST_TOOLS", "FAILURE_RECORD_CONCURRENCY", "STREAM_NAME"])) == 0
+    error_message = "dlq_redrive.environment: a variable the pipeline sets (DEADLINE_MARGIN_MS, PROCESSOR_CONCURRENCY, SDK_RETRY_BASE_MS, SDK_THROTTLE_RETRY_BASE_MS, TOOL_CALLS_TABLE, QUARANTINE_BUCKET, WORKER_CONCURRENCY, RETRY_BACKOFF_BASE_MS, RETRY_BACKOFF_MAX_MS, DEDUPE_TABLE, RESULTS_BUCKET, EVENTS_STREAM_NAME, DEAD_LETTER_QUEUE_URL, MAX_RECEIVE_COUNT, TEST_TOOLS, FAILURE_RECORD_CONCURRENCY, STREAM_NAME) may not be set here: modules/pipeline/function-environment.json declares it (a tuning variable has its typed setting)."
   }
 
   validation {
@@ -618,6 +656,16 @@ variable "dlq_redrive" {
   validation {
     condition     = var.dlq_redrive.concurrency >= 1 && var.dlq_redrive.concurrency <= 64 && floor(var.dlq_redrive.concurrency) == var.dlq_redrive.concurrency
     error_message = "dlq_redrive.concurrency must be a whole number 1-64."
+  }
+
+  validation {
+    condition     = var.dlq_redrive.sdk_retry_base_ms >= 1 && var.dlq_redrive.sdk_retry_base_ms <= 20000 && floor(var.dlq_redrive.sdk_retry_base_ms) == var.dlq_redrive.sdk_retry_base_ms
+    error_message = "dlq_redrive.sdk_retry_base_ms must be a whole number 1-20000."
+  }
+
+  validation {
+    condition     = var.dlq_redrive.sdk_throttle_retry_base_ms >= 1 && var.dlq_redrive.sdk_throttle_retry_base_ms <= 20000 && floor(var.dlq_redrive.sdk_throttle_retry_base_ms) == var.dlq_redrive.sdk_throttle_retry_base_ms
+    error_message = "dlq_redrive.sdk_throttle_retry_base_ms must be a whole number 1-20000."
   }
 
   validation {

@@ -41,6 +41,9 @@ const configCases: [string, Record<string, string | undefined>][] = [
   ["PUT concurrency 129", { ...good, QUARANTINE_PUT_CONCURRENCY: "129" }],
   ["PUT concurrency many", { ...good, QUARANTINE_PUT_CONCURRENCY: "many" }],
   ["a margin of 2.5 ms", { ...good, DEADLINE_MARGIN_MS: "2.5" }],
+  ["SDK retry bases of 20 s", { ...good, SDK_RETRY_BASE_MS: "20000", SDK_THROTTLE_RETRY_BASE_MS: "20000" }],
+  ["an SDK retry base of -1", { ...good, SDK_RETRY_BASE_MS: "-1" }],
+  ["an SDK throttling retry base of 1.5 ms", { ...good, SDK_THROTTLE_RETRY_BASE_MS: "1.5" }],
 ];
 
 const actionCases: [string, unknown][] = [

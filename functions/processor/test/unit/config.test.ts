@@ -42,6 +42,10 @@ const cases: [string, Record<string, string | undefined>][] = [
   ["a margin over 15 minutes", { ...good, DEADLINE_MARGIN_MS: "900001" }],
   ["an infinite margin", { ...good, DEADLINE_MARGIN_MS: "Infinity" }],
   ["a margin beyond the safe integers", { ...good, DEADLINE_MARGIN_MS: "1e300" }],
+  ["SDK retry bases of 1 ms", { ...good, SDK_RETRY_BASE_MS: "1", SDK_THROTTLE_RETRY_BASE_MS: "1" }],
+  ["an SDK retry base of 0", { ...good, SDK_RETRY_BASE_MS: "0" }],
+  ["an SDK throttling retry base past 20 s", { ...good, SDK_THROTTLE_RETRY_BASE_MS: "20001" }],
+  ["an SDK throttling retry base in words", { ...good, SDK_THROTTLE_RETRY_BASE_MS: "1s" }],
   [
     "several bad settings at once",
     { TOOL_CALLS_TABLE: "x", PROCESSOR_CONCURRENCY: "0", DEADLINE_MARGIN_MS: "soon" },

@@ -54,6 +54,7 @@ import { MetricsSink } from "./metrics-sink.js";
 import type { PartialSplits } from "./partial-splits.js";
 import { ProcessorTraffic } from "./processor-traffic.js";
 import { createLocalResources, type QueueHandle, type QueueRole } from "./resources.js";
+import { scaledRetryWaits } from "./retry-waits.js";
 
 export type { FunctionName } from "./function-environment.js";
 export type { QueueHandle } from "./resources.js";
@@ -308,6 +309,9 @@ export class LocalPipeline {
         : {}),
       pollIntervalMs: this.#scale(1_000),
       shardRefreshMs: 1_000,
+      // The mapping's own retry waits are durations like the others (retry-waits.ts); the on-failure
+      // destination's stay real: they wait out an emulator's restart, which the time scale does not shorten.
+      ...scaledRetryWaits(this.#options.timeScale),
       ...(this.#options.onKinesisEvent ? { onEvent: this.#options.onKinesisEvent } : {}),
       partialSplitAccounting: this.#options.partialSplitAccounting ?? PartialSplitAccounting.SplitFree,
     });

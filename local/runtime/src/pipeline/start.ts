@@ -291,6 +291,11 @@ async function runAndReport(
     clearInterval(sampler);
     slow.restore();
   });
+  // Not a terminal: a line every 5 s, and the last count when it was not printed, so that a run done
+  // within 5 s (a small scenario, now that the retry waits are scaled) still says how it ended.
+  if (!tty && lastProgress !== undefined && lastProgress.elapsedMs !== lastPrinted) {
+    process.stderr.write(`${progressLine(lastProgress)}\n`);
+  }
   const slowNote = explainSlowRequests(slow.count());
   if (slowNote) process.stderr.write(`${tty ? "\n" : ""}${slowNote}\n`);
   timeline.sample(counters(pipeline, lastProgress));

@@ -55,7 +55,17 @@ describe("the local stack's function environments are the declaration's", () => 
       functionEnvironment("tool-worker", { settings, names, queues, scale });
     const [real, fast] = [at((ms) => ms), at((ms) => ms / 10)];
     const changed = Object.keys(real).filter((k) => real[k] !== fast[k]);
-    expect(changed.sort()).toEqual(["DEADLINE_MARGIN_MS", "RETRY_BACKOFF_BASE_MS", "RETRY_BACKOFF_MAX_MS"]);
+    expect(changed.sort()).toEqual([
+      "DEADLINE_MARGIN_MS",
+      "RETRY_BACKOFF_BASE_MS",
+      "RETRY_BACKOFF_MAX_MS",
+      "SDK_RETRY_BASE_MS",
+      "SDK_THROTTLE_RETRY_BASE_MS",
+    ]);
     expect(fast.DEADLINE_MARGIN_MS).toBe(String(settings.tool_worker.deadline_margin_ms / 10));
+    // The SDK's retry backoff is a duration like the others: 1 s after a throttling error is 100 ms at /10.
+    expect(fast.SDK_THROTTLE_RETRY_BASE_MS).toBe(
+      String(settings.tool_worker.sdk_throttle_retry_base_ms / 10),
+    );
   });
 });

@@ -28,6 +28,8 @@ describe("functionEnvironment: the declared environment of a function", () => {
       WORKER_CONCURRENCY: String(settings.tool_worker.concurrency),
       RETRY_BACKOFF_BASE_MS: String(settings.tool_worker.retry_backoff_base_ms),
       RETRY_BACKOFF_MAX_MS: String(settings.tool_worker.retry_backoff_max_ms),
+      SDK_RETRY_BASE_MS: String(settings.tool_worker.sdk_retry_base_ms),
+      SDK_THROTTLE_RETRY_BASE_MS: String(settings.tool_worker.sdk_throttle_retry_base_ms),
       TOOL_CALLS_TABLE: "mcp-dev-tool-calls",
       DEDUPE_TABLE: "mcp-dev-dedupe",
       RESULTS_BUCKET: "mcp-dev-results-123456789012",
@@ -45,6 +47,8 @@ describe("functionEnvironment: the declared environment of a function", () => {
       MY_TOOL_URL: "x",
       DEADLINE_MARGIN_MS: String(settings.processor.deadline_margin_ms),
       PROCESSOR_CONCURRENCY: String(settings.processor.concurrency),
+      SDK_RETRY_BASE_MS: String(settings.processor.sdk_retry_base_ms),
+      SDK_THROTTLE_RETRY_BASE_MS: String(settings.processor.sdk_throttle_retry_base_ms),
       TOOL_CALLS_TABLE: "p-tool-calls",
       QUARANTINE_BUCKET: "p-quarantine",
     });

@@ -64,9 +64,18 @@ describe("tuning settings", () => {
   });
 
   it("tuningVariables: the function's variables, as Terraform's pipeline module sets them", () => {
-    expect(tuningVariables("dlq_redrive", { concurrency: 4, deadline_margin_ms: 10_000 })).toEqual({
+    expect(
+      tuningVariables("dlq_redrive", {
+        concurrency: 4,
+        deadline_margin_ms: 10_000,
+        sdk_retry_base_ms: 50,
+        sdk_throttle_retry_base_ms: 1000,
+      }),
+    ).toEqual({
       FAILURE_RECORD_CONCURRENCY: "4",
       DEADLINE_MARGIN_MS: "10000",
+      SDK_RETRY_BASE_MS: "50",
+      SDK_THROTTLE_RETRY_BASE_MS: "1000",
     });
   });
 
@@ -77,12 +86,16 @@ describe("tuning settings", () => {
         deadline_margin_ms: 3000,
         retry_backoff_base_ms: 5000,
         retry_backoff_max_ms: 120_000,
+        sdk_retry_base_ms: 5,
+        sdk_throttle_retry_base_ms: 100,
       }),
     ).toEqual({
       WORKER_CONCURRENCY: "10",
       DEADLINE_MARGIN_MS: "3000",
       RETRY_BACKOFF_BASE_MS: "5000",
       RETRY_BACKOFF_MAX_MS: "120000",
+      SDK_RETRY_BASE_MS: "5",
+      SDK_THROTTLE_RETRY_BASE_MS: "100",
     });
   });
 });

@@ -38,7 +38,7 @@ describe("the workers' DLQ send, loaded on the first poison message", () => {
     const records = await stack.receive(stack.standard);
     const poison = records.find((r) => r.body === "{ not a job");
     const { load, calls } = loader(1);
-    const send = lazyDeadLetterQueue(load);
+    const send = lazyDeadLetterQueue({}, load);
     const deps = stack.deps("standard", {
       deadLetter: (record, reason) => send(stack.standard.dlqUrl, record, reason),
     });
@@ -67,7 +67,7 @@ describe("the workers' DLQ send, loaded on the first poison message", () => {
     await stack.send(stack.standard, [{ body: "one" }, { body: "two" }, { body: "three" }]);
     const records = await stack.receive(stack.standard);
     const { load, calls } = loader(0);
-    const send = lazyDeadLetterQueue(load);
+    const send = lazyDeadLetterQueue({}, load);
     const { response, summary } = await processToolCallJobs(
       records,
       lambdaContext({ timeoutMs: 30_000 }),

@@ -241,7 +241,7 @@ describe("backOffRedeliveries: the reported jobs' visibility, set on their sourc
   it("lazyChangeVisibility: a failed load fails that call's changes, and the next call loads again", async () => {
     const sqs = fakeSqs();
     let loads = 0;
-    const change = lazyChangeVisibility(async () => {
+    const change = lazyChangeVisibility({}, async () => {
       loads += 1;
       if (loads === 1) throw new Error("chunk failed to load");
       return { changeMessageVisibility, sqsClient: () => sqs.client } as never;

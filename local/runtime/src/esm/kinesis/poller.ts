@@ -273,9 +273,9 @@ type AfterInvoke =
   | { readonly next: "retry"; readonly rest: ShardRecord[]; readonly functionError: "Unhandled" | null };
 
 /** Waits after a failed read call: 100, 200, 400 ... ms, at most 5 s. */
-const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
+export const READ_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 /** Waits before a failed batch is invoked again: 100 ms doubling to 5 s (AWS's timing is not documented). */
-const BATCH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
+export const BATCH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 /** Waits between the tries to deliver a failure record to the on-failure destination. */
 const DESTINATION_BACKOFF = { baseMs: 200, capMs: 5_000 } as const;
 /**
