@@ -245,8 +245,8 @@ function harnessClients(region: string, emulators: Emulators, doors: Doors) {
     kinesis: kinesisClient({ endpoint: emulators.kinesalite.endpoint, region, credentials }),
   };
   // The operator's client. The door refuses one S3 request in ten; with the SDK's default three attempts
-  // one request in a thousand still fails, and a replay lists the whole quarantine (two requests an
-  // object), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
+  // one request in a thousand still fails, and a replay reads the whole quarantine (a GET an object,
+  // and a tag read for each replayed one), so at 4,000 objects hardly a listing got through. Eight attempts leave one in 10^8:
   // the faults still hit the replay, and the SDK's backoff meets them, as an operator's bulk command should.
   const s3ThroughDoor = s3Client(
     { endpoint: doors.s3Door.endpoint, region, credentials, maxAttempts: OPERATOR_S3_ATTEMPTS },
