@@ -14,8 +14,9 @@ import { LocalPipeline } from "../../src/index.js";
  * and each refused write is tried the clients' three times through the local stack.
  *
  * How long the SDK waits between those tries is not asserted here: a wall-clock bound fails on a busy
- * machine. What the bases make the clients wait is tested without a clock (packages/aws
- * test/unit/sdk-retry.test.ts, the jitter's draw fixed), and what the scaled waits do to a run is measured
+ * machine. What the bases make the clients wait is tested without a clock, the jitter's draw fixed
+ * (packages/aws test/unit/sdk-retry.test.ts; that every client each function wires gets them: each function's
+ * test/unit/client-retry-bases.test.ts), and what the scaled waits do to a run is measured
  * by the chaos run (docs/benchmarks/ceiling.md, "The retry waits at the run's time scale").
  */
 const root = join(import.meta.dirname, "../../../..");
