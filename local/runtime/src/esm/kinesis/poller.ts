@@ -231,6 +231,8 @@ interface ShardRun {
   /** Records read, in shard order, from `head` on: those the checkpoint has not passed. */
   readonly inShardOrder: ShardRecord[];
   head: number;
+  /** The data bytes of the records from `head` on: what the reader holds until the checkpoint passes it. */
+  pastCheckpointBytes: number;
   /** Records read and not done (waiting in a lane, or in a batch not yet done). */
   readonly open: Set<ShardRecord>;
   /** Lanes invoking a batch now, and the span they have been busy (a `round`) with what it took. */
@@ -550,6 +552,7 @@ export class KinesisEventSource {
       firstWaitingAt: 0,
       inShardOrder: [],
       head: 0,
+      pastCheckpointBytes: 0,
       open: new Set(),
       busyLanes: 0,
       busyFrom: 0,
@@ -610,15 +613,18 @@ export class KinesisEventSource {
    * Whether the reader may read again: while the records waiting in the lanes are fewer than one read asks
    * for (`getRecordsLimit`: at least two batches in every lane, so a lane that finishes a batch finds its
    * next one read), their data under WAITING_BYTES_PER_LANE a lane, and the records read past the checkpoint
-   * under READ_PAST_CHECKPOINT reads' worth (kept to move it, see `#done`). A read adds at most its own
-   * answer (Kinesis: 10,000 records, 10 MB) to what waits, so memory stays bounded when a lane is blocked.
+   * (kept to move it, see `#done`) under READ_PAST_CHECKPOINT reads' worth and their data under the same
+   * WAITING_BYTES_PER_LANE a lane: records other lanes have done stay held, data and all, while a lane
+   * retrying a batch holds the checkpoint. A read adds at most its own answer (Kinesis: 10,000 records,
+   * 10 MB) to what is held, so memory stays bounded when a lane is blocked.
    */
   #hasRoom(run: ShardRun): boolean {
     const limit = getRecordsLimit(this.#options.parameters);
     return (
       run.waiting < limit &&
       run.waitingBytes < WAITING_BYTES_PER_LANE * run.lanes.length &&
-      run.inShardOrder.length - run.head < READ_PAST_CHECKPOINT * limit
+      run.inShardOrder.length - run.head < READ_PAST_CHECKPOINT * limit &&
+      run.pastCheckpointBytes < WAITING_BYTES_PER_LANE * run.lanes.length
     );
   }
 
@@ -689,6 +695,7 @@ export class KinesisEventSource {
         if (lane.records.length === 0) lane.windowFrom = now;
         lane.records.push(record);
         run.inShardOrder.push(record);
+        run.pastCheckpointBytes += record.data.byteLength;
         run.open.add(record);
         run.waiting += 1;
         run.waitingBytes += record.data.byteLength;
@@ -805,7 +812,8 @@ export class KinesisEventSource {
     const order = run.inShardOrder;
     let last: ShardRecord | undefined;
     while (run.head < order.length && !run.open.has(order[run.head] as ShardRecord)) {
-      last = order[run.head];
+      last = order[run.head] as ShardRecord;
+      run.pastCheckpointBytes -= last.data.byteLength;
       run.head += 1;
     }
     if (last) {
@@ -903,8 +911,13 @@ export class KinesisEventSource {
         if (handed === Handed.Done) done(batch);
         return handed;
       }
+      // A stop ends the retries, before the wait and after it: the batch is not done, the checkpoint stays
+      // before it and a mapping started from the checkpoint reads it again (at least once, §1.3). Without
+      // this a batch retried without limit (MaximumRetryAttempts -1, AWS's default) kept stop() waiting.
+      if (!this.#running) return Handed.Stopped;
       this.stats.retriedBatches += 1;
-      await sleep(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
+      await this.#idle(this.#options.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts, BATCH_BACKOFF));
+      if (!this.#running) return Handed.Stopped;
     }
   }
 
