@@ -163,12 +163,13 @@ export class Ledger {
     const shard = this.#streamByShard.get(input.shardId) ?? [];
     shard.push(input);
     this.#streamByShard.set(input.shardId, shard);
-    // The processor can receive a record, or the mapping give it up, before its put is answered here.
-    if (
-      this.#deliveredAt.has(input.sequenceNumber) ||
-      this.#inRanges(input.shardId, input.sequenceNumber, this.#ranges)
-    )
-      this.#streamPassed.add(input.sequenceNumber);
+    // The processor can receive a record, or the mapping give it up, before its put is answered here (a
+    // chunk's put is answered once all its records are written): a record already in a failure record's
+    // range is given up, as `failureRange` marks the records it finds, or the verdict judges its replay's
+    // late effect as an order violation and a key stall.
+    const givenUp = this.#inRanges(input.shardId, input.sequenceNumber, this.#ranges);
+    if (givenUp) this.#givenUp.add(input.sequenceNumber);
+    if (givenUp || this.#deliveredAt.has(input.sequenceNumber)) this.#streamPassed.add(input.sequenceNumber);
   }
 
   recordJob(

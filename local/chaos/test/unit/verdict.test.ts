@@ -149,6 +149,23 @@ describe("the verdict", () => {
     expect(named(verdict.checks, CheckName.EffectOrder).pass).toBe(true);
   });
 
+  it("exempts an event the mapping gave up before its put was answered: its failure record came first", () => {
+    // A chunk's put is answered only once all its records are written (strict order: a key's next record
+    // waits for the next request), and the mapping reads, fails and gives up the first ones before that.
+    const ledger = new Ledger();
+    ledger.processorDelivered([{ sequenceNumber: "101", data: undefined }], 1_000);
+    ledger.failureRange("f", { shardId: "shard-0", start: "101", end: "101" });
+    ledger.recordStream(record(1, requested));
+    ledger.recordStream(record(2, started));
+    ledger.processorDelivered([{ sequenceNumber: "102", data: undefined }], 1_500);
+    ledger.callWritten(write(1, ["s"], "started"), 2_000);
+    // The replay applies the given-up event long after: neither out of order nor a stall of its key.
+    ledger.callWritten(write(2, ["s", "r"], "started"), 600_000);
+    const verdict = judge({ ledger, witness: noWitness, final: final(), bounds, timedOut: false });
+    expect(named(verdict.checks, CheckName.EffectOrder)).toMatchObject({ pass: true });
+    expect(keyStall(ledger)).toMatchObject({ pass: true, detail: "longest: 0.5 s (k)" });
+  });
+
   it("fails the oracle and the loss checks for an event that was never written, and names a table item nobody asked for", () => {
     const ledger = twoEventCall([write(1, ["r"], "requested")]);
     const stray: TableItem = { callId: "stray", status: "requested" };
