@@ -73,11 +73,18 @@ export const CODE_TARGETS: Readonly<Record<string, readonly Use[]>> = {
     // Failure records: the failed range re-read from the stream, quarantined.
     { module: "packages/recovery/src/reread.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     { module: "packages/recovery/src/quarantine/store.ts", on: [QUARANTINE] },
+    // Its getObjectBytes reads the replay journals too (replay-journal.ts readReplayJournals).
+    {
+      module: "packages/recovery/src/quarantine/store.ts",
+      operations: ["s3:GetObject"],
+      on: [REPLAY_JOURNALS],
+    },
     // A message that is no failure record goes to the failure queue's DLQ.
     { module: "packages/aws/src/sqs-client.ts", on: [OWN_DLQ] },
     // The manual replay: list and read the quarantine, put records back, tag what was replayed.
     { module: "packages/recovery/src/quarantine-ops.ts", on: [QUARANTINE] },
-    // Its journals: listed with the records (the listing is the bucket's), read, and one written per chunk.
+    // Its journals: listed with the records (the listing is the bucket's) and one written per chunk; read
+    // through quarantine/store.ts's getObjectBytes (above).
     { module: "packages/recovery/src/replay-journal.ts", on: [REPLAY_JOURNALS] },
     { module: "packages/aws/src/put-request.ts", on: [{ kind: "stream", env: "STREAM_NAME" }] },
     // Before a replay: the stream the records go back to exists and is active.
