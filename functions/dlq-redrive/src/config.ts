@@ -1,6 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { functionTuning, tuningField } from "@mcp-pipeline/settings/tuning";
+import { functionTuning, sdkRetryFields, tuningField } from "@mcp-pipeline/settings/tuning";
 
 // light-schema, not zod: zod's full build was an eighth of what dlq-redrive's cold start loaded, for a
 // configuration read once and a manual action that is rare (docs/benchmarks/cold-start.md).
@@ -23,12 +23,7 @@ export const dlqRedriveConfigSchema = s.object({
    */
   QUARANTINE_PUT_CONCURRENCY: s.withDefault(s.integer({ coerce: true, min: 1, max: 128 }), 32),
   DEADLINE_MARGIN_MS: tuningField(tuning.deadline_margin_ms),
-  /**
-   * The bases of the AWS SDK's retry backoff after a transient and after a throttling error
-   * (@mcp-pipeline/aws's sdk-retry.ts): the SDK's own by default, declared so that the local stack scales them.
-   */
-  SDK_RETRY_BASE_MS: tuningField(tuning.sdk_retry_base_ms),
-  SDK_THROTTLE_RETRY_BASE_MS: tuningField(tuning.sdk_throttle_retry_base_ms),
+  ...sdkRetryFields(tuning),
 });
 
 export type DlqRedriveConfig = s.Output<typeof dlqRedriveConfigSchema.shape>;

@@ -1,6 +1,6 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { functionTuning, tuningField } from "@mcp-pipeline/settings/tuning";
+import { functionTuning, sdkRetryFields, tuningField } from "@mcp-pipeline/settings/tuning";
 
 const tuning = functionTuning("processor");
 
@@ -23,12 +23,7 @@ export const processorConfigSchema = s.object({
    * what is in flight can still finish.
    */
   DEADLINE_MARGIN_MS: tuningField(tuning.deadline_margin_ms),
-  /**
-   * The bases of the AWS SDK's retry backoff after a transient and after a throttling error
-   * (@mcp-pipeline/aws's sdk-retry.ts): the SDK's own by default, declared so that the local stack scales them.
-   */
-  SDK_RETRY_BASE_MS: tuningField(tuning.sdk_retry_base_ms),
-  SDK_THROTTLE_RETRY_BASE_MS: tuningField(tuning.sdk_throttle_retry_base_ms),
+  ...sdkRetryFields(tuning),
 });
 
 export type ProcessorConfig = s.Output<typeof processorConfigSchema.shape>;

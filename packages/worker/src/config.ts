@@ -1,6 +1,11 @@
 import * as s from "@mcp-pipeline/contracts/light-schema";
 // The tuning variables' ranges and defaults are their settings' (terraform.tfvars.json), declared once.
-import { functionTuning, MAX_RECEIVE_COUNT, tuningField } from "@mcp-pipeline/settings/tuning";
+import {
+  functionTuning,
+  MAX_RECEIVE_COUNT,
+  sdkRetryFields,
+  tuningField,
+} from "@mcp-pipeline/settings/tuning";
 
 // light-schema, not zod: zod's full build was a sixth of what a worker's cold start loaded
 // (docs/benchmarks/cold-start.md). test/unit/config.test.ts shows what it reads and the problem each bad
@@ -45,12 +50,7 @@ export const workerConfigSchema = (fn: WorkerFunction) => {
     RETRY_BACKOFF_BASE_MS: tuningField(tuning.retry_backoff_base_ms),
     /** The most that draw's ceiling grows to; the settings hold it within the queue's visibility timeout. */
     RETRY_BACKOFF_MAX_MS: tuningField(tuning.retry_backoff_max_ms),
-    /**
-     * The bases of the AWS SDK's retry backoff after a transient and after a throttling error
-     * (@mcp-pipeline/aws's sdk-retry.ts): the SDK's own by default, declared so that the local stack scales them.
-     */
-    SDK_RETRY_BASE_MS: tuningField(tuning.sdk_retry_base_ms),
-    SDK_THROTTLE_RETRY_BASE_MS: tuningField(tuning.sdk_throttle_retry_base_ms),
+    ...sdkRetryFields(tuning),
     IDEMPOTENCY_RETENTION_SECONDS: s.withDefault(s.integer({ coerce: true, min: 60 }), 14 * 24 * 3600),
     /** Results up to this size (JSON bytes) are stored in the table; larger ones in S3. */
     RESULT_INLINE_MAX_BYTES: s.withDefault(
